@@ -1,0 +1,1111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* codifgen: CODIF multi-antenna traffic to pcap, kernel UDP multicast or a DPDK port. */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "codif.h"
+#include "gen.h"
+#include "parse.h"
+#include "pkt.h"
+
+#define ERRLEN 512
+
+enum out_mode { OUT_NONE, OUT_PCAP, OUT_SOCKET, OUT_DPDK };
+
+struct opts {
+	struct gen_cfg cfg;
+	const char *pcap_path;
+	const char *truth_path;
+	bool socket;
+	bool dpdk;
+	uint16_t tx_port;
+	double rate_fps;   /* per stream; <0: real time */
+	double rate_gbps;  /* total; 0: unset */
+	bool epoch_set;
+	uint64_t duration_ns;
+	bool frames_set;
+	bool quiet;
+	unsigned int nb_mbufs;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: codifgen [EAL options --] [options]\n"
+"Generate CODIF v3 streams of many antennas, with known faults and a\n"
+"ground-truth summary. Payload is deterministic from each frame's ids and\n"
+"time, so any later stage can verify it byte for byte.\n"
+"\n"
+"Output (at least one of --pcap, --socket, --tx-port):\n"
+"  --pcap FILE            write a nanosecond pcap (timestamps = frame times)\n"
+"  --socket               send real UDP multicast from kernel sockets bound\n"
+"                         to each antenna's source address (paced)\n"
+"  --tx-port N            send on DPDK port N (EAL options before '--',\n"
+"                         e.g. --vdev net_pcap0,tx_pcap=F or net_memif)\n"
+"  --truth FILE           write the ground truth as JSON ('-' = stdout)\n"
+"  --quiet                no summary on stderr\n"
+"\n"
+"Layout (defaults: ASKAP-like):\n"
+"  --antennas N           number of antennas, 1..64 (6)\n"
+"  --antenna-base IP      first source IPv4, the others follow (10.17.0.211)\n"
+"  --antenna-ip IP[,IP..] explicit source IPv4s (sets --antennas)\n"
+"  --threads N            threads per antenna and group, 1..64 (2)\n"
+"  --groups N             multicast groups, 1..64 (4)\n"
+"  --group-base IP        first group (239.17.0.1), the others follow\n"
+"  --port-base PORT       UDP port of the first group (36001), +1 per group\n"
+"  --group IP:PORT[,...]  explicit groups (sets --groups)\n"
+"  --map all|rr|A:G+G,... which antenna sends to which groups: all (default),\n"
+"                         rr (antenna a to group a mod groups), or a list of\n"
+"                         antenna:groups (indices), e.g. 0:0+1,1:2+3\n"
+"  --select A[,A...]      emit only these antennas (indices); the same fates\n"
+"                         as a run of all, so N senders make one whole run\n"
+"\n"
+"Stream parameters (read from the header by receivers, never assumed):\n"
+"  --data-bytes N         data bytes per frame, multiple of 8 (8192)\n"
+"  --nchan N              channels (4)\n"
+"  --nbits N              bits per sample component (16)\n"
+"  --real | --complex     sample type (complex)\n"
+"  --period S             alignment period in seconds (27)\n"
+"  --total-samples N      samples per channel per period (32000000)\n"
+"  --station XY           two-character station id (AK)\n"
+"  --groupid-base N       CODIF groupid of antenna 0, +1 per antenna (257)\n"
+"  --start TIME           UTC of the first frame, ISO-8601 or @unix-seconds\n"
+"                         (2025-01-01T00:00:00Z)\n"
+"  --epoch N              reference epoch in half-years since 2000 (from --start)\n"
+"  --frames N             frames per stream (100)\n"
+"  --duration T           frames per stream = T of CODIF time (e.g. 2s)\n"
+"\n"
+"Rate (socket and DPDK output; pcap timestamps always follow frame times):\n"
+"  --rate-fps F           frames per second per stream (0 = as fast as possible)\n"
+"  --rate-gbps G          total wire rate in Gb/s\n"
+"                         (default: real time, as the CODIF times say)\n"
+"\n"
+"Faults (each frame gets at most one; never the first or last frame):\n"
+"  --seed N               fault RNG seed (1)\n"
+"  --loss P               frame not sent\n"
+"  --reorder P            frame delayed by 1..depth frames (late)\n"
+"  --reorder-depth N      maximum delay, frames, 1..1024 (4)\n"
+"  --duplicate P          frame sent twice (second copy up to depth later)\n"
+"  --invalid P            invalid bit set (received, flagged)\n"
+"  --vlan P               sent with an 802.1Q tag (valid)\n"
+"  --vlan-id N            VLAN id (100)\n"
+"  --bad-sync P           sync word corrupted      (malformed, frame lost)\n"
+"  --bad-length P         UDP payload too short    (malformed, frame lost)\n"
+"  --truncated P          Ethernet frame cut short (malformed, frame lost)\n"
+"  --non-codif P          a VDIF frame instead     (malformed, frame lost)\n"
+"  --non-ipv4 P           an IPv6 frame instead    (not attributable, lost)\n"
+"\n"
+"Socket output:\n"
+"  --ttl N                multicast TTL (1)\n"
+"  --mbufs N              DPDK mbufs in the tx pool (8191)\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 done; 1 bad option or output error; 2 interrupted (the\n"
+"truth then covers what was sent).\n");
+}
+
+enum {
+	O_PCAP = 256, O_SOCKET, O_TX_PORT, O_TRUTH, O_QUIET, O_ANTENNAS,
+	O_ANT_BASE, O_ANT_IP, O_THREADS, O_GROUPS, O_GROUP_BASE, O_PORT_BASE,
+	O_GROUP, O_MAP, O_SELECT, O_DATA_BYTES, O_NCHAN, O_NBITS, O_REAL,
+	O_COMPLEX, O_PERIOD, O_TOTAL, O_STATION, O_GROUPID_BASE, O_START,
+	O_EPOCH, O_FRAMES, O_DURATION, O_RATE_FPS, O_RATE_GBPS, O_SEED,
+	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS,
+	O_FAULT_BASE /* + enum gen_fault */
+};
+
+static const struct option long_opts[] = {
+	{"pcap", required_argument, NULL, O_PCAP},
+	{"socket", no_argument, NULL, O_SOCKET},
+	{"tx-port", required_argument, NULL, O_TX_PORT},
+	{"truth", required_argument, NULL, O_TRUTH},
+	{"quiet", no_argument, NULL, O_QUIET},
+	{"antennas", required_argument, NULL, O_ANTENNAS},
+	{"antenna-base", required_argument, NULL, O_ANT_BASE},
+	{"antenna-ip", required_argument, NULL, O_ANT_IP},
+	{"threads", required_argument, NULL, O_THREADS},
+	{"groups", required_argument, NULL, O_GROUPS},
+	{"group-base", required_argument, NULL, O_GROUP_BASE},
+	{"port-base", required_argument, NULL, O_PORT_BASE},
+	{"group", required_argument, NULL, O_GROUP},
+	{"map", required_argument, NULL, O_MAP},
+	{"select", required_argument, NULL, O_SELECT},
+	{"data-bytes", required_argument, NULL, O_DATA_BYTES},
+	{"nchan", required_argument, NULL, O_NCHAN},
+	{"nbits", required_argument, NULL, O_NBITS},
+	{"real", no_argument, NULL, O_REAL},
+	{"complex", no_argument, NULL, O_COMPLEX},
+	{"period", required_argument, NULL, O_PERIOD},
+	{"total-samples", required_argument, NULL, O_TOTAL},
+	{"station", required_argument, NULL, O_STATION},
+	{"groupid-base", required_argument, NULL, O_GROUPID_BASE},
+	{"start", required_argument, NULL, O_START},
+	{"epoch", required_argument, NULL, O_EPOCH},
+	{"frames", required_argument, NULL, O_FRAMES},
+	{"duration", required_argument, NULL, O_DURATION},
+	{"rate-fps", required_argument, NULL, O_RATE_FPS},
+	{"rate-gbps", required_argument, NULL, O_RATE_GBPS},
+	{"seed", required_argument, NULL, O_SEED},
+	{"reorder", required_argument, NULL, O_REORDER},
+	{"reorder-depth", required_argument, NULL, O_DEPTH},
+	{"vlan-id", required_argument, NULL, O_VLAN_ID},
+	{"ttl", required_argument, NULL, O_TTL},
+	{"mbufs", required_argument, NULL, O_MBUFS},
+	{"loss", required_argument, NULL, O_FAULT_BASE + GEN_F_LOSS},
+	{"invalid", required_argument, NULL, O_FAULT_BASE + GEN_F_INVALID},
+	{"duplicate", required_argument, NULL, O_FAULT_BASE + GEN_F_DUPLICATE},
+	{"vlan", required_argument, NULL, O_FAULT_BASE + GEN_F_VLAN},
+	{"bad-sync", required_argument, NULL, O_FAULT_BASE + GEN_F_BAD_SYNC},
+	{"bad-length", required_argument, NULL, O_FAULT_BASE + GEN_F_BAD_LENGTH},
+	{"truncated", required_argument, NULL, O_FAULT_BASE + GEN_F_TRUNCATED},
+	{"non-codif", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_CODIF},
+	{"non-ipv4", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_IPV4},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+parse_map(const char *s, struct gen_cfg *c, char *err)
+{
+	char *items[GEN_MAX_ANTENNAS], *store = NULL, *grp[GEN_MAX_GROUPS];
+	char *gstore = NULL;
+	int n, i, j, m;
+	unsigned int a;
+
+	if (strcmp(s, "all") == 0) {
+		for (a = 0; a < GEN_MAX_ANTENNAS; a++)
+			c->ant_groups[a] = ~0ULL;
+		return 0;
+	}
+	if (strcmp(s, "rr") == 0) {
+		for (a = 0; a < GEN_MAX_ANTENNAS; a++)
+			c->ant_groups[a] = 1ULL << (a % 64);
+		c->ant_groups[0] |= 1ULL << 63; /* marker: rr, fixed up later */
+		return 1;
+	}
+	memset(c->ant_groups, 0, sizeof(c->ant_groups));
+	n = parse_list("--map", s, ',', items, GEN_MAX_ANTENNAS, &store, err, ERRLEN);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		char *colon = strchr(items[i], ':');
+		uint64_t ai, gi;
+
+		if (colon == NULL) {
+			snprintf(err, ERRLEN,
+				 "--map: '%s': expected ANTENNA:GROUP[+GROUP...] "
+				 "(indices), e.g. 0:0+1", items[i]);
+			goto fail;
+		}
+		*colon = '\0';
+		if (parse_u64("--map antenna", items[i], 0, GEN_MAX_ANTENNAS - 1,
+			      &ai, err, ERRLEN) != 0)
+			goto fail;
+		m = parse_list("--map groups", colon + 1, '+', grp,
+			       GEN_MAX_GROUPS, &gstore, err, ERRLEN);
+		if (m < 0)
+			goto fail;
+		for (j = 0; j < m; j++) {
+			if (parse_u64("--map group", grp[j], 0, GEN_MAX_GROUPS - 1,
+				      &gi, err, ERRLEN) != 0)
+				goto fail;
+			c->ant_groups[ai] |= 1ULL << gi;
+		}
+		free(gstore);
+		gstore = NULL;
+	}
+	free(store);
+	return 2;
+fail:
+	free(gstore);
+	free(store);
+	return -1;
+}
+
+static int
+parse_prob(const char *opt, const char *s, double *out, char *err)
+{
+	return parse_double(opt, s, 0.0, 1.0, out, err, ERRLEN);
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	char err[ERRLEN];
+	struct gen_cfg *c = &o->cfg;
+	uint64_t v;
+	int opt, map_kind = 0;
+	bool ant_ip = false, group_list = false;
+	uint32_t ant_base = 0, group_base = 0;
+	bool ant_base_set = false, group_base_set = false;
+	uint16_t port_base = 36001;
+	unsigned int i;
+	char optname[64];
+
+	memset(o, 0, sizeof(*o));
+	gen_cfg_defaults(c);
+	o->rate_fps = -1;
+	o->nb_mbufs = 8191;
+	ant_base = c->ant_ip[0];
+	group_base = c->group[0].ip;
+	err[0] = '\0';
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		const char *a = optarg;
+		int rc = 0;
+
+		snprintf(optname, sizeof(optname), "--%s", "?");
+		for (i = 0; long_opts[i].name != NULL; i++)
+			if (long_opts[i].val == opt) {
+				snprintf(optname, sizeof(optname), "--%s",
+					 long_opts[i].name);
+				break;
+			}
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case O_PCAP: o->pcap_path = a; break;
+		case O_SOCKET: o->socket = true; break;
+		case O_TX_PORT:
+			rc = parse_u64(optname, a, 0, RTE_MAX_ETHPORTS - 1, &v, err, ERRLEN);
+			o->tx_port = (uint16_t)v;
+			o->dpdk = true;
+			break;
+		case O_TRUTH: o->truth_path = a; break;
+		case O_QUIET: o->quiet = true; break;
+		case O_ANTENNAS:
+			rc = parse_u64(optname, a, 1, GEN_MAX_ANTENNAS, &v, err, ERRLEN);
+			c->nant = (unsigned int)v;
+			break;
+		case O_ANT_BASE:
+			rc = parse_ipv4(optname, a, &ant_base, err, ERRLEN);
+			ant_base_set = true;
+			break;
+		case O_ANT_IP: {
+			char *items[GEN_MAX_ANTENNAS], *store;
+			int n = parse_list(optname, a, ',', items, GEN_MAX_ANTENNAS,
+					   &store, err, ERRLEN);
+
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			for (i = 0; i < (unsigned int)n && rc == 0; i++)
+				rc = parse_ipv4(optname, items[i], &c->ant_ip[i], err, ERRLEN);
+			c->nant = (unsigned int)n;
+			ant_ip = true;
+			free(store);
+			break;
+		}
+		case O_THREADS:
+			rc = parse_u64(optname, a, 1, GEN_MAX_THREADS, &v, err, ERRLEN);
+			c->nthread = (unsigned int)v;
+			break;
+		case O_GROUPS:
+			rc = parse_u64(optname, a, 1, GEN_MAX_GROUPS, &v, err, ERRLEN);
+			c->ngroup = (unsigned int)v;
+			break;
+		case O_GROUP_BASE:
+			rc = parse_ipv4(optname, a, &group_base, err, ERRLEN);
+			if (rc == 0 && (group_base >> 28) != 0xE) {
+				snprintf(err, ERRLEN,
+					 "%s: '%s': expected an IPv4 multicast address (224.0.0.0/4)",
+					 optname, a);
+				rc = -EINVAL;
+			}
+			group_base_set = true;
+			break;
+		case O_PORT_BASE:
+			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
+			port_base = (uint16_t)v;
+			break;
+		case O_GROUP: {
+			char *items[GEN_MAX_GROUPS], *store;
+			int n = parse_list(optname, a, ',', items, GEN_MAX_GROUPS,
+					   &store, err, ERRLEN);
+
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			for (i = 0; i < (unsigned int)n && rc == 0; i++) {
+				rc = parse_ipv4_port(optname, items[i], &c->group[i].ip,
+						     &c->group[i].port, err, ERRLEN);
+				if (rc == 0 && (c->group[i].ip >> 28) != 0xE) {
+					snprintf(err, ERRLEN,
+						 "%s: '%s': expected an IPv4 multicast address (224.0.0.0/4)",
+						 optname, items[i]);
+					rc = -EINVAL;
+				}
+			}
+			c->ngroup = (unsigned int)n;
+			group_list = true;
+			free(store);
+			break;
+		}
+		case O_MAP:
+			map_kind = parse_map(a, c, err);
+			rc = map_kind < 0 ? -EINVAL : 0;
+			break;
+		case O_SELECT: {
+			char *items[GEN_MAX_ANTENNAS], *store;
+			int n = parse_list(optname, a, ',', items, GEN_MAX_ANTENNAS,
+					   &store, err, ERRLEN);
+
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			c->select = 0;
+			for (i = 0; i < (unsigned int)n && rc == 0; i++) {
+				rc = parse_u64(optname, items[i], 0, GEN_MAX_ANTENNAS - 1,
+					       &v, err, ERRLEN);
+				c->select |= 1ULL << v;
+			}
+			free(store);
+			break;
+		}
+		case O_DATA_BYTES:
+			rc = parse_u64(optname, a, 8, 65536 - 64 - 28, &v, err, ERRLEN);
+			if (rc == 0 && v % 8 != 0) {
+				snprintf(err, ERRLEN, "%s: '%s': expected a multiple of 8 bytes",
+					 optname, a);
+				rc = -EINVAL;
+			}
+			c->tmpl.framelength8 = (uint32_t)(v / 8);
+			break;
+		case O_NCHAN:
+			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
+			c->tmpl.nchan = (uint16_t)v;
+			break;
+		case O_NBITS:
+			rc = parse_u64(optname, a, 1, 255, &v, err, ERRLEN);
+			c->tmpl.nbits = (uint8_t)v;
+			break;
+		case O_REAL: c->tmpl.complex = false; break;
+		case O_COMPLEX: c->tmpl.complex = true; break;
+		case O_PERIOD:
+			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
+			c->tmpl.period = (uint16_t)v;
+			break;
+		case O_TOTAL:
+			rc = parse_u64(optname, a, 1, UINT64_MAX, &v, err, ERRLEN);
+			c->tmpl.totalsamples = v;
+			break;
+		case O_STATION:
+			if (a == NULL || strlen(a) != 2) {
+				snprintf(err, ERRLEN, "%s: '%s': expected two characters, e.g. AK",
+					 optname, a ? a : "");
+				rc = -EINVAL;
+				break;
+			}
+			c->tmpl.stationid = (uint16_t)((uint8_t)a[0] << 8 | (uint8_t)a[1]);
+			break;
+		case O_GROUPID_BASE:
+			rc = parse_u64(optname, a, 0, 65535, &v, err, ERRLEN);
+			c->groupid_base = (uint16_t)v;
+			break;
+		case O_START:
+			if (codif_parse_time(a, &c->start_ns) != 0) {
+				snprintf(err, ERRLEN,
+					 "%s: '%s': expected a UTC time such as "
+					 "2025-03-10T12:00:00Z or @1741608000",
+					 optname, a);
+				rc = -EINVAL;
+			}
+			break;
+		case O_EPOCH:
+			rc = parse_u64(optname, a, 0, 255, &v, err, ERRLEN);
+			c->tmpl.epoch = (uint8_t)v;
+			o->epoch_set = true;
+			break;
+		case O_FRAMES:
+			rc = parse_u64(optname, a, 2, UINT32_MAX, &v, err, ERRLEN);
+			c->frames = v;
+			o->frames_set = true;
+			break;
+		case O_DURATION:
+			rc = parse_duration_ns(optname, a, 1000, 86400ULL * 1000000000ULL,
+					       &o->duration_ns, err, ERRLEN);
+			break;
+		case O_RATE_FPS:
+			rc = parse_double(optname, a, 0, 1e9, &o->rate_fps, err, ERRLEN);
+			break;
+		case O_RATE_GBPS:
+			rc = parse_double(optname, a, 1e-6, 1e4, &o->rate_gbps, err, ERRLEN);
+			break;
+		case O_SEED:
+			rc = parse_u64(optname, a, 0, UINT64_MAX, &c->seed, err, ERRLEN);
+			break;
+		case O_REORDER:
+			rc = parse_prob(optname, a, &c->p_reorder, err);
+			break;
+		case O_DEPTH:
+			rc = parse_u64(optname, a, 1, GEN_MAX_DEPTH, &v, err, ERRLEN);
+			c->depth = (unsigned int)v;
+			break;
+		case O_VLAN_ID:
+			rc = parse_u64(optname, a, 0, 4095, &v, err, ERRLEN);
+			c->vlan_id = (uint16_t)v;
+			break;
+		case O_TTL:
+			rc = parse_u64(optname, a, 1, 255, &v, err, ERRLEN);
+			c->ttl = (uint8_t)v;
+			break;
+		case O_MBUFS:
+			rc = parse_u64(optname, a, 63, 1u << 24, &v, err, ERRLEN);
+			o->nb_mbufs = (unsigned int)v;
+			break;
+		default:
+			if (opt >= O_FAULT_BASE && opt < O_FAULT_BASE + GEN_F__COUNT) {
+				rc = parse_prob(optname, a, &c->p[opt - O_FAULT_BASE], err);
+				break;
+			}
+			fprintf(stderr, "codifgen: try --help\n");
+			return -1;
+		}
+		if (rc != 0) {
+			fprintf(stderr, "codifgen: %s\n", err);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "codifgen: unexpected argument '%s' (options start with --; try --help)\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!ant_ip) {
+		for (i = 0; i < c->nant; i++)
+			c->ant_ip[i] = ant_base + i;
+	} else if (ant_base_set) {
+		fprintf(stderr, "codifgen: --antenna-base and --antenna-ip exclude each other\n");
+		return -1;
+	}
+	if (!group_list) {
+		for (i = 0; i < c->ngroup; i++) {
+			c->group[i].ip = group_base + i;
+			c->group[i].port = (uint16_t)(port_base + i);
+		}
+	} else if (group_base_set) {
+		fprintf(stderr, "codifgen: --group-base and --group exclude each other\n");
+		return -1;
+	}
+	if (map_kind == 0) {
+		for (i = 0; i < GEN_MAX_ANTENNAS; i++)
+			c->ant_groups[i] = c->ngroup == 64 ? ~0ULL : (1ULL << c->ngroup) - 1;
+	} else if (map_kind == 1) {
+		for (i = 0; i < GEN_MAX_ANTENNAS; i++)
+			c->ant_groups[i] = 1ULL << (i % c->ngroup);
+	} else {
+		for (i = 0; i < c->nant; i++)
+			if (c->ant_groups[i] == 0) {
+				fprintf(stderr, "codifgen: --map: antenna %u has no group "
+					"(every antenna 0..%u must be listed)\n", i, c->nant - 1);
+				return -1;
+			}
+	}
+	if (c->select != 0 && (c->select >> c->nant) != 0 && c->nant < 64) {
+		fprintf(stderr, "codifgen: --select: antenna index beyond the %u antennas\n",
+			c->nant);
+		return -1;
+	}
+	if (!o->epoch_set)
+		c->tmpl.epoch = (uint8_t)codif_epoch_for_unix(c->start_ns / 1000000000LL);
+	if (o->duration_ns != 0) {
+		uint64_t fpp, fns;
+
+		if (o->frames_set) {
+			fprintf(stderr, "codifgen: --frames and --duration exclude each other\n");
+			return -1;
+		}
+		fpp = codif_frames_per_period(&c->tmpl);
+		fns = codif_frame_ns(&c->tmpl);
+		if (fpp == 0 || fns == 0) {
+			fprintf(stderr, "codifgen: --duration: stream parameters give no "
+				"whole frames per period\n");
+			return -1;
+		}
+		c->frames = o->duration_ns / fns;
+		if (c->frames < 2)
+			c->frames = 2;
+	}
+	if (o->rate_fps >= 0 && o->rate_gbps > 0) {
+		fprintf(stderr, "codifgen: --rate-fps and --rate-gbps exclude each other\n");
+		return -1;
+	}
+	if (o->pcap_path == NULL && !o->socket && !o->dpdk) {
+		fprintf(stderr, "codifgen: no output: give --pcap FILE, --socket or --tx-port N\n");
+		return -1;
+	}
+	if (o->socket) {
+		static const enum gen_fault l2[] = { GEN_F_TRUNCATED, GEN_F_NON_IPV4, GEN_F_VLAN };
+
+		for (i = 0; i < 3; i++)
+			if (c->p[l2[i]] > 0) {
+				fprintf(stderr,
+					"codifgen: --%s: not possible with --socket (the kernel "
+					"builds Ethernet/IPv4 headers); use --pcap or --tx-port\n",
+					gen_fault_name(l2[i]));
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* ---- pacing ---------------------------------------------------------- */
+
+static inline uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct pacer {
+	uint64_t t0;        /* monotonic start */
+	int64_t ts0;        /* first packet's frame time */
+	double scale;       /* ns of wall per ns of frame time (fps mode) */
+	double ns_per_bit;  /* gbps mode */
+	uint64_t bits;
+	bool none;
+};
+
+static void
+pacer_init(struct pacer *p, const struct opts *o, const struct gen *g)
+{
+	memset(p, 0, sizeof(*p));
+	p->ts0 = INT64_MIN;
+	if (o->rate_gbps > 0) {
+		p->ns_per_bit = 1.0 / o->rate_gbps;
+	} else if (o->rate_fps == 0) {
+		p->none = true;
+	} else if (o->rate_fps > 0) {
+		p->scale = 1e9 / o->rate_fps / (double)g->frame_ns;
+	} else {
+		p->scale = 1.0;
+	}
+}
+
+/* Wait until packet (frame time ts, len bytes) is due. */
+static void
+pacer_wait(struct pacer *p, int64_t ts, uint32_t len)
+{
+	uint64_t due, now;
+
+	if (p->none)
+		return;
+	if (p->ts0 == INT64_MIN) {
+		p->ts0 = ts;
+		p->t0 = now_ns();
+	}
+	if (p->ns_per_bit > 0) {
+		due = p->t0 + (uint64_t)((double)p->bits * p->ns_per_bit);
+		p->bits += (uint64_t)(len + 24) * 8; /* + preamble, FCS, IFG */
+	} else {
+		due = p->t0 + (uint64_t)((double)(ts - p->ts0) * p->scale);
+	}
+	now = now_ns();
+	if (due > now + 200000) {
+		struct timespec req;
+		uint64_t sl = due - now - 100000;
+
+		req.tv_sec = (time_t)(sl / 1000000000ULL);
+		req.tv_nsec = (long)(sl % 1000000000ULL);
+		nanosleep(&req, NULL);
+	}
+	while (now_ns() < due && !stop_requested)
+		;
+}
+
+/* ---- outputs --------------------------------------------------------- */
+
+struct out_pcap {
+	pcap_t *dead;
+	pcap_dumper_t *d;
+};
+
+static int
+pcap_out_open(struct out_pcap *op, const char *path)
+{
+	op->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+							 PCAP_TSTAMP_PRECISION_NANO);
+	if (op->dead == NULL) {
+		fprintf(stderr, "codifgen: pcap_open_dead failed\n");
+		return -1;
+	}
+	op->d = pcap_dump_open(op->dead, path);
+	if (op->d == NULL) {
+		fprintf(stderr, "codifgen: --pcap: '%s': %s\n", path,
+			pcap_geterr(op->dead));
+		pcap_close(op->dead);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+pcap_out_write(struct out_pcap *op, int64_t ts, const uint8_t *buf, uint32_t len)
+{
+	struct pcap_pkthdr h;
+
+	h.ts.tv_sec = (time_t)(ts / 1000000000LL);
+	h.ts.tv_usec = (suseconds_t)(ts % 1000000000LL); /* ns: nano file */
+	h.caplen = len;
+	h.len = len;
+	pcap_dump((u_char *)op->d, &h, buf);
+}
+
+static int
+pcap_out_close(struct out_pcap *op, const char *path)
+{
+	int rc = 0;
+
+	if (pcap_dump_flush(op->d) != 0 || ferror(pcap_dump_file(op->d))) {
+		fprintf(stderr, "codifgen: --pcap: '%s': write failed: %s\n", path,
+			strerror(errno));
+		rc = -1;
+	}
+	pcap_dump_close(op->d);
+	pcap_close(op->dead);
+	return rc;
+}
+
+struct out_sock {
+	int fd[GEN_MAX_ANTENNAS];
+	uint64_t retries;
+};
+
+static int
+sock_open(struct out_sock *os, const struct gen_cfg *c)
+{
+	unsigned int a;
+	char ip[16];
+
+	for (a = 0; a < GEN_MAX_ANTENNAS; a++)
+		os->fd[a] = -1;
+	for (a = 0; a < c->nant; a++) {
+		struct sockaddr_in sin;
+		struct in_addr ifa;
+		int fd, v;
+		unsigned char ttl = c->ttl, loop = 0;
+
+		if (c->select != 0 && !(c->select >> a & 1))
+			continue;
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd < 0) {
+			fprintf(stderr, "codifgen: socket: %s\n", strerror(errno));
+			return -1;
+		}
+		os->fd[a] = fd;
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(c->ant_ip[a]);
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0) {
+			fprintf(stderr,
+				"codifgen: antenna %u: cannot bind to source %s: %s "
+				"(the address must be on an interface of this host or "
+				"namespace: ip addr add, or choose --antenna-ip/--select)\n",
+				a, ipv4_str(c->ant_ip[a], ip, sizeof(ip)), strerror(errno));
+			return -1;
+		}
+		ifa.s_addr = htonl(c->ant_ip[a]);
+		v = 4 << 20;
+		if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &ifa, sizeof(ifa)) != 0 ||
+		    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl)) != 0 ||
+		    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof(loop)) != 0) {
+			fprintf(stderr, "codifgen: antenna %u: multicast options: %s\n",
+				a, strerror(errno));
+			return -1;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+		v = IP_PMTUDISC_DO; /* never fragment: a CODIF frame is one datagram */
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
+	}
+	return 0;
+}
+
+static int
+sock_send(struct out_sock *os, const struct gen *g, const struct gen_pkt *p,
+	  const uint8_t *payload, uint32_t len)
+{
+	const struct gen_stream *s = &g->st[p->stream];
+	struct sockaddr_in dst;
+	char ip[16];
+	int tries = 0;
+
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_addr.s_addr = htonl(g->cfg.group[s->group].ip);
+	dst.sin_port = htons(g->cfg.group[s->group].port);
+	for (;;) {
+		ssize_t n = sendto(os->fd[s->ant], payload, len, 0,
+				   (struct sockaddr *)&dst, sizeof(dst));
+
+		if (n == (ssize_t)len)
+			return 0;
+		if (n < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) &&
+		    tries++ < 100000 && !stop_requested) {
+			struct timespec ts = { 0, 20000 };
+
+			os->retries++;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n < 0 && errno == EMSGSIZE)
+			fprintf(stderr,
+				"codifgen: antenna %u: a %u-byte datagram does not fit the "
+				"MTU of the route to %s (set MTU 9000 on the interface)\n",
+				s->ant, len, ipv4_str(g->cfg.group[s->group].ip, ip, sizeof(ip)));
+		else
+			fprintf(stderr, "codifgen: antenna %u: sendto %s: %s\n", s->ant,
+				ipv4_str(g->cfg.group[s->group].ip, ip, sizeof(ip)),
+				n < 0 ? strerror(errno) : "short send");
+		return -1;
+	}
+}
+
+static void
+sock_close(struct out_sock *os)
+{
+	unsigned int a;
+
+	for (a = 0; a < GEN_MAX_ANTENNAS; a++)
+		if (os->fd[a] >= 0)
+			close(os->fd[a]);
+}
+
+struct out_dpdk {
+	uint16_t port;
+	struct rte_mempool *mp;
+	struct rte_mbuf *burst[32];
+	unsigned int n;
+	uint64_t sent, retries;
+	bool started;
+};
+
+static int
+dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
+{
+	/* largest frame: VLAN tag or IPv6 header (+20) on top of the usual */
+	uint32_t max_frame = PKT_HDRS_LEN + PKT_VLAN_LEN + 20 + CODIF_HDR_LEN +
+			     (uint32_t)codif_data_bytes(&g->cfg.tmpl);
+	uint32_t room = RTE_PKTMBUF_HEADROOM + max_frame;
+
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_eth_txconf txc;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	int rc;
+
+	memset(od, 0, sizeof(*od));
+	od->port = o->tx_port;
+	if (!rte_eth_dev_is_valid_port(od->port)) {
+		fprintf(stderr,
+			"codifgen: --tx-port %u: no such DPDK port (%u available; "
+			"give one with --vdev or -a before '--')\n",
+			od->port, rte_eth_dev_count_avail());
+		return -1;
+	}
+	if (room > UINT16_MAX) {
+		fprintf(stderr, "codifgen: --tx-port: %u-byte frames do not fit one mbuf "
+			"(at most %u bytes); lower --data-bytes\n", max_frame,
+			UINT16_MAX - RTE_PKTMBUF_HEADROOM);
+		return -1;
+	}
+	rte_eth_dev_get_name_by_port(od->port, name);
+	rc = rte_eth_dev_info_get(od->port, &info);
+	if (rc != 0) {
+		fprintf(stderr, "codifgen: port %u (%s): info: %s\n", od->port, name,
+			strerror(-rc));
+		return -1;
+	}
+	od->mp = rte_pktmbuf_pool_create("codifgen_tx", o->nb_mbufs, 256, 0,
+					 (uint16_t)room,
+					 rte_eth_dev_socket_id(od->port) < 0 ? (int)rte_socket_id() :
+					 rte_eth_dev_socket_id(od->port));
+	if (od->mp == NULL) {
+		fprintf(stderr, "codifgen: tx mbuf pool of %u x %u bytes: %s "
+			"(reserve more hugepages or lower --mbufs)\n",
+			o->nb_mbufs, room,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(od->port, 1, 1, &conf);
+	if (rc != 0) {
+		fprintf(stderr, "codifgen: port %u (%s): configure: %s\n", od->port,
+			name, strerror(-rc));
+		return -1;
+	}
+	rc = rte_eth_dev_set_mtu(od->port, 9000);
+	if (rc != 0 && info.max_mtu < 9000)
+		fprintf(stderr,
+			"codifgen: port %u (%s): MTU 9000 not settable (max %u): %s; "
+			"jumbo frames may be refused\n",
+			od->port, name, info.max_mtu, strerror(-rc));
+	rc = rte_eth_rx_queue_setup(od->port, 0, 256, rte_eth_dev_socket_id(od->port),
+				    NULL, od->mp);
+	if (rc != 0) {
+		fprintf(stderr, "codifgen: port %u (%s): rx queue: %s\n", od->port,
+			name, strerror(-rc));
+		return -1;
+	}
+	txc = info.default_txconf;
+	rc = rte_eth_tx_queue_setup(od->port, 0, 1024, rte_eth_dev_socket_id(od->port),
+				    &txc);
+	if (rc != 0) {
+		fprintf(stderr, "codifgen: port %u (%s): tx queue: %s\n", od->port,
+			name, strerror(-rc));
+		return -1;
+	}
+	rc = rte_eth_dev_start(od->port);
+	if (rc != 0) {
+		fprintf(stderr, "codifgen: port %u (%s): start: %s\n", od->port,
+			name, strerror(-rc));
+		return -1;
+	}
+	od->started = true;
+	return 0;
+}
+
+static int
+dpdk_flush(struct out_dpdk *od)
+{
+	unsigned int done = 0;
+	uint64_t t0 = now_ns();
+
+	while (done < od->n) {
+		uint16_t k = rte_eth_tx_burst(od->port, 0, od->burst + done,
+					      (uint16_t)(od->n - done));
+
+		done += k;
+		if (done < od->n) {
+			od->retries++;
+			/* drain rx so a looped-back peer cannot stall us */
+			if (now_ns() - t0 > 5000000000ULL) {
+				fprintf(stderr,
+					"codifgen: port %u: tx stalled for 5 s with %u "
+					"frames left (is the peer receiving?)\n",
+					od->port, od->n - done);
+				rte_pktmbuf_free_bulk(od->burst + done, od->n - done);
+				od->sent += done;
+				od->n = 0;
+				return -1;
+			}
+		}
+	}
+	od->sent += done;
+	od->n = 0;
+	return 0;
+}
+
+static int
+dpdk_send(struct out_dpdk *od, const struct gen *g, const struct gen_pkt *p)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(od->mp);
+	uint8_t *d;
+	uint32_t len;
+
+	if (m == NULL) {
+		if (dpdk_flush(od) != 0)
+			return -1;
+		m = rte_pktmbuf_alloc(od->mp);
+		if (m == NULL) {
+			fprintf(stderr, "codifgen: tx pool exhausted (raise --mbufs)\n");
+			return -1;
+		}
+	}
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	len = gen_build(g, p, d);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	od->burst[od->n++] = m;
+	if (od->n == RTE_DIM(od->burst))
+		return dpdk_flush(od);
+	return 0;
+}
+
+static void
+dpdk_close(struct out_dpdk *od)
+{
+	if (od->started) {
+		dpdk_flush(od);
+		rte_eth_dev_stop(od->port);
+		rte_eth_dev_close(od->port);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct gen g;
+	struct gen_pkt p;
+	struct out_pcap op;
+	struct out_sock os;
+	struct out_dpdk od;
+	struct pacer pc;
+	uint8_t *buf = NULL;
+	int i, eal_args = 0, rc = 1, have_pcap = 0, have_sock = 0, have_dpdk = 0;
+	uint64_t t_start, bytes = 0;
+	double el;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			eal_args = i;
+			break;
+		}
+	if (eal_args > 0) {
+		int n = rte_eal_init(argc, argv);
+
+		if (n < 0) {
+			fprintf(stderr, "codifgen: EAL init failed: %s\n",
+				rte_strerror(rte_errno));
+			return 1;
+		}
+		argc -= n;
+		argv += n;
+	}
+	if (parse_args(argc, argv, &o) != 0)
+		goto out_eal;
+	if (o.dpdk && eal_args == 0) {
+		fprintf(stderr, "codifgen: --tx-port needs EAL options before '--' "
+			"(e.g. codifgen --no-pci --vdev net_pcap0,tx_pcap=out.pcap -- --tx-port 0 ...)\n");
+		goto out_eal;
+	}
+	if (gen_init(&g, &o.cfg) != 0) {
+		fprintf(stderr, "codifgen: %s\n", g.err);
+		goto out_eal;
+	}
+	buf = malloc(GEN_MAX_FRAME);
+	if (buf == NULL)
+		goto out_gen;
+	if (o.pcap_path != NULL) {
+		if (pcap_out_open(&op, o.pcap_path) != 0)
+			goto out_buf;
+		have_pcap = 1;
+	}
+	if (o.socket) {
+		if (sock_open(&os, &o.cfg) != 0) {
+			sock_close(&os);
+			goto out_outputs;
+		}
+		have_sock = 1;
+	}
+	if (o.dpdk) {
+		if (dpdk_open(&od, &o, &g) != 0) {
+			dpdk_close(&od);
+			goto out_outputs;
+		}
+		have_dpdk = 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	pacer_init(&pc, &o, &g);
+	t_start = now_ns();
+	rc = 0;
+	while (!stop_requested && gen_next(&g, &p) == 1) {
+		uint32_t len = gen_build(&g, &p, buf);
+
+		bytes += len;
+		if (have_pcap)
+			pcap_out_write(&op, p.ts_ns, buf, len);
+		if (have_sock || have_dpdk)
+			pacer_wait(&pc, p.ts_ns, len);
+		if (have_sock) {
+			uint32_t pl = gen_build_payload(&g, &p, buf);
+
+			if (sock_send(&os, &g, &p, buf, pl) != 0) {
+				rc = 1;
+				break;
+			}
+		}
+		if (have_dpdk && dpdk_send(&od, &g, &p) != 0) {
+			rc = 1;
+			break;
+		}
+	}
+	if (stop_requested && rc == 0)
+		rc = 2;
+	el = (double)(now_ns() - t_start) / 1e9;
+	if (!o.quiet) {
+		fprintf(stderr,
+			"codifgen: %u streams (%u antennas x groups x %u threads), "
+			"%" PRIu64 " packets, %" PRIu64 " bytes in %.3f s "
+			"(%.3f Mpps, %.3f Gb/s)%s\n",
+			g.nstream, o.cfg.nant, o.cfg.nthread, g.packets, bytes, el,
+			el > 0 ? (double)g.packets / el / 1e6 : 0.0,
+			el > 0 ? (double)bytes * 8 / el / 1e9 : 0.0,
+			stop_requested ? " [interrupted]" : "");
+		if (have_sock && os.retries)
+			fprintf(stderr, "codifgen: socket send retried %" PRIu64
+				" times (kernel queue full)\n", os.retries);
+	}
+out_outputs:
+	if (have_dpdk) {
+		dpdk_close(&od);
+		if (!o.quiet)
+			fprintf(stderr, "codifgen: port %u: %" PRIu64 " frames sent, %"
+				PRIu64 " tx retries\n", od.port, od.sent, od.retries);
+	}
+	if (have_sock)
+		sock_close(&os);
+	if (have_pcap && pcap_out_close(&op, o.pcap_path) != 0)
+		rc = 1;
+	if (o.truth_path != NULL && (have_pcap || have_sock || have_dpdk)) {
+		FILE *f = strcmp(o.truth_path, "-") == 0 ? stdout :
+			  fopen(o.truth_path, "w");
+
+		if (f == NULL || gen_truth_json(&g, f) != 0) {
+			fprintf(stderr, "codifgen: --truth: '%s': %s\n", o.truth_path,
+				strerror(errno));
+			rc = 1;
+		}
+		if (f != NULL && f != stdout && fclose(f) != 0) {
+			fprintf(stderr, "codifgen: --truth: '%s': %s\n", o.truth_path,
+				strerror(errno));
+			rc = 1;
+		}
+	} else if (!have_pcap && !have_sock && !have_dpdk) {
+		rc = 1;
+	}
+out_buf:
+	free(buf);
+out_gen:
+	gen_free(&g);
+out_eal:
+	if (eal_args > 0)
+		rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Strict option parsers: every value checked fully, every error explained. */
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static int
+fail(int rc, char *err, size_t errlen, const char *opt, const char *s,
+     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int
+fail(int rc, char *err, size_t errlen, const char *opt, const char *s,
+     const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s: '%s': expected %s", opt,
+			 s != NULL ? s : "(none)", what);
+	return rc;
+}
+
+/* Digits only (or 0x + hex digits); returns end pointer or NULL. */
+static const char *
+scan_u64(const char *s, uint64_t *v)
+{
+	int base = 10;
+	const char *p = s;
+	uint64_t x = 0;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (!isxdigit((unsigned char)*p) || (base == 10 && !isdigit((unsigned char)*p)))
+		return NULL;
+	for (; *p; p++) {
+		unsigned int d;
+
+		if (isdigit((unsigned char)*p))
+			d = (unsigned int)(*p - '0');
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			d = (unsigned int)(tolower((unsigned char)*p) - 'a' + 10);
+		else
+			break;
+		if (x > (UINT64_MAX - d) / (uint64_t)base)
+			return NULL;
+		x = x * (uint64_t)base + d;
+	}
+	*v = x;
+	return p;
+}
+
+int
+parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+	  uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+	const char *e;
+
+	if (s == NULL || *s == '\0' || (e = scan_u64(s, &v)) == NULL || *e != '\0')
+		return fail(-EINVAL, err, errlen, opt, s,
+			    "an integer between %" PRIu64 " and %" PRIu64, min, max);
+	if (v < min || v > max)
+		return fail(-ERANGE, err, errlen, opt, s,
+			    "an integer between %" PRIu64 " and %" PRIu64, min, max);
+	*out = v;
+	return 0;
+}
+
+int
+parse_size(const char *opt, const char *s, uint64_t min, uint64_t max,
+	   uint64_t *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *sfx;
+		uint64_t mul;
+	} units[] = {
+		{"", 1}, {"B", 1},
+		{"K", 1ULL << 10}, {"KiB", 1ULL << 10}, {"KB", 1000},
+		{"M", 1ULL << 20}, {"MiB", 1ULL << 20}, {"MB", 1000000},
+		{"G", 1ULL << 30}, {"GiB", 1ULL << 30}, {"GB", 1000000000},
+		{"T", 1ULL << 40}, {"TiB", 1ULL << 40}, {"TB", 1000000000000ULL},
+	};
+	uint64_t v;
+	const char *e;
+	size_t i;
+
+	if (s == NULL || *s == '\0' || (e = scan_u64(s, &v)) == NULL)
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(e, units[i].sfx) == 0) {
+			if (v != 0 && units[i].mul > UINT64_MAX / v)
+				goto bad;
+			v *= units[i].mul;
+			if (v < min || v > max)
+				return fail(-ERANGE, err, errlen, opt, s,
+					    "a size between %" PRIu64
+					    " and %" PRIu64 " bytes", min, max);
+			*out = v;
+			return 0;
+		}
+	}
+bad:
+	return fail(-EINVAL, err, errlen, opt, s,
+		    "a size in bytes with optional K/M/G/T (1024) or KB/MB/GB/TB (1000) suffix, "
+		    "between %" PRIu64 " and %" PRIu64, min, max);
+}
+
+int
+parse_double(const char *opt, const char *s, double min, double max,
+	     double *out, char *err, size_t errlen)
+{
+	char *e;
+	double v;
+
+	if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtod(s, &e);
+	if (errno != 0 || *e != '\0' || !isfinite(v))
+		goto bad;
+	if (v < min || v > max)
+		return fail(-ERANGE, err, errlen, opt, s,
+			    "a number between %g and %g", min, max);
+	*out = v;
+	return 0;
+bad:
+	return fail(-EINVAL, err, errlen, opt, s, "a number between %g and %g",
+		    min, max);
+}
+
+int
+parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
+		  uint64_t max_ns, uint64_t *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *sfx;
+		double mul;
+	} units[] = {
+		{"", 1e9}, {"s", 1e9}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6},
+		{"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+	};
+	char *e;
+	double v;
+	size_t i;
+
+	if (s == NULL || !isdigit((unsigned char)*s))
+		goto bad;
+	errno = 0;
+	v = strtod(s, &e);
+	if (errno != 0 || !isfinite(v))
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(e, units[i].sfx) == 0) {
+			double ns = v * units[i].mul;
+
+			if (ns < (double)min_ns || ns > (double)max_ns)
+				return fail(-ERANGE, err, errlen, opt, s,
+					    "a duration between %.9g s and %.9g s",
+					    (double)min_ns / 1e9, (double)max_ns / 1e9);
+			*out = (uint64_t)llround(ns);
+			return 0;
+		}
+	}
+bad:
+	return fail(-EINVAL, err, errlen, opt, s,
+		    "a duration: a number with optional unit ns, us, ms, s, m or h");
+}
+
+int
+parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
+	   size_t errlen)
+{
+	struct in_addr a;
+
+	if (s == NULL || inet_pton(AF_INET, s, &a) != 1)
+		return fail(-EINVAL, err, errlen, opt, s,
+			    "an IPv4 address such as 10.0.0.1");
+	*out = ntohl(a.s_addr);
+	return 0;
+}
+
+int
+parse_ipv4_port(const char *opt, const char *s, uint32_t *ip, uint16_t *port,
+		char *err, size_t errlen)
+{
+	char buf[64];
+	const char *colon;
+	uint64_t p;
+	uint32_t a;
+	struct in_addr ia;
+
+	colon = s != NULL ? strrchr(s, ':') : NULL;
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(buf))
+		goto bad;
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = '\0';
+	if (inet_pton(AF_INET, buf, &ia) != 1)
+		goto bad;
+	a = ntohl(ia.s_addr);
+	if (scan_u64(colon + 1, &p) == NULL || p == 0 || p > 65535)
+		goto bad;
+	{
+		uint64_t chk;
+		const char *e = scan_u64(colon + 1, &chk);
+
+		if (e == NULL || *e != '\0')
+			goto bad;
+	}
+	*ip = a;
+	*port = (uint16_t)p;
+	return 0;
+bad:
+	return fail(-EINVAL, err, errlen, opt, s,
+		    "IPV4:PORT such as 239.17.0.1:36001 (port 1..65535)");
+}
+
+char *
+ipv4_str(uint32_t ip, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff,
+		 (ip >> 8) & 0xff, ip & 0xff);
+	return buf;
+}
+
+int
+parse_list(const char *opt, const char *s, char sep, char **pieces, int max,
+	   char **storage, char *err, size_t errlen)
+{
+	char *copy, *p, *q;
+	int n = 0;
+
+	*storage = NULL;
+	if (s == NULL || *s == '\0')
+		return fail(-EINVAL, err, errlen, opt, s,
+			    "a non-empty '%c'-separated list", sep);
+	copy = strdup(s);
+	if (copy == NULL)
+		return fail(-ENOMEM, err, errlen, opt, s, "memory for a copy");
+	for (p = copy;; p = q + 1) {
+		q = strchr(p, sep);
+		if (q != NULL)
+			*q = '\0';
+		if (*p == '\0') {
+			free(copy);
+			return fail(-EINVAL, err, errlen, opt, s,
+				    "a '%c'-separated list without empty items", sep);
+		}
+		if (n == max) {
+			free(copy);
+			return fail(-E2BIG, err, errlen, opt, s,
+				    "at most %d '%c'-separated items", max, sep);
+		}
+		pieces[n++] = p;
+		if (q == NULL)
+			break;
+	}
+	*storage = copy;
+	return n;
+}

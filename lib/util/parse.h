@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The one strict parser for numbers, sizes, durations and addresses. */
+
+#ifndef UTIL_PARSE_H
+#define UTIL_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Every function takes the option's name (e.g. "--loss") and the text, and
+ * on failure writes "OPTION: 'TEXT': expected WHAT" into err and returns
+ * -EINVAL (-ERANGE when out of [min, max]). Nothing is written to *out then.
+ */
+
+/** Unsigned integer, decimal or 0x hex, no sign, no suffix. */
+int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+	      uint64_t *out, char *err, size_t errlen);
+
+/** Size in bytes: integer with optional K, M, G, T (powers of 1024), KB/MB/GB/TB (1000). */
+int parse_size(const char *opt, const char *s, uint64_t min, uint64_t max,
+	       uint64_t *out, char *err, size_t errlen);
+
+/** Finite real number in [min, max]. */
+int parse_double(const char *opt, const char *s, double min, double max,
+		 double *out, char *err, size_t errlen);
+
+/** Duration: number with optional unit ns, us, ms, s (default), m, h. */
+int parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
+		      uint64_t max_ns, uint64_t *out, char *err, size_t errlen);
+
+/** Dotted-quad IPv4 address (inet_pton), host byte order in *out. */
+int parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
+	       size_t errlen);
+
+/** "A.B.C.D:PORT", host order. */
+int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
+		    uint16_t *port, char *err, size_t errlen);
+
+/** Format a host-order IPv4 address into buf (>= 16 bytes). */
+char *ipv4_str(uint32_t ip, char *buf, size_t len);
+
+/**
+ * Split s at sep into at most max pieces in a copy (*storage, freed by the
+ * caller). Empty pieces are an error.
+ * @return number of pieces, or -EINVAL / -E2BIG / -ENOMEM with err set.
+ */
+int parse_list(const char *opt, const char *s, char sep, char **pieces,
+	       int max, char **storage, char *err, size_t errlen);
+
+#endif /* UTIL_PARSE_H */

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Generator ground truth against lib/acct counting the same frames. */
+
+#include <stdlib.h>
+
+#include "acct.h"
+#include "check.h"
+#include "codif_pattern.h"
+#include "gen.h"
+
+static void
+layout_of(const struct gen_cfg *c, struct acct_layout *l)
+{
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	l->nant = c->nant;
+	for (i = 0; i < c->nant; i++)
+		l->ant_ip[i] = c->ant_ip[i];
+	l->ngroup = c->ngroup;
+	for (i = 0; i < c->ngroup; i++) {
+		l->group[i].ip = c->group[i].ip;
+		l->group[i].port = c->group[i].port;
+	}
+}
+
+/* Run a generator through acct; compare every stream and antenna. */
+static void
+run(const char *name, struct gen_cfg *c)
+{
+	static uint8_t buf[GEN_MAX_FRAME];
+	struct acct_layout l;
+	struct acct *a;
+	struct gen g;
+	struct gen_pkt p;
+	uint64_t non_ipv4 = 0, pkts = 0, bad_payload = 0, faults = 0;
+	unsigned int i, k;
+	int fails = check_failures;
+
+	CHECK(gen_init(&g, c) == 0);
+	layout_of(c, &l);
+	a = acct_create(&l);
+	CHECK(a != NULL);
+	while (gen_next(&g, &p) == 1) {
+		struct acct_result r;
+		uint32_t len = gen_build(&g, &p, buf);
+
+		pkts++;
+		acct_frame(a, 0, buf, len, &r);
+		if (r.ant >= 0 && r.stream >= 0 &&
+		    r.cls != CODIF_SEQ_MALFORMED && r.cls != CODIF_SEQ_PARAM_CHANGE) {
+			size_t off;
+
+			if (!codif_pattern_check(&r.hdr, buf + r.codif_off + 64,
+						 r.codif_len - 64, &off))
+				bad_payload++;
+		}
+	}
+	CHECK_EQ_U(pkts, g.packets);
+	CHECK_EQ_U(bad_payload, 0);
+	for (i = 0; i < g.nstream; i++) {
+		const struct gen_stream *s = &g.st[i];
+		const struct acct_ant *an = &a->ant[s->ant];
+		const struct acct_stream *as = NULL;
+
+		for (k = 0; k < an->nstream; k++)
+			if (an->stream[k].threadid == s->hdr.threadid &&
+			    an->stream[k].secondaryid == s->hdr.secondaryid &&
+			    an->stream[k].dst_ip == c->group[s->group].ip)
+				as = &an->stream[k];
+		CHECK(as != NULL);
+		if (as == NULL)
+			continue;
+		CHECK_EQ_U(codif_seq_expected(&as->seq), s->t.frames);
+		CHECK_EQ_U(as->seq.st.received, s->t.received);
+		CHECK_EQ_U(as->seq.st.lost, s->t.lost);
+		CHECK_EQ_U(as->seq.st.late, s->t.late);
+		CHECK_EQ_U(as->seq.st.duplicate, s->t.duplicate);
+		CHECK_EQ_U(as->seq.st.invalid, s->t.invalid);
+		CHECK_EQ_U(as->seq.st.bytes, s->t.bytes);
+		CHECK_EQ_U(as->seq.first_time_ns, s->t.first_ns);
+		CHECK_EQ_U(as->seq.newest_time_ns, s->t.last_ns);
+		non_ipv4 += s->t.non_ipv4;
+		for (k = GEN_F_LOSS; k < GEN_F__COUNT; k++)
+			faults += s->t.fault[k];
+		faults += s->t.late; /* reordering is not a per-frame fault */
+	}
+	for (i = 0; i < c->nant; i++) {
+		uint64_t mal = 0;
+
+		for (k = 0; k < g.nstream; k++)
+			if (g.st[k].ant == i)
+				mal += g.st[k].t.malformed;
+		CHECK_EQ_U(a->ant[i].malformed, mal);
+	}
+	CHECK_EQ_U(a->port[0].cause[PKT_ERR_NOT_IPV4], non_ipv4);
+	/* a fault run must have injected something */
+	if (strcmp(name, "clean") != 0)
+		CHECK(faults > 0);
+	else
+		CHECK_EQ_U(faults, 0);
+	printf("  %-12s %6" PRIu64 " packets, %4" PRIu64 " faults: %s\n", name,
+	       pkts, faults, fails == check_failures ? "ok" : "MISMATCH");
+	acct_free(a);
+	gen_free(&g);
+}
+
+static void
+test_faults(void)
+{
+	static const struct {
+		const char *name;
+		enum gen_fault f;
+	} kinds[] = {
+		{"loss", GEN_F_LOSS}, {"invalid", GEN_F_INVALID},
+		{"duplicate", GEN_F_DUPLICATE}, {"vlan", GEN_F_VLAN},
+		{"bad-sync", GEN_F_BAD_SYNC}, {"bad-length", GEN_F_BAD_LENGTH},
+		{"truncated", GEN_F_TRUNCATED}, {"non-codif", GEN_F_NON_CODIF},
+		{"non-ipv4", GEN_F_NON_IPV4},
+	};
+	struct gen_cfg c;
+	unsigned int i;
+
+	gen_cfg_defaults(&c);
+	c.frames = 60;
+	run("clean", &c);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		gen_cfg_defaults(&c);
+		c.frames = 60;
+		c.seed = 7 + i;
+		c.p[kinds[i].f] = 0.05;
+		run(kinds[i].name, &c);
+	}
+	gen_cfg_defaults(&c);
+	c.frames = 60;
+	c.p_reorder = 0.1;
+	c.depth = 6;
+	run("reorder", &c);
+	gen_cfg_defaults(&c);
+	c.frames = 200;
+	c.seed = 99;
+	c.p_reorder = 0.05;
+	c.depth = 8;
+	for (i = GEN_F_LOSS; i < GEN_F__COUNT; i++)
+		c.p[i] = 0.02;
+	run("everything", &c);
+}
+
+/* --select emits exactly the selected antennas' packets of the full run. */
+static void
+test_select(void)
+{
+	static uint8_t b1[GEN_MAX_FRAME], b2[GEN_MAX_FRAME];
+	struct gen_cfg c;
+	struct gen ga, gs;
+	struct gen_pkt p, q;
+	uint64_t n = 0, mismatch = 0;
+
+	gen_cfg_defaults(&c);
+	c.frames = 40;
+	c.p[GEN_F_LOSS] = 0.05;
+	c.p[GEN_F_DUPLICATE] = 0.05;
+	c.p_reorder = 0.1;
+	CHECK(gen_init(&ga, &c) == 0);
+	c.select = 1u << 2 | 1u << 4;
+	CHECK(gen_init(&gs, &c) == 0);
+	while (gen_next(&gs, &q) == 1) {
+		uint32_t l1, l2;
+
+		do {
+			CHECK(gen_next(&ga, &p) == 1);
+		} while (ga.st[p.stream].ant != 2 && ga.st[p.stream].ant != 4);
+		l1 = gen_build(&ga, &p, b1);
+		l2 = gen_build(&gs, &q, b2);
+		if (l1 != l2 || memcmp(b1, b2, l1) != 0 || p.index != q.index)
+			mismatch++;
+		n++;
+	}
+	CHECK(n > 0);
+	CHECK_EQ_U(mismatch, 0);
+	gen_free(&ga);
+	gen_free(&gs);
+}
+
+static void
+test_bad_config(void)
+{
+	struct gen_cfg c;
+	struct gen g;
+
+	gen_cfg_defaults(&c);
+	c.ant_ip[3] = c.ant_ip[1];
+	CHECK(gen_init(&g, &c) != 0);
+	CHECK_HAS(g.err, "antenna source IP 10.17.0.212 given twice");
+	gen_cfg_defaults(&c);
+	c.p[GEN_F_LOSS] = 0.7;
+	c.p[GEN_F_INVALID] = 0.7;
+	CHECK(gen_init(&g, &c) != 0);
+	CHECK_HAS(g.err, "fault probabilities add up to 1.4");
+	gen_cfg_defaults(&c);
+	c.tmpl.nbits = 12;
+	CHECK(gen_init(&g, &c) != 0);
+	CHECK_HAS(g.err, "stream parameters: framelength8");
+	gen_cfg_defaults(&c);
+	c.frames = 1;
+	CHECK(gen_init(&g, &c) != 0);
+	CHECK_HAS(g.err, "frames: 1");
+	gen_cfg_defaults(&c);
+	c.ant_groups[2] = 0;
+	CHECK(gen_init(&g, &c) != 0);
+	CHECK_HAS(g.err, "antenna 2 sends to no group");
+}
+
+/* Frame times: the first frame at --start, then frame_ns apart. */
+static void
+test_times(void)
+{
+	struct gen_cfg c;
+	struct gen g;
+	struct codif_hdr h;
+	char ts[CODIF_TIMESTR_LEN];
+
+	gen_cfg_defaults(&c);
+	codif_parse_time("2025-03-10T12:00:13.5Z", &c.start_ns);
+	c.tmpl.epoch = (uint8_t)codif_epoch_for_unix(c.start_ns / 1000000000);
+	CHECK(gen_init(&g, &c) == 0);
+	gen_frame_hdr(&g, 0, 0, &h);
+	CHECK_EQ_U(h.seconds, 5918400);
+	CHECK_EQ_U(h.frame, 31250);
+	CHECK_STR(codif_time_str(codif_frame_time_ns(&h), ts, sizeof(ts)),
+		  "2025-03-10T12:00:13.500000000Z");
+	gen_frame_hdr(&g, 0, 62500 - 31250, &h);
+	CHECK_EQ_U(h.seconds, 5918400 + 27);
+	CHECK_EQ_U(h.frame, 0);
+	gen_free(&g);
+}
+
+int
+main(void)
+{
+	test_faults();
+	test_select();
+	test_bad_config();
+	test_times();
+	return check_report("test_gen");
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of lib/pkt (L2-L4 parsing, header building) and lib/util/parse. */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "parse.h"
+#include "pkt.h"
+
+static uint32_t
+build(uint8_t *b, bool vlan, uint32_t plen)
+{
+	struct pkt_udp4_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.src_ip = 0x0A1100D3; /* 10.17.0.211 */
+	sp.dst_ip = 0xEF110001; /* 239.17.0.1 */
+	sp.sport = 36001;
+	sp.dport = 36001;
+	sp.ttl = 1;
+	sp.vlan = vlan;
+	sp.vlan_tci = 100;
+	pkt_mcast_mac(sp.dst_ip, sp.dst_mac);
+	memset(b + (vlan ? 46 : 42), 0x5a, plen);
+	return pkt_build_udp4(b, &sp, plen) + plen;
+}
+
+static void
+test_parse_ok(void)
+{
+	static uint8_t b[9100];
+	struct pkt_info pi;
+	uint32_t len;
+
+	len = build(b, false, 8256);
+	CHECK_EQ_U(len, 8298);
+	CHECK(pkt_parse(b, len, &pi) == PKT_OK);
+	CHECK_EQ_U(pi.src_ip, 0x0A1100D3);
+	CHECK_EQ_U(pi.dst_ip, 0xEF110001);
+	CHECK_EQ_U(pi.dport, 36001);
+	CHECK_EQ_U(pi.payload_off, 42);
+	CHECK_EQ_U(pi.payload_len, 8256);
+	CHECK_EQ_U(pi.nvlan, 0);
+	CHECK_EQ_U(b[0], 0x01);
+	CHECK_EQ_U(b[2], 0x5e);
+	CHECK_EQ_U(b[3], 0x11);
+	CHECK_EQ_U(b[5], 0x01);
+	/* the IPv4 checksum verifies to zero */
+	CHECK_EQ_U(pkt_ip_csum(b + 14, 20), 0);
+	/* Ethernet padding beyond the IP length is fine */
+	CHECK(pkt_parse(b, len + 10, &pi) == PKT_OK);
+	CHECK_EQ_U(pi.payload_len, 8256);
+
+	len = build(b, true, 8256);
+	CHECK_EQ_U(len, 8302);
+	CHECK(pkt_parse(b, len, &pi) == PKT_OK);
+	CHECK_EQ_U(pi.nvlan, 1);
+	CHECK_EQ_U(pi.vlan_tci, 100);
+	CHECK_EQ_U(pi.payload_off, 46);
+}
+
+static void
+test_parse_errors(void)
+{
+	static uint8_t b[9100];
+	struct pkt_info pi;
+	uint32_t len;
+
+	len = build(b, false, 100);
+	CHECK(pkt_parse(b, 13, &pi) == PKT_ERR_ETH_SHORT);
+	CHECK(pkt_parse(b, 20, &pi) == PKT_ERR_IP_SHORT);
+	CHECK(pkt_parse(b, len - 1, &pi) == PKT_ERR_IP_LEN); /* truncated */
+	CHECK(pi.have_ip);
+	CHECK_EQ_U(pi.src_ip, 0x0A1100D3);
+
+	b[12] = 0x86; b[13] = 0xDD;
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_NOT_IPV4);
+	CHECK(!pi.have_ip);
+	CHECK_EQ_U(pi.ethertype, 0x86DD);
+	len = build(b, false, 100);
+	b[14] = 0x65;
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_VERSION);
+	b[14] = 0x44;
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_IHL);
+	b[14] = 0x45;
+	b[20] = 0x20; /* MF */
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_FRAG);
+	b[20] = 0x40; /* DF only: fine */
+	CHECK(pkt_parse(b, len, &pi) == PKT_OK);
+	b[23] = 6;
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_NOT_UDP);
+	b[23] = 17;
+	b[38] = 0; b[39] = 7; /* UDP length 7 */
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_UDP_LEN);
+	b[38] = 0x10; /* longer than the IP payload */
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_UDP_LEN);
+	/* IHL 6 (options): payload moves by 4 */
+	len = build(b, false, 100);
+	memmove(b + 38, b + 34, len - 34);
+	b[14] = 0x46;
+	b[16] = 0; b[17] = 20 + 4 + 8 + 100;
+	CHECK(pkt_parse(b, len + 4, &pi) == PKT_OK);
+	CHECK_EQ_U(pi.payload_off, 46);
+	/* three stacked tags: not parsed further */
+	len = build(b, true, 100);
+	memmove(b + 20, b + 16, len - 16);
+	b[16] = 0x81; b[17] = 0x00;
+	memmove(b + 24, b + 20, len - 16);
+	b[20] = 0x81; b[21] = 0x00;
+	CHECK(pkt_parse(b, len + 8, &pi) == PKT_ERR_NOT_IPV4);
+	CHECK_STR(pkt_err_name(PKT_ERR_IP_LEN), "ip-length");
+}
+
+static void
+test_parse_util(void)
+{
+	char err[256];
+	uint64_t v;
+	double d;
+	uint32_t ip;
+	uint16_t port;
+	char *items[4], *store;
+
+	CHECK(parse_u64("--n", "42", 0, 100, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 42);
+	CHECK(parse_u64("--n", "0x10", 0, 100, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 16);
+	CHECK(parse_u64("--n", "101", 0, 100, &v, err, sizeof(err)) == -ERANGE);
+	CHECK_STR(err, "--n: '101': expected an integer between 0 and 100");
+	CHECK(parse_u64("--n", "-1", 0, 100, &v, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_u64("--n", "4x", 0, 100, &v, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_u64("--n", "", 0, 100, &v, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_u64("--n", "99999999999999999999999", 0, UINT64_MAX, &v, err,
+			sizeof(err)) == -EINVAL);
+	CHECK(parse_size("--s", "2G", 0, UINT64_MAX, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 2ULL << 30);
+	CHECK(parse_size("--s", "5MB", 0, UINT64_MAX, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 5000000);
+	CHECK(parse_size("--s", "5Q", 0, UINT64_MAX, &v, err, sizeof(err)) == -EINVAL);
+	CHECK_HAS(err, "--s: '5Q': expected a size");
+	CHECK(parse_double("--p", "0.25", 0, 1, &d, err, sizeof(err)) == 0);
+	CHECK(d == 0.25);
+	CHECK(parse_double("--p", "1.5", 0, 1, &d, err, sizeof(err)) == -ERANGE);
+	CHECK_STR(err, "--p: '1.5': expected a number between 0 and 1");
+	CHECK(parse_double("--p", "nan", 0, 1, &d, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_duration_ns("--d", "250ms", 0, UINT64_MAX, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 250000000);
+	CHECK(parse_duration_ns("--d", "2", 0, UINT64_MAX, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 2000000000);
+	CHECK(parse_duration_ns("--d", "1.5m", 0, UINT64_MAX, &v, err, sizeof(err)) == 0);
+	CHECK_EQ_U(v, 90000000000ULL);
+	CHECK(parse_duration_ns("--d", "3 days", 0, UINT64_MAX, &v, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_ipv4("--ip", "10.0.0.1", &ip, err, sizeof(err)) == 0);
+	CHECK_EQ_U(ip, 0x0A000001);
+	CHECK(parse_ipv4("--ip", "10.0.0.256", &ip, err, sizeof(err)) == -EINVAL);
+	CHECK_STR(err, "--ip: '10.0.0.256': expected an IPv4 address such as 10.0.0.1");
+	CHECK(parse_ipv4("--ip", "10.0.0", &ip, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_ipv4_port("--g", "239.17.0.1:36001", &ip, &port, err, sizeof(err)) == 0);
+	CHECK_EQ_U(ip, 0xEF110001);
+	CHECK_EQ_U(port, 36001);
+	CHECK(parse_ipv4_port("--g", "239.17.0.1:0", &ip, &port, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_ipv4_port("--g", "239.17.0.1:70000", &ip, &port, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_ipv4_port("--g", "239.17.0.1", &ip, &port, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_ipv4_port("--g", "239.17.0.1:5x", &ip, &port, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_list("--l", "a,b,c", ',', items, 4, &store, err, sizeof(err)) == 3);
+	CHECK_STR(items[2], "c");
+	free(store);
+	CHECK(parse_list("--l", "a,,c", ',', items, 4, &store, err, sizeof(err)) == -EINVAL);
+	CHECK(parse_list("--l", "a,b,c,d,e", ',', items, 4, &store, err, sizeof(err)) == -E2BIG);
+	CHECK_HAS(err, "at most 4");
+}
+
+int
+main(void)
+{
+	test_parse_ok();
+	test_parse_errors();
+	test_parse_util();
+	return check_report("test_pkt");
+}
