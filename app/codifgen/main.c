@@ -1061,10 +1061,10 @@ main(int argc, char **argv)
 	el = (double)(now_ns() - t_start) / 1e9;
 	if (!o.quiet) {
 		fprintf(stderr,
-			"codifgen: %u streams (%u antennas x groups x %u threads), "
+			"codifgen: %u streams (%u antennas, %u groups, %u threads), "
 			"%" PRIu64 " packets, %" PRIu64 " bytes in %.3f s "
 			"(%.3f Mpps, %.3f Gb/s)%s\n",
-			g.nstream, o.cfg.nant, o.cfg.nthread, g.packets, bytes, el,
+			g.nstream, o.cfg.nant, o.cfg.ngroup, o.cfg.nthread, g.packets, bytes, el,
 			el > 0 ? (double)g.packets / el / 1e6 : 0.0,
 			el > 0 ? (double)bytes * 8 / el / 1e9 : 0.0,
 			stop_requested ? " [interrupted]" : "");

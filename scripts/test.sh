@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Set up (packages, hugepages, build) and run the whole test suite:
+#   1. every suite on the -Werror build (unit, fuzz replay, cli, golden,
+#      vdev, mp, netns, ...);
+#   2. unit and fuzz-replay again under ASan/UBSan;
+#   3. the libFuzzer target for a bounded time (clang).
+# Ends with the line "N passed, N failed"; exit 0 only when none failed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+"$ROOT/scripts/setup.sh" --test || { echo "0 passed, 1 failed"; exit 1; }
+
+logs=()
+run_suite() { # builddir, meson test args...
+	local dir=$1
+	shift
+	echo "=== meson test -C $dir $*"
+	meson test -C "$dir" --print-errorlogs "$@" | grep -vE '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): '
+	logs+=("$dir/meson-logs/testlog.json")
+}
+
+run_suite build --no-suite fuzzer
+
+if [ ! -f build-asan/build.ninja ]; then
+	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true >/dev/null
+fi
+ninja -C build-asan >/dev/null || ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	run_suite build-asan --suite unit --suite fuzz --suite cli
+
+if [ ! -f build-fuzz/build.ninja ]; then
+	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+		-Db_lundef=false >/dev/null
+fi
+ninja -C build-fuzz >/dev/null || ninja -C build-fuzz
+run_suite build-fuzz --suite fuzzer
+
+python3 - "${logs[@]}" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+names = []
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        failed += 1
+        names.append("%s missing" % path)
+        continue
+    for line in lines:
+        r = json.loads(line)
+        res = r["result"]
+        if res in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif res == "SKIP":
+            skipped += 1
+            names.append("skipped: " + r["name"])
+        else:
+            failed += 1
+            names.append("%s: %s (%s)" % (res, r["name"], path.split("/")[0]))
+for n in names:
+    print(n)
+if skipped:
+    print("%d skipped (missing environment; see their logs)" % skipped)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+PY

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Every bad codifgen option is refused with exit 1 and a message naming the
+# option, the value and what was expected; --help documents every option.
+. "$(dirname "$0")/../lib.sh"
+set -e
+G=$BUILD/app/codifgen
+o="$T/x.pcap"
+run_expect_fail "unknown option" 1 "unrecognized option '--antenas'" "$G" --antenas 3 --pcap "$o"
+run_expect_fail "--antennas 0" 1 "--antennas: '0': expected an integer between 1 and 64" "$G" --antennas 0 --pcap "$o"
+run_expect_fail "--antennas 65" 1 "--antennas: '65': expected an integer between 1 and 64" "$G" --antennas 65 --pcap "$o"
+run_expect_fail "--antenna-base bad IP" 1 "--antenna-base: '10.0.0.300': expected an IPv4 address" "$G" --antenna-base 10.0.0.300 --pcap "$o"
+run_expect_fail "--antenna-ip duplicate" 1 "antenna source IP 10.0.0.1 given twice" "$G" --antenna-ip 10.0.0.1,10.0.0.2,10.0.0.1 --pcap "$o"
+run_expect_fail "--group not multicast" 1 "--group: '10.0.0.1:36001': expected an IPv4 multicast address" "$G" --group 10.0.0.1:36001 --pcap "$o"
+run_expect_fail "--group no port" 1 "--group: '239.1.1.1': expected IPV4:PORT" "$G" --group 239.1.1.1 --pcap "$o"
+run_expect_fail "--loss > 1" 1 "--loss: '1.5': expected a number between 0 and 1" "$G" --loss 1.5 --pcap "$o"
+run_expect_fail "--reorder text" 1 "--reorder: 'some': expected a number between 0 and 1" "$G" --reorder some --pcap "$o"
+run_expect_fail "faults add up beyond 1" 1 "fault probabilities add up to 1.2" "$G" --loss 0.6 --duplicate 0.6 --pcap "$o"
+run_expect_fail "--reorder-depth 0" 1 "--reorder-depth: '0': expected an integer between 1 and 1024" "$G" --reorder-depth 0 --pcap "$o"
+run_expect_fail "--data-bytes not multiple of 8" 1 "--data-bytes: '8190': expected a multiple of 8 bytes" "$G" --data-bytes 8190 --pcap "$o"
+run_expect_fail "inconsistent stream parameters" 1 "totalsamples 1000, expected a non-zero multiple of 512 samples per frame" "$G" --total-samples 1000 --pcap "$o"
+run_expect_fail "--station length" 1 "--station: 'ASKAP': expected two characters" "$G" --station ASKAP --pcap "$o"
+run_expect_fail "--start garbage" 1 "--start: 'tomorrow': expected a UTC time" "$G" --start tomorrow --pcap "$o"
+run_expect_fail "--start before epoch" 1 "is before the reference epoch 60" "$G" --epoch 60 --pcap "$o"
+run_expect_fail "--frames 1" 1 "--frames: '1': expected an integer between 2" "$G" --frames 1 --pcap "$o"
+run_expect_fail "--duration unit" 1 "--duration: '5 parsecs': expected a duration" "$G" --duration "5 parsecs" --pcap "$o"
+run_expect_fail "--frames and --duration" 1 "--frames and --duration exclude each other" "$G" --frames 5 --duration 1s --pcap "$o"
+run_expect_fail "--map bad entry" 1 "--map: 'x': expected ANTENNA:GROUP" "$G" --map x --pcap "$o"
+run_expect_fail "--map antenna missing" 1 "--map: antenna 1 has no group" "$G" --antennas 2 --groups 2 --map 0:0+1 --pcap "$o"
+run_expect_fail "--select beyond antennas" 1 "--select: antenna index beyond the 6 antennas" "$G" --select 7 --pcap "$o"
+run_expect_fail "no output" 1 "no output: give --pcap FILE, --socket or --tx-port N" "$G" --frames 5
+run_expect_fail "unwritable pcap" 1 "--pcap: '/nonexistent/x.pcap'" "$G" --pcap /nonexistent/x.pcap
+run_expect_fail "stray argument" 1 "unexpected argument 'extra'" "$G" --pcap "$o" extra
+# nothing was written by any refused run
+[ ! -e "$o" ] || fail "a refused run wrote $o"
+ok "no refused run wrote an output file"
+# --help lists every long option the program accepts
+"$G" --help > "$T/help.txt"
+opts=$(grep -o '{"[a-z-]*", ' "$SRC/app/codifgen/main.c" | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+for x in $opts; do
+	grep -q -- "--$x" "$T/help.txt" || fail "--help does not document --$x"
+done
+ok "--help documents all $(echo "$opts" | wc -w) options"
+echo "$CHECKS checks passed"

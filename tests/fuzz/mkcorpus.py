@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the seed corpus of fuzz_codif (run once; the files are committed)."""
+import os
+import struct
+import sys
+
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "codif")
+os.makedirs(out, exist_ok=True)
+
+
+def hdr(frame=0, seconds=5918400, epoch=50, nbits=16, invalid=0, cplx=1, period=27,
+        thread=0, group=257, secondary=0, station=0x414B, nchan=4, fl8=1024,
+        total=32000000, sync=0xFEEDCAFE, proto=7, version=3):
+    w0 = frame | seconds << 32
+    w1 = (epoch | nbits << 8 | invalid << 17 | cplx << 18 | 1 << 20 | version << 24
+          | proto << 29 | period << 48)
+    w2 = thread | group << 16 | secondary << 32 | station << 48
+    w3 = nchan | 1 << 16 | fl8 << 32
+    return struct.pack("<QQQQQQQQ", w0, w1, w2, w3, total, sync, 0, 0)
+
+
+def rec(b):
+    return struct.pack("<H", len(b)) + b
+
+
+def eth_udp(payload, src=(10, 17, 0, 211), dst=(239, 17, 0, 1), port=36001):
+    ip_len = 20 + 8 + len(payload)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0x4000, 1, 17, 0,
+                     bytes(src), bytes(dst))
+    udp = struct.pack("!HHHH", port, port, 8 + len(payload), 0)
+    return bytes([1, 0, 0x5e, 17, 0, 1, 2, 0, 0, 0x17, 0, 0]) + b"\x08\x00" + ip + udp + payload
+
+
+small = dict(fl8=4, total=64000, nchan=1, nbits=8, cplx=0)  # 32-byte frames, FPP 2000
+seeds = {
+    "valid-header": rec(hdr()),
+    "valid-frame-small": rec(hdr(**small) + bytes(32)),
+    "sequence": b"".join(rec(hdr(frame=f, **small) + bytes(32)) for f in (0, 1, 3, 2, 2, 5)),
+    "wrap": b"".join(rec(hdr(frame=f, seconds=s, **small) + bytes(32))
+                     for s, f in ((27, 1998), (27, 1999), (54, 0), (54, 2))),
+    "invalid-flag": b"".join(rec(hdr(frame=f, invalid=f & 1, **small) + bytes(32)) for f in range(4)),
+    "param-change": rec(hdr(**small) + bytes(32)) + rec(hdr(frame=1, nchan=2, **{k: v for k, v in small.items() if k != "nchan"}) + bytes(32)),
+    "vdif": rec(struct.pack("<IIII", 100, 5, 1028, 0) + bytes(48)),
+    "legacy": rec(bytes(28) + struct.pack("<I", 0xADEADBEE) + bytes(32)),
+    "bad-sync": rec(hdr(sync=0x12345678)),
+    "truncated": rec(hdr()[:40]),
+    "eth-frame": rec(eth_udp(hdr(**small) + bytes(32))),
+    "eth-frames": b"".join(rec(eth_udp(hdr(frame=f, **small) + bytes(32))) for f in (0, 2, 1)),
+    "time-string": rec(b"2025-03-10T12:00:13.5Z"),
+}
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds to %s" % (len(seeds), out))

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers for the shell tests. Each test sources this; BUILD and SRC come
+# from meson (env), T is the test's scratch directory, removed at exit with
+# everything the test registered for cleanup (processes by pid, namespaces,
+# hugepage files of its own --file-prefix).
+
+set -u
+: "${BUILD:?BUILD must point at the build directory}"
+: "${SRC:?SRC must point at the source directory}"
+T=$(mktemp -d /tmp/ibvcap-test.XXXXXX)
+TEST_NAME=$(basename "$0" .sh)
+PREFIX="ibvt$$"             # unique DPDK --file-prefix / namespace prefix
+CLEANUP_PIDS=()
+CLEANUP_NETNS=()
+CLEANUP_CMDS=()
+CHECKS=0
+
+cleanup() {
+	local pid ns c
+	for pid in "${CLEANUP_PIDS[@]+"${CLEANUP_PIDS[@]}"}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			kill "$pid" 2>/dev/null || true
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.3
+			done
+			kill -9 "$pid" 2>/dev/null || true
+		fi
+	done
+	for c in "${CLEANUP_CMDS[@]+"${CLEANUP_CMDS[@]}"}"; do
+		eval "$c" >/dev/null 2>&1 || true
+	done
+	for ns in "${CLEANUP_NETNS[@]+"${CLEANUP_NETNS[@]}"}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	# hugepage and runtime files of our own prefixes only
+	rm -f /dev/hugepages/"$PREFIX"* 2>/dev/null || true
+	rm -rf /var/run/dpdk/"$PREFIX"* 2>/dev/null || true
+	if [ "${KEEP_T:-0}" = 1 ]; then
+		echo "scratch kept in $T" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $TEST_NAME: $*" >&2
+	exit 77
+}
+
+ok() {
+	CHECKS=$((CHECKS + 1))
+	echo "ok $CHECKS - $*"
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
+	ok "$1 = $3"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "needs $1 (run scripts/setup.sh --test)"
+}
+
+# Free 2 MiB hugepages, and a mounted hugetlbfs.
+need_hugepages() {
+	local want=${1:-256} free
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	grep -qs hugetlbfs /proc/mounts || skip "no hugetlbfs mounted (run scripts/setup.sh)"
+	[ "${free:-0}" -ge "$want" ] || skip "needs $want free hugepages, $free free (run scripts/setup.sh)"
+}
+
+need_netns() {
+	need_root
+	need_cmd ip
+	ip netns add "${PREFIX}probe" 2>/dev/null || skip "cannot create network namespaces"
+	ip netns del "${PREFIX}probe"
+}
+
+# run_expect_fail NAME EXPECTED_RC MESSAGE_SUBSTRING CMD...
+# The command must exit with EXPECTED_RC (or any non-zero for '!0') and
+# print MESSAGE_SUBSTRING on stderr/stdout.
+run_expect_fail() {
+	local name=$1 want=$2 msg=$3 rc out
+	shift 3
+	set +e
+	out=$("$@" 2>&1)
+	rc=$?
+	set -e
+	if [ "$want" = '!0' ]; then
+		[ "$rc" -ne 0 ] || fail "$name: exit 0, expected failure; output: $out"
+	else
+		[ "$rc" -eq "$want" ] || fail "$name: exit $rc, expected $want; output: $out"
+	fi
+	case "$out" in
+	*"$msg"*) ;;
+	*) fail "$name: message lacks '$msg'; got: $out" ;;
+	esac
+	ok "$name (exit $rc: ${msg})"
+}
+
+# Wait (up to $2 s) until file $1 has a line matching $3.
+wait_for_line() {
+	local f=$1 t=$2 re=$3 i
+	for ((i = 0; i < t * 10; i++)); do
+		grep -qE "$re" "$f" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+EAL_COMMON="--no-pci --file-prefix=$PREFIX --log-level=lib.eal:error"
