@@ -133,7 +133,9 @@ add_stream(struct acct *a, struct acct_ant *an, const struct codif_hdr *h,
 	s->dst_ip = dst;
 	s->dport = dport;
 	an->last = (int)an->nstream;
-	return (int)an->nstream++;
+	/* publish the initialised stream to readers on other lcores */
+	__atomic_store_n(&an->nstream, an->nstream + 1, __ATOMIC_RELEASE);
+	return (int)an->nstream - 1;
 }
 
 /* Learn mode: add an antenna/group on first sight. */
@@ -321,9 +323,9 @@ void
 acct_ant_add(const struct acct *a, unsigned int ant, struct acct_ant_totals *t)
 {
 	const struct acct_ant *an = &a->ant[ant];
-	unsigned int i;
+	unsigned int i, n = __atomic_load_n(&an->nstream, __ATOMIC_ACQUIRE);
 
-	for (i = 0; i < an->nstream; i++)
+	for (i = 0; i < n; i++)
 		acct_stream_add(&an->stream[i], t);
 	/* malformed is counted per antenna (a malformed packet cannot be
 	 * trusted to name its stream), so it is not summed from streams */

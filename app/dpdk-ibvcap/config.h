@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdk-ibvcap configuration: command-line and INI options, validation, printing. */
+
+#ifndef IBVCAP_CONFIG_H
+#define IBVCAP_CONFIG_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "acct.h"
+
+#define IBV_MAX_PORTS ACCT_MAX_PORTS
+#define IBV_MAX_QUEUES (ACCT_MAX_ANTENNAS + 1)
+#define IBV_MAX_MAP (IBV_MAX_PORTS * IBV_MAX_QUEUES)
+#define IBV_ERRLEN 512
+
+enum ibv_steer_mode {
+	IBV_STEER_AUTO = 0, /**< rte_flow, else software (one log line) */
+	IBV_STEER_FLOW,     /**< rte_flow or fail */
+	IBV_STEER_SOFTWARE, /**< never try rte_flow */
+};
+
+struct ibv_port_cfg {
+	char spec[64];            /**< as given: port id or device name */
+	int port_id;              /**< resolved after EAL init, else -1 */
+	char iface[IF_NAMESIZE];  /**< kernel interface for joins ("" = ask the port) */
+};
+
+/** One (port, queue) -> lcore assignment. */
+struct ibv_map {
+	uint8_t port_idx;
+	uint16_t queue;
+	unsigned int lcore;
+};
+
+struct ibv_config {
+	unsigned int nport;          /**< 0: every probed port */
+	struct ibv_port_cfg port[IBV_MAX_PORTS];
+	struct acct_layout layout;   /**< antennas and groups */
+	int group_port[ACCT_MAX_GROUPS]; /**< port index joining each group */
+	unsigned int threads;        /**< CODIF threads per antenna and group (info) */
+
+	uint32_t mtu;
+	uint32_t mbuf_size;          /**< data room incl. headroom, 0 = auto */
+	uint32_t nb_mbufs;           /**< per port, 0 = auto */
+	uint16_t rx_desc;
+	uint16_t burst;
+	enum ibv_steer_mode steer;
+	bool isolate;
+	bool no_join;
+	bool verbose;
+	bool check_only;
+
+	uint64_t stop_packets;       /**< 0 = none */
+	uint64_t stop_frames;        /**< per antenna, 0 = none */
+	uint64_t stop_duration_ns;   /**< 0 = none */
+	uint64_t idle_timeout_ns;    /**< 0 = none */
+	uint64_t stats_period_ns;    /**< 0 = no periodic line */
+	uint64_t link_timeout_ns;
+
+	char summary_json[PATH_MAX];
+	char config_file[PATH_MAX];
+
+	unsigned int nmap;
+	struct ibv_map map[IBV_MAX_MAP];
+};
+
+/** Defaults: the ASKAP-like layout of 6 antennas, 4 groups. */
+void ibv_config_defaults(struct ibv_config *c);
+
+/**
+ * Parse the options after EAL's '--' (argv[0] is the program name). A
+ * --config FILE is loaded first (wherever it appears), then the command
+ * line overrides it. Everything is validated here; nothing touches a device.
+ *
+ * @return 0; 1 when --help was printed; -1 with the reason in err.
+ */
+int ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
+		     size_t errlen);
+
+/** Apply an INI file (rte_cfgfile): every key is a long option name. */
+int ibv_config_load_ini(struct ibv_config *c, const char *path, char *err,
+			size_t errlen);
+
+/** Print the effective configuration, one "key = value" per line. */
+void ibv_config_print(const struct ibv_config *c, FILE *f);
+
+/** Usage text. */
+void ibv_usage(FILE *f);
+
+/** Number of rx queues a port needs: one per antenna plus the default one. */
+static inline unsigned int
+ibv_queues_needed(const struct ibv_config *c)
+{
+	return c->layout.nant + 1;
+}
+
+#endif /* IBVCAP_CONFIG_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdk-ibvcap runtime state shared by the control (main) and rx lcores. */
+
+#ifndef IBVCAP_H
+#define IBVCAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+
+#include "acct.h"
+#include "config.h"
+#include "steer.h"
+
+/** One rx queue polled by an lcore. */
+struct ibv_rxq {
+	uint16_t port_id;
+	uint8_t port_idx;
+	uint16_t queue;
+	int ant;          /**< antenna steered here by rules, -1 default queue */
+	bool hw_steered;  /**< rules put exactly antenna `ant` here */
+};
+
+/**
+ * An rx lcore's state. Only that lcore writes it; counters are stored once
+ * per burst and read (approximately, while running) by the main lcore.
+ */
+struct ibv_lcore {
+	unsigned int lcore_id;
+	unsigned int nq;
+	struct ibv_rxq q[IBV_MAX_MAP];
+	struct acct *acct;
+	bool verbose;
+	uint16_t burst;
+	uint8_t *bounce;          /**< linear copy of multi-segment packets */
+
+	/* counters */
+	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
+	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
+	uint64_t last_rx_tsc;
+	volatile bool running;
+} __rte_cache_aligned;
+
+/** A port in use. */
+struct ibv_port {
+	uint16_t port_id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_mempool *mp;
+	unsigned int nq;          /**< rx queues configured */
+	bool configured, started;
+	bool hw_steer;            /**< rte_flow rules installed */
+	bool isolated;
+	struct steer_port sp;
+	struct steer_rule_spec *rules;
+	unsigned int nrules;
+	char steer_why[256];      /**< why software steering */
+	char iface[IF_NAMESIZE];  /**< kernel interface ("" = none) */
+	int join_fd;              /**< socket holding the memberships, -1 */
+	uint64_t groups;          /**< bit g: this port joins group g */
+	unsigned int joined;
+	bool ts_offload, scatter;
+	const char *mcast_mode;   /**< how multicast frames are let in */
+	uint32_t mtu;
+};
+
+struct ibv_app {
+	struct ibv_config cfg;
+	unsigned int nport;
+	struct ibv_port port[IBV_MAX_PORTS];
+	unsigned int nlcore;
+	struct ibv_lcore *lc[RTE_MAX_LCORE];
+	volatile int stop;
+	const char *stop_reason;
+	uint64_t tsc_hz;
+	uint64_t start_tsc, end_tsc;
+	int64_t start_unix_ns;
+	int ts_offset;            /**< rx timestamp dynfield, -1 none */
+	uint64_t ts_flag;
+	bool pdump;               /**< rte_pdump_init() succeeded */
+	/* last stats sample, for rates */
+	uint64_t last_tsc, last_pkts, last_bytes;
+	double rate_gbps, rate_mpps;
+};
+
+extern struct ibv_app *ibv_g; /* for telemetry callbacks and signals */
+
+/* port.c */
+int ibv_ports_resolve(struct ibv_app *app, char *err, size_t len);
+int ibv_ports_setup(struct ibv_app *app, char *err, size_t len);
+int ibv_ports_start(struct ibv_app *app, char *err, size_t len);
+void ibv_ports_stop(struct ibv_app *app);
+void ibv_ports_close(struct ibv_app *app);
+
+/* join.c */
+int ibv_join_all(struct ibv_app *app, char *err, size_t len);
+void ibv_leave_all(struct ibv_app *app);
+
+/* rx.c */
+int ibv_lcores_setup(struct ibv_app *app, char *err, size_t len);
+void ibv_lcores_free(struct ibv_app *app);
+int ibv_rx_main(void *arg);
+
+/* ctl.c */
+/** Totals over every lcore and antenna. */
+struct ibv_totals {
+	uint64_t pkts, bytes, polls, empty_polls, misdirected;
+	struct acct_ant_totals ant[ACCT_MAX_ANTENNAS];
+	struct acct_ant_totals all;
+	uint64_t cause[ACCT_C__COUNT];  /**< unattributed, all ports */
+	uint64_t port_cause[IBV_MAX_PORTS][ACCT_C__COUNT];
+};
+void ibv_collect(const struct ibv_app *app, struct ibv_totals *t);
+void ibv_stats_line(struct ibv_app *app, FILE *f);
+void ibv_summary(const struct ibv_app *app, FILE *f);
+int ibv_summary_json(const struct ibv_app *app, const char *path);
+int ibv_telemetry_register(void);
+
+#endif /* IBVCAP_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdk-ibvcap: EAL, options, start-up, the control loop, teardown. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_pdump.h>
+
+#include "ibvcap.h"
+
+static void
+on_signal(int sig)
+{
+	if (ibv_g != NULL && !ibv_g->stop) {
+		ibv_g->stop_reason = sig == SIGINT ? "SIGINT" : "SIGTERM";
+		ibv_g->stop = 1;
+	}
+}
+
+/* Options after '--' (or all of them for --check-config without EAL). */
+static int
+find_dashdash(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+static bool
+has_arg(int argc, char **argv, const char *a)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], a) == 0)
+			return true;
+	return false;
+}
+
+/* --check-config: no EAL, no device; exit 0 or 1. */
+static int
+check_config(int argc, char **argv)
+{
+	struct ibv_config *c = calloc(1, sizeof(*c));
+	char err[IBV_ERRLEN];
+	int dd = find_dashdash(argc, argv), rc;
+	char **av = argv;
+	int ac = argc;
+
+	if (c == NULL)
+		return 1;
+	if (dd > 0) {
+		av = argv + dd;
+		ac = argc - dd;
+	}
+	ibv_config_defaults(c);
+	rc = ibv_config_parse(c, ac, av, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		free(c);
+		return 1;
+	}
+	if (rc == 0) {
+		ibv_config_print(c, stdout);
+		printf("# configuration valid (ports are resolved only when capturing)\n");
+	}
+	free(c);
+	return 0;
+}
+
+static void
+check_stop(struct ibv_app *app)
+{
+	const struct ibv_config *c = &app->cfg;
+	uint64_t now = rte_rdtsc(), pkts = 0, last_rx = 0;
+	unsigned int i;
+
+	if (app->stop)
+		return;
+	if (c->stop_duration_ns &&
+	    now - app->start_tsc >= c->stop_duration_ns / 1000 * app->tsc_hz / 1000000) {
+		app->stop_reason = "--duration";
+		app->stop = 1;
+		return;
+	}
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct ibv_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		pkts += lc->pkts;
+		if (lc->last_rx_tsc > last_rx)
+			last_rx = lc->last_rx_tsc;
+	}
+	if (c->stop_packets && pkts >= c->stop_packets) {
+		app->stop_reason = "--packets";
+		app->stop = 1;
+		return;
+	}
+	if (c->idle_timeout_ns && pkts > 0 &&
+	    now - last_rx >= c->idle_timeout_ns / 1000 * app->tsc_hz / 1000000) {
+		app->stop_reason = "--idle-timeout";
+		app->stop = 1;
+		return;
+	}
+	if (c->stop_frames) {
+		struct ibv_totals t;
+		unsigned int a;
+
+		ibv_collect(app, &t);
+		for (a = 0; a < c->layout.nant; a++)
+			if (t.ant[a].received < c->stop_frames)
+				return;
+		app->stop_reason = "--frames";
+		app->stop = 1;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct ibv_app app_store;
+	struct ibv_app *app = &app_store;
+	char err[IBV_ERRLEN];
+	struct sigaction sa;
+	struct timespec ts;
+	uint64_t next_stats;
+	int n, rc, status = 1;
+
+	if (has_arg(argc, argv, "--check-config"))
+		return check_config(argc, argv);
+	if (has_arg(argc, argv, "--help") || has_arg(argc, argv, "-h")) {
+		int dd = find_dashdash(argc, argv);
+
+		/* help without EAL, wherever it is asked */
+		if (dd < 0 || has_arg(argc - dd, argv + dd, "--help") ||
+		    has_arg(argc - dd, argv + dd, "-h")) {
+			ibv_usage(stdout);
+			return 0;
+		}
+	}
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr,
+			"dpdk-ibvcap: EAL initialisation failed: %s. Check: hugepages "
+			"reserved and mounted (scripts/setup.sh; grep Huge /proc/meminfo), a "
+			"--file-prefix no other primary uses, the -l lcores, the devices "
+			"(-a/--vdev)\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	ibv_g = app;
+	app->ts_offset = -1;
+	ibv_config_defaults(&app->cfg);
+	rc = ibv_config_parse(&app->cfg, argc, argv, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		status = rc < 0 ? 1 : 0;
+		goto out_eal;
+	}
+	if (!rte_eal_has_hugepages())
+		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
+		       "writers cannot attach\n");
+	if (ibv_ports_resolve(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_eal;
+	}
+	ibv_config_print(&app->cfg, stdout);
+
+	/* stock dpdk-pdump/dpdk-dumpcap attach through this */
+	if (rte_pdump_init() == 0)
+		app->pdump = true;
+	else
+		printf("dpdk-ibvcap: rte_pdump_init failed (%s): live taps unavailable\n",
+		       rte_strerror(rte_errno));
+	if (ibv_telemetry_register() != 0)
+		printf("dpdk-ibvcap: telemetry commands not registered\n");
+
+	if (ibv_ports_setup(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_ports;
+	}
+	if (ibv_ports_start(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_stop;
+	}
+	if (ibv_lcores_setup(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_lcores;
+	}
+	if (ibv_join_all(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_join;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	app->tsc_hz = rte_get_tsc_hz();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	app->start_tsc = app->last_tsc = rte_rdtsc();
+	printf("dpdk-ibvcap: capturing on %u lcore%s (Ctrl-C stops)\n", app->nlcore,
+	       app->nlcore == 1 ? "" : "s");
+	fflush(stdout);
+	rte_eal_mp_remote_launch(ibv_rx_main, app, SKIP_MAIN);
+
+	next_stats = app->start_tsc + app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
+	while (!app->stop) {
+		rte_delay_us_sleep(10000);
+		check_stop(app);
+		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
+			ibv_stats_line(app, stdout);
+			next_stats += app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
+		}
+	}
+	rte_eal_mp_wait_lcore();
+	app->end_tsc = rte_rdtsc();
+	status = 0;
+
+	/* counts are final: the lcores have stopped, the ports still hold
+	 * their NIC counters */
+	ibv_summary(app, stdout);
+	if (app->cfg.summary_json[0] &&
+	    ibv_summary_json(app, app->cfg.summary_json) != 0)
+		status = 2;
+out_join:
+	ibv_leave_all(app);
+out_lcores:
+	ibv_lcores_free(app);
+out_stop:
+	ibv_ports_stop(app);
+out_ports:
+	ibv_ports_close(app);
+	if (app->pdump)
+		rte_pdump_uninit();
+out_eal:
+	ibv_g = NULL;
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ports: resolution, queues, offloads, mbuf pools, multicast filters, rules, link. */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "ibvcap.h"
+#include "parse.h"
+#include "pkt.h"
+
+static int
+errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+list_ports(char *buf, size_t len)
+{
+	uint16_t pid;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	RTE_ETH_FOREACH_DEV(pid) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		rte_eth_dev_get_name_by_port(pid, name);
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%u (%s)",
+					off ? ", " : "", pid, name);
+	}
+	if (off == 0)
+		snprintf(buf, len, "none");
+}
+
+int
+ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
+{
+	struct ibv_config *c = &app->cfg;
+	char avail[512];
+	unsigned int i, g;
+	uint16_t pid;
+
+	list_ports(avail, sizeof(avail));
+	if (c->nport == 0) {
+		RTE_ETH_FOREACH_DEV(pid) {
+			if (c->nport == IBV_MAX_PORTS)
+				break;
+			rte_eth_dev_get_name_by_port(pid, c->port[c->nport].spec);
+			c->port[c->nport].port_id = pid;
+			c->nport++;
+		}
+		if (c->nport == 0)
+			return errf(err, len,
+				    "no DPDK port: give a device with -a PCI_ADDRESS or --vdev "
+				    "(EAL options, before '--')");
+	}
+	for (i = 0; i < c->nport; i++) {
+		const char *s = c->port[i].spec;
+		uint64_t id;
+
+		if (isdigit((unsigned char)s[0]) && strchr(s, ':') == NULL &&
+		    parse_u64("--port", s, 0, RTE_MAX_ETHPORTS - 1, &id, NULL, 0) == 0) {
+			if (!rte_eth_dev_is_valid_port((uint16_t)id))
+				return errf(err, len, "--port %s: no such DPDK port (available: %s)",
+					    s, avail);
+			pid = (uint16_t)id;
+		} else if (rte_eth_dev_get_port_by_name(s, &pid) != 0) {
+			return errf(err, len, "--port %s: no such DPDK device (available: %s)",
+				    s, avail);
+		}
+		c->port[i].port_id = pid;
+	}
+	for (i = 0; i < c->nport; i++) {
+		unsigned int j;
+
+		for (j = 0; j < i; j++)
+			if (c->port[i].port_id == c->port[j].port_id)
+				return errf(err, len, "--port: port %d given twice", c->port[i].port_id);
+	}
+	app->nport = c->nport;
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+
+		p->port_id = (uint16_t)c->port[i].port_id;
+		rte_eth_dev_get_name_by_port(p->port_id, p->name);
+		p->join_fd = -1;
+	}
+	for (g = 0; g < c->layout.ngroup; g++) {
+		int pi = c->group_port[g] >= 0 ? c->group_port[g] : (int)(g % c->nport);
+		char a[16];
+
+		if (pi >= (int)c->nport)
+			return errf(err, len,
+				    "group %s:%u: joined on port index %d, but %u ports are in use",
+				    ipv4_str(c->layout.group[g].ip, a, sizeof(a)),
+				    c->layout.group[g].port, pi, c->nport);
+		app->port[pi].groups |= 1ULL << g;
+	}
+	return 0;
+}
+
+static void
+set_mcast(struct ibv_app *app, struct ibv_port *p)
+{
+	struct rte_ether_addr mac[ACCT_MAX_GROUPS];
+	unsigned int g, n = 0;
+
+	for (g = 0; g < app->cfg.layout.ngroup; g++)
+		if (p->groups >> g & 1)
+			pkt_mcast_mac(app->cfg.layout.group[g].ip, mac[n++].addr_bytes);
+	if (n > 0 && rte_eth_dev_set_mc_addr_list(p->port_id, mac, n) == 0)
+		p->mcast_mode = "multicast address list";
+	else if (rte_eth_allmulticast_enable(p->port_id) == 0 &&
+		 rte_eth_allmulticast_get(p->port_id) == 1)
+		p->mcast_mode = "all-multicast";
+	else if (rte_eth_promiscuous_enable(p->port_id) == 0)
+		p->mcast_mode = "promiscuous";
+	else
+		p->mcast_mode = "none (the port filters nothing it can be told)";
+}
+
+static int
+setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+{
+	struct ibv_config *c = &app->cfg;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct rte_eth_rxconf rxc;
+	unsigned int need = ibv_queues_needed(c), q, nlc;
+	uint32_t room, frame, nb;
+	uint16_t rxd = c->rx_desc, txd = 512;
+	int socket, rc;
+	char pool[RTE_MEMPOOL_NAMESIZE];
+
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0)
+		return errf(err, len, "port %u (%s): cannot read device info: %s",
+			    p->port_id, p->name, strerror(-rc));
+	socket = rte_eth_dev_socket_id(p->port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+
+	/* one queue per antenna + the default queue; software steering makes
+	 * do with what the port has */
+	if (info.max_rx_queues < need) {
+		if (c->steer != IBV_STEER_SOFTWARE)
+			return errf(err, len,
+				    "port %u (%s) has %u rx queue%s; %u are needed (%u antennas + 1 "
+				    "default): use a port with more queues, fewer antennas, or "
+				    "--steer software",
+				    p->port_id, p->name, info.max_rx_queues,
+				    info.max_rx_queues == 1 ? "" : "s", need, c->layout.nant);
+		need = info.max_rx_queues;
+	}
+	p->nq = need;
+
+	/* mbufs: one jumbo frame per mbuf unless the port can scatter */
+	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
+	room = c->mbuf_size ? c->mbuf_size :
+			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame, 1024);
+	if (room > UINT16_MAX)
+		return errf(err, len, "mbuf data room %u bytes is over 65535", room);
+	memset(&conf, 0, sizeof(conf));
+	if (room - RTE_PKTMBUF_HEADROOM < frame) {
+		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+			return errf(err, len,
+				    "port %u (%s): %u-byte frames (MTU %u) do not fit %u-byte mbufs "
+				    "and the port cannot scatter: raise --mbuf-size",
+				    p->port_id, p->name, frame, c->mtu, room - RTE_PKTMBUF_HEADROOM);
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+		p->scatter = true;
+	}
+	if (info.min_rx_bufsize > room - RTE_PKTMBUF_HEADROOM)
+		return errf(err, len, "port %u (%s): needs rx buffers of %u bytes, mbufs hold %u",
+			    p->port_id, p->name, info.min_rx_bufsize, room - RTE_PKTMBUF_HEADROOM);
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		p->ts_offload = true;
+		if (app->ts_offset < 0 &&
+		    rte_mbuf_dyn_rx_timestamp_register(&app->ts_offset, &app->ts_flag) != 0) {
+			conf.rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+			p->ts_offload = false;
+			app->ts_offset = -1;
+		}
+	}
+	p->mtu = c->mtu;
+	if (info.max_mtu < c->mtu) {
+		/* af_packet advertises 1500 yet delivers what the kernel
+		 * interface's MTU lets through: warn, do not fail */
+		printf("dpdk-ibvcap: port %u (%s): cannot set MTU %u (device maximum %u); "
+		       "receiving what the device delivers\n",
+		       p->port_id, p->name, c->mtu, info.max_mtu);
+		p->mtu = info.max_mtu;
+	}
+	conf.rxmode.mtu = p->mtu;
+	if (c->steer == IBV_STEER_SOFTWARE && p->nq > 1 &&
+	    (info.flow_type_rss_offloads & RTE_ETH_RSS_IP)) {
+		/* no rules: spread by addresses so each stream stays on one queue */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+	}
+
+	nlc = rte_lcore_count();
+	nb = c->nb_mbufs ? c->nb_mbufs :
+			   p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+	snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
+	p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
+	if (p->mp == NULL)
+		return errf(err, len,
+			    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages exhausted? "
+			    "reserve more, or lower --mbufs/--rx-desc)",
+			    p->port_id, p->name, nb, room, rte_strerror(rte_errno));
+
+	if (c->isolate) {
+		char why[256];
+
+		if (steer_isolate(p->port_id, true, why, sizeof(why)) != 0)
+			return errf(err, len, "port %u (%s): --isolate: %s", p->port_id,
+				    p->name, why);
+		p->isolated = true;
+	}
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)p->nq,
+				   info.max_tx_queues ? 1 : 0, &conf);
+	if (rc != 0)
+		return errf(err, len, "port %u (%s): configure with %u rx queues: %s",
+			    p->port_id, p->name, p->nq, strerror(-rc));
+	p->configured = true;
+	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rxd, &txd);
+	rxc = info.default_rxconf;
+	rxc.offloads = conf.rxmode.offloads;
+	for (q = 0; q < p->nq; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, rxd, (unsigned int)socket,
+					    &rxc, p->mp);
+		if (rc != 0)
+			return errf(err, len, "port %u (%s): rx queue %u: %s", p->port_id,
+				    p->name, q, strerror(-rc));
+	}
+	if (info.max_tx_queues) {
+		rc = rte_eth_tx_queue_setup(p->port_id, 0, txd, (unsigned int)socket, NULL);
+		if (rc != 0)
+			return errf(err, len, "port %u (%s): tx queue: %s", p->port_id,
+				    p->name, strerror(-rc));
+	}
+	return 0;
+}
+
+int
+ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nport; i++)
+		if (setup_one(app, &app->port[i], err, len) != 0)
+			return -1;
+	return 0;
+}
+
+/* Rules: antenna a from every group this port joins -> queue a; the rest
+ * -> the default queue. Installed after every start (mlx5 forgets them). */
+static int
+install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+{
+	const struct ibv_config *c = &app->cfg;
+	unsigned int a, g, n = 0;
+	int rc;
+
+	p->hw_steer = false;
+	if (c->steer == IBV_STEER_SOFTWARE) {
+		snprintf(p->steer_why, sizeof(p->steer_why), "--steer software");
+		return 0;
+	}
+	free(p->rules);
+	p->rules = calloc((size_t)c->layout.nant * c->layout.ngroup + 1, sizeof(*p->rules));
+	if (p->rules == NULL)
+		return errf(err, len, "out of memory for flow rules");
+	for (a = 0; a < c->layout.nant; a++)
+		for (g = 0; g < c->layout.ngroup; g++) {
+			if (!(p->groups >> g & 1))
+				continue;
+			p->rules[n].src_ip = c->layout.ant_ip[a];
+			p->rules[n].dst_ip = c->layout.group[g].ip;
+			p->rules[n].dport = c->layout.group[g].port;
+			p->rules[n].queue = (uint16_t)a;
+			p->rules[n].priority = 0;
+			n++;
+		}
+	p->nrules = n;
+	rc = steer_install(&p->sp, p->port_id, p->rules, n);
+	if (rc == -ENOMEM)
+		return errf(err, len, "out of memory for flow rules");
+	if (rc == STEER_REFUSED) {
+		if (c->steer == IBV_STEER_FLOW)
+			return errf(err, len,
+				    "port %u (%s): rte_flow refused the antenna rules (%s); "
+				    "--steer flow%s needs them",
+				    p->port_id, p->name, p->sp.why,
+				    c->isolate ? " (implied by --isolate)" : "");
+		snprintf(p->steer_why, sizeof(p->steer_why), "%s", p->sp.why);
+		steer_remove(&p->sp);
+		/* the one log line of the fallback */
+		printf("dpdk-ibvcap: port %u (%s): rte_flow cannot steer antennas (%s): "
+		       "steering in software by source address on the rx lcores\n",
+		       p->port_id, p->name, p->sp.why);
+		return 0;
+	}
+	p->hw_steer = true;
+	if (!c->isolate && steer_install_default(&p->sp, (uint16_t)(p->nq - 1), 1) != 0)
+		printf("dpdk-ibvcap: port %u (%s): no catch-all rule (%s): unmatched "
+		       "packets reach queue 0 and count as misdirected\n",
+		       p->port_id, p->name, p->sp.why);
+	return 0;
+}
+
+static void
+wait_link(struct ibv_app *app, struct ibv_port *p)
+{
+	struct rte_eth_link link;
+	char s[RTE_ETH_LINK_MAX_STR_LEN];
+	uint64_t end = rte_get_timer_cycles() +
+		       app->cfg.link_timeout_ns * rte_get_timer_hz() / 1000000000ULL;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(p->port_id, &link) != 0)
+			break;
+		if (link.link_status == RTE_ETH_LINK_UP || rte_get_timer_cycles() > end ||
+		    app->stop)
+			break;
+		rte_delay_ms(100);
+	}
+	rte_eth_link_to_str(s, sizeof(s), &link);
+	if (link.link_status != RTE_ETH_LINK_UP)
+		printf("dpdk-ibvcap: port %u (%s): link down after %.1f s; capturing anyway "
+		       "(check cable, switch port, or --link-timeout)\n",
+		       p->port_id, p->name, (double)app->cfg.link_timeout_ns / 1e9);
+	else
+		printf("dpdk-ibvcap: port %u (%s): %s\n", p->port_id, p->name, s);
+}
+
+int
+ibv_ports_start(struct ibv_app *app, char *err, size_t len)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+
+		rc = rte_eth_dev_start(p->port_id);
+		if (rc != 0)
+			return errf(err, len, "port %u (%s): start: %s", p->port_id, p->name,
+				    strerror(-rc));
+		p->started = true;
+		set_mcast(app, p);
+		if (install_rules(app, p, err, len) != 0)
+			return -1;
+		wait_link(app, p);
+	}
+	return 0;
+}
+
+void
+ibv_ports_stop(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+
+		steer_remove(&p->sp);
+		if (p->started)
+			rte_eth_dev_stop(p->port_id);
+		p->started = false;
+	}
+}
+
+void
+ibv_ports_close(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+
+		if (p->isolated) {
+			char why[256];
+
+			steer_isolate(p->port_id, false, why, sizeof(why));
+		}
+		if (p->configured)
+			rte_eth_dev_close(p->port_id);
+		p->configured = false;
+		free(p->rules);
+		p->rules = NULL;
+		rte_mempool_free(p->mp);
+		p->mp = NULL;
+	}
+}
