@@ -43,7 +43,9 @@ struct opts {
 	uint64_t duration_ns;
 	bool frames_set;
 	bool quiet;
+	bool queue_per_antenna;
 	unsigned int nb_mbufs;
+	uint64_t linger_ns;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -125,7 +127,13 @@ usage(FILE *f)
 "\n"
 "Socket output:\n"
 "  --ttl N                multicast TTL (1)\n"
+"DPDK output:\n"
 "  --mbufs N              DPDK mbufs in the tx pool (8191)\n"
+"  --queue-per-antenna    antenna a's frames on tx queue a (antennas + 1\n"
+"                         queues): into a memif peer, each antenna lands on\n"
+"                         its own rx queue, as NIC steering would do\n"
+"  --linger T             keep the port open T after the last frame, so a\n"
+"                         peer (memif) can drain it (1s)\n"
 "  -h, --help             this text\n"
 "\n"
 "Exit status: 0 done; 1 bad option or output error; 2 interrupted (the\n"
@@ -138,7 +146,7 @@ enum {
 	O_GROUP, O_MAP, O_SELECT, O_DATA_BYTES, O_NCHAN, O_NBITS, O_REAL,
 	O_COMPLEX, O_PERIOD, O_TOTAL, O_STATION, O_GROUPID_BASE, O_START,
 	O_EPOCH, O_FRAMES, O_DURATION, O_RATE_FPS, O_RATE_GBPS, O_SEED,
-	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS,
+	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS, O_QPA, O_LINGER,
 	O_FAULT_BASE /* + enum gen_fault */
 };
 
@@ -179,6 +187,8 @@ static const struct option long_opts[] = {
 	{"vlan-id", required_argument, NULL, O_VLAN_ID},
 	{"ttl", required_argument, NULL, O_TTL},
 	{"mbufs", required_argument, NULL, O_MBUFS},
+	{"queue-per-antenna", no_argument, NULL, O_QPA},
+	{"linger", required_argument, NULL, O_LINGER},
 	{"loss", required_argument, NULL, O_FAULT_BASE + GEN_F_LOSS},
 	{"invalid", required_argument, NULL, O_FAULT_BASE + GEN_F_INVALID},
 	{"duplicate", required_argument, NULL, O_FAULT_BASE + GEN_F_DUPLICATE},
@@ -274,6 +284,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	gen_cfg_defaults(c);
 	o->rate_fps = -1;
 	o->nb_mbufs = 8191;
+	o->linger_ns = 1000000000ULL;
 	ant_base = c->ant_ip[0];
 	group_base = c->group[0].ip;
 	err[0] = '\0';
@@ -484,6 +495,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_MBUFS:
 			rc = parse_u64(optname, a, 63, 1u << 24, &v, err, ERRLEN);
 			o->nb_mbufs = (unsigned int)v;
+			break;
+		case O_QPA:
+			o->queue_per_antenna = true;
+			break;
+		case O_LINGER:
+			rc = parse_duration_ns(optname, a, 0, 3600ULL * 1000000000ULL,
+					       &o->linger_ns, err, ERRLEN);
 			break;
 		default:
 			if (opt >= O_FAULT_BASE && opt < O_FAULT_BASE + GEN_F__COUNT) {
@@ -805,13 +823,18 @@ sock_close(struct out_sock *os)
 			close(os->fd[a]);
 }
 
+#define TXQ_MAX (GEN_MAX_ANTENNAS + 1)
+
 struct out_dpdk {
 	uint16_t port;
 	struct rte_mempool *mp;
-	struct rte_mbuf *burst[32];
-	unsigned int n;
+	unsigned int nq;
+	bool per_antenna;
+	struct rte_mbuf *burst[TXQ_MAX][32];
+	unsigned int n[TXQ_MAX];
 	uint64_t sent, retries;
 	bool started;
+	bool pace;
 };
 
 static int
@@ -826,6 +849,7 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 	struct rte_eth_dev_info info;
 	struct rte_eth_txconf txc;
 	char name[RTE_ETH_NAME_MAX_LEN];
+	unsigned int q;
 	int rc;
 
 	memset(od, 0, sizeof(*od));
@@ -861,8 +885,16 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 			rte_strerror(rte_errno));
 		return -1;
 	}
+	od->per_antenna = o->queue_per_antenna;
+	od->nq = o->queue_per_antenna ? g->cfg.nant + 1 : 1;
+	if (od->nq > info.max_tx_queues) {
+		fprintf(stderr, "codifgen: --queue-per-antenna: port %u (%s) has %u tx "
+			"queues, %u needed (antennas + 1)\n", od->port, name,
+			info.max_tx_queues, od->nq);
+		return -1;
+	}
 	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(od->port, 1, 1, &conf);
+	rc = rte_eth_dev_configure(od->port, 1, (uint16_t)od->nq, &conf);
 	if (rc != 0) {
 		fprintf(stderr, "codifgen: port %u (%s): configure: %s\n", od->port,
 			name, strerror(-rc));
@@ -882,12 +914,14 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 		return -1;
 	}
 	txc = info.default_txconf;
-	rc = rte_eth_tx_queue_setup(od->port, 0, 1024, rte_eth_dev_socket_id(od->port),
-				    &txc);
-	if (rc != 0) {
-		fprintf(stderr, "codifgen: port %u (%s): tx queue: %s\n", od->port,
-			name, strerror(-rc));
-		return -1;
+	for (q = 0; q < od->nq; q++) {
+		rc = rte_eth_tx_queue_setup(od->port, (uint16_t)q, 1024,
+					    rte_eth_dev_socket_id(od->port), &txc);
+		if (rc != 0) {
+			fprintf(stderr, "codifgen: port %u (%s): tx queue %u: %s\n",
+				od->port, name, q, strerror(-rc));
+			return -1;
+		}
 	}
 	rc = rte_eth_dev_start(od->port);
 	if (rc != 0) {
@@ -896,44 +930,72 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 		return -1;
 	}
 	od->started = true;
+	/* a memif client's link comes up when the server answers */
+	{
+		struct rte_eth_link link;
+		uint64_t end = now_ns() + 10000000000ULL;
+
+		do {
+			memset(&link, 0, sizeof(link));
+			rte_eth_link_get_nowait(od->port, &link);
+			if (link.link_status == RTE_ETH_LINK_UP)
+				break;
+			usleep(10000);
+		} while (now_ns() < end && !stop_requested);
+		if (link.link_status != RTE_ETH_LINK_UP)
+			fprintf(stderr, "codifgen: port %u (%s): link still down after 10 s; "
+				"sending anyway\n", od->port, name);
+	}
+	return 0;
+}
+
+static int
+dpdk_flush_q(struct out_dpdk *od, unsigned int q)
+{
+	unsigned int done = 0, n = od->n[q];
+	uint64_t t0 = now_ns();
+
+	while (done < n) {
+		uint16_t k = rte_eth_tx_burst(od->port, (uint16_t)q, od->burst[q] + done,
+					      (uint16_t)(n - done));
+
+		done += k;
+		if (done < n) {
+			od->retries++;
+			if (now_ns() - t0 > 5000000000ULL) {
+				fprintf(stderr,
+					"codifgen: port %u queue %u: tx stalled for 5 s with %u "
+					"frames left (is the peer receiving?)\n",
+					od->port, q, n - done);
+				rte_pktmbuf_free_bulk(od->burst[q] + done, n - done);
+				od->sent += done;
+				od->n[q] = 0;
+				return -1;
+			}
+		}
+	}
+	od->sent += done;
+	od->n[q] = 0;
 	return 0;
 }
 
 static int
 dpdk_flush(struct out_dpdk *od)
 {
-	unsigned int done = 0;
-	uint64_t t0 = now_ns();
+	unsigned int q;
+	int rc = 0;
 
-	while (done < od->n) {
-		uint16_t k = rte_eth_tx_burst(od->port, 0, od->burst + done,
-					      (uint16_t)(od->n - done));
-
-		done += k;
-		if (done < od->n) {
-			od->retries++;
-			/* drain rx so a looped-back peer cannot stall us */
-			if (now_ns() - t0 > 5000000000ULL) {
-				fprintf(stderr,
-					"codifgen: port %u: tx stalled for 5 s with %u "
-					"frames left (is the peer receiving?)\n",
-					od->port, od->n - done);
-				rte_pktmbuf_free_bulk(od->burst + done, od->n - done);
-				od->sent += done;
-				od->n = 0;
-				return -1;
-			}
-		}
-	}
-	od->sent += done;
-	od->n = 0;
-	return 0;
+	for (q = 0; q < od->nq; q++)
+		if (od->n[q] && dpdk_flush_q(od, q) != 0)
+			rc = -1;
+	return rc;
 }
 
 static int
 dpdk_send(struct out_dpdk *od, const struct gen *g, const struct gen_pkt *p)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(od->mp);
+	unsigned int q = od->per_antenna ? g->st[p->stream].ant : 0;
 	uint8_t *d;
 	uint32_t len;
 
@@ -950,17 +1012,24 @@ dpdk_send(struct out_dpdk *od, const struct gen *g, const struct gen_pkt *p)
 	len = gen_build(g, p, d);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	od->burst[od->n++] = m;
-	if (od->n == RTE_DIM(od->burst))
-		return dpdk_flush(od);
+	od->burst[q][od->n[q]++] = m;
+	/* in order per queue; a paced run sends each packet at once */
+	if (od->n[q] == RTE_DIM(od->burst[q]) || od->pace)
+		return dpdk_flush_q(od, q);
 	return 0;
 }
 
 static void
-dpdk_close(struct out_dpdk *od)
+dpdk_close(struct out_dpdk *od, uint64_t linger_ns)
 {
 	if (od->started) {
 		dpdk_flush(od);
+		if (linger_ns) {
+			struct timespec ts = { (time_t)(linger_ns / 1000000000ULL),
+					       (long)(linger_ns % 1000000000ULL) };
+
+			nanosleep(&ts, NULL);
+		}
 		rte_eth_dev_stop(od->port);
 		rte_eth_dev_close(od->port);
 	}
@@ -1025,9 +1094,10 @@ main(int argc, char **argv)
 	}
 	if (o.dpdk) {
 		if (dpdk_open(&od, &o, &g) != 0) {
-			dpdk_close(&od);
+			dpdk_close(&od, 0);
 			goto out_outputs;
 		}
+		od.pace = !(o.rate_fps == 0);
 		have_dpdk = 1;
 	}
 	signal(SIGINT, on_signal);
@@ -1074,7 +1144,7 @@ main(int argc, char **argv)
 	}
 out_outputs:
 	if (have_dpdk) {
-		dpdk_close(&od);
+		dpdk_close(&od, stop_requested ? 0 : o.linger_ns);
 		if (!o.quiet)
 			fprintf(stderr, "codifgen: port %u: %" PRIu64 " frames sent, %"
 				PRIu64 " tx retries\n", od.port, od.sent, od.retries);

@@ -91,6 +91,8 @@ extern struct ibv_app *ibv_g; /* for telemetry callbacks and signals */
 int ibv_ports_resolve(struct ibv_app *app, char *err, size_t len);
 int ibv_ports_setup(struct ibv_app *app, char *err, size_t len);
 int ibv_ports_start(struct ibv_app *app, char *err, size_t len);
+/** Wait (--link-timeout) for each link; the rx lcores already poll. */
+void ibv_ports_wait_link(struct ibv_app *app);
 void ibv_ports_stop(struct ibv_app *app);
 void ibv_ports_close(struct ibv_app *app);
 

@@ -221,6 +221,8 @@ main(int argc, char **argv)
 	       app->nlcore == 1 ? "" : "s");
 	fflush(stdout);
 	rte_eal_mp_remote_launch(ibv_rx_main, app, SKIP_MAIN);
+	/* polling already: a peer (memif) brings the link up by connecting */
+	ibv_ports_wait_link(app);
 
 	next_stats = app->start_tsc + app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
 	while (!app->stop) {

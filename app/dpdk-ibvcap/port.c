@@ -202,13 +202,22 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		}
 	}
 	p->mtu = c->mtu;
-	if (info.max_mtu < c->mtu) {
-		/* af_packet advertises 1500 yet delivers what the kernel
-		 * interface's MTU lets through: warn, do not fail */
-		printf("dpdk-ibvcap: port %u (%s): cannot set MTU %u (device maximum %u); "
-		       "receiving what the device delivers\n",
-		       p->port_id, p->name, c->mtu, info.max_mtu);
-		p->mtu = info.max_mtu;
+	{
+		/* the device's largest MTU, as ethdev's configure checks it */
+		uint32_t ovh = (info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu) ?
+				       info.max_rx_pktlen - info.max_mtu :
+				       RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+		uint32_t dev_max = RTE_MIN((uint32_t)info.max_mtu,
+					   info.max_rx_pktlen > ovh ? info.max_rx_pktlen - ovh : 0);
+
+		if (dev_max < c->mtu) {
+			/* af_packet and memif advertise 1500 yet deliver what
+			 * the kernel (or the peer) sends: warn, do not fail */
+			printf("dpdk-ibvcap: port %u (%s): cannot set MTU %u (device maximum %u); "
+			       "receiving what the device delivers\n",
+			       p->port_id, p->name, c->mtu, dev_max);
+			p->mtu = dev_max;
+		}
 	}
 	conf.rxmode.mtu = p->mtu;
 	if (c->steer == IBV_STEER_SOFTWARE && p->nq > 1 &&
@@ -372,9 +381,17 @@ ibv_ports_start(struct ibv_app *app, char *err, size_t len)
 		set_mcast(app, p);
 		if (install_rules(app, p, err, len) != 0)
 			return -1;
-		wait_link(app, p);
 	}
 	return 0;
+}
+
+void
+ibv_ports_wait_link(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nport; i++)
+		wait_link(app, &app->port[i]);
 }
 
 void

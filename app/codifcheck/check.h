@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The info and verify commands: files and directories in, reports and exit status out. */
+
+#ifndef CC_CHECK_H
+#define CC_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Exit statuses of every command. */
+#define CC_EXIT_OK 0
+#define CC_EXIT_PROBLEMS 1  /**< problems found, or a file unreadable */
+#define CC_EXIT_USAGE 2     /**< bad command line */
+
+struct cc_check_opts {
+	bool json;
+	bool pattern;
+	bool strict;
+	bool have_since;
+	int64_t since_ns;
+	uint64_t max_gaps;          /**< gaps listed per stream (0 = all) */
+	unsigned int max_problems;  /**< problems listed per file */
+	uint32_t window;            /**< late/duplicate window, frames */
+};
+
+/** What a command-line argument expands to. */
+enum cc_entry_kind {
+	CC_E_FILE = 0,   /**< check it */
+	CC_E_PART,       /**< NAME.part in a directory: incomplete, not read */
+	CC_E_UNKNOWN,    /**< in a directory, not a recognised format: skipped */
+};
+
+struct cc_entry {
+	char *path;
+	enum cc_entry_kind kind;
+};
+
+struct cc_entries {
+	struct cc_entry *v;
+	size_t n, cap;
+};
+
+/**
+ * Expand arg: a file is itself; a directory gives every recognised file
+ * directly inside it (sorted by name; subdirectories are not searched),
+ * NAME.part files as CC_E_PART, and a NAME.raw.json beside its NAME.raw
+ * not at all (the raw file stands for both).
+ * @return 0 or -ENOMEM.
+ */
+int cc_expand(const char *arg, struct cc_entries *e);
+void cc_entries_free(struct cc_entries *e);
+
+/** codifcheck info PATH... @return an exit status. */
+int cc_cmd_info(char **paths, int n, const struct cc_check_opts *o);
+/** codifcheck verify PATH... @return an exit status. */
+int cc_cmd_verify(char **paths, int n, const struct cc_check_opts *o);
+
+#endif /* CC_CHECK_H */

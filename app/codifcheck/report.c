@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Formatting of scan results: info and verify, as text and as JSON. */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "codif.h"
+#include "parse.h"
+#include "report.h"
+
+static const char hist_resolution[] =
+	"exact below 16 ns; above, 16 log-spaced buckets per power of two: "
+	"median and p99 within 3.2%, min and max exact";
+
+/* Start time of frame index n of a stream (n relative to its first period). */
+static int64_t
+index_ns(const struct cc_stream *st, int64_t n)
+{
+	struct codif_hdr h = st->seq->ref;
+
+	codif_index_to_time(n, st->seq->seconds_first, h.period, st->seq->fpp,
+			    &h.seconds, &h.frame);
+	return codif_frame_time_ns(&h);
+}
+
+static uint64_t
+stream_bytes(const struct cc_stream *st)
+{
+	return st->seq->st.bytes -
+	       st->filled * (CODIF_HDR_LEN + codif_data_bytes(&st->seq->ref));
+}
+
+void
+cc_notes_of(const struct cc_file *f, struct cc_notes *n)
+{
+	const struct cc_scan *s = f->scan;
+	unsigned int i, c;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < s->nst; i++) {
+		const struct cc_stream *st = s->st[i];
+
+		n->lost += cc_stream_lost(st);
+		n->gaps += st->gaps.n;
+		n->invalid += cc_stream_invalid(st);
+		if (st->net) { /* codif/raw: already a time-backwards problem */
+			n->late += st->seq->st.late;
+			n->duplicate += st->seq->st.duplicate;
+			n->too_old += st->seq->st.too_old;
+		}
+	}
+	if (s->acct != NULL)
+		for (c = 1; c < ACCT_C__COUNT; c++)
+			n->unattributed += s->acct->port[0].cause[c];
+}
+
+unsigned int
+cc_notes_count(const struct cc_notes *n)
+{
+	return (n->lost != 0) + (n->invalid != 0) + (n->late != 0) +
+	       (n->duplicate != 0) + (n->too_old != 0) + (n->unattributed != 0);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+void
+cc_problems_text(FILE *out, const struct cc_scan *s, const char *indent)
+{
+	char ts[CODIF_TIMESTR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < s->npr; i++) {
+		const struct cc_problem *p = &s->pr[i];
+
+		fprintf(out, "%s", indent);
+		if (p->off != UINT64_MAX)
+			fprintf(out, "offset %" PRIu64 "%s", p->off,
+				p->utc_ns == INT64_MIN ? ": " : " ");
+		if (p->utc_ns != INT64_MIN)
+			fprintf(out, "(%s): ", codif_time_str(p->utc_ns, ts, sizeof(ts)));
+		fprintf(out, "%s: %s\n", cc_pkind_name(p->kind), p->msg);
+	}
+	if (s->problems > s->npr)
+		fprintf(out, "%s... and %" PRIu64 " more (raise --max-problems)\n",
+			indent, s->problems - s->npr);
+}
+
+static void
+params_text(FILE *out, const struct codif_hdr *h)
+{
+	fprintf(out,
+		"    parameters  nchan %u, nbits %u, %s, representation %u, period %u s, "
+		"%" PRIu64 " frames/period, frame %" PRIu64 " ns, %" PRIu64
+		" data bytes, %.6f Mb/s\n",
+		h->nchan, h->nbits, h->complex ? "complex" : "real", h->representation,
+		h->period, codif_frames_per_period(h), codif_frame_ns(h),
+		codif_data_bytes(h), codif_data_rate_bps(h) / 1e6);
+}
+
+static void
+gaps_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
+{
+	char a[CODIF_TIMESTR_LEN], b[CODIF_TIMESTR_LEN];
+	size_t i;
+
+	for (i = 0; i < st->gaps.n && (max_gaps == 0 || i < max_gaps); i++) {
+		const struct cc_gap *g = &st->gaps.v[i];
+		uint64_t n = (uint64_t)(g->last - g->first + 1);
+
+		codif_time_str(index_ns(st, g->first), a, sizeof(a));
+		codif_time_str(index_ns(st, g->last), b, sizeof(b));
+		fprintf(out, "    gap         index %" PRId64 "..%" PRId64 " (%" PRIu64
+			" frame%s%s): %s .. %s\n", g->first, g->last, n, n == 1 ? "" : "s",
+			g->kind == CC_GAP_FILLED ? ", written as invalid zero frames" : "",
+			a, b);
+	}
+	if (i < st->gaps.n)
+		fprintf(out, "    gap         ... and %zu more (raise --max-gaps)\n",
+			st->gaps.n - i);
+}
+
+static void
+timing_text(FILE *out, const struct cc_stream *st)
+{
+	const struct cc_hist *o = st->offset, *j = st->jitter;
+
+	if (o == NULL)
+		return;
+	fprintf(out, "    arrival     minus frame time: min %" PRId64 ", median %" PRId64
+		", p99 %" PRId64 ", max %" PRId64 " ns (%" PRIu64 " packets)\n",
+		o->min, cc_hist_quantile(o, 0.5), cc_hist_quantile(o, 0.99), o->max, o->n);
+	if (j->n > 0)
+		fprintf(out, "    jitter      |change of that between packets|: min %" PRId64
+			", median %" PRId64 ", p99 %" PRId64 ", max %" PRId64
+			" ns; RFC 3550 estimate %" PRIu64 " ns\n", j->min,
+			cc_hist_quantile(j, 0.5), cc_hist_quantile(j, 0.99), j->max,
+			st->rfc_jitter16 >> 4);
+}
+
+static void
+stream_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
+{
+	const struct codif_seq_stats *q = &st->seq->st;
+	char name[96], a[CODIF_TIMESTR_LEN], b[CODIF_TIMESTR_LEN];
+
+	fprintf(out, "  stream %s  (%sstation/groupid/secondaryid/threadid)\n",
+		cc_stream_name(st, name, sizeof(name)), st->net ? "src>dst:port " : "");
+	params_text(out, &st->seq->ref);
+	fprintf(out, "    time        %s .. %s\n",
+		codif_time_str(st->seq->first_time_ns, a, sizeof(a)),
+		codif_time_str(st->seq->newest_time_ns, b, sizeof(b)));
+	fprintf(out, "    frames      %" PRIu64 ": received %" PRIu64 ", lost %" PRIu64
+		" in %zu gap%s, late %" PRIu64 ", duplicate %" PRIu64 ", invalid %" PRIu64,
+		codif_seq_expected(st->seq), cc_stream_received(st), cc_stream_lost(st),
+		st->gaps.n, st->gaps.n == 1 ? "" : "s", q->late, q->duplicate,
+		cc_stream_invalid(st));
+	if (q->too_old != 0)
+		fprintf(out, ", too old to place %" PRIu64, q->too_old);
+	if (st->filled != 0)
+		fprintf(out, " (%" PRIu64 " lost written as invalid zero frames)",
+			st->filled);
+	fprintf(out, "\n");
+	gaps_text(out, st, max_gaps);
+	timing_text(out, st);
+}
+
+static void
+antennas_text(FILE *out, const struct cc_scan *s)
+{
+	const struct acct_layout *l = acct_layout_of(s->acct);
+	unsigned int i, c;
+	char ip[16];
+
+	for (i = 0; i < l->nant; i++) {
+		struct acct_ant_totals t;
+		const char *sep = " (";
+
+		acct_totals_init(&t);
+		acct_ant_add(s->acct, i, &t);
+		fprintf(out, "  antenna %s: %" PRIu64 " streams, %" PRIu64 " packets, "
+			"malformed %" PRIu64, ipv4_str(l->ant_ip[i], ip, sizeof(ip)),
+			t.streams, t.pkts, t.malformed);
+		for (c = 0; c < ACCT_M__COUNT; c++) {
+			if (t.mal[c] == 0)
+				continue;
+			fprintf(out, "%s%s %" PRIu64, sep,
+				acct_malformed_name((enum acct_malformed)c), t.mal[c]);
+			sep = ", ";
+		}
+		fprintf(out, "%s\n", t.malformed != 0 ? ")" : "");
+	}
+}
+
+static void
+unattributed_text(FILE *out, const struct cc_scan *s)
+{
+	unsigned int c;
+	uint64_t n = 0;
+
+	for (c = 1; c < ACCT_C__COUNT; c++)
+		n += s->acct->port[0].cause[c];
+	if (n == 0)
+		return;
+	fprintf(out, "  other packets (from no antenna): %" PRIu64, n);
+	for (c = 1; c < ACCT_C__COUNT; c++)
+		if (s->acct->port[0].cause[c] != 0)
+			fprintf(out, ", %s %" PRIu64, acct_cause_name((enum acct_cause)c),
+				s->acct->port[0].cause[c]);
+	fprintf(out, "\n");
+}
+
+void
+cc_info_text(FILE *out, const struct cc_file *f, uint64_t max_gaps)
+{
+	const struct cc_scan *s = f->scan;
+	unsigned int i;
+
+	fprintf(out, "%s\n", f->path);
+	fprintf(out, "  format      %s (%s), %" PRIu64 " bytes, %" PRIu64 " %s\n",
+		cc_fmt_name(f->det.fmt), f->det.desc, f->size, s->records,
+		s->acct != NULL ? "records" : "frames");
+	if (s->acct != NULL)
+		antennas_text(out, s);
+	for (i = 0; i < s->nst; i++)
+		stream_text(out, s->st[i], max_gaps);
+	if (s->acct != NULL)
+		unattributed_text(out, s);
+	if (s->problems != 0) {
+		fprintf(out, "  problems    %" PRIu64 "%s\n", s->problems,
+			s->damaged ? " (the file is damaged)" : "");
+		cc_problems_text(out, s, "    ");
+	}
+}
+
+static void
+notes_text(FILE *out, const struct cc_notes *n, bool strict, const char *indent)
+{
+	if (cc_notes_count(n) == 0)
+		return;
+	fprintf(out, "%s%s: %" PRIu64 " frames lost in %" PRIu64 " gaps, %" PRIu64
+		" invalid, %" PRIu64 " late, %" PRIu64 " duplicate", indent,
+		strict ? "problem (--strict)" : "note", n->lost, n->gaps, n->invalid,
+		n->late, n->duplicate);
+	if (n->too_old != 0)
+		fprintf(out, ", %" PRIu64 " too old to place", n->too_old);
+	if (n->unattributed != 0)
+		fprintf(out, ", %" PRIu64 " packets from no antenna", n->unattributed);
+	fprintf(out, "%s\n", strict ? "" : " (problems only with --strict)");
+}
+
+void
+cc_verify_text(FILE *out, const struct cc_file *f, bool strict)
+{
+	const struct cc_scan *s = f->scan;
+	struct cc_notes n;
+	uint64_t total;
+
+	cc_notes_of(f, &n);
+	total = s->problems + (strict ? cc_notes_count(&n) : 0);
+	if (total == 0)
+		fprintf(out, "%s: OK (%s, %" PRIu64 " %s, %u streams)\n", f->path,
+			cc_fmt_name(f->det.fmt), s->records,
+			s->acct != NULL ? "records" : "frames", s->nst);
+	else
+		fprintf(out, "%s: %" PRIu64 " problem%s (%s, %" PRIu64 " %s, %u streams)\n",
+			f->path, total, total == 1 ? "" : "s", cc_fmt_name(f->det.fmt),
+			s->records, s->acct != NULL ? "records" : "frames", s->nst);
+	cc_problems_text(out, s, "  ");
+	notes_text(out, &n, strict, "  ");
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+void
+cc_problems_json(struct jsonw *w, const struct cc_scan *s)
+{
+	char ts[CODIF_TIMESTR_LEN];
+	unsigned int i;
+
+	jsonw_u64(w, "problems_total", s->problems);
+	jsonw_arr_begin(w, "problems");
+	for (i = 0; i < s->npr; i++) {
+		const struct cc_problem *p = &s->pr[i];
+
+		jsonw_obj_begin(w, NULL);
+		jsonw_str(w, "kind", cc_pkind_name(p->kind));
+		if (p->off != UINT64_MAX)
+			jsonw_u64(w, "offset", p->off);
+		else
+			jsonw_null(w, "offset");
+		if (p->utc_ns != INT64_MIN)
+			jsonw_str(w, "utc", codif_time_str(p->utc_ns, ts, sizeof(ts)));
+		else
+			jsonw_null(w, "utc");
+		jsonw_str(w, "message", p->msg);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void
+params_json(struct jsonw *w, const struct codif_hdr *h)
+{
+	jsonw_obj_begin(w, "params");
+	jsonw_u64(w, "nchan", h->nchan);
+	jsonw_u64(w, "nbits", h->nbits);
+	jsonw_bool(w, "complex", h->complex);
+	jsonw_u64(w, "representation", h->representation);
+	jsonw_u64(w, "period", h->period);
+	jsonw_u64(w, "totalsamples", h->totalsamples);
+	jsonw_u64(w, "frames_per_period", codif_frames_per_period(h));
+	jsonw_u64(w, "frame_ns", codif_frame_ns(h));
+	jsonw_u64(w, "data_bytes", codif_data_bytes(h));
+	jsonw_dbl(w, "data_rate_bps", codif_data_rate_bps(h));
+	jsonw_u64(w, "epoch", h->epoch);
+	jsonw_obj_end(w);
+}
+
+static void
+gaps_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
+{
+	char ts[CODIF_TIMESTR_LEN];
+	size_t i;
+
+	jsonw_u64(w, "gap_count", st->gaps.n);
+	jsonw_arr_begin(w, "gaps");
+	for (i = 0; i < st->gaps.n && (max_gaps == 0 || i < max_gaps); i++) {
+		const struct cc_gap *g = &st->gaps.v[i];
+
+		jsonw_obj_begin(w, NULL);
+		jsonw_i64(w, "first", g->first);
+		jsonw_i64(w, "last", g->last);
+		jsonw_u64(w, "count", (uint64_t)(g->last - g->first + 1));
+		jsonw_str(w, "first_utc", codif_time_str(index_ns(st, g->first), ts, sizeof(ts)));
+		jsonw_str(w, "last_utc", codif_time_str(index_ns(st, g->last), ts, sizeof(ts)));
+		jsonw_str(w, "kind", g->kind == CC_GAP_FILLED ? "filled" : "missing");
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void
+hist_json(struct jsonw *w, const char *key, const struct cc_hist *h)
+{
+	jsonw_obj_begin(w, key);
+	jsonw_u64(w, "count", h->n);
+	if (h->n != 0) {
+		jsonw_i64(w, "min", h->min);
+		jsonw_i64(w, "median", cc_hist_quantile(h, 0.5));
+		jsonw_i64(w, "p99", cc_hist_quantile(h, 0.99));
+		jsonw_i64(w, "max", h->max);
+	}
+	jsonw_obj_end(w);
+}
+
+static void
+timing_json(struct jsonw *w, const struct cc_stream *st)
+{
+	if (st->offset == NULL)
+		return;
+	jsonw_obj_begin(w, "arrival");
+	hist_json(w, "offset_ns", st->offset);
+	hist_json(w, "jitter_ns", st->jitter);
+	jsonw_u64(w, "rfc3550_jitter_ns", st->rfc_jitter16 >> 4);
+	jsonw_str(w, "resolution", hist_resolution);
+	jsonw_obj_end(w);
+}
+
+static void
+stream_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
+{
+	const struct codif_seq_stats *q = &st->seq->st;
+	char ip[16], sta[3], ts[CODIF_TIMESTR_LEN];
+
+	jsonw_obj_begin(w, NULL);
+	if (st->net) {
+		jsonw_u64(w, "antenna", (uint64_t)st->ant);
+		jsonw_str(w, "src", ipv4_str(st->src, ip, sizeof(ip)));
+		jsonw_str(w, "dst", ipv4_str(st->dst, ip, sizeof(ip)));
+		jsonw_u64(w, "port", st->port);
+	}
+	codif_station_str(st->stationid, sta);
+	jsonw_str(w, "station", sta);
+	jsonw_u64(w, "groupid", st->groupid);
+	jsonw_u64(w, "secondaryid", st->secondaryid);
+	jsonw_u64(w, "threadid", st->threadid);
+	jsonw_u64(w, "frames", codif_seq_expected(st->seq));
+	jsonw_u64(w, "received", cc_stream_received(st));
+	jsonw_u64(w, "lost", cc_stream_lost(st));
+	jsonw_u64(w, "late", q->late);
+	jsonw_u64(w, "duplicate", q->duplicate);
+	jsonw_u64(w, "invalid", cc_stream_invalid(st));
+	jsonw_u64(w, "too_old", q->too_old);
+	jsonw_u64(w, "filled", st->filled);
+	jsonw_u64(w, "bytes", stream_bytes(st));
+	jsonw_u64(w, "pattern_mismatch", st->pattern_bad);
+	jsonw_i64(w, "first_frame_ns", st->seq->first_time_ns);
+	jsonw_str(w, "first_frame_utc", codif_time_str(st->seq->first_time_ns, ts, sizeof(ts)));
+	jsonw_i64(w, "last_frame_ns", st->seq->newest_time_ns);
+	jsonw_str(w, "last_frame_utc", codif_time_str(st->seq->newest_time_ns, ts, sizeof(ts)));
+	params_json(w, &st->seq->ref);
+	gaps_json(w, st, max_gaps);
+	timing_json(w, st);
+	jsonw_obj_end(w);
+}
+
+/* Per antenna sums from lib/acct: the capture program's own counting. */
+static void
+antennas_json(struct jsonw *w, const struct cc_scan *s)
+{
+	const struct acct_layout *l = acct_layout_of(s->acct);
+	char ip[16], ts[CODIF_TIMESTR_LEN];
+	unsigned int i, c;
+
+	jsonw_arr_begin(w, "antennas");
+	for (i = 0; i < l->nant; i++) {
+		struct acct_ant_totals t;
+
+		acct_totals_init(&t);
+		acct_ant_add(s->acct, i, &t);
+		jsonw_obj_begin(w, NULL);
+		jsonw_u64(w, "antenna", i);
+		jsonw_str(w, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
+		jsonw_u64(w, "streams", t.streams);
+		jsonw_u64(w, "packets", t.pkts);
+		jsonw_u64(w, "wire_bytes", t.wire_bytes);
+		jsonw_u64(w, "frames", t.expected);
+		jsonw_u64(w, "received", t.received);
+		jsonw_u64(w, "lost", t.lost);
+		jsonw_u64(w, "late", t.late);
+		jsonw_u64(w, "duplicate", t.duplicate);
+		jsonw_u64(w, "invalid", t.invalid);
+		jsonw_u64(w, "too_old", t.too_old);
+		jsonw_u64(w, "malformed", t.malformed);
+		jsonw_u64(w, "bytes", t.bytes);
+		if (t.first_ns != INT64_MAX) {
+			jsonw_str(w, "first_frame_utc", codif_time_str(t.first_ns, ts, sizeof(ts)));
+			jsonw_str(w, "last_frame_utc", codif_time_str(t.last_ns, ts, sizeof(ts)));
+		}
+		jsonw_obj_begin(w, "malformed_by_cause");
+		for (c = 0; c < ACCT_M__COUNT; c++)
+			jsonw_u64(w, acct_malformed_name((enum acct_malformed)c), t.mal[c]);
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_begin(w, "unattributed");
+	for (c = 1; c < ACCT_C__COUNT; c++)
+		jsonw_u64(w, acct_cause_name((enum acct_cause)c), s->acct->port[0].cause[c]);
+	jsonw_obj_end(w);
+}
+
+static void
+file_head_json(struct jsonw *w, const struct cc_file *f)
+{
+	jsonw_str(w, "file", f->path);
+	if (f->have_ri)
+		jsonw_str(w, "index", f->index_path);
+	jsonw_str(w, "format", cc_fmt_name(f->det.fmt));
+	jsonw_str(w, "description", f->det.desc);
+	jsonw_u64(w, "size", f->size);
+	jsonw_u64(w, f->scan->acct != NULL ? "records" : "frames_read", f->scan->records);
+	jsonw_bool(w, "damaged", f->scan->damaged);
+}
+
+void
+cc_info_json(struct jsonw *w, const struct cc_file *f, uint64_t max_gaps)
+{
+	const struct cc_scan *s = f->scan;
+	unsigned int i;
+
+	jsonw_obj_begin(w, NULL);
+	file_head_json(w, f);
+	jsonw_arr_begin(w, "streams");
+	for (i = 0; i < s->nst; i++)
+		stream_json(w, s->st[i], max_gaps);
+	jsonw_arr_end(w);
+	if (s->acct != NULL) {
+		antennas_json(w, s);
+	} else {
+		jsonw_arr_begin(w, "antennas");
+		jsonw_arr_end(w);
+	}
+	cc_problems_json(w, s);
+	jsonw_obj_end(w);
+}
+
+void
+cc_verify_json(struct jsonw *w, const struct cc_file *f, bool strict)
+{
+	struct cc_notes n;
+	uint64_t total;
+
+	cc_notes_of(f, &n);
+	total = f->scan->problems + (strict ? cc_notes_count(&n) : 0);
+	jsonw_obj_begin(w, NULL);
+	file_head_json(w, f);
+	jsonw_bool(w, "ok", total == 0);
+	jsonw_u64(w, "streams", f->scan->nst);
+	cc_problems_json(w, f->scan);
+	jsonw_obj_begin(w, "notes");
+	jsonw_bool(w, "strict", strict);
+	jsonw_u64(w, "lost", n.lost);
+	jsonw_u64(w, "gaps", n.gaps);
+	jsonw_u64(w, "invalid", n.invalid);
+	jsonw_u64(w, "late", n.late);
+	jsonw_u64(w, "duplicate", n.duplicate);
+	jsonw_u64(w, "too_old", n.too_old);
+	jsonw_u64(w, "unattributed", n.unattributed);
+	jsonw_obj_end(w);
+	jsonw_obj_end(w);
+}

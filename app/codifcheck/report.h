@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What info and verify print about a scanned file: text for people, JSON for machines. */
+
+#ifndef CC_REPORT_H
+#define CC_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "inspect.h"
+#include "jsonw.h"
+
+/** The --strict issues of a file: counts that are problems only then. */
+struct cc_notes {
+	uint64_t lost, gaps, invalid, late, duplicate, too_old, unattributed;
+};
+
+/** Sum the notes of every stream (and unattributed packets) of f. */
+void cc_notes_of(const struct cc_file *f, struct cc_notes *n);
+/** Number of note kinds that are non-zero: the --strict problem count. */
+unsigned int cc_notes_count(const struct cc_notes *n);
+
+/** info: every stream (and antenna, for pcap) with counts, gaps, timing. */
+void cc_info_text(FILE *out, const struct cc_file *f, uint64_t max_gaps);
+/** info --json: one object for the file (streams/antennas as compare.py reads). */
+void cc_info_json(struct jsonw *w, const struct cc_file *f, uint64_t max_gaps);
+
+/** verify: one line for the file, then its problems (and notes). */
+void cc_verify_text(FILE *out, const struct cc_file *f, bool strict);
+void cc_verify_json(struct jsonw *w, const struct cc_file *f, bool strict);
+
+/** Problems of a scan, one line each (at most the kept ones). */
+void cc_problems_text(FILE *out, const struct cc_scan *s, const char *indent);
+void cc_problems_json(struct jsonw *w, const struct cc_scan *s);
+
+#endif /* CC_REPORT_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer target over codifcheck's readers: format detection, the codif
+ * reader, the raw index parser (+ raw scan), the pcap/pcapng reader
+ * (libpcap on fmemopen), file-name parsing and the report writers. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+#include "jsonw.h"
+#include "names.h"
+#include "rawidx.h"
+#include "rd.h"
+#include "report.h"
+#include "scan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const struct cc_scan_opts opts = {
+	.pattern = true, .window = 64, .max_problems = 4,
+};
+
+/* The report code over a finished scan, into /dev/null. */
+static void
+report(struct cc_scan *s, enum cc_fmt fmt, FILE *null)
+{
+	struct cc_file f;
+	struct jsonw w;
+
+	memset(&f, 0, sizeof(f));
+	f.scan = s;
+	f.det.fmt = fmt;
+	cc_scan_sort(s);
+	cc_info_text(null, &f, 2);
+	cc_verify_text(null, &f, true);
+	jsonw_init(&w, null, false);
+	cc_info_json(&w, &f, 2);
+	cc_verify_json(&w, &f, true);
+	jsonw_finish(&w);
+}
+
+static void
+fuzz_codif(const uint8_t *data, size_t size, FILE *null)
+{
+	struct cc_scan *s = cc_scan_new(&opts);
+	struct cc_rd rd;
+
+	/* a small buffer makes refills and resyncs cross buffer edges */
+	if (s != NULL && cc_rd_open_mem(&rd, data, size, 256, CC_MAX_DATA + 256) == 0) {
+		cc_scan_codif(s, &rd);
+		report(s, CC_FMT_CODIF, null);
+		cc_rd_close(&rd);
+	}
+	cc_scan_free(s);
+}
+
+static void
+fuzz_raw(const uint8_t *data, size_t size, FILE *null)
+{
+	struct cc_raw_index ri;
+	struct cc_scan *s;
+	struct cc_rd rd;
+	char err[256];
+
+	if (cc_ri_parse((const char *)data, size, &ri, err, sizeof(err)) != 0)
+		return;
+	cc_ri_write(null, &ri);
+	s = cc_scan_new(&opts);
+	/* the input itself as the raw data: sizes rarely agree */
+	if (s != NULL && cc_rd_open_mem(&rd, data, size, 256, CC_MAX_DATA + 256) == 0) {
+		cc_scan_raw(s, &ri, &rd, size);
+		report(s, CC_FMT_RAW, null);
+		cc_rd_close(&rd);
+	}
+	cc_scan_free(s);
+	cc_ri_free(&ri);
+}
+
+static void
+fuzz_pcap(const uint8_t *data, size_t size, enum cc_fmt fmt, FILE *null)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct cc_scan *s;
+	FILE *f;
+	pcap_t *p;
+
+	if (size == 0)
+		return;
+	f = fmemopen((void *)(uintptr_t)data, size, "rb");
+	if (f == NULL)
+		return;
+	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO,
+						     errbuf);
+	if (p == NULL) {
+		fclose(f);
+		return;
+	}
+	s = cc_scan_new(&opts);
+	if (s != NULL) {
+		s->fmt = fmt;
+		cc_scan_pcap(s, p);
+		report(s, fmt, null);
+	}
+	cc_scan_free(s);
+	pcap_close(p); /* closes f */
+}
+
+static void
+fuzz_names(const uint8_t *data, size_t size)
+{
+	char *str = malloc(size + 1);
+	struct cc_name n;
+	int64_t t;
+
+	if (str == NULL)
+		return;
+	memcpy(str, data, size);
+	str[size] = '\0';
+	cc_parse_name(str, &n);
+	cc_parse_name_utc(str, &t);
+	free(str);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	FILE *null = fopen("/dev/null", "w");
+	struct cc_detect d;
+
+	if (null == NULL)
+		return 0;
+	cc_detect(data, size, size, "fuzz.bin", &d);
+	fuzz_codif(data, size, null);
+	fuzz_raw(data, size, null);
+	if (d.fmt == CC_FMT_PCAP || d.fmt == CC_FMT_PCAPNG)
+		fuzz_pcap(data, size, d.fmt, null);
+	fuzz_names(data, size);
+	fclose(null);
+	return 0;
+}

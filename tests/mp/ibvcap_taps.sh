@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Multi-process: dpdk-ibvcap as a hugepage primary, fed by codifgen through
+# net_memif with each antenna on its own queue (as NIC steering would do).
+# The stock dpdk-pdump (queue=N) and dpdk-dumpcap (-s 9000) attach and write
+# files holding exactly the frames of that queue or port (counted by tshark);
+# telemetry answers /ibvcap/stats while it runs.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+need_hugepages 600
+need_cmd tshark
+need_cmd dpdk-pdump
+need_cmd dpdk-dumpcap
+need_cmd dpdk-telemetry.py
+GEN=$BUILD/app/codifgen
+CAP=$BUILD/app/dpdk-ibvcap
+SOCK=$T/memif.sock
+MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+GPREFIX=${PREFIX}g
+CLEANUP_CMDS+=("rm -f /dev/hugepages/${GPREFIX}*; rm -rf /var/run/dpdk/${GPREFIX}")
+
+tel() { # telemetry command -> JSON of the primary
+	echo "$1" | timeout 10 dpdk-telemetry.py -f "$PREFIX" 2>/dev/null | tail -1
+}
+
+stat_field() { # field of /ibvcap/stats
+	tel /ibvcap/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/ibvcap/stats']['$1'])"
+}
+
+# phase NAME TAP: start the primary, attach the tap, send, stop in order
+phase() {
+	local name=$1 tap=$2 n cpid tpid gpid i
+	rm -f "$SOCK"
+	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+		--vdev "net_memif0,role=server,$MEMIF" -- --stats-period 0 \
+		--summary-json "$T/$name.sum.json" > "$T/$name.cap.log" 2>&1 &
+	cpid=$!
+	CLEANUP_PIDS+=("$cpid")
+	wait_for_line "$T/$name.cap.log" 30 'capturing on' || { cat "$T/$name.cap.log"; fail "$name: primary did not start"; }
+	if [ "$tap" = pdump ]; then
+		stdbuf -oL dpdk-pdump -l 0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error -- \
+			--pdump "port=0,queue=3,rx-dev=$T/q3.pcap,mbuf-size=10240,total-num-mbufs=4096" \
+			> "$T/$name.tap.log" 2>&1 &
+		tpid=$!
+		wait_for_line "$T/$name.tap.log" 30 'MAC' || { cat "$T/$name.tap.log"; fail "pdump did not start"; }
+		sleep 2 # rte_pdump_enable follows the port line synchronously
+	else
+		stdbuf -oL dpdk-dumpcap --file-prefix="$PREFIX" -i 0 -s 9000 -P -w "$T/port.pcap" \
+			> "$T/$name.tap.log" 2>&1 &
+		tpid=$!
+		wait_for_line "$T/$name.tap.log" 30 'Packets captured' || { cat "$T/$name.tap.log"; fail "dumpcap did not start"; }
+	fi
+	CLEANUP_PIDS+=("$tpid")
+	# the generator stays connected until the primary has stopped: a memif
+	# server (22.11) must not poll while its client disconnects
+	"$GEN" -l 1 --no-pci --file-prefix="$GPREFIX" --log-level=lib.eal:error \
+		--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
+		--frames 30 --seed 9 --loss 0.02 --duplicate 0.02 --reorder 0.05 --bad-sync 0.02 \
+		--rate-fps 2000 --linger 120s --truth "$T/$name.json" > "$T/$name.gen.log" 2>&1 &
+	gpid=$!
+	CLEANUP_PIDS+=("$gpid")
+	# the truth is written at exit; the count is logged when sending ends
+	wait_for_line "$T/$name.gen.log" 60 ' packets, ' || true
+	n=$(sed -n 's/.* \([0-9]*\) packets, .*/\1/p' "$T/$name.gen.log")
+	[ -n "$n" ] || { cat "$T/$name.gen.log"; fail "$name: codifgen did not finish sending"; }
+	for i in $(seq 1 100); do
+		[ "$(stat_field packets)" = "$n" ] && break
+		sleep 0.2
+	done
+	expect_eq "$name: telemetry /ibvcap/stats packets" "$(stat_field packets)" "$n"
+	kill -INT "$tpid"
+	wait "$tpid" || true
+	kill -INT "$cpid"
+	wait "$cpid" || fail "$name: primary exit status $?"
+	kill -INT "$gpid"
+	wait "$gpid" || true
+	[ -s "$T/$name.json" ] || fail "$name: no truth written"
+	python3 "$SRC/tests/tools/compare.py" "$T/$name.json" "$T/$name.sum.json" > "$T/$name.cmp" ||
+		{ head -20 "$T/$name.cmp"; fail "$name: primary counts differ from the truth"; }
+	ok "$name: primary counts = truth ($(tail -1 "$T/$name.cmp"))"
+	echo "$n"
+}
+
+phase pdump pdump > "$T/pdump.out"
+cat "$T/pdump.out"
+want=$(python3 -c 'import json,sys; print(sum(s["sent"] for s in json.load(open(sys.argv[1]))["streams"] if s["antenna"] == 3))' "$T/pdump.json")
+got=$(tshark -r "$T/q3.pcap" -T fields -e ip.src 2>/dev/null | wc -l)
+expect_eq "dpdk-pdump queue=3: packets in its pcap = antenna 3's packets sent" "$got" "$want"
+expect_eq "dpdk-pdump queue=3: every source is antenna 3" \
+	"$(tshark -r "$T/q3.pcap" -T fields -e ip.src 2>/dev/null | sort -u)" "10.17.0.214"
+expect_eq "dpdk-pdump: whole frames" "$(tshark -r "$T/q3.pcap" -T fields -e frame.cap_len 2>/dev/null | sort -u)" "8298"
+
+phase dumpcap dumpcap > "$T/dumpcap.out"
+cat "$T/dumpcap.out"
+n=$(tail -1 "$T/dumpcap.out")
+expect_eq "dpdk-dumpcap -s 9000: packets in its file = packets sent" \
+	"$(tshark -r "$T/port.pcap" -T fields -e frame.number 2>/dev/null | wc -l)" "$n"
+expect_eq "dpdk-dumpcap -s 9000: frames not truncated" \
+	"$(tshark -r "$T/port.pcap" -T fields -e frame.cap_len 2>/dev/null | sort -u)" "8298"
+expect_eq "dpdk-dumpcap: all six antennas" \
+	"$(tshark -r "$T/port.pcap" -T fields -e ip.src 2>/dev/null | sort -u | wc -l)" 6
+echo "$CHECKS checks passed"
