@@ -541,6 +541,41 @@ find_opt(const char *name)
 	return NULL;
 }
 
+/* rte_cfgfile accepts lines that are neither sections nor key = value;
+ * an operator's typo must not be silently ignored. */
+static int
+ini_lint(const char *path, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned int n = 0;
+	bool section = false;
+
+	if (f == NULL)
+		return errf(err, len, "--config: '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line + strspn(line, " \t");
+
+		n++;
+		p[strcspn(p, "\r\n")] = '\0';
+		if (*p == '\0' || *p == ';' || *p == '#')
+			continue;
+		if (*p == '[' && strchr(p, ']') != NULL) {
+			section = true;
+			continue;
+		}
+		if (strchr(p, '=') == NULL || *p == '=' || !section) {
+			fclose(f);
+			return errf(err, len,
+				    "%s: line %u: '%s': expected [section] or key = value "
+				    "(inside a section); not a valid INI file",
+				    path, n, p);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 static int
 load_ini(struct ibv_config *c, struct pstate *ps, const char *path, char *err,
 	 size_t len)
@@ -551,6 +586,8 @@ load_ini(struct ibv_config *c, struct pstate *ps, const char *path, char *err,
 
 	if (access(path, R_OK) != 0)
 		return errf(err, len, "--config: '%s': %s", path, strerror(errno));
+	if (ini_lint(path, err, len) != 0)
+		return -1;
 	cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	if (cf == NULL)
 		return errf(err, len, "--config: '%s': not a valid INI file "

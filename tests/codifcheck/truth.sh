@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# codifcheck info/verify against codifgen's ground truth: pcap counts equal
+# the truth (compare.py), clean and with each fault; verify's exit status and
+# problem count follow the faults; codif files made by convert tell the same
+# frames/lost/invalid per stream; arrival timing and --pattern are real.
+. "$(dirname "$0")/../lib.sh"
+set -e
+GEN=$BUILD/app/codifgen
+CC=$BUILD/app/codifcheck/codifcheck
+CMP=$SRC/tests/tools/compare.py
+
+# Every stream's gap runs add up to its lost count, received + lost =
+# frames; gaps of kind $2 only, when given.
+check_gaps() {
+	python3 - "$1" "${2:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d.get("files", [d]):
+    for s in f["streams"]:
+        assert sum(g["count"] for g in s["gaps"]) == s["lost"], s
+        assert s["gap_count"] == len(s["gaps"]), s
+        assert s["received"] + s["lost"] == s["frames"], s
+        for g in s["gaps"]:
+            assert g["last"] - g["first"] + 1 == g["count"] and g["first_utc"] <= g["last_utc"], g
+            assert sys.argv[2] in ("", g["kind"]), g
+PY
+}
+
+# faults that make malformed packets: verify lists one problem per packet
+malformed_faults="bad-sync bad-length truncated non-codif"
+seed=40
+for f in clean loss reorder duplicate invalid vlan bad-sync bad-length truncated non-codif non-ipv4 all; do
+	seed=$((seed + 1))
+	case $f in
+	clean) args="" ;;
+	all) args="--loss 0.02 --reorder 0.05 --reorder-depth 6 --duplicate 0.02 --invalid 0.02 --vlan 0.02
+		--bad-sync 0.01 --bad-length 0.01 --truncated 0.01 --non-codif 0.01 --non-ipv4 0.01" ;;
+	reorder) args="--reorder 0.1 --reorder-depth 5" ;;
+	*) args="--$f 0.05" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$GEN" --frames 50 --seed $seed $args --pcap "$T/$f.pcap" --truth "$T/$f.truth.json" --quiet
+	"$CC" info --json "$T/$f.pcap" > "$T/$f.info.json" || fail "$f: info exit $?"
+	python3 "$CMP" "$T/$f.truth.json" "$T/$f.info.json" --unattributed > "$T/$f.cmp" ||
+		{ cat "$T/$f.cmp"; fail "$f: info counts differ from the truth"; }
+	check_gaps "$T/$f.info.json" || fail "$f: gap lists do not add up"
+	ok "$f: info equals the truth ($(tail -1 "$T/$f.cmp")); gaps add up"
+
+	malformed=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['malformed'])" "$T/$f.truth.json")
+	set +e
+	"$CC" verify --json --pattern "$T/$f.pcap" > "$T/$f.verify.json"
+	rc=$?
+	"$CC" verify --strict "$T/$f.pcap" > "$T/$f.strict.txt"
+	src=$?
+	set -e
+	got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['problems'])" "$T/$f.verify.json")
+	expect_eq "$f: verify problems = malformed packets" "$got" "$malformed"
+	expect_eq "$f: verify exit" "$rc" "$([ "$malformed" = 0 ] && echo 0 || echo 1)"
+	expect_eq "$f: verify --strict exit" "$src" "$(case $f in clean | vlan) echo 0 ;; *) echo 1 ;; esac)"
+done
+
+# each malformed packet is listed at its record's offset, with its arrival time
+python3 - "$T/all.verify.json" "$T/all.pcap" <<'PY' || fail "problem offsets do not point at the packets"
+import json, struct, sys
+v = json.load(open(sys.argv[1]))["files"][0]
+b = open(sys.argv[2], "rb").read()
+assert v["problems"], v
+for p in v["problems"]:
+    sec, ns, cap, wire = struct.unpack_from("<IIII", b, p["offset"])
+    assert cap == wire and cap > 0, p
+    t = "%s" % p["utc"]
+    assert t.endswith("%09dZ" % ns), (t, ns)
+PY
+ok "every problem's offset is its pcap record, its UTC the record's time"
+
+# arrival timing: codifgen stamps each packet in its frame's slot, so clean
+# streams arrive at a constant offset within one frame time (jitter 0) and
+# a late frame arrives at least one frame time after its CODIF time
+python3 - "$T/clean.info.json" "$T/reorder.info.json" <<'PY' || fail "arrival timing"
+import json, sys
+clean = json.load(open(sys.argv[1]))
+reo = json.load(open(sys.argv[2]))
+for s in clean["streams"]:
+    a, fns = s["arrival"], s["params"]["frame_ns"]
+    assert a["offset_ns"]["count"] == s["received"], a
+    assert a["offset_ns"]["min"] == a["offset_ns"]["max"] and 0 <= a["offset_ns"]["min"] < fns, a
+    assert a["jitter_ns"]["max"] == 0 and a["rfc3550_jitter_ns"] == 0, a
+late = [s for s in reo["streams"] if s["late"] > 0]
+assert late
+for s in late:
+    a, fns = s["arrival"], s["params"]["frame_ns"]
+    assert a["offset_ns"]["max"] >= fns, a
+    assert a["offset_ns"]["min"] <= a["offset_ns"]["median"] <= a["offset_ns"]["p99"] <= a["offset_ns"]["max"], a
+    assert a["jitter_ns"]["max"] >= fns and a["rfc3550_jitter_ns"] > 0, a
+PY
+ok "arrival offset and jitter: constant when clean, >= one frame for late frames"
+
+# text info lists every gap of the loss run
+ngaps=$(python3 -c "import json,sys; print(sum(s['gap_count'] for s in json.load(open(sys.argv[1]))['streams']))" "$T/loss.info.json")
+"$CC" info "$T/loss.pcap" > "$T/loss.info.txt"
+expect_eq "text info gap lines" "$(grep -c '^    gap  ' "$T/loss.info.txt")" "$ngaps"
+"$CC" info "$T/clean.pcap" | grep -q "^  antenna 10.17.0.211: 8 streams, 400 packets, malformed 0$" ||
+	fail "text info lacks the antenna line"
+"$CC" info "$T/bad-sync.pcap" | grep -q "^  antenna 10.17.0.21[1-6]: 8 streams, [0-9]* packets, malformed [1-9][0-9]* (not-codif [1-9]" ||
+	fail "text info lacks malformed packets per antenna and cause"
+ok "text info: antennas with malformed counts by cause"
+
+# --pattern finds one flipped payload byte, at its file offset
+python3 - "$T/clean.pcap" "$T/flip.pcap" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = 24 + 16 + 42 + 64 + 1000      # record 0: header, L2-L4, CODIF header
+b[off] ^= 0x40
+open(sys.argv[2], "wb").write(b)
+print(off)
+PY
+flip_off=$((24 + 16 + 42 + 64 + 1000))
+"$CC" verify "$T/flip.pcap" > /dev/null || fail "without --pattern a payload flip is no problem"
+run_expect_fail "--pattern: flipped byte" 1 "offset $flip_off (2025-01-01T00:00:00.000000000Z): pattern: 10.17.0.211>239.17.0.1:36001 AK/257/0/0: frame index 0: payload differs from codifgen's pattern at data byte 1000" \
+	"$CC" verify --pattern "$T/flip.pcap"
+
+# non-default parameters are read from the headers
+"$GEN" --antennas 3 --threads 1 --groups 2 --data-bytes 4096 --nchan 8 --nbits 8 --real \
+	--period 10 --total-samples 4096000 --station XY --frames 30 --loss 0.05 --seed 3 \
+	--start 2026-07-04T10:00:00Z --pcap "$T/p.pcap" --truth "$T/p.truth.json" --quiet
+"$CC" info --json "$T/p.pcap" > "$T/p.info.json"
+python3 "$CMP" "$T/p.truth.json" "$T/p.info.json" > /dev/null || fail "custom parameters: counts differ"
+python3 - "$T/p.info.json" <<'PY' || fail "custom parameters not reported"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["streams"]) == 6
+for s in d["streams"]:
+    p = s["params"]
+    got = (p["nchan"], p["nbits"], p["complex"], p["period"], p["totalsamples"], p["data_bytes"],
+           p["epoch"], s["station"], p["frames_per_period"], p["frame_ns"])
+    assert got == (8, 8, False, 10, 4096000, 4096, 53, "XY", 1000, 10000000), got
+    assert abs(p["data_rate_bps"] - 4096 * 8 * 100) < 1e-6, p
+    assert s["first_frame_utc"] == "2026-07-04T10:00:00.000000000Z", s
+PY
+ok "custom parameters: counts equal the truth; nchan, nbits, real, period, FPP, frame, rate reported"
+
+# codif files made by convert: per stream what a codif file can tell
+for f in all loss invalid reorder duplicate; do
+	mkdir -p "$T/$f.codif.d"
+	"$CC" convert --to codif --outdir "$T/$f.codif.d" "$T/$f.pcap" > /dev/null 2>&1 || [ $f = all ] ||
+		fail "$f: convert failed"
+	n=$(find "$T/$f.codif.d" -name 'ibvcap_ant*_20250101T000000.000000000Z.codif' | wc -l)
+	expect_eq "$f: one codif file per antenna" "$n" 6
+	"$CC" info --json "$T/$f.codif.d"/*.codif > "$T/$f.codif.json" || fail "$f: info on codif files"
+	check_gaps "$T/$f.codif.json" filled || fail "$f: codif gaps do not add up"
+	python3 - "$T/$f.truth.json" "$T/$f.codif.json" <<'PY' || fail "$f: codif counts differ from the truth"
+import json, sys
+truth = json.load(open(sys.argv[1]))
+files = json.load(open(sys.argv[2]))["files"]
+got = {}
+for d in files:
+    assert d["format"] == "codif" and d["problems_total"] == 0, d["problems"]
+    for s in d["streams"]:
+        got[(s["groupid"], s["secondaryid"], s["threadid"])] = s
+assert len(got) == len(truth["streams"]), (len(got), len(truth["streams"]))
+for t in truth["streams"]:
+    s = got[(t["groupid"], t["secondaryid"], t["threadid"])]
+    for k in ("frames", "lost", "invalid", "first_frame_utc", "last_frame_utc"):
+        assert s[k] == t[k], (k, s[k], t[k], t)
+    assert s["received"] == t["received"] and s["late"] == 0 and s["duplicate"] == 0, s
+    assert s["filled"] == t["lost"], s
+print("%d streams" % len(got))
+PY
+	"$CC" verify --pattern "$T/$f.codif.d" > "$T/$f.codif.verify" ||
+		{ cat "$T/$f.codif.verify"; fail "$f: codif files do not verify"; }
+	ok "$f: codif files by convert: frames, lost, invalid, times per stream equal the truth; --pattern clean"
+done
+run_expect_fail "codif with gaps: verify --strict" 1 "problem (--strict): " \
+	"$CC" verify --strict "$T/loss.codif.d"
+echo "$CHECKS checks passed"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# dpdk-ibvcap refuses bad configuration before touching any device: exit 1
+# and a message naming the option or key, the value and what was expected.
+# (--check-config needs no EAL, hugepages or root.)
+. "$(dirname "$0")/../lib.sh"
+set -e
+C=$BUILD/app/dpdk-ibvcap
+cc() { "$C" --check-config "$@"; }
+
+run_expect_fail "unknown option" 1 "unknown option '--antenas'" cc --antenas 3
+run_expect_fail "bad IP" 1 "--antenna-ip: '10.17.0.300': expected an IPv4 address" cc --antenna-ip 10.17.0.300
+run_expect_fail "duplicate antenna IP" 1 "antenna 0 and antenna 2 have the same source address 10.0.0.1" \
+	cc --antenna-ip 10.0.0.1,10.0.0.2,10.0.0.1
+run_expect_fail "duplicate antenna name" 1 "antennas 0 and 1 are both named 'ak1'" \
+	cc --antenna-ip 10.0.0.1=ak1,10.0.0.2=ak1
+run_expect_fail "bad antenna name" 1 "--antenna-ip: 'a b': expected a name" cc --antenna-ip "10.0.0.1=a b"
+run_expect_fail "multicast antenna" 1 "not a unicast address" cc --antenna-ip 239.0.0.1
+run_expect_fail "group not multicast" 1 "--group: '10.1.1.1:5000': expected an IPv4 multicast address" cc --group 10.1.1.1:5000
+run_expect_fail "group port 0" 1 "--group: '239.1.1.1:0': expected IPV4:PORT" cc --group 239.1.1.1:0
+run_expect_fail "group twice" 1 "group 239.1.1.1:5000 given twice" cc --group 239.1.1.1:5000,239.1.1.1:5000
+run_expect_fail "group on a port not given" 1 "joined on port index 3, but only 2 ports (--port) are given" \
+	cc --port 0,1 --group 239.1.1.1:5000@3
+run_expect_fail "--antennas range" 1 "--antennas: '65': expected an integer between 1 and 64" cc --antennas 65
+run_expect_fail "--antennas vs list" 1 "--antennas 3 and --antenna-ip (2 addresses) disagree" \
+	cc --antennas 3 --antenna-ip 10.0.0.1,10.0.0.2
+run_expect_fail "--steer value" 1 "--steer: 'hardware': expected auto, flow or software" cc --steer hardware
+run_expect_fail "--isolate with software" 1 "--isolate needs rte_flow rules" cc --isolate --steer software
+run_expect_fail "--duration unit" 1 "--duration: '10 fortnights': expected a duration" cc --duration "10 fortnights"
+run_expect_fail "--mbuf-size" 1 "--mbuf-size: '100': expected a size" cc --mbuf-size 100
+run_expect_fail "--lcore-map form" 1 "--lcore-map: '0:1': expected PORTINDEX.QUEUE@LCORE" cc --lcore-map 0:1
+run_expect_fail "--lcore-map queue" 1 "--lcore-map: queue 9, but ports have 7 queues" cc --lcore-map 0.9@1
+run_expect_fail "--lcore-map twice" 1 "--lcore-map: queue 0.1 mapped twice" cc --lcore-map 0.1@1,0.1@2
+run_expect_fail "--join-iface form" 1 "--join-iface: 'eth0': expected PORTINDEX=IFNAME" cc --join-iface eth0
+run_expect_fail "missing value" 1 "option '--port' needs a value" cc --port
+run_expect_fail "stray argument" 1 "unexpected argument 'now'" cc now
+
+# INI: the same keys, named with file, section and value
+cat > "$T/bad.ini" <<'INI'
+[layout]
+antennas = 4
+[capture]
+colour = blue
+INI
+run_expect_fail "INI unknown key" 1 "bad.ini: [capture] colour = blue: unknown key" cc --config "$T/bad.ini"
+printf '[layout]\nantenna-base = 10.0.0.999\n' > "$T/bad2.ini"
+run_expect_fail "INI bad value" 1 "bad2.ini: [layout] --antenna-base: '10.0.0.999': expected an IPv4 address" \
+	cc --config "$T/bad2.ini"
+printf 'this is not ini\n' > "$T/bad3.ini"
+run_expect_fail "INI not INI" 1 "bad3.ini: line 1: 'this is not ini': expected [section] or key = value" cc --config "$T/bad3.ini"
+run_expect_fail "INI missing" 1 "--config: '$T/none.ini': No such file or directory" cc --config "$T/none.ini"
+
+# a good file: effective configuration printed; the command line wins
+cat > "$T/good.ini" <<'INI'
+; a small lab host
+[ports]
+port = 0
+[layout]
+antenna-ip = 10.1.0.1=ak01,10.1.0.2=ak02
+group = 239.2.0.1:40001@0
+group = 239.2.0.2:40002@0
+[capture]
+mtu = 9000
+isolate = no
+stats-period = 2s
+INI
+cc --config "$T/good.ini" --stats-period 5s > "$T/eff.txt" || fail "good INI refused"
+grep -q '^antenna-ip = 10.1.0.2=ak02' "$T/eff.txt" || fail "antenna from INI missing"
+grep -q '^group = 239.2.0.2:40002@0' "$T/eff.txt" || fail "repeated key did not append"
+grep -q '^stats-period = 5.000s' "$T/eff.txt" || fail "command line did not win"
+ok "INI accepted, repeated keys append, the command line wins"
+# --help lists every option
+"$C" --help > "$T/help.txt"
+opts=$(grep -o '{"[a-z-]*", ' "$SRC/app/dpdk-ibvcap/config.c" | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+for x in $opts; do
+	grep -q -- "--$x" "$T/help.txt" || fail "--help does not document --$x"
+done
+ok "--help documents all $(echo "$opts" | wc -w) options"
+echo "$CHECKS checks passed"

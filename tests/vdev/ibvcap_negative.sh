@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# dpdk-ibvcap start-up errors that need EAL: more antennas than the port's
+# queues, no port, a missing port, no hugepages, no worker lcore, rules
+# demanded where the port has none: exit 1, the problem named.
+. "$(dirname "$0")/../lib.sh"
+set -e
+C=$BUILD/app/dpdk-ibvcap
+EAL="-l 0,1 $EAL_COMMON --no-huge -m 512 --no-telemetry"
+python3 "$SRC/tests/tools/emptypcap.py" "$T/e.pcap"
+V="net_pcap0,rx_pcap=$T/e.pcap"
+# shellcheck disable=SC2086
+{
+run_expect_fail "more antennas than queues" 1 \
+	"port 0 (net_pcap0) has 1 rx queue; 7 are needed (6 antennas + 1 default)" \
+	"$C" $EAL --vdev "$V" -- --idle-timeout 1s
+run_expect_fail "no port at all" 1 "no DPDK port: give a device with -a PCI_ADDRESS or --vdev" \
+	"$C" $EAL -- --steer software
+run_expect_fail "missing port" 1 "--port 4: no such DPDK port (available: 0 (net_pcap0))" \
+	"$C" $EAL --vdev "$V" -- --port 4 --steer software
+run_expect_fail "missing device name" 1 "--port net_ring9: no such DPDK device" \
+	"$C" $EAL --vdev "$V" -- --port net_ring9 --steer software
+run_expect_fail "no worker lcore" 1 "no worker lcore: the main lcore reports, rx needs at least one more (e.g. -l 0,1)" \
+	"$C" -l 0 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" -- --steer software
+run_expect_fail "lcore-map to the main lcore" 1 "lcore 0 is not a worker lcore" \
+	"$C" $EAL --vdev "$V" -- --steer software --lcore-map 0.0@0
+run_expect_fail "--steer flow on a port without rte_flow" 1 \
+	"rte_flow refused the antenna rules (validation of rule 0 failed: Function not implemented); --steer flow needs them" \
+	"$C" $EAL --vdev "net_pcap0,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap" -- --antennas 1 --steer flow
+run_expect_fail "--isolate on a port without rte_flow" 1 "--isolate:" \
+	"$C" $EAL --vdev "net_pcap0,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap" -- --antennas 1 --isolate
+run_expect_fail "bad option after EAL" 1 "unknown option '--bogus'" \
+	"$C" $EAL --vdev "$V" -- --bogus
+mkdir -p "$T/nohuge"
+run_expect_fail "no hugepages" 1 "EAL initialisation failed" \
+	"$C" -l 0,1 $EAL_COMMON --huge-dir "$T/nohuge" --no-telemetry --vdev "$V" -- --steer software
+}
+grep -q "hugepages reserved and mounted" <("$C" -l 0,1 $EAL_COMMON --huge-dir "$T/nohuge" \
+	--no-telemetry --vdev "$V" -- --steer software 2>&1) || fail "no-hugepages hint missing"
+ok "the no-hugepages failure says to check hugepages"
+# a clean stop exits 0 (idle timeout on an empty capture... nothing arrives,
+# so use --duration)
+# shellcheck disable=SC2086
+"$C" $EAL --vdev "$V" -- --steer software --duration 200ms --stats-period 0 > "$T/ok.log" 2>&1 ||
+	{ cat "$T/ok.log"; fail "clean stop did not exit 0"; }
+grep -q "stopped by --duration" "$T/ok.log" || fail "stop reason not reported"
+ok "a clean stop exits 0 and says why it stopped"
+echo "$CHECKS checks passed"
