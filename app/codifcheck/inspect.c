@@ -17,7 +17,8 @@ cc_read_head(const char *path, uint8_t *buf, size_t max, uint64_t *size)
 {
 	struct stat st;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return -errno;

@@ -311,7 +311,8 @@ cc_ri_runs_index(struct cc_ri_runs *r, uint32_t nslot)
 	size_t i;
 	uint32_t s;
 
-	qsort(r->v, r->n, sizeof(r->v[0]), run_cmp);
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof(r->v[0]), run_cmp);
 	free(r->begin);
 	r->begin = malloc(((size_t)nslot + 1) * sizeof(size_t));
 	if (r->begin == NULL)

@@ -43,7 +43,7 @@ cc_notes_of(const struct cc_file *f, struct cc_notes *n)
 		n->lost += cc_stream_lost(st);
 		n->gaps += st->gaps.n;
 		n->invalid += cc_stream_invalid(st);
-		if (st->net) { /* codif/raw: already a time-backwards problem */
+		if (s->acct != NULL) { /* codif/raw: already a time-backwards problem */
 			n->late += st->seq->st.late;
 			n->duplicate += st->seq->st.duplicate;
 			n->too_old += st->seq->st.too_old;
@@ -374,7 +374,7 @@ stream_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
 
 	jsonw_obj_begin(w, NULL);
 	if (st->net) {
-		jsonw_u64(w, "antenna", (uint64_t)st->ant);
+		jsonw_i64(w, "antenna", st->ant);
 		jsonw_str(w, "src", ipv4_str(st->src, ip, sizeof(ip)));
 		jsonw_str(w, "dst", ipv4_str(st->dst, ip, sizeof(ip)));
 		jsonw_u64(w, "port", st->port);

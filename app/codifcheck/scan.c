@@ -330,9 +330,14 @@ file_frame(struct cc_scan *s, const uint8_t *frame, size_t len,
 		return s->err;
 	cls = codif_seq_push(st->seq, h, len, &idx, &nlost, why, sizeof(why));
 	if (cls == CODIF_SEQ_PARAM_CHANGE || cls == CODIF_SEQ_MALFORMED) {
+		struct codif_hdr r = st->seq->ref;
+
+		/* its time as the stream counts time, not by the changed fields */
+		r.seconds = h->seconds;
+		r.frame = h->frame;
 		cc_scan_problem(s, cls == CODIF_SEQ_PARAM_CHANGE ? CC_P_PARAM : CC_P_HEADER,
-				off, t, "%s: %s", cc_stream_name(st, name, sizeof(name)),
-				why);
+				off, codif_frame_time_ns(&r), "%s: %s",
+				cc_stream_name(st, name, sizeof(name)), why);
 		return 0;
 	}
 	if (!placed(cls) || cls == CODIF_SEQ_LATE)
@@ -587,6 +592,32 @@ raw_row(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 	return 0;
 }
 
+/* The index names each slot's addresses: give them to its stream. */
+static void
+raw_addresses(struct cc_scan *s, const struct cc_raw_index *ri)
+{
+	unsigned int i;
+	uint32_t k;
+
+	for (i = 0; i < s->nst; i++) {
+		struct cc_stream *st = s->st[i];
+
+		for (k = 0; k < ri->nstream; k++) {
+			const struct codif_hdr *h = &ri->st[k].hdr;
+
+			if (h->stationid == st->stationid && h->groupid == st->groupid &&
+			    h->secondaryid == st->secondaryid && h->threadid == st->threadid) {
+				st->net = true;
+				st->src = ri->src;
+				st->dst = ri->st[k].dst;
+				st->port = ri->st[k].port;
+				st->ant = (int)ri->ant_index;
+				break;
+			}
+		}
+	}
+}
+
 int
 cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 	    uint64_t raw_size)
@@ -631,6 +662,7 @@ cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 	}
 	free(gcur);
 	free(icur);
+	raw_addresses(s, ri);
 	if (rc == -ENOMEM)
 		s->err = rc;
 	return rc;

@@ -50,11 +50,11 @@ struct cc_problem {
 };
 
 struct cc_stream {
-	bool net;                 /**< src/dst/port are known (pcap) */
+	bool net;                 /**< src/dst/port are known (pcap, raw index) */
 	uint32_t src, dst;
 	uint16_t port;
 	uint16_t stationid, groupid, secondaryid, threadid;
-	int ant;                  /**< pcap: lib/acct antenna index */
+	int ant;                  /**< pcap: lib/acct antenna index; raw: the index's */
 	struct codif_seq *seq;    /**< lib/acct's (pcap) or &own */
 	struct codif_seq own;
 	struct cc_gaps gaps;

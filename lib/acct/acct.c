@@ -185,6 +185,7 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	struct acct_stream *s;
 	const uint8_t *cp;
 	enum pkt_err pe;
+	bool params_ok;
 	int g;
 
 	r->ant = -1;
@@ -238,8 +239,9 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	/* Full validation (three 64-bit divisions) only for a new stream or
 	 * when the parameters differ from the stream's; else the cheap check.
 	 * A header that fails never creates a stream. */
-	if (s == NULL || !s->seq.started ||
-	    !codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0)) {
+	params_ok = s != NULL && s->seq.started &&
+		    codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0);
+	if (!params_ok) {
 		if (codif_validate(&r->hdr, SIZE_MAX, a->err, sizeof(a->err)) != 0) {
 			malformed(a, r, ACCT_M_HEADER);
 			if (s != NULL)
@@ -275,8 +277,13 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 		}
 		s = &an->stream[r->stream];
 	}
-	r->cls = codif_seq_push(&s->seq, &r->hdr, r->pi.payload_len, &r->index,
-				&r->nlost, a->err, sizeof(a->err));
+	if (!s->seq.started || params_ok)
+		r->cls = codif_seq_push_trusted(&s->seq, &r->hdr, r->pi.payload_len,
+						&r->index, &r->nlost, a->err,
+						sizeof(a->err));
+	else
+		r->cls = codif_seq_push(&s->seq, &r->hdr, r->pi.payload_len, &r->index,
+					&r->nlost, a->err, sizeof(a->err));
 	if (r->cls == CODIF_SEQ_MALFORMED || r->cls == CODIF_SEQ_PARAM_CHANGE) {
 		/* codif_seq_push counted it in the stream already */
 		r->mal = r->cls == CODIF_SEQ_MALFORMED ? ACCT_M_SECONDS :

@@ -2,6 +2,7 @@
 /* CODIF v3 header codec, validation, time arithmetic and stream tracking. */
 
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -28,23 +29,24 @@ seterr(char *errbuf, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Explicit little-endian loads/stores: the wire order, whatever the host. */
+/* Explicit little-endian loads/stores: the wire order, whatever the host
+ * (memcpy + le64toh: one unaligned load on x86, no bit-fields). */
 static inline uint64_t
 ld_le64(const uint8_t *p)
 {
-	uint64_t v = 0;
-	int i;
+	uint64_t v;
 
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
 }
 
 static inline uint32_t
 ld_le32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
 static inline void
@@ -679,44 +681,100 @@ codif_seq_malformed(struct codif_seq *s)
 	s->st.malformed++;
 }
 
+/* Exact start time of frame `frame` of the period starting at `seconds`,
+ * and the remainder of frame * period_ns / FPP (for stepping). */
+static int64_t
+seq_time(const struct codif_seq *s, uint32_t seconds, uint32_t frame, uint64_t *rem)
+{
+	unsigned __int128 x = (unsigned __int128)frame * s->period_ns;
+
+	*rem = (uint64_t)(x % s->fpp);
+	return s->epoch_ns + (int64_t)seconds * 1000000000LL + (int64_t)(x / s->fpp);
+}
+
+/* Make frame (seconds, frame) the newest: time by one exact step from the
+ * previous newest when consecutive (no division), else computed anew. */
+static void
+seq_set_newest(struct codif_seq *s, const struct codif_hdr *h, int64_t n)
+{
+	if (n == s->newest + 1 && h->seconds == s->newest_sec && h->frame != 0) {
+		s->newest_time_ns += (int64_t)s->step_q;
+		s->newest_rem += s->step_r;
+		if (s->newest_rem >= s->fpp) {
+			s->newest_rem -= s->fpp;
+			s->newest_time_ns++;
+		}
+	} else {
+		s->newest_time_ns = seq_time(s, h->seconds, h->frame, &s->newest_rem);
+	}
+	s->newest = n;
+	s->newest_sec = h->seconds;
+	s->newest_base = n - h->frame;
+}
+
 enum codif_seq_class
 codif_seq_push(struct codif_seq *s, const struct codif_hdr *h,
 	       size_t frame_bytes, int64_t *index, uint64_t *nlost, char *errbuf,
 	       size_t errlen)
 {
+	if (s->started && !codif_params_equal(&s->ref, h, errbuf, errlen)) {
+		*nlost = 0;
+		*index = 0;
+		s->st.param_change++;
+		return CODIF_SEQ_PARAM_CHANGE;
+	}
+	return codif_seq_push_trusted(s, h, frame_bytes, index, nlost, errbuf, errlen);
+}
+
+enum codif_seq_class
+codif_seq_push_trusted(struct codif_seq *s, const struct codif_hdr *h,
+		       size_t frame_bytes, int64_t *index, uint64_t *nlost,
+		       char *errbuf, size_t errlen)
+{
 	int64_t n, ds;
+	uint64_t rem;
 
 	*nlost = 0;
 	*index = 0;
 	if (!s->started) {
 		s->ref = *h;
 		s->fpp = codif_frames_per_period(h);
+		s->period_ns = (uint64_t)h->period * 1000000000ULL;
+		s->step_q = s->period_ns / s->fpp;
+		s->step_r = s->period_ns % s->fpp;
+		s->epoch_ns = codif_epoch_unix(h->epoch) * 1000000000LL;
 		s->seconds_first = h->seconds;
-		s->first = s->newest = h->frame;
+		s->first = h->frame;
+		s->newest = (int64_t)h->frame - 2; /* not consecutive: full time */
 		s->started = true;
+		seq_set_newest(s, h, h->frame);
 		seen_set(s, h->frame);
 		s->st.received++;
 		s->st.bytes += frame_bytes;
 		if (h->invalid)
 			s->st.invalid++;
-		s->first_time_ns = s->newest_time_ns = codif_frame_time_ns(h);
+		s->first_time_ns = s->newest_time_ns;
 		*index = h->frame;
 		return CODIF_SEQ_FIRST;
 	}
-	if (!codif_params_equal(&s->ref, h, errbuf, errlen)) {
-		s->st.param_change++;
-		return CODIF_SEQ_PARAM_CHANGE;
+	/* the index without a division while the period is the newest's or
+	 * the next one: the common case by far */
+	if (h->seconds == s->newest_sec) {
+		n = s->newest_base + h->frame;
+	} else if (h->seconds == s->newest_sec + s->ref.period) {
+		n = s->newest_base + (int64_t)s->fpp + h->frame;
+	} else {
+		ds = (int64_t)h->seconds - (int64_t)s->seconds_first;
+		if (ds % s->ref.period != 0) {
+			seterr(errbuf, errlen,
+			       "seconds %" PRIu32 ", expected the first frame's %" PRIu32
+			       " plus a multiple of the period %u",
+			       h->seconds, s->seconds_first, s->ref.period);
+			s->st.malformed++;
+			return CODIF_SEQ_MALFORMED;
+		}
+		n = ds / s->ref.period * (int64_t)s->fpp + h->frame;
 	}
-	ds = (int64_t)h->seconds - (int64_t)s->seconds_first;
-	if (ds % s->ref.period != 0) {
-		seterr(errbuf, errlen,
-		       "seconds %" PRIu32 ", expected the first frame's %" PRIu32
-		       " plus a multiple of the period %u",
-		       h->seconds, s->seconds_first, s->ref.period);
-		s->st.malformed++;
-		return CODIF_SEQ_MALFORMED;
-	}
-	n = codif_frame_index(h, s->seconds_first, s->fpp);
 	*index = n;
 	if (n > s->newest) {
 		enum codif_seq_class c = CODIF_SEQ_IN_ORDER;
@@ -728,8 +786,7 @@ codif_seq_push(struct codif_seq *s, const struct codif_hdr *h,
 			c = CODIF_SEQ_GAP;
 		}
 		seen_clear_range(s, s->newest, n);
-		s->newest = n;
-		s->newest_time_ns = codif_frame_time_ns(h);
+		seq_set_newest(s, h, n);
 		seen_set(s, n);
 		s->st.received++;
 		s->st.bytes += frame_bytes;
@@ -746,7 +803,7 @@ codif_seq_push(struct codif_seq *s, const struct codif_hdr *h,
 		 * stream started earlier than its first arrival said */
 		s->st.lost += (uint64_t)(s->first - n - 1);
 		s->first = n;
-		s->first_time_ns = codif_frame_time_ns(h);
+		s->first_time_ns = seq_time(s, h->seconds, h->frame, &rem);
 	} else if (seen_test(s, n)) {
 		s->st.duplicate++;
 		return CODIF_SEQ_DUPLICATE;

@@ -186,6 +186,12 @@ struct codif_seq {
 	struct codif_seq_stats st;
 	int64_t first_time_ns;    /**< start time of frame `first` */
 	int64_t newest_time_ns;   /**< start time of frame `newest` */
+	/* fast path state: no division per in-order frame */
+	uint32_t newest_sec;      /**< seconds of frame `newest` */
+	int64_t newest_base;      /**< index of frame 0 of newest's period */
+	uint64_t newest_rem;      /**< (frame * period_ns) % fpp of newest */
+	uint64_t period_ns, step_q, step_r; /**< period_ns = step_q*fpp + step_r */
+	int64_t epoch_ns;         /**< Unix ns of the reference epoch */
 };
 
 /**
@@ -221,6 +227,17 @@ enum codif_seq_class codif_seq_push(struct codif_seq *s,
 				    const struct codif_hdr *h, size_t frame_bytes,
 				    int64_t *index, uint64_t *nlost,
 				    char *errbuf, size_t errlen);
+
+/**
+ * codif_seq_push for a caller that has already checked the parameters
+ * against s->ref (codif_params_equal) for every frame after the first:
+ * the capture path, which must not compare twice.
+ */
+enum codif_seq_class codif_seq_push_trusted(struct codif_seq *s,
+					    const struct codif_hdr *h,
+					    size_t frame_bytes, int64_t *index,
+					    uint64_t *nlost, char *errbuf,
+					    size_t errlen);
 
 /** Count a malformed packet against this stream. */
 void codif_seq_malformed(struct codif_seq *s);

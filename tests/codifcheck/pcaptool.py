@@ -4,6 +4,8 @@
 pcapng, pick out the valid CODIF frames of a capture, read codif files.
 
   pcaptool.py to-pcapng IN.pcap OUT.pcapng
+  pcaptool.py to-sll-us IN.pcap OUT.pcap  as tcpdump -i any writes: microsecond
+                                  timestamps, Linux cooked (SLL) headers
   pcaptool.py frames FILE...      JSON: {key: [sha1, ts_ns]} of valid frames
   pcaptool.py codif-frames FILE... JSON: {key: sha1} of the non-gap frames of codif files
 """
@@ -64,6 +66,18 @@ def write_pcapng(records, path):
             pad = bytes((4 - cap % 4) % 4)
             f.write(block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xffffffff, cap, wire)
                           + data + pad))
+
+
+def write_sll_us(records, path):
+    """Microsecond pcap, link type LINUX_SLL (113): each Ethernet header
+    replaced by the 16-byte cooked header that keeps only its ethertype."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 113))
+        for ts, cap, wire, data in records:
+            sll = struct.pack("!HHH8s", 0, 1, 6, data[6:12] + bytes(2)) + data[12:14]
+            body = sll + data[14:]
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9 // 1000, len(body),
+                                wire + 2) + body)
 
 
 def codif_of(data):
@@ -131,6 +145,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "to-pcapng":
         write_pcapng(read_pcap(sys.argv[2]), sys.argv[3])
+    elif cmd == "to-sll-us":
+        write_sll_us(read_pcap(sys.argv[2]), sys.argv[3])
     elif cmd == "frames":
         json.dump(frames(sys.argv[2:]), sys.stdout)
     elif cmd == "codif-frames":

@@ -134,8 +134,8 @@ for s in d["streams"]:
     p = s["params"]
     got = (p["nchan"], p["nbits"], p["complex"], p["period"], p["totalsamples"], p["data_bytes"],
            p["epoch"], s["station"], p["frames_per_period"], p["frame_ns"])
-    assert got == (8, 8, False, 10, 4096000, 4096, 53, "XY", 1000, 10000000), got
-    assert abs(p["data_rate_bps"] - 4096 * 8 * 100) < 1e-6, p
+    assert got == (8, 8, False, 10, 4096000, 4096, 53, "XY", 8000, 1250000), got
+    assert abs(p["data_rate_bps"] - 4096 * 8 * 800) < 1e-6, p
     assert s["first_frame_utc"] == "2026-07-04T10:00:00.000000000Z", s
 PY
 ok "custom parameters: counts equal the truth; nchan, nbits, real, period, FPP, frame, rate reported"

@@ -488,6 +488,37 @@ test_sequence(void)
 	codif_seq_free(&s);
 }
 
+/* The newest frame's time is stepped without division: it must equal the
+ * exact time of every frame, across period wraps, gaps and odd durations. */
+static void
+test_sequence_times(void)
+{
+	struct codif_seq s;
+	struct codif_hdr h = example();
+	unsigned int i;
+	int64_t idx;
+	uint64_t nl;
+
+	h.period = 1;
+	h.totalsamples = 7 * 512; /* FPP 7: 142857142.857 ns frames */
+	CHECK(codif_seq_init(&s, 0) == 0);
+	h.seconds = 1000;
+	h.frame = 5;
+	for (i = 0; i < 40; i++) {
+		codif_seq_push(&s, &h, 8256, &idx, &nl, NULL, 0);
+		CHECK_EQ_I(s.newest_time_ns, codif_frame_time_ns(&h));
+		/* next: usually +1, sometimes a gap of 3 */
+		h.frame += (i % 5 == 4) ? 3 : 1;
+		while (h.frame >= 7) {
+			h.frame -= 7;
+			h.seconds += 1;
+		}
+	}
+	CHECK_EQ_I(s.first_time_ns, 1000 * 1000000000LL + 5 * 1000000000LL / 7 +
+		   codif_epoch_unix(50) * 1000000000LL);
+	codif_seq_free(&s);
+}
+
 /* Random arrivals against a model that remembers every frame. */
 static void
 test_sequence_model(void)
@@ -593,6 +624,7 @@ main(void)
 	test_identify();
 	test_validate();
 	test_sequence();
+	test_sequence_times();
 	test_sequence_model();
 	test_pattern();
 	test_station();
