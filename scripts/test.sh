@@ -3,7 +3,7 @@
 # Set up (packages, hugepages, build) and run the whole test suite:
 #   1. every suite on the -Werror build (unit, fuzz replay, cli, golden,
 #      vdev, mp, netns, ...);
-#   2. unit and fuzz-replay again under ASan/UBSan;
+#   2. unit, fuzz-replay, cli and codifcheck again under ASan/UBSan;
 #   3. the libFuzzer target for a bounded time (clang).
 # Ends with the line "N passed, N failed"; exit 0 only when none failed.
 set -uo pipefail
@@ -12,12 +12,18 @@ cd "$ROOT"
 "$ROOT/scripts/setup.sh" --test || { echo "0 passed, 1 failed"; exit 1; }
 
 logs=()
+build_failures=()
 run_suite() { # builddir, meson test args...
 	local dir=$1
 	shift
 	echo "=== meson test -C $dir $*"
+	# a stale log must never stand in for a run that did not happen
+	rm -f "$dir/meson-logs/testlog.json"
 	meson test -C "$dir" --print-errorlogs "$@" | grep -vE '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): '
 	logs+=("$dir/meson-logs/testlog.json")
+}
+build() { # builddir: a failed build is a failed test
+	ninja -C "$1" >/dev/null 2>&1 || { ninja -C "$1"; build_failures+=("build of $1 failed"); }
 }
 
 run_suite build --no-suite fuzzer
@@ -25,27 +31,31 @@ run_suite build --no-suite fuzzer
 if [ ! -f build-asan/build.ninja ]; then
 	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true >/dev/null
 fi
-ninja -C build-asan >/dev/null || ninja -C build-asan
+build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	run_suite build-asan --suite unit --suite fuzz --suite cli
+	run_suite build-asan --suite unit --suite fuzz --suite cli --suite codifcheck
 
 if [ ! -f build-fuzz/build.ninja ]; then
 	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 		-Db_lundef=false >/dev/null
 fi
-ninja -C build-fuzz >/dev/null || ninja -C build-fuzz
+build build-fuzz
 run_suite build-fuzz --suite fuzzer
 
-python3 - "${logs[@]}" <<'PY'
+python3 - "${build_failures[@]/#/BUILD:}" "${logs[@]}" <<'PY'
 import json, sys
 passed = failed = skipped = 0
 names = []
 for path in sys.argv[1:]:
+    if path.startswith("BUILD:"):
+        failed += 1
+        names.append(path[6:])
+        continue
     try:
         lines = open(path).read().splitlines()
     except OSError:
         failed += 1
-        names.append("%s missing" % path)
+        names.append("no test results in %s (the suite did not run)" % path)
         continue
     for line in lines:
         r = json.loads(line)

@@ -230,7 +230,7 @@ add_antennas(struct ibv_config *c, struct pstate *ps, const char *opt,
 				free(store);
 				return -1;
 			}
-			snprintf(c->layout.ant_name[k], ACCT_NAME_LEN, "%s", eq + 1);
+			str_copy(c->layout.ant_name[k], ACCT_NAME_LEN, eq + 1);
 		} else {
 			snprintf(c->layout.ant_name[k], ACCT_NAME_LEN, "ant%u", k);
 		}
@@ -309,7 +309,7 @@ add_ports(struct ibv_config *c, const char *opt, const char *v, char *err,
 			free(store);
 			return -1;
 		}
-		snprintf(c->port[c->nport].spec, sizeof(c->port[0].spec), "%s", items[i]);
+		str_copy(c->port[c->nport].spec, sizeof(c->port[0].spec), items[i]);
 		c->port[c->nport].port_id = -1;
 		c->nport++;
 	}
@@ -342,7 +342,7 @@ add_join_ifaces(struct ibv_config *c, const char *opt, const char *v, char *err,
 			free(store);
 			return -1;
 		}
-		snprintf(c->port[p].iface, IF_NAMESIZE, "%s", eq + 1);
+		str_copy(c->port[p].iface, IF_NAMESIZE, eq + 1);
 	}
 	free(store);
 	return 0;
@@ -518,7 +518,7 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 	case O_SUMMARY_JSON:
 		if (strlen(v) >= sizeof(c->summary_json) || *v == '\0')
 			return errf(err, len, "%s: '%s': expected a file path", opt, v);
-		snprintf(c->summary_json, sizeof(c->summary_json), "%s", v);
+		str_copy(c->summary_json, sizeof(c->summary_json), v);
 		return 0;
 	case O_WINDOW:
 		if (parse_u64(opt, v, 64, 1u << 24, &u, err, len))
@@ -759,7 +759,7 @@ ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
 		else if (strncmp(argv[i], "--config=", 9) == 0)
 			path = argv[i] + 9;
 		if (path != NULL) {
-			snprintf(c->config_file, sizeof(c->config_file), "%s", path);
+			str_copy(c->config_file, sizeof(c->config_file), path);
 			if (load_ini(c, &ps, path, err, errlen) != 0)
 				return -1;
 		}

@@ -47,7 +47,7 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 		if (p->groups == 0)
 			continue;
 		if (c->port[i].iface[0] != '\0') {
-			snprintf(p->iface, sizeof(p->iface), "%s", c->port[i].iface);
+			str_copy(p->iface, sizeof(p->iface), c->port[i].iface);
 			ifindex = if_nametoindex(p->iface);
 			if (ifindex == 0)
 				return errf(err, len, "--join-iface %u=%s: no such interface: %s",

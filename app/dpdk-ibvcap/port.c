@@ -322,7 +322,7 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 				    "--steer flow%s needs them",
 				    p->port_id, p->name, p->sp.why,
 				    c->isolate ? " (implied by --isolate)" : "");
-		snprintf(p->steer_why, sizeof(p->steer_why), "%s", p->sp.why);
+		str_copy(p->steer_why, sizeof(p->steer_why), p->sp.why);
 		steer_remove(&p->sp);
 		/* the one log line of the fallback */
 		printf("dpdk-ibvcap: port %u (%s): rte_flow cannot steer antennas (%s): "

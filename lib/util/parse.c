@@ -229,6 +229,18 @@ bad:
 		    "IPV4:PORT such as 239.17.0.1:36001 (port 1..65535)");
 }
 
+void
+str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (len == 0)
+		return;
+	n = strnlen(src, len - 1);
+	memmove(dst, src, n);
+	dst[n] = '\0';
+}
+
 char *
 ipv4_str(uint32_t ip, char *buf, size_t len)
 {

@@ -37,6 +37,12 @@ int parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
 int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
 		    uint16_t *port, char *err, size_t errlen);
 
+/**
+ * Copy src into dst (len bytes incl. the NUL), truncating. (snprintf "%s"
+ * between members of one struct trips GCC's -Wrestrict under ASan.)
+ */
+void str_copy(char *dst, size_t len, const char *src);
+
 /** Format a host-order IPv4 address into buf (>= 16 bytes). */
 char *ipv4_str(uint32_t ip, char *buf, size_t len);
 
