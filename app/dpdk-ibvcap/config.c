@@ -12,11 +12,16 @@
 
 #include <rte_cfgfile.h>
 
+#include "antbuf.h"
 #include "codif.h"
 #include "config.h"
 #include "parse.h"
+#include "writer.h"
 
 #define NS_PER_S 1000000000ULL
+
+static int
+errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 enum {
 	O_CONFIG = 256, O_PORT, O_ANTENNAS, O_ANT_BASE, O_ANT_IP, O_GROUPS,
@@ -24,7 +29,9 @@ enum {
 	O_MBUFS, O_RX_DESC, O_BURST, O_STEER, O_ISOLATE, O_NO_JOIN,
 	O_JOIN_IFACE, O_LCORE_MAP, O_PACKETS, O_FRAMES, O_DURATION,
 	O_IDLE_TIMEOUT, O_STATS_PERIOD, O_LINK_TIMEOUT, O_SUMMARY_JSON,
-	O_WINDOW, O_CHECK_CONFIG, O_VERBOSE = 'v', O_HELP = 'h',
+	O_WINDOW, O_CHECK_CONFIG, O_RING, O_REORDER_WINDOW, O_DATA_BYTES,
+	O_FRAME_RATE, O_NO_BUFFERS, O_GPU, O_WRITE, O_WRITER_DRAIN,
+	O_VERBOSE = 'v', O_HELP = 'h',
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +64,14 @@ static const struct option long_opts[] = {
 	{"summary-json", required_argument, NULL, O_SUMMARY_JSON},
 	{"window", required_argument, NULL, O_WINDOW},
 	{"check-config", no_argument, NULL, O_CHECK_CONFIG},
+	{"ring", required_argument, NULL, O_RING},
+	{"reorder-window", required_argument, NULL, O_REORDER_WINDOW},
+	{"data-bytes", required_argument, NULL, O_DATA_BYTES},
+	{"frame-rate", required_argument, NULL, O_FRAME_RATE},
+	{"no-buffers", no_argument, NULL, O_NO_BUFFERS},
+	{"gpu", required_argument, NULL, O_GPU},
+	{"write", required_argument, NULL, O_WRITE},
+	{"writer-drain", required_argument, NULL, O_WRITER_DRAIN},
 	{"verbose", no_argument, NULL, O_VERBOSE},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
@@ -114,6 +129,20 @@ ibv_usage(FILE *f)
 "  -v, --verbose           dump every packet's headers (slow)\n"
 "  --window N              frames tracked for late/duplicate, per stream (4096)\n"
 "  --link-timeout T        wait for link up (5s), then go on with a warning\n"
+"Per-antenna buffers (shared memory; writers attach with their own cursor):\n"
+"  --ring N|T              frames per antenna ring, or a time (1024; rounded\n"
+"                          up to a power of two)\n"
+"  --reorder-window N|T    frames kept open for late frames (64)\n"
+"  --data-bytes N          payload bytes per frame in the buffers (8192);\n"
+"                          frames of another size are counted, not placed\n"
+"  --frame-rate F          frames/s per stream, to turn times into frames\n"
+"                          (2314.81: ASKAP-like 62500 frames per 27 s)\n"
+"  --no-buffers            count only, no buffers\n"
+"  --gpu DEV               payload in gpudev DEV's memory (GPUDirect)\n"
+"  --write FORMAT:DIR[,key=value...]  a writer on an lcore of its own\n"
+"                          (repeatable): raw|codif|pcap; keys prefix,\n"
+"                          rotate-size, rotate-time, snaplen, all, direct\n"
+"  --writer-drain T        at exit, wait up to T for writers (10s)\n"
 "Configuration:\n"
 "  --config FILE           INI file: any section, keys are these option\n"
 "                          names (flags take yes/no); the command line wins\n"
@@ -151,6 +180,51 @@ ibv_config_defaults(struct ibv_config *c)
 	c->stats_period_ns = NS_PER_S;
 	c->link_timeout_ns = 5 * NS_PER_S;
 	c->layout.window = CODIF_SEQ_WINDOW_DEFAULT;
+	c->buffers = true;
+	c->ring_frames = 1024;
+	c->window_frames = 64;
+	c->data_bytes = 8192;
+	c->frame_rate = 62500.0 / 27.0;
+	c->gpu = -1;
+	c->drain_ns = 10 * NS_PER_S;
+}
+
+/* "N" frames or "T" with a unit (2s, 250ms): frames or ns */
+static int
+frames_or_time(const char *opt, const char *v, uint32_t *frames, uint64_t *ns,
+	       char *err, size_t len)
+{
+	uint64_t u;
+
+	if (parse_u64(opt, v, 1, 1u << 26, &u, NULL, 0) == 0) {
+		*frames = (uint32_t)u;
+		*ns = 0;
+		return 0;
+	}
+	if (parse_duration_ns(opt, v, 1000, 3600ULL * NS_PER_S, ns, NULL, 0) == 0 &&
+	    strpbrk(v, "smh") != NULL) {
+		*frames = 0;
+		return 0;
+	}
+	return errf(err, len, "%s: '%s': expected a number of frames (1..%u) or a time "
+		    "with a unit such as 500ms or 2s", opt, v, 1u << 26);
+}
+
+void
+ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
+{
+	uint64_t r = c->ring_ns ? (uint64_t)((double)c->ring_ns / 1e9 * c->frame_rate + 0.5) :
+				  c->ring_frames;
+	uint64_t w = c->window_ns ? (uint64_t)((double)c->window_ns / 1e9 * c->frame_rate + 0.5) :
+				    c->window_frames;
+	uint64_t p = 2;
+
+	if (w < 1)
+		w = 1;
+	while (p < r || p < 2 * w)
+		p <<= 1;
+	*rows = (uint32_t)p;
+	*window = (uint32_t)w;
 }
 
 /* Parse state across options: what was given explicitly. */
@@ -161,9 +235,6 @@ struct pstate {
 	uint16_t port_base_v;
 	unsigned int ant_n, group_n;
 };
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int
 errf(char *err, size_t len, const char *fmt, ...)
@@ -525,6 +596,45 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 			return -1;
 		c->layout.window = (uint32_t)u;
 		return 0;
+	case O_RING:
+		return frames_or_time(opt, v, &c->ring_frames, &c->ring_ns, err, len);
+	case O_REORDER_WINDOW:
+		return frames_or_time(opt, v, &c->window_frames, &c->window_ns, err, len);
+	case O_DATA_BYTES:
+		if (parse_u64(opt, v, 8, 65536, &u, err, len))
+			return -1;
+		if (u % 8 != 0)
+			return errf(err, len, "%s: '%s': expected a multiple of 8 bytes", opt, v);
+		c->data_bytes = (uint32_t)u;
+		return 0;
+	case O_FRAME_RATE: {
+		double d;
+
+		if (parse_double(opt, v, 0.001, 1e9, &d, err, len))
+			return -1;
+		c->frame_rate = d;
+		return 0;
+	}
+	case O_NO_BUFFERS:
+		if (!parse_flag_value(v, &b))
+			return errf(err, len, "%s: '%s': expected yes or no", opt, v);
+		c->buffers = !b;
+		return 0;
+	case O_GPU:
+		if (parse_u64(opt, v, 0, 63, &u, err, len))
+			return -1;
+		c->gpu = (int)u;
+		return 0;
+	case O_WRITE:
+		if (c->nwrite == IBV_MAX_WRITERS)
+			return errf(err, len, "%s: at most %d writers", opt, IBV_MAX_WRITERS);
+		if (strlen(v) >= sizeof(c->write[0]))
+			return errf(err, len, "%s: '%s': too long", opt, v);
+		str_copy(c->write[c->nwrite++], sizeof(c->write[0]), v);
+		return 0;
+	case O_WRITER_DRAIN:
+		return parse_duration_ns(opt, v, 0, 3600ULL * NS_PER_S, &c->drain_ns, err, len) ?
+			       -1 : 0;
 	default:
 		return errf(err, len, "%s: unknown option", opt);
 	}
@@ -739,6 +849,27 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		c->steer = IBV_STEER_FLOW;
 	if (c->mbuf_size != 0 && c->mbuf_size < 2048)
 		return errf(err, len, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
+	if (c->buffers) {
+		struct antbuf_geom g;
+		char why[256];
+
+		ibv_buffer_rows(c, &g.nrows, &g.window);
+		g.nslots = l->ngroup * c->threads;
+		g.data_bytes = c->data_bytes;
+		if (antbuf_geom_check(&g, why, sizeof(why)) != 0)
+			return errf(err, len, "antenna buffers (--ring, --reorder-window, "
+				    "--groups x --threads, --data-bytes): %s", why);
+	}
+	if (c->nwrite > 0 && !c->buffers)
+		return errf(err, len, "--write needs the antenna buffers: it excludes --no-buffers");
+	if (c->gpu >= 0 && !c->buffers)
+		return errf(err, len, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
+	for (i = 0; i < c->nwrite; i++) {
+		struct wr_opts wo;
+
+		if (wr_opts_parse(&wo, "--write", c->write[i], err, len) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -849,4 +980,21 @@ ibv_config_print(const struct ibv_config *c, FILE *f)
 	if (c->summary_json[0])
 		fprintf(f, "summary-json = %s\n", c->summary_json);
 	fprintf(f, "verbose = %s\n", c->verbose ? "yes" : "no");
+	if (c->buffers) {
+		uint32_t rows, win;
+
+		ibv_buffer_rows(c, &rows, &win);
+		fprintf(f, "ring = %u   # frames per antenna (%u streams x %u bytes: %.1f MiB)\n",
+			rows, c->layout.ngroup * c->threads, c->data_bytes,
+			(double)rows * c->layout.ngroup * c->threads * c->data_bytes / 1048576.0);
+		fprintf(f, "reorder-window = %u\ndata-bytes = %u\nframe-rate = %g\n", win,
+			c->data_bytes, c->frame_rate);
+		if (c->gpu >= 0)
+			fprintf(f, "gpu = %d\n", c->gpu);
+	} else {
+		fprintf(f, "no-buffers = yes\n");
+	}
+	for (i = 0; i < c->nwrite; i++)
+		fprintf(f, "write = %s\n", c->write[i]);
+	fprintf(f, "writer-drain = %.3fs\n", (double)c->drain_ns / 1e9);
 }

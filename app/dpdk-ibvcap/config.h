@@ -16,6 +16,7 @@
 #define IBV_MAX_QUEUES (ACCT_MAX_ANTENNAS + 1)
 #define IBV_MAX_MAP (IBV_MAX_PORTS * IBV_MAX_QUEUES)
 #define IBV_ERRLEN 512
+#define IBV_MAX_WRITERS 8
 
 enum ibv_steer_mode {
 	IBV_STEER_AUTO = 0, /**< rte_flow, else software (one log line) */
@@ -66,6 +67,19 @@ struct ibv_config {
 
 	unsigned int nmap;
 	struct ibv_map map[IBV_MAX_MAP];
+
+	/* per-antenna buffers and writers */
+	bool buffers;                /**< place frames in antenna buffers */
+	uint32_t ring_frames;        /**< rows per antenna ring (power of two) */
+	uint64_t ring_ns;            /**< ring as time (converted with frame_rate) */
+	uint32_t window_frames;      /**< rows kept open for late frames */
+	uint64_t window_ns;
+	uint32_t data_bytes;         /**< payload bytes per frame in the buffers */
+	double frame_rate;           /**< frames/s per stream, for times -> frames */
+	int gpu;                     /**< gpudev device for payload, -1 host */
+	unsigned int nwrite;
+	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
+	uint64_t drain_ns;           /**< wait for writers to finish at exit */
 };
 
 /** Defaults: the ASKAP-like layout of 6 antennas, 4 groups. */
@@ -90,6 +104,9 @@ void ibv_config_print(const struct ibv_config *c, FILE *f);
 
 /** Usage text. */
 void ibv_usage(FILE *f);
+
+/** Rows of the antenna ring and window, from frames or time (power of two ring). */
+void ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window);
 
 /** Number of rx queues a port needs: one per antenna plus the default one. */
 static inline unsigned int

@@ -201,6 +201,49 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		fprintf(f, "misdirected (an antenna on another antenna's queue): %" PRIu64 "\n",
 			t.misdirected);
 
+	if (app->bufs.on) {
+		const struct ibv_bufs *bf = &app->bufs;
+		unsigned int r;
+
+		fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
+			bf->instance, bf->geom.nrows, bf->geom.nslots, bf->geom.data_bytes,
+			bf->geom.window);
+		fprintf(f, "%-4s %-12s %10s %8s %9s %8s %8s %8s %8s %8s %10s\n", "ant", "name",
+			"placed", "late", "duplicate", "too-late", "too-far", "no-slot",
+			"size", "timing", "gap-zeroed");
+		for (a = 0; a < l->nant; a++) {
+			const struct antbuf *b = bf->b[a];
+
+			if (b == NULL)
+				continue;
+			fprintf(f, "%-4u %-12s %10" PRIu64 " %8" PRIu64, a, l->ant_name[a],
+				b->placed, b->late_placed);
+			for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
+				fprintf(f, " %*" PRIu64, r == ANTBUF_DUPLICATE ? 9 : 8, b->result[r]);
+			fprintf(f, " %10" PRIu64 "\n", b->zero_filled);
+		}
+		if (bf->ctl != NULL) {
+			bool head = false;
+
+			for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+				const struct ibv_shm_writer *w = &bf->ctl->writer[i];
+
+				if (w->name[0] == '\0')
+					continue;
+				if (!head) {
+					fprintf(f, "%-24s %-6s %8s %12s %10s %14s %6s %s\n", "writer",
+						"format", "pid", "frames", "gap-frames", "bytes",
+						"files", "lost-to-overrun");
+					head = true;
+				}
+				fprintf(f, "%-24s %-6s %8d %12" PRIu64 " %10" PRIu64 " %14" PRIu64
+					" %6" PRIu64 " %" PRIu64 "%s\n", w->name, w->format, w->pid,
+					w->frames, w->gap_frames, w->bytes, w->files, w->lost_frames,
+					w->error ? " (failed)" : "");
+			}
+		}
+	}
+
 	fprintf(f, "\n%-5s %-20s %-9s %12s %12s %10s %10s %10s\n", "port", "device", "steering",
 		"ipackets", "ibytes", "imissed", "ierrors", "rx_nombuf");
 	for (i = 0; i < app->nport; i++) {
@@ -401,6 +444,57 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	}
 	jsonw_arr_end(&w);
 
+	if (app->bufs.on) {
+		const struct ibv_bufs *bf = &app->bufs;
+		unsigned int r;
+
+		jsonw_obj_begin(&w, "buffers");
+		jsonw_str(&w, "instance", bf->instance);
+		jsonw_u64(&w, "rows", bf->geom.nrows);
+		jsonw_u64(&w, "window", bf->geom.window);
+		jsonw_u64(&w, "slots", bf->geom.nslots);
+		jsonw_u64(&w, "data_bytes", bf->geom.data_bytes);
+		jsonw_str(&w, "memory", app->cfg.gpu >= 0 ? "gpu" : "hugepages");
+		jsonw_arr_begin(&w, "antennas");
+		for (a = 0; a < l->nant; a++) {
+			const struct antbuf *b = bf->b[a];
+
+			if (b == NULL)
+				continue;
+			jsonw_obj_begin(&w, NULL);
+			jsonw_str(&w, "name", l->ant_name[a]);
+			jsonw_u64(&w, "placed", b->placed);
+			jsonw_u64(&w, "late_placed", b->late_placed);
+			for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
+				jsonw_u64(&w, antbuf_result_name((enum antbuf_result)r), b->result[r]);
+			jsonw_u64(&w, "gap_zero_filled", b->zero_filled);
+			jsonw_i64(&w, "first_row", b->first_row);
+			jsonw_i64(&w, "final_row", b->final_row);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		jsonw_arr_begin(&w, "writers");
+		for (i = 0; bf->ctl != NULL && i < IBV_SHM_MAX_WRITERS; i++) {
+			const struct ibv_shm_writer *wr = &bf->ctl->writer[i];
+
+			if (wr->name[0] == '\0')
+				continue;
+			jsonw_obj_begin(&w, NULL);
+			jsonw_str(&w, "name", wr->name);
+			jsonw_str(&w, "format", wr->format);
+			jsonw_i64(&w, "pid", wr->pid);
+			jsonw_u64(&w, "frames", wr->frames);
+			jsonw_u64(&w, "gap_frames", wr->gap_frames);
+			jsonw_u64(&w, "bytes", wr->bytes);
+			jsonw_u64(&w, "files", wr->files);
+			jsonw_u64(&w, "lost_frames", wr->lost_frames);
+			jsonw_i64(&w, "error", wr->error);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		jsonw_obj_end(&w);
+	}
+
 	jsonw_arr_begin(&w, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
@@ -561,10 +655,78 @@ tel_antenna(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int
+tel_buffers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ibv_app *app = ibv_g;
+	unsigned int a, r;
+
+	(void)cmd;
+	(void)params;
+	if (app == NULL || !app->bufs.on)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	for (a = 0; a < app->cfg.layout.nant; a++) {
+		const struct antbuf *b = app->bufs.b[a];
+		struct rte_tel_data *arr;
+
+		if (b == NULL || (arr = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_array(arr, RTE_TEL_U64_VAL);
+		rte_tel_data_add_array_u64(arr, b->placed);
+		rte_tel_data_add_array_u64(arr, b->late_placed);
+		for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
+			rte_tel_data_add_array_u64(arr, b->result[r]);
+		rte_tel_data_add_array_u64(arr, b->zero_filled);
+		rte_tel_data_add_array_u64(arr, (uint64_t)b->final_row);
+		rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0);
+	}
+	return 0;
+}
+
+static int
+tel_writers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ibv_app *app = ibv_g;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (app == NULL || !app->bufs.on || app->bufs.ctl == NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+		const struct ibv_shm_writer *w = &app->bufs.ctl->writer[i];
+		struct rte_tel_data *arr;
+		char key[64];
+
+		if (w->name[0] == '\0' || (arr = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_array(arr, RTE_TEL_U64_VAL);
+		rte_tel_data_add_array_u64(arr, w->frames);
+		rte_tel_data_add_array_u64(arr, w->gap_frames);
+		rte_tel_data_add_array_u64(arr, w->bytes);
+		rte_tel_data_add_array_u64(arr, w->lost_frames);
+		rte_tel_data_add_array_u64(arr, w->files);
+		rte_tel_data_add_array_u64(arr, (uint64_t)w->pid);
+		rte_tel_data_add_array_u64(arr, w->in_use);
+		/* names: letters, digits, '_' and '/' only */
+		snprintf(key, sizeof(key), "w%u_%s", i, w->format);
+		rte_tel_data_add_dict_container(d, key, arr, 0);
+	}
+	return 0;
+}
+
 int
 ibv_telemetry_register(void)
 {
 	int rc = 0;
+
+	rc |= rte_telemetry_register_cmd("/ibvcap/buffers", tel_buffers,
+					 "Per-antenna buffer placement: placed, late, duplicate, too-late, "
+					 "too-far, no-slot, size, timing, gap-zeroed, final row.");
+	rc |= rte_telemetry_register_cmd("/ibvcap/writers", tel_writers,
+					 "Writers: frames, gap frames, bytes, lost to overrun, files, pid, active.");
 
 	rc |= rte_telemetry_register_cmd("/ibvcap/stats", tel_stats,
 					 "dpdk-ibvcap totals: packets, frames, lost, late, ... No parameters.");

@@ -12,8 +12,11 @@
 #include <rte_mempool.h>
 
 #include "acct.h"
+#include "antbuf.h"
 #include "config.h"
+#include "shm.h"
 #include "steer.h"
+#include "writer.h"
 
 /** One rx queue polled by an lcore. */
 struct ibv_rxq {
@@ -66,6 +69,31 @@ struct ibv_port {
 	uint32_t mtu;
 };
 
+/** Antenna buffers in shared memory (buf.c, gpu.c). */
+struct ibv_bufs {
+	bool on;
+	char instance[IBV_SHM_NAMELEN];
+	struct antbuf_geom geom;
+	uint32_t threads;
+	const struct rte_memzone *ctl_mz;
+	struct ibv_shm_ctl *ctl;
+	const struct rte_memzone *mz[IBV_SHM_MAX_ANT];
+	struct antbuf *b[IBV_SHM_MAX_ANT];
+	uint8_t *payload[IBV_SHM_MAX_ANT];  /**< CPU view of external payload */
+	void *gpu_ptr[IBV_SHM_MAX_ANT];     /**< device memory (--gpu) */
+	size_t gpu_page;
+};
+
+/** A writer on an lcore of the primary (--write). */
+struct ibv_wlcore {
+	unsigned int lcore;
+	char spec[PATH_MAX + 64];
+	struct writer w;
+	int reg;                  /**< writer registry entry */
+	int rc;
+	bool done;
+};
+
 struct ibv_app {
 	struct ibv_config cfg;
 	unsigned int nport;
@@ -80,6 +108,11 @@ struct ibv_app {
 	int ts_offset;            /**< rx timestamp dynfield, -1 none */
 	uint64_t ts_flag;
 	bool pdump;               /**< rte_pdump_init() succeeded */
+	double ns_per_tsc;        /**< host arrival time from the TSC */
+	struct ibv_bufs bufs;
+	unsigned int nwlcore;
+	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
+	volatile int writers_stop;
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
 	double rate_gbps, rate_mpps;
@@ -104,6 +137,28 @@ void ibv_leave_all(struct ibv_app *app);
 int ibv_lcores_setup(struct ibv_app *app, char *err, size_t len);
 void ibv_lcores_free(struct ibv_app *app);
 int ibv_rx_main(void *arg);
+
+/* buf.c */
+void ibv_instance_name(char out[IBV_SHM_NAMELEN]);
+int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
+void ibv_bufs_stop(struct ibv_app *app);
+void ibv_bufs_drain_external(struct ibv_app *app);
+void ibv_bufs_free(struct ibv_app *app);
+void ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
+	       uint32_t len, int64_t arrival_ns);
+
+/* gpu.c */
+int ibv_gpu_setup(struct ibv_app *app, char *err, size_t len);
+int ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len);
+void ibv_gpu_free(struct ibv_app *app);
+
+/* wr.c */
+int ibv_writers_setup(struct ibv_app *app, char *err, size_t len);
+void ibv_writers_launch(struct ibv_app *app);
+int ibv_writers_wait(struct ibv_app *app);
+void ibv_writers_free(struct ibv_app *app);
+/** Is this lcore a writer's? */
+bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 
 /* ctl.c */
 /** Totals over every lcore and antenna. */

@@ -191,9 +191,22 @@ main(int argc, char **argv)
 	if (ibv_telemetry_register() != 0)
 		printf("dpdk-ibvcap: telemetry commands not registered\n");
 
+	app->tsc_hz = rte_get_tsc_hz();
+	app->ns_per_tsc = 1e9 / (double)app->tsc_hz;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	app->start_tsc = app->last_tsc = rte_rdtsc();
 	if (ibv_ports_setup(app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_ports;
+	}
+	if (ibv_bufs_create(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_bufs;
+	}
+	if (ibv_writers_setup(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_writers;
 	}
 	if (ibv_ports_start(app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
@@ -213,14 +226,20 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	app->tsc_hz = rte_get_tsc_hz();
+	app->start_tsc = app->last_tsc = rte_rdtsc();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-	app->start_tsc = app->last_tsc = rte_rdtsc();
-	printf("dpdk-ibvcap: capturing on %u lcore%s (Ctrl-C stops)\n", app->nlcore,
-	       app->nlcore == 1 ? "" : "s");
+	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->nlcore,
+	       app->nlcore == 1 ? "" : "s", app->nwlcore ? " and writer lcores" : "");
 	fflush(stdout);
-	rte_eal_mp_remote_launch(ibv_rx_main, app, SKIP_MAIN);
+	ibv_writers_launch(app);
+	{
+		unsigned int l;
+
+		RTE_LCORE_FOREACH_WORKER(l)
+			if (app->lc[l] != NULL)
+				rte_eal_remote_launch(ibv_rx_main, app, l);
+	}
 	/* polling already: a peer (memif) brings the link up by connecting */
 	ibv_ports_wait_link(app);
 
@@ -233,9 +252,21 @@ main(int argc, char **argv)
 			next_stats += app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
 		}
 	}
-	rte_eal_mp_wait_lcore();
+	{
+		unsigned int l;
+
+		RTE_LCORE_FOREACH_WORKER(l)
+			if (app->lc[l] != NULL)
+				rte_eal_wait_lcore(l);
+	}
 	app->end_tsc = rte_rdtsc();
 	status = 0;
+	/* every open row final; writers (ours, then other processes) take
+	 * the rest: nothing captured is left behind */
+	ibv_bufs_stop(app);
+	if (ibv_writers_wait(app) != 0)
+		status = 2;
+	ibv_bufs_drain_external(app);
 
 	/* counts are final: the lcores have stopped, the ports still hold
 	 * their NIC counters */
@@ -249,6 +280,10 @@ out_lcores:
 	ibv_lcores_free(app);
 out_stop:
 	ibv_ports_stop(app);
+out_writers:
+	ibv_writers_free(app);
+out_bufs:
+	ibv_bufs_free(app);
 out_ports:
 	ibv_ports_close(app);
 	if (app->pdump)

@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "ibvcap.h"
@@ -89,7 +90,8 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 	bool mapped[IBV_MAX_PORTS][IBV_MAX_QUEUES];
 
 	RTE_LCORE_FOREACH_WORKER(lcore)
-		workers[nw++] = lcore;
+		if (!ibv_is_writer_lcore(app, lcore))
+			workers[nw++] = lcore;
 	if (nw == 0)
 		return errf(err, len,
 			    "no worker lcore: the main lcore reports, rx needs at least one "
@@ -101,7 +103,8 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 		if (m->port_idx >= app->nport || m->queue >= app->port[m->port_idx].nq)
 			return errf(err, len, "--lcore-map %u.%u@%u: port %u has no queue %u",
 				    m->port_idx, m->queue, m->lcore, m->port_idx, m->queue);
-		if (!rte_lcore_is_enabled(m->lcore) || m->lcore == rte_get_main_lcore())
+		if (!rte_lcore_is_enabled(m->lcore) || m->lcore == rte_get_main_lcore() ||
+		    ibv_is_writer_lcore(app, m->lcore))
 			return errf(err, len,
 				    "--lcore-map %u.%u@%u: lcore %u is not a worker lcore of "
 				    "this process (-l)", m->port_idx, m->queue, m->lcore, m->lcore);
@@ -194,6 +197,7 @@ ibv_rx_main(void *arg)
 	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi;
+	bool place = app->bufs.on, hwts = app->ts_offset >= 0;
 
 	if (lc == NULL)
 		return 0;
@@ -202,6 +206,7 @@ ibv_rx_main(void *arg)
 		for (qi = 0; qi < lc->nq; qi++) {
 			const struct ibv_rxq *q = &lc->q[qi];
 			uint64_t bytes = 0, misdirected = 0, segmented = 0;
+			int64_t now_ns;
 			uint16_t n, i;
 
 			n = rte_eth_rx_burst(q->port_id, q->queue, pk, lc->burst);
@@ -210,6 +215,9 @@ ibv_rx_main(void *arg)
 				lc->empty_polls++;
 				continue;
 			}
+			/* host arrival time, once per burst, from the TSC */
+			now_ns = app->start_unix_ns +
+				 (int64_t)((double)(rte_rdtsc() - app->start_tsc) * app->ns_per_tsc);
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = pk[i];
 				struct acct_result r;
@@ -228,6 +236,14 @@ ibv_rx_main(void *arg)
 				acct_frame(lc->acct, q->port_idx, data, len, &r);
 				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
 					misdirected++;
+				if (place) {
+					int64_t t = now_ns;
+
+					if (hwts && (m->ol_flags & app->ts_flag))
+						t = (int64_t)*RTE_MBUF_DYNFIELD(m, app->ts_offset,
+										 rte_mbuf_timestamp_t *);
+					ibv_place(app, &r, data, len, t);
+				}
 				if (unlikely(lc->verbose))
 					dump(lc, q, len, &r);
 				bytes += len;

@@ -190,6 +190,7 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 
 	r->ant = -1;
 	r->stream = -1;
+	r->group = -1;
 	r->cls = CODIF_SEQ_MALFORMED;
 	r->index = 0;
 	r->nlost = 0;
@@ -226,6 +227,7 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 		r->ant = -1;
 		return;
 	}
+	r->group = g;
 	r->codif_off = r->pi.payload_off;
 	r->codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
@@ -268,6 +270,8 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	}
 	if (s == NULL) {
 		r->stream = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
+		if (r->stream >= 0)
+			an->stream[r->stream].group = g;
 		if (r->stream < 0) {
 			snprintf(a->err, sizeof(a->err),
 				 "antenna has %d streams already (the most tracked)",

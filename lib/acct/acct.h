@@ -61,6 +61,7 @@ struct acct_stream {
 	uint32_t dst_ip;
 	uint16_t dport;
 	uint16_t stationid, groupid, secondaryid, threadid;
+	int group;         /**< index of (dst_ip, dport) in the layout's groups */
 	uint64_t fpp;
 	struct codif_seq seq;
 };
@@ -96,6 +97,7 @@ struct acct_port {
 struct acct_result {
 	int ant;                  /**< antenna index, -1 if none */
 	int stream;               /**< stream index in antenna, -1 if none */
+	int group;                /**< group index of the destination, -1 none */
 	enum codif_seq_class cls; /**< valid when stream >= 0 */
 	enum acct_cause cause;    /**< when ant < 0 */
 	enum acct_malformed mal;  /**< when cls == CODIF_SEQ_MALFORMED */

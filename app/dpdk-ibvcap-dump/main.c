@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdk-ibvcap-dump: a DPDK secondary that saves a running dpdk-ibvcap's
+ * antenna buffers as raw/codif/pcap files, or taps a port/queue through
+ * rte_pdump (whole packets, for traffic no antenna buffer holds). */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pdump.h>
+#include <rte_ring.h>
+
+#include "jsonw.h"
+#include "parse.h"
+#include "shm_eal.h"
+#include "writer.h"
+
+#define ERRLEN 512
+#define MAX_EAL_ARGS 64
+
+struct dopts {
+	char prefix[128];
+	char spec[PATH_MAX + 64];
+	bool have_spec;
+	char antennas[1024];
+	uint64_t count;
+	uint64_t duration_ns;
+	char name[IBV_SHM_NAMELEN];
+	unsigned int lcore;
+	uint64_t stats_ns;
+	char summary[PATH_MAX];
+	bool pdump;
+	uint16_t port;
+	bool port_set;
+	uint32_t queue;        /* RTE_PDUMP_ALL_QUEUES for '*' */
+	uint32_t ring_size;
+	uint32_t nb_mbufs;
+	int eal_argc;
+	char **eal_argv;
+};
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: dpdk-ibvcap-dump --file-prefix PREFIX --write FORMAT:DIR[,key=value...] [options]\n"
+"       dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q]\n"
+"                        --write pcap:DIR[,...] [options]\n"
+"Save a running dpdk-ibvcap's per-antenna buffers to files (a DPDK secondary\n"
+"process: EAL arguments are built for you, as dpdk-dumpcap does). Several\n"
+"may run at once, each with its own cursor; a writer that falls behind the\n"
+"ring loses frames with an exact count, the capture never waits for it.\n"
+"\n"
+"  --file-prefix PREFIX   the primary's EAL --file-prefix (default: rte)\n"
+"  --write FORMAT:DIR[,key=value...]\n"
+"                         raw | codif | pcap into DIR; keys:\n"
+"                           prefix=NAME       file name prefix (ibvcap)\n"
+"                           rotate-size=SIZE  new file past SIZE (e.g. 1G)\n"
+"                           rotate-time=T     new file past T of data (e.g. 60s)\n"
+"                           snaplen=N         pcap bytes per packet (65535)\n"
+"                           all=yes           pcap: every antenna in one file\n"
+"                           direct=no         no O_DIRECT (default: where possible)\n"
+"                           oldest=yes        start at the oldest frame in the ring\n"
+"                           count=N           stop after N frames\n"
+"                           buffer=SIZE       staging per file (8M)\n"
+"  --antenna A[,A...]     antennas by name or index (default: all)\n"
+"  --count N              stop after N frames written\n"
+"  --duration T           stop after T (e.g. 30s)\n"
+"  --name NAME            name in the primary's writer table (dump-<pid>)\n"
+"  --lcore N              the lcore (CPU) this process runs on (0)\n"
+"  --stats-period T       a progress line every T (0 = none)\n"
+"  --summary-json FILE    final counts as JSON\n"
+"  --source buffers|pdump buffers (default): the antenna buffers;\n"
+"                         pdump: copies of whole packets of a port/queue\n"
+"  --port P               pdump: the port id\n"
+"  --queue Q|*            pdump: the rx queue (default *: all)\n"
+"  --ring-size N          pdump: ring of packet copies (16384)\n"
+"  --mbufs N              pdump: mbufs for copies (16383)\n"
+"  -h, --help             this text\n"
+"  -- EAL-ARGS            extra EAL arguments, after everything else\n"
+"\n"
+"Stops on SIGINT/SIGTERM, --count, --duration, or when the primary stops (after\n"
+"taking every frame it flushed) or dies (after taking every final frame); files\n"
+"are then completed and renamed from NAME.part. Exit status: 0 done; 1 bad\n"
+"option or cannot attach; 2 an I/O error (e.g. ENOSPC: finished files stay\n"
+"valid, the file in progress is cut at its last whole frame).\n");
+}
+
+enum { O_PREFIX = 256, O_WRITE, O_ANTENNA, O_COUNT, O_DURATION, O_NAME, O_LCORE,
+       O_STATS, O_SUMMARY, O_SOURCE, O_PORT, O_QUEUE, O_RING, O_MBUFS };
+
+static const struct option lopts[] = {
+	{"file-prefix", required_argument, NULL, O_PREFIX},
+	{"write", required_argument, NULL, O_WRITE},
+	{"antenna", required_argument, NULL, O_ANTENNA},
+	{"count", required_argument, NULL, O_COUNT},
+	{"duration", required_argument, NULL, O_DURATION},
+	{"name", required_argument, NULL, O_NAME},
+	{"lcore", required_argument, NULL, O_LCORE},
+	{"stats-period", required_argument, NULL, O_STATS},
+	{"summary-json", required_argument, NULL, O_SUMMARY},
+	{"source", required_argument, NULL, O_SOURCE},
+	{"port", required_argument, NULL, O_PORT},
+	{"queue", required_argument, NULL, O_QUEUE},
+	{"ring-size", required_argument, NULL, O_RING},
+	{"mbufs", required_argument, NULL, O_MBUFS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+parse(int argc, char **argv, struct dopts *o)
+{
+	char err[ERRLEN];
+	uint64_t v;
+	int c, i;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->prefix, sizeof(o->prefix), "rte");
+	snprintf(o->name, sizeof(o->name), "dump-%d", (int)getpid());
+	o->queue = RTE_PDUMP_ALL_QUEUES;
+	o->ring_size = 16384;
+	o->nb_mbufs = 16383;
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			o->eal_argc = argc - i - 1;
+			o->eal_argv = argv + i + 1;
+			argc = i;
+			break;
+		}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+		const char *a = optarg;
+		int rc = 0;
+
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case O_PREFIX:
+			if (*a == '\0' || strlen(a) >= sizeof(o->prefix) || strchr(a, '/')) {
+				snprintf(err, sizeof(err), "--file-prefix: '%s': expected a prefix name", a);
+				rc = -1;
+			} else {
+				str_copy(o->prefix, sizeof(o->prefix), a);
+			}
+			break;
+		case O_WRITE:
+			if (strlen(a) >= sizeof(o->spec)) {
+				snprintf(err, sizeof(err), "--write: too long");
+				rc = -1;
+			} else {
+				str_copy(o->spec, sizeof(o->spec), a);
+				o->have_spec = true;
+			}
+			break;
+		case O_ANTENNA:
+			str_copy(o->antennas, sizeof(o->antennas), a);
+			break;
+		case O_COUNT:
+			rc = parse_u64("--count", a, 1, UINT64_MAX, &o->count, err, sizeof(err));
+			break;
+		case O_DURATION:
+			rc = parse_duration_ns("--duration", a, 1000000, 400ULL * 86400 * 1000000000ULL,
+					       &o->duration_ns, err, sizeof(err));
+			break;
+		case O_NAME:
+			if (*a == '\0' || strlen(a) >= sizeof(o->name)) {
+				snprintf(err, sizeof(err), "--name: '%s': expected 1..%zu characters",
+					 a, sizeof(o->name) - 1);
+				rc = -1;
+			} else {
+				str_copy(o->name, sizeof(o->name), a);
+			}
+			break;
+		case O_LCORE:
+			rc = parse_u64("--lcore", a, 0, RTE_MAX_LCORE - 1, &v, err, sizeof(err));
+			o->lcore = (unsigned int)v;
+			break;
+		case O_STATS:
+			if (strcmp(a, "0") == 0)
+				o->stats_ns = 0;
+			else
+				rc = parse_duration_ns("--stats-period", a, 10000000,
+						       86400ULL * 1000000000ULL, &o->stats_ns, err,
+						       sizeof(err));
+			break;
+		case O_SUMMARY:
+			str_copy(o->summary, sizeof(o->summary), a);
+			break;
+		case O_SOURCE:
+			if (strcmp(a, "pdump") == 0)
+				o->pdump = true;
+			else if (strcmp(a, "buffers") != 0) {
+				snprintf(err, sizeof(err), "--source: '%s': expected buffers or pdump", a);
+				rc = -1;
+			}
+			break;
+		case O_PORT:
+			rc = parse_u64("--port", a, 0, RTE_MAX_ETHPORTS - 1, &v, err, sizeof(err));
+			o->port = (uint16_t)v;
+			o->port_set = true;
+			break;
+		case O_QUEUE:
+			if (strcmp(a, "*") == 0)
+				o->queue = RTE_PDUMP_ALL_QUEUES;
+			else {
+				rc = parse_u64("--queue", a, 0, 65534, &v, err, sizeof(err));
+				o->queue = (uint32_t)v;
+			}
+			break;
+		case O_RING:
+			rc = parse_u64("--ring-size", a, 64, 1u << 24, &v, err, sizeof(err));
+			if (rc == 0 && (v & (v - 1)) != 0) {
+				snprintf(err, sizeof(err), "--ring-size: '%s': expected a power of two", a);
+				rc = -1;
+			}
+			o->ring_size = (uint32_t)v;
+			break;
+		case O_MBUFS:
+			rc = parse_u64("--mbufs", a, 64, 1u << 24, &v, err, sizeof(err));
+			o->nb_mbufs = (uint32_t)v;
+			break;
+		case ':':
+			snprintf(err, sizeof(err), "option '%s' needs a value", argv[optind - 1]);
+			rc = -1;
+			break;
+		default:
+			snprintf(err, sizeof(err), "unknown option '%s' (see --help)", argv[optind - 1]);
+			rc = -1;
+			break;
+		}
+		if (rc != 0) {
+			fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpdk-ibvcap-dump: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->have_spec) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write FORMAT:DIR is required (see --help)\n");
+		return -1;
+	}
+	if (o->pdump && !o->port_set) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --source pdump needs --port\n");
+		return -1;
+	}
+	if (!o->pdump && o->port_set) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --port and --queue are for --source pdump\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int64_t
+now_unix_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Antenna selection: names or indices; 0 = none matched (error set). */
+static uint64_t
+select_antennas(const struct ibv_shm_view *v, const char *list, char *err, size_t len)
+{
+	char *items[64], *store;
+	uint64_t mask = 0;
+	int n, i;
+	unsigned int a;
+
+	if (list[0] == '\0')
+		return v->nant == 64 ? ~0ULL : (1ULL << v->nant) - 1;
+	n = parse_list("--antenna", list, ',', items, 64, &store, err, len);
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t idx;
+		bool found = false;
+
+		for (a = 0; a < v->nant; a++)
+			if (strcmp(items[i], v->ctl->ant[a].name) == 0) {
+				mask |= 1ULL << a;
+				found = true;
+			}
+		if (!found && parse_u64("--antenna", items[i], 0, v->nant ? v->nant - 1 : 0, &idx,
+					NULL, 0) == 0 && v->nant > 0) {
+			mask |= 1ULL << idx;
+			found = true;
+		}
+		if (!found) {
+			size_t off = 0;
+
+			off += (size_t)snprintf(err + off, len - off,
+						"--antenna: '%s': expected an antenna name or index "
+						"of this capture (", items[i]);
+			for (a = 0; a < v->nant && off < len; a++)
+				off += (size_t)snprintf(err + off, len - off, "%s%u=%s", a ? ", " : "",
+							a, v->ctl->ant[a].name);
+			if (off < len)
+				snprintf(err + off, len - off, ")");
+			free(store);
+			return 0;
+		}
+	}
+	free(store);
+	return mask;
+}
+
+static void
+publish(struct ibv_shm_ctl *ctl, int reg, const struct wr_stats *st, int error)
+{
+	struct ibv_shm_writer *w;
+
+	if (ctl == NULL || reg < 0)
+		return;
+	w = &ctl->writer[reg];
+	w->frames = st->frames;
+	w->gap_frames = st->gap_frames;
+	w->bytes = st->bytes;
+	w->lost_frames = st->lost_frames;
+	w->files = st->files;
+	w->error = error;
+	w->heartbeat_ns = now_unix_ns();
+}
+
+static void
+summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
+	const char *why, int error, const char *errtext, uint64_t tap_drops,
+	double el)
+{
+	FILE *f;
+
+	fprintf(stderr,
+		"dpdk-ibvcap-dump %s: %s, %" PRIu64 " frames (%" PRIu64 " gap frames) in %" PRIu64
+		" files, %" PRIu64 " bytes in %.2f s; lost to overrun: %" PRIu64 " frames%s\n",
+		o->name, why, st->frames, st->gap_frames, st->files, st->bytes, el,
+		st->lost_frames, error ? " [I/O error]" : "");
+	if (o->pdump)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: pdump drops (ring full + no mbuf): %" PRIu64 "\n",
+			o->name, tap_drops);
+	if (error)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, errtext);
+	if (o->summary[0] == '\0')
+		return;
+	f = fopen(o->summary, "w");
+	if (f != NULL) {
+		struct jsonw j;
+
+		jsonw_init(&j, f, true);
+		jsonw_obj_begin(&j, NULL);
+		jsonw_str(&j, "program", "dpdk-ibvcap-dump");
+		jsonw_str(&j, "name", o->name);
+		jsonw_str(&j, "format", fmt);
+		jsonw_str(&j, "source", o->pdump ? "pdump" : "buffers");
+		jsonw_str(&j, "stop_reason", why);
+		jsonw_u64(&j, "frames", st->frames);
+		jsonw_u64(&j, "gap_frames", st->gap_frames);
+		jsonw_u64(&j, "rows", st->rows);
+		jsonw_u64(&j, "bytes", st->bytes);
+		jsonw_u64(&j, "files", st->files);
+		jsonw_u64(&j, "lost_frames", st->lost_frames);
+		jsonw_u64(&j, "lost_rows", st->lost_rows);
+		jsonw_u64(&j, "torn_rows", st->torn_rows);
+		jsonw_u64(&j, "discontinuities", st->discontinuities);
+		jsonw_u64(&j, "tap_drops", tap_drops);
+		jsonw_i64(&j, "error", error);
+		jsonw_str(&j, "error_text", error ? errtext : "");
+		jsonw_dbl(&j, "duration_s", el);
+		jsonw_obj_end(&j);
+		jsonw_finish(&j);
+		fclose(f);
+	}
+}
+
+/* ---- buffers source ----------------------------------------------------- */
+
+static int
+run_buffers(const struct dopts *o, const struct wr_opts *wo)
+{
+	struct ibv_shm_view v;
+	struct writer *w;
+	char err[ERRLEN];
+	uint64_t mask;
+	int64_t t0 = mono_ns(), next_stats, last_alive = 0;
+	const char *why = "stopped";
+	int reg, rc = 0;
+	unsigned int a;
+
+	if (ibv_shm_attach(&v, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+		return 1;
+	}
+	if (v.ctl->payload_mem == IBV_PAYLOAD_GPU) {
+		fprintf(stderr,
+			"dpdk-ibvcap-dump: the antenna payload of '%s' is in GPU memory, which this "
+			"process cannot map for the CPU: write from inside the primary with --write\n",
+			v.instance);
+		return 1;
+	}
+	mask = select_antennas(&v, o->antennas, err, sizeof(err));
+	if (mask == 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+		return 1;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return 1;
+	if (writer_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
+			sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o->spec, err);
+		free(w);
+		return 1;
+	}
+	reg = ibv_shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format));
+	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
+		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
+		wr_format_name(wo->format), wo->dir);
+	next_stats = t0 + (int64_t)o->stats_ns;
+	while (!quit) {
+		int n = writer_poll(w, 256);
+		int64_t now = mono_ns();
+
+		if (n < 0) {
+			rc = 2;
+			why = "I/O error";
+			break;
+		}
+		if (w->done) {
+			why = "--count";
+			break;
+		}
+		if (o->count && w->st.frames >= o->count) {
+			why = "--count";
+			break;
+		}
+		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
+			why = "--duration";
+			break;
+		}
+		if (o->stats_ns && now >= next_stats) {
+			fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64
+				" files, backlog %" PRIu64 " rows, lost %" PRIu64 "\n", o->name,
+				w->st.frames, w->st.files, writer_backlog(w), w->st.lost_frames);
+			next_stats += (int64_t)o->stats_ns;
+		}
+		if (n > 0)
+			continue;
+		publish(v.ctl, reg, &w->st, w->error);
+		if (__atomic_load_n(&v.ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED &&
+		    writer_backlog(w) == 0) {
+			why = "the primary stopped";
+			break;
+		}
+		if (now - last_alive > 100000000) {
+			last_alive = now;
+			if (!rte_eal_primary_proc_alive(NULL)) {
+				/* it died: take every final frame, then end */
+				while (writer_poll(w, 1024) > 0)
+					;
+				why = "the primary exited";
+				break;
+			}
+		}
+		rte_delay_us_sleep(500);
+	}
+	if (writer_finish(w) != 0 || w->error) {
+		rc = 2;
+		why = "I/O error";
+	}
+	publish(v.ctl, reg, &w->st, w->error);
+	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : why, w->error, w->err, 0,
+		(double)(mono_ns() - t0) / 1e9);
+	(void)a;
+	/* the primary, if alive, may still hold the entry for its summary */
+	ibv_shm_writer_release(v.ctl, reg);
+	free(w);
+	return rc;
+}
+
+/* ---- pdump source --------------------------------------------------------- */
+
+static int
+pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
+		int64_t t, char *err, size_t len)
+{
+	char ant[64], path[PATH_MAX];
+	uint32_t hdr[6] = { 0xA1B23C4Du, 2 | 4u << 16, 0, 0, wo->snaplen, 1 };
+	int rc;
+
+	if (queue == RTE_PDUMP_ALL_QUEUES)
+		snprintf(ant, sizeof(ant), "port%u", port);
+	else
+		snprintf(ant, sizeof(ant), "port%uq%u", port, queue);
+	rc = wr_file_name(path, sizeof(path), wo, ant, t, "pcap");
+	if (rc != 0) {
+		snprintf(err, len, "file name too long");
+		return rc;
+	}
+	rc = wfile_open(f, path, wo->bufsize, wo->direct, err, len);
+	if (rc != 0)
+		return rc;
+	wfile_append(f, hdr, sizeof(hdr));
+	wfile_record_end(f);
+	return 0;
+}
+
+static int
+run_pdump(const struct dopts *o, const struct wr_opts *wo)
+{
+	struct rte_ring *ring;
+	struct rte_mempool *mp;
+	struct rte_pdump_stats ps;
+	struct wfile f;
+	struct wr_stats st;
+	char name[RTE_RING_NAMESIZE], err[ERRLEN];
+	int64_t t0 = mono_ns(), file_t0 = 0;
+	const char *why = "stopped";
+	uint64_t drops = 0;
+	bool open = false;
+	int rc = 0, error = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (!rte_eth_dev_is_valid_port(o->port)) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --port %u: no such port in the primary (%u ports)\n",
+			o->port, rte_eth_dev_count_avail());
+		return 1;
+	}
+	snprintf(name, sizeof(name), "ibvd_r%d", (int)getpid());
+	ring = rte_ring_create(name, o->ring_size, (int)rte_socket_id(), RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "ibvd_m%d", (int)getpid());
+	mp = rte_pktmbuf_pool_create(name, o->nb_mbufs, 256, 0,
+				     (uint16_t)RTE_MIN(65535u, RTE_PKTMBUF_HEADROOM + 10240u),
+				     (int)rte_socket_id());
+	if (ring == NULL || mp == NULL) {
+		fprintf(stderr, "dpdk-ibvcap-dump: pdump ring/mempool: %s (hugepages?)\n",
+			rte_strerror(rte_errno));
+		rte_ring_free(ring);
+		rte_mempool_free(mp);
+		return 1;
+	}
+	if (rte_pdump_enable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX, ring, mp, NULL) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: rte_pdump_enable port %u queue %d: %s (another "
+			"tap on that queue? the primary must call rte_pdump_init)\n", o->port,
+			o->queue == RTE_PDUMP_ALL_QUEUES ? -1 : (int)o->queue, rte_strerror(rte_errno));
+		rte_ring_free(ring);
+		rte_mempool_free(mp);
+		return 1;
+	}
+	fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %s through rte_pdump\n",
+		o->name, o->port, o->queue == RTE_PDUMP_ALL_QUEUES ? "*" : "selected");
+	while (!quit) {
+		struct rte_mbuf *m[64];
+		unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
+		int64_t now = mono_ns();
+
+		for (i = 0; i < n; i++) {
+			uint32_t len = m[i]->pkt_len, cap = len < wo->snaplen ? len : wo->snaplen;
+			int64_t ts = now_unix_ns();
+			uint32_t rec[4];
+			uint8_t *p;
+
+			if (!error && open &&
+			    ((wo->rotate_bytes && wfile_size(&f) >= wo->rotate_bytes) ||
+			     (wo->rotate_ns && now - file_t0 >= (int64_t)wo->rotate_ns))) {
+				if (wfile_close(&f, true, err, sizeof(err)) != 0)
+					error = f.err ? f.err : EIO;
+				else
+					st.files++;
+				open = false;
+			}
+			if (!error && !open) {
+				if (pdump_open_file(&f, wo, o->port, o->queue, ts, err, sizeof(err)) != 0)
+					error = EIO;
+				else {
+					open = true;
+					file_t0 = now;
+				}
+			}
+			if (!error) {
+				rec[0] = (uint32_t)(ts / 1000000000LL);
+				rec[1] = (uint32_t)(ts % 1000000000LL);
+				rec[2] = cap;
+				rec[3] = len;
+				p = wfile_reserve(&f, sizeof(rec) + cap);
+				if (p == NULL) {
+					error = f.err ? f.err : EIO;
+				} else {
+					const void *d;
+
+					memcpy(p, rec, sizeof(rec));
+					d = rte_pktmbuf_read(m[i], 0, cap, p + sizeof(rec));
+					if (d != p + sizeof(rec))
+						memcpy(p + sizeof(rec), d, cap);
+					wfile_record_end(&f);
+					st.frames++;
+					st.bytes += sizeof(rec) + cap;
+					if (wfile_maybe_flush(&f) != 0)
+						error = f.err;
+				}
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+		if (error) {
+			rc = 2;
+			why = "I/O error";
+			break;
+		}
+		if (o->count && st.frames >= o->count) {
+			why = "--count";
+			break;
+		}
+		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
+			why = "--duration";
+			break;
+		}
+		if (n == 0) {
+			if (!rte_eal_primary_proc_alive(NULL)) {
+				why = "the primary exited";
+				break;
+			}
+			rte_delay_us_sleep(200);
+		}
+	}
+	if (rte_eal_primary_proc_alive(NULL))
+		rte_pdump_disable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX);
+	/* what was copied before the disable */
+	for (;;) {
+		struct rte_mbuf *m[64];
+		unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
+
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++) {
+			uint32_t len = m[i]->pkt_len, cap = len < wo->snaplen ? len : wo->snaplen;
+			int64_t ts = now_unix_ns();
+			uint32_t rec[4] = { (uint32_t)(ts / 1000000000LL), (uint32_t)(ts % 1000000000LL),
+					    cap, len };
+			uint8_t *p = (!error && open) ? wfile_reserve(&f, sizeof(rec) + cap) : NULL;
+
+			if (p != NULL) {
+				const void *d;
+
+				memcpy(p, rec, sizeof(rec));
+				d = rte_pktmbuf_read(m[i], 0, cap, p + sizeof(rec));
+				if (d != p + sizeof(rec))
+					memcpy(p + sizeof(rec), d, cap);
+				wfile_record_end(&f);
+				st.frames++;
+				st.bytes += sizeof(rec) + cap;
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	if (open) {
+		if (wfile_close(&f, true, err, sizeof(err)) != 0) {
+			rc = 2;
+			error = error ? error : EIO;
+		} else {
+			st.files++;
+		}
+	}
+	memset(&ps, 0, sizeof(ps));
+	if (rte_eal_primary_proc_alive(NULL) && rte_pdump_stats(o->port, &ps) == 0)
+		drops = ps.ringfull + ps.nombuf;
+	summary(o, "pcap", &st, quit ? "signal" : why, error, err, drops,
+		(double)(mono_ns() - t0) / 1e9);
+	rte_ring_free(ring);
+	rte_mempool_free(mp);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dopts o;
+	struct wr_opts wo;
+	char err[ERRLEN], lc[16], pf[160];
+	char *eal[MAX_EAL_ARGS];
+	int n = 0, i, rc;
+	struct sigaction sa;
+
+	if (parse(argc, argv, &o) != 0)
+		return 1;
+	if (wr_opts_parse(&wo, "--write", o.spec, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+		return 1;
+	}
+	if (o.pdump && wo.format != WR_PCAP) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --source pdump writes whole packets: use "
+			"--write pcap:DIR\n");
+		return 1;
+	}
+	if (o.count)
+		wo.count = o.count;
+	/* our own EAL arguments, as dpdk-dumpcap builds its */
+	snprintf(lc, sizeof(lc), "%u", o.lcore);
+	snprintf(pf, sizeof(pf), "--file-prefix=%s", o.prefix);
+	eal[n++] = argv[0];
+	eal[n++] = (char *)"--proc-type=secondary";
+	eal[n++] = pf;
+	eal[n++] = (char *)"-l";
+	eal[n++] = lc;
+	eal[n++] = (char *)"--no-telemetry";
+	eal[n++] = (char *)"--log-level=lib.eal:error";
+	if (!o.pdump)
+		eal[n++] = (char *)"--no-pci"; /* buffers need no device */
+	for (i = 0; i < o.eal_argc && n < MAX_EAL_ARGS - 1; i++)
+		eal[n++] = o.eal_argv[i];
+	eal[n] = NULL;
+	if (rte_eal_init(n, eal) < 0) {
+		fprintf(stderr,
+			"dpdk-ibvcap-dump: cannot attach to a dpdk-ibvcap with --file-prefix %s: %s "
+			"(is it running, on hugepages, as this user?)\n", o.prefix,
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = o.pdump ? run_pdump(&o, &wo) : run_buffers(&o, &wo);
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The primary's side of the shared memory: control block and one antenna
+ * buffer memzone per antenna (payload in hugepages, or in GPU memory). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_memzone.h>
+
+#include "ibvcap.h"
+#include "parse.h"
+#include "shm_eal.h"
+
+static int
+errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+ibv_instance_name(char out[IBV_SHM_NAMELEN])
+{
+	ibv_shm_eal_instance(out);
+}
+
+int
+ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
+{
+	const struct ibv_config *c = &app->cfg;
+	struct ibv_bufs *bf = &app->bufs;
+	struct antbuf_geom g;
+	char name[IBV_SHM_NAMELEN];
+	unsigned int a;
+	size_t sz;
+
+	bf->on = c->buffers;
+	if (!bf->on)
+		return 0;
+	ibv_instance_name(bf->instance);
+	ibv_buffer_rows(c, &g.nrows, &g.window);
+	g.nslots = c->layout.ngroup * c->threads;
+	g.data_bytes = c->data_bytes;
+	bf->threads = c->threads;
+	bf->geom = g;
+
+	ibv_shm_ctl_name(bf->instance, name);
+	bf->ctl_mz = rte_memzone_reserve(name, sizeof(struct ibv_shm_ctl), SOCKET_ID_ANY, 0);
+	if (bf->ctl_mz == NULL)
+		return errf(err, len, "shared control block '%s': %s", name,
+			    rte_strerror(rte_errno));
+	bf->ctl = bf->ctl_mz->addr;
+	ibv_shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
+	bf->ctl->start_unix_ns = app->start_unix_ns;
+	if (c->gpu >= 0 && ibv_gpu_setup(app, err, len) != 0)
+		return -1;
+	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU : IBV_PAYLOAD_HOST;
+	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
+
+	sz = antbuf_size(&g, c->gpu < 0);
+	for (a = 0; a < c->layout.nant; a++) {
+		const struct rte_memzone *mz;
+
+		ibv_shm_ant_name(bf->instance, a, name);
+		mz = rte_memzone_reserve_aligned(name, sz, SOCKET_ID_ANY, 0, ANTBUF_PAGE);
+		if (mz == NULL)
+			return errf(err, len,
+				    "antenna %u (%s) buffer: %zu bytes (%u frames x %u streams x %u "
+				    "bytes + metadata): %s (hugepages exhausted? reserve more, or a "
+				    "smaller --ring)",
+				    a, c->layout.ant_name[a], sz, g.nrows, g.nslots, g.data_bytes,
+				    rte_strerror(rte_errno));
+		bf->mz[a] = mz;
+		bf->b[a] = mz->addr;
+		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0, a, c->layout.ant_name[a],
+				c->layout.ant_ip[a]) != 0)
+			return errf(err, len, "antenna %u buffer: bad geometry", a);
+		if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0)
+			return -1;
+		str_copy(bf->ctl->ant[a].zone, IBV_SHM_NAMELEN, name);
+		str_copy(bf->ctl->ant[a].name, ANTBUF_NAME_LEN, c->layout.ant_name[a]);
+		bf->ctl->ant[a].src_ip = c->layout.ant_ip[a];
+	}
+	__atomic_store_n(&bf->ctl->state, IBV_SHM_RUNNING, __ATOMIC_RELEASE);
+	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u streams x "
+	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
+	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
+	       c->gpu >= 0 ? "GPU memory" : "hugepages");
+	return 0;
+}
+
+void
+ibv_bufs_stop(struct ibv_app *app)
+{
+	struct ibv_bufs *bf = &app->bufs;
+	unsigned int a;
+
+	if (!bf->on || bf->ctl == NULL)
+		return;
+	for (a = 0; a < app->cfg.layout.nant; a++)
+		if (bf->b[a] != NULL)
+			antbuf_flush(bf->b[a], bf->payload[a]);
+	/* writers take the rest and end */
+	__atomic_store_n(&bf->ctl->state, IBV_SHM_STOPPED, __ATOMIC_RELEASE);
+}
+
+/* External writers still attached (their process alive). */
+static unsigned int
+external_writers(struct ibv_app *app)
+{
+	struct ibv_shm_ctl *ctl = app->bufs.ctl;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+		struct ibv_shm_writer *w = &ctl->writer[i];
+
+		if (!__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) || w->pid == getpid())
+			continue;
+		if (kill(w->pid, 0) != 0 && errno == ESRCH) {
+			__atomic_store_n(&w->in_use, 0, __ATOMIC_RELEASE);
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+void
+ibv_bufs_drain_external(struct ibv_app *app)
+{
+	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz();
+	unsigned int n;
+
+	if (!app->bufs.on || app->bufs.ctl == NULL)
+		return;
+	n = external_writers(app);
+	if (n == 0)
+		return;
+	printf("dpdk-ibvcap: waiting up to %.1f s for %u writer%s to take the last frames\n",
+	       (double)app->cfg.drain_ns / 1e9, n, n == 1 ? "" : "s");
+	fflush(stdout);
+	while (external_writers(app) > 0 &&
+	       (rte_get_timer_cycles() - t0) / (double)hz * 1e9 < (double)app->cfg.drain_ns)
+		rte_delay_us_sleep(20000);
+}
+
+void
+ibv_bufs_free(struct ibv_app *app)
+{
+	struct ibv_bufs *bf = &app->bufs;
+	unsigned int a;
+
+	for (a = 0; a < IBV_SHM_MAX_ANT; a++) {
+		if (bf->mz[a] != NULL)
+			rte_memzone_free(bf->mz[a]);
+		bf->mz[a] = NULL;
+		bf->b[a] = NULL;
+	}
+	ibv_gpu_free(app);
+	if (bf->ctl_mz != NULL)
+		rte_memzone_free(bf->ctl_mz);
+	bf->ctl_mz = NULL;
+	bf->ctl = NULL;
+}
+
+/* Place one classified frame: called by the rx lcores. */
+void
+ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
+	  uint32_t len, int64_t arrival_ns)
+{
+	struct ibv_bufs *bf = &app->bufs;
+	unsigned int slot;
+
+	if (r->ant < 0 || r->stream < 0 || r->group < 0)
+		return;
+	switch (r->cls) {
+	case CODIF_SEQ_FIRST:
+	case CODIF_SEQ_IN_ORDER:
+	case CODIF_SEQ_GAP:
+	case CODIF_SEQ_LATE:
+		break;
+	default:
+		return; /* duplicate, too old, malformed: counted by acct */
+	}
+	slot = r->hdr.threadid < bf->threads ?
+		       (unsigned int)r->group * bf->threads + r->hdr.threadid :
+		       ANTBUF_MAX_SLOTS; /* counted as no-slot */
+	antbuf_place(bf->b[r->ant], bf->payload[r->ant], slot, &r->hdr,
+		     data + r->codif_off, data + r->codif_off + CODIF_HDR_LEN,
+		     r->codif_len - CODIF_HDR_LEN, data, r->codif_off, len, arrival_ns,
+		     r->pi.dst_ip, r->pi.dport);
+}

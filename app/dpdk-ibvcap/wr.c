@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* --write: writers running inside the primary, each on an lcore of its own,
+ * with the same code and cursors as dpdk-ibvcap-dump. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+
+#include "ibvcap.h"
+#include "parse.h"
+
+static int
+errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+bool
+ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nwlcore; i++)
+		if (app->wl[i]->lcore == lcore)
+			return true;
+	return false;
+}
+
+int
+ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
+{
+	const struct ibv_config *c = &app->cfg;
+	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, i;
+	const struct antbuf *bufs[IBV_SHM_MAX_ANT];
+	uint8_t *payloads[IBV_SHM_MAX_ANT];
+	char e[IBV_ERRLEN];
+
+	if (c->nwrite == 0)
+		return 0;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		workers[nw++] = lcore;
+	if (nw < c->nwrite + 1)
+		return errf(err, len,
+			    "%u --write need%s %u lcore%s of their own besides the rx lcores: "
+			    "this process has %u worker lcore%s (give more with -l, or map "
+			    "several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
+			    c->nwrite, c->nwrite == 1 ? "s" : "", c->nwrite,
+			    c->nwrite == 1 ? "" : "s", nw, nw == 1 ? "" : "s");
+	for (i = 0; i < IBV_SHM_MAX_ANT && i < c->layout.nant; i++) {
+		bufs[i] = app->bufs.b[i];
+		payloads[i] = app->bufs.payload[i];
+	}
+	for (i = 0; i < c->nwrite; i++) {
+		struct ibv_wlcore *wl = rte_zmalloc("ibvcap_writer", sizeof(*wl), 64);
+		struct wr_opts o;
+		char name[IBV_SHM_NAMELEN];
+
+		if (wl == NULL)
+			return errf(err, len, "out of memory for writer %u", i);
+		app->wl[app->nwlcore++] = wl;
+		/* the last worker lcores are the writers' */
+		wl->lcore = workers[nw - c->nwrite + i];
+		wl->reg = -1;
+		str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
+		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
+			return errf(err, len, "%s", e);
+		if (writer_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
+				sizeof(e)) != 0)
+			return errf(err, len, "--write %s: %s", c->write[i], e);
+		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
+		wl->reg = ibv_shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
+					       wr_format_name(o.format));
+	}
+	return 0;
+}
+
+static void
+publish(struct ibv_app *app, struct ibv_wlcore *wl)
+{
+	struct ibv_shm_writer *r;
+	struct timespec ts;
+
+	if (wl->reg < 0)
+		return;
+	r = &app->bufs.ctl->writer[wl->reg];
+	r->frames = wl->w.st.frames;
+	r->gap_frames = wl->w.st.gap_frames;
+	r->bytes = wl->w.st.bytes;
+	r->lost_frames = wl->w.st.lost_frames;
+	r->files = wl->w.st.files;
+	r->error = wl->w.error;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->heartbeat_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int
+writer_main(void *arg)
+{
+	struct ibv_app *app = ibv_g;
+	struct ibv_wlcore *wl = arg;
+	unsigned int idle = 0;
+
+	for (;;) {
+		int n = writer_poll(&wl->w, 256);
+
+		if (n < 0) {
+			wl->rc = n;
+			break;
+		}
+		if ((++idle & 63) == 0 || n == 0)
+			publish(app, wl);
+		if (wl->w.done)
+			break;
+		if (n == 0) {
+			/* after the rx lcores stop and the rows are flushed,
+			 * take the rest, then end */
+			if (app->writers_stop && writer_backlog(&wl->w) == 0)
+				break;
+			rte_delay_us_sleep(500);
+		}
+	}
+	if (writer_finish(&wl->w) != 0 && wl->rc == 0)
+		wl->rc = -wl->w.error;
+	publish(app, wl);
+	wl->done = true;
+	return 0;
+}
+
+void
+ibv_writers_launch(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nwlcore; i++)
+		rte_eal_remote_launch(writer_main, app->wl[i], app->wl[i]->lcore);
+}
+
+int
+ibv_writers_wait(struct ibv_app *app)
+{
+	unsigned int i;
+	int rc = 0;
+
+	app->writers_stop = 1;
+	for (i = 0; i < app->nwlcore; i++) {
+		struct ibv_wlcore *wl = app->wl[i];
+
+		rte_eal_wait_lcore(wl->lcore);
+		if (wl->rc != 0) {
+			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, wl->w.err);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+void
+ibv_writers_free(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nwlcore; i++) {
+		if (app->wl[i]->reg >= 0 && app->bufs.ctl != NULL)
+			ibv_shm_writer_release(app->bufs.ctl, app->wl[i]->reg);
+		rte_free(app->wl[i]);
+		app->wl[i] = NULL;
+	}
+	app->nwlcore = 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The primary <-> secondary contract: shared object names (with the
+ * instance), the versioned control block and the writer registry. */
+
+#ifndef IBV_SHM_H
+#define IBV_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "antbuf.h"
+
+#define IBV_SHM_MAGIC 0x49425643u /* "IBVC" */
+#define IBV_SHM_VERSION 1
+#define IBV_SHM_MAX_ANT 64
+#define IBV_SHM_MAX_WRITERS 16
+#define IBV_SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
+
+enum ibv_shm_state {
+	IBV_SHM_STARTING = 0,
+	IBV_SHM_RUNNING = 1,
+	IBV_SHM_STOPPED = 2,  /**< rows flushed: writers take the rest and end */
+};
+
+enum ibv_payload_mem {
+	IBV_PAYLOAD_HOST = 0,    /**< inline in the antenna memzone (hugepages) */
+	IBV_PAYLOAD_GPU = 1,     /**< gpudev memory, CPU-mapped in the primary only */
+};
+
+/** One writer's figures, for the primary's telemetry and status screens. */
+struct ibv_shm_writer {
+	uint32_t in_use;         /**< claimed with a CAS; 0 free */
+	int32_t pid;
+	char name[IBV_SHM_NAMELEN];
+	char format[8];
+	uint64_t frames;         /**< valid frames written */
+	uint64_t gap_frames;     /**< invalid frames written for gaps (codif) */
+	uint64_t bytes;
+	uint64_t lost_frames;    /**< lost to overrun (it fell behind the ring) */
+	uint64_t files;
+	int64_t heartbeat_ns;
+	int32_t error;           /**< errno of a fatal I/O error, 0 none */
+	uint32_t reserved;
+};
+
+/** The control block: one per capture instance. */
+struct ibv_shm_ctl {
+	uint32_t magic, version, size, nant;
+	int32_t primary_pid;
+	uint32_t state;          /**< enum ibv_shm_state (acq/rel) */
+	int64_t start_unix_ns;
+	uint32_t payload_mem;    /**< enum ibv_payload_mem */
+	uint32_t gpu_dev;
+	char instance[IBV_SHM_NAMELEN];
+	struct {
+		char zone[IBV_SHM_NAMELEN];  /**< memzone of the antenna buffer */
+		char name[ANTBUF_NAME_LEN];
+		uint32_t src_ip;
+		uint32_t reserved;
+	} ant[IBV_SHM_MAX_ANT];
+	struct ibv_shm_writer writer[IBV_SHM_MAX_WRITERS];
+};
+
+/**
+ * Memzone names, carrying the instance (the EAL file prefix), so two
+ * captures on one host never mix: "ibv_<inst>_ctl", "ibv_<inst>_a<NN>".
+ * Instances longer than 20 characters are shortened with a hash.
+ */
+void ibv_shm_instance(const char *file_prefix, char out[IBV_SHM_NAMELEN]);
+void ibv_shm_ctl_name(const char *instance, char out[IBV_SHM_NAMELEN]);
+void ibv_shm_ant_name(const char *instance, unsigned int ant,
+		      char out[IBV_SHM_NAMELEN]);
+
+/** Initialise a control block. */
+void ibv_shm_ctl_init(struct ibv_shm_ctl *c, const char *instance,
+		      unsigned int nant, int pid);
+
+/**
+ * Check a control block found in shared memory.
+ * @return 0, or -EPROTO with the reason in err.
+ */
+int ibv_shm_ctl_check(const struct ibv_shm_ctl *c, size_t zone_len, char *err,
+		      size_t len);
+
+/** Claim a writer entry. @return its index, or -ENOSPC. */
+int ibv_shm_writer_claim(struct ibv_shm_ctl *c, int pid, const char *name,
+			 const char *format);
+/** Release a writer entry. */
+void ibv_shm_writer_release(struct ibv_shm_ctl *c, int idx);
+
+#endif /* IBV_SHM_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Attaching to a capture instance's memzones (any DPDK process). */
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_memzone.h>
+
+#include "shm_eal.h"
+
+void
+ibv_shm_eal_instance(char out[IBV_SHM_NAMELEN])
+{
+	char dir[PATH_MAX];
+
+	/* the runtime dir is /var/run/dpdk/<file-prefix> */
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	ibv_shm_instance(basename(dir), out);
+}
+
+int
+ibv_shm_attach(struct ibv_shm_view *v, char *err, size_t len)
+{
+	const struct rte_memzone *mz;
+	char name[IBV_SHM_NAMELEN];
+	unsigned int a;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	ibv_shm_eal_instance(v->instance);
+	ibv_shm_ctl_name(v->instance, name);
+	mz = rte_memzone_lookup(name);
+	if (mz == NULL) {
+		snprintf(err, len,
+			 "no antenna buffers '%s' in this DPDK instance: is dpdk-ibvcap running "
+			 "with this --file-prefix, and without --no-buffers?", name);
+		return -ENOENT;
+	}
+	v->ctl = mz->addr;
+	rc = ibv_shm_ctl_check(v->ctl, mz->len, err, len);
+	if (rc != 0)
+		return rc;
+	v->nant = v->ctl->nant;
+	for (a = 0; a < v->nant; a++) {
+		char why[256];
+
+		mz = rte_memzone_lookup(v->ctl->ant[a].zone);
+		if (mz == NULL) {
+			snprintf(err, len, "antenna %u buffer '%s' not found", a, v->ctl->ant[a].zone);
+			return -ENOENT;
+		}
+		if (antbuf_check(mz->addr, mz->len, why, sizeof(why)) != 0) {
+			snprintf(err, len, "antenna %u buffer '%s': %s", a, v->ctl->ant[a].zone, why);
+			return -EPROTO;
+		}
+		v->b[a] = mz->addr;
+	}
+	return 0;
+}

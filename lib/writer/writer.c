@@ -1,0 +1,790 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* raw / codif / pcap writers over antenna buffers: rows, files, rotation. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "jsonw.h"
+#include "parse.h"
+#include "writer.h"
+
+#define PCAP_NS_MAGIC 0xA1B23C4Du
+
+void
+wr_opts_defaults(struct wr_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = WR_CODIF;
+	snprintf(o->dir, sizeof(o->dir), ".");
+	snprintf(o->prefix, sizeof(o->prefix), "ibvcap");
+	o->snaplen = 65535;
+	o->direct = true;
+	o->bufsize = 8u << 20;
+}
+
+const char *
+wr_format_name(enum wr_format f)
+{
+	switch (f) {
+	case WR_RAW: return "raw";
+	case WR_CODIF: return "codif";
+	case WR_PCAP: return "pcap";
+	}
+	return "?";
+}
+
+static bool
+yesno(const char *v, bool *out)
+{
+	if (strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0) {
+		*out = true;
+		return true;
+	}
+	if (strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+int
+wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
+	      size_t len)
+{
+	char *items[16], *store = NULL, *colon, buf[PATH_MAX + 512];
+	char sub[128];
+	uint64_t v;
+	int n, i, rc = -EINVAL;
+
+	wr_opts_defaults(o);
+	if (spec == NULL || strlen(spec) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	colon = strchr(buf, ':');
+	if (colon == NULL)
+		goto bad;
+	*colon = '\0';
+	if (strcmp(buf, "raw") == 0)
+		o->format = WR_RAW;
+	else if (strcmp(buf, "codif") == 0)
+		o->format = WR_CODIF;
+	else if (strcmp(buf, "pcap") == 0)
+		o->format = WR_PCAP;
+	else {
+		snprintf(err, len, "%s: '%s': format '%s', expected raw, codif or pcap",
+			 opt, spec, buf);
+		return -EINVAL;
+	}
+	n = parse_list(opt, colon + 1, ',', items, 16, &store, err, len);
+	if (n < 0)
+		return -EINVAL;
+	if (strchr(items[0], '=') != NULL || strlen(items[0]) >= sizeof(o->dir)) {
+		snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...]", opt, spec);
+		goto out;
+	}
+	snprintf(o->dir, sizeof(o->dir), "%s", items[0]);
+	for (i = 1; i < n; i++) {
+		char *eq = strchr(items[i], '=');
+		const char *k = items[i], *val;
+
+		if (eq == NULL) {
+			snprintf(err, len, "%s: '%s': expected key=value", opt, items[i]);
+			goto out;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		snprintf(sub, sizeof(sub), "%s %s", opt, k);
+		if (strcmp(k, "prefix") == 0) {
+			if (*val == '\0' || strlen(val) >= sizeof(o->prefix) || strchr(val, '/')) {
+				snprintf(err, len, "%s: '%s': expected a file name prefix", sub, val);
+				goto out;
+			}
+			snprintf(o->prefix, sizeof(o->prefix), "%s", val);
+		} else if (strcmp(k, "rotate-size") == 0) {
+			if (parse_size(sub, val, 4096, UINT64_MAX, &o->rotate_bytes, err, len))
+				goto out;
+		} else if (strcmp(k, "rotate-time") == 0) {
+			if (parse_duration_ns(sub, val, 1000000, 86400ULL * 1000000000ULL * 366,
+					      &o->rotate_ns, err, len))
+				goto out;
+		} else if (strcmp(k, "snaplen") == 0) {
+			if (parse_u64(sub, val, 64, 262144, &v, err, len))
+				goto out;
+			o->snaplen = (uint32_t)v;
+		} else if (strcmp(k, "count") == 0) {
+			if (parse_u64(sub, val, 1, UINT64_MAX, &o->count, err, len))
+				goto out;
+		} else if (strcmp(k, "buffer") == 0) {
+			if (parse_size(sub, val, 1u << 20, 1ULL << 30, &v, err, len))
+				goto out;
+			o->bufsize = (size_t)v;
+		} else if (strcmp(k, "direct") == 0 || strcmp(k, "all") == 0 ||
+			   strcmp(k, "oldest") == 0) {
+			bool b;
+
+			if (!yesno(val, &b)) {
+				snprintf(err, len, "%s: '%s': expected yes or no", sub, val);
+				goto out;
+			}
+			if (k[0] == 'd')
+				o->direct = b;
+			else if (k[0] == 'a')
+				o->all = b;
+			else
+				o->from_oldest = b;
+		} else {
+			snprintf(err, len,
+				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
+				 "snaplen, count, buffer, direct, all or oldest", opt, k);
+			goto out;
+		}
+	}
+	if (o->all && o->format != WR_PCAP) {
+		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
+			 opt, spec);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(store);
+	return rc;
+bad:
+	snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...], FORMAT raw, codif or pcap",
+		 opt, spec ? spec : "");
+	return -EINVAL;
+}
+
+int
+wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna,
+	     int64_t t_ns, const char *ext)
+{
+	char ts[CODIF_TIMESTR_LEN], compact[CODIF_TIMESTR_LEN];
+	size_t i, k = 0;
+	int n;
+
+	codif_time_str(t_ns, ts, sizeof(ts));
+	/* 2025-03-10T12:00:13.500000000Z -> 20250310T120013.500000000Z */
+	for (i = 0; ts[i] != '\0' && k + 1 < sizeof(compact); i++)
+		if (ts[i] != '-' && ts[i] != ':')
+			compact[k++] = ts[i];
+	compact[k] = '\0';
+	n = snprintf(out, len, "%s/%s_%s_%s.%s", o->dir, o->prefix, antenna, compact, ext);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int
+writer_init(struct writer *w, const struct wr_opts *o,
+	    const struct antbuf *const *bufs, uint8_t *const *payloads, unsigned int n,
+	    uint64_t ant_mask, char *err, size_t len)
+{
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	w->o = *o;
+	if (n > WR_MAX_ANT) {
+		snprintf(err, len, "%u antennas, at most %d", n, WR_MAX_ANT);
+		return -EINVAL;
+	}
+	if (access(o->dir, W_OK) != 0) {
+		snprintf(err, len, "output directory '%s': %s", o->dir, strerror(errno));
+		return -errno;
+	}
+	w->n = n;
+	for (i = 0; i < n; i++) {
+		w->src[i].b = bufs[i];
+		w->src[i].payload = payloads != NULL ? payloads[i] : NULL;
+		w->src[i].on = (ant_mask >> i) & 1;
+		antbuf_cursor_init(bufs[i], &w->src[i].cur, o->from_oldest);
+	}
+	return 0;
+}
+
+static void
+fail(struct writer *w, int rc, const char *what)
+{
+	if (w->error == 0) {
+		w->error = rc < 0 ? -rc : rc;
+		str_copy(w->err, sizeof(w->err), what);
+	}
+}
+
+/* ---- raw index ---------------------------------------------------------- */
+
+static int
+run_push(struct wr_run **v, size_t *n, size_t *cap, uint32_t slot, int64_t first,
+	 int64_t count)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct wr_run *p = realloc(*v, nc * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[*n].slot = slot;
+	(*v)[*n].first = first;
+	(*v)[*n].count = count;
+	(*n)++;
+	return 0;
+}
+
+static void
+hexstr(const uint8_t *p, size_t n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hx[p[i] >> 4];
+		out[2 * i + 1] = hx[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static void
+runs_json(struct jsonw *j, const char *key, const struct wr_run *r, size_t n,
+	  const struct antbuf *b, int64_t first_row, int64_t rows)
+{
+	char ts[CODIF_TIMESTR_LEN];
+	size_t i;
+
+	jsonw_arr_begin(j, key);
+	for (i = 0; i < n; i++) {
+		int64_t c = r[i].count;
+
+		if (r[i].first >= rows)
+			continue; /* cut off by a truncation */
+		if (r[i].first + c > rows)
+			c = rows - r[i].first;
+		jsonw_obj_begin(j, NULL);
+		jsonw_u64(j, "slot", r[i].slot);
+		jsonw_i64(j, "first", r[i].first);
+		jsonw_i64(j, "count", c);
+		jsonw_str(j, "utc", codif_time_str(antbuf_row_time_ns(b, first_row + r[i].first),
+						   ts, sizeof(ts)));
+		jsonw_obj_end(j);
+	}
+	jsonw_arr_end(j);
+}
+
+static int
+write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
+	    int64_t rows, const char *path)
+{
+	const struct antbuf *b = s->b;
+	char part[PATH_MAX + 64], ip[16], st[3], hex[2 * CODIF_HDR_LEN + 1];
+	char ts[CODIF_TIMESTR_LEN];
+	struct codif_hdr h;
+	struct jsonw j;
+	uint32_t sec, fr;
+	unsigned int k, first_slot = ANTBUF_MAX_SLOTS;
+	FILE *f;
+	int rc;
+
+	snprintf(part, sizeof(part), "%s.part", path);
+	f = fopen(part, "wx");
+	if (f == NULL)
+		return -errno;
+	jsonw_init(&j, f, true);
+	jsonw_obj_begin(&j, NULL);
+	jsonw_str(&j, "format", "dpdk-ibvcap-raw");
+	jsonw_u64(&j, "version", 1);
+	jsonw_obj_begin(&j, "antenna");
+	jsonw_u64(&j, "index", b->index);
+	jsonw_str(&j, "name", b->name);
+	jsonw_str(&j, "src", ipv4_str(b->src_ip, ip, sizeof(ip)));
+	jsonw_obj_end(&j);
+	jsonw_u64(&j, "data_bytes", b->g.data_bytes);
+	jsonw_i64(&j, "rows", rows);
+	jsonw_i64(&j, "first_index", out->first_row);
+	jsonw_arr_begin(&j, "streams");
+	for (k = 0; k < b->g.nslots; k++) {
+		const struct antbuf_slot *sl = &b->slot[k];
+
+		if (!(out->mask >> k & 1))
+			continue;
+		if (first_slot == ANTBUF_MAX_SLOTS)
+			first_slot = k;
+		jsonw_obj_begin(&j, NULL);
+		jsonw_u64(&j, "slot", k);
+		jsonw_str(&j, "dst", ipv4_str(sl->dst_ip, ip, sizeof(ip)));
+		jsonw_u64(&j, "port", sl->dport);
+		codif_station_str(sl->stationid, st);
+		jsonw_str(&j, "station", st);
+		jsonw_u64(&j, "groupid", sl->groupid);
+		jsonw_u64(&j, "secondaryid", sl->secondaryid);
+		jsonw_u64(&j, "threadid", sl->threadid);
+		hexstr(sl->ref, CODIF_HDR_LEN, hex);
+		jsonw_str(&j, "header", hex);
+		jsonw_obj_end(&j);
+	}
+	jsonw_arr_end(&j);
+	if (first_slot < ANTBUF_MAX_SLOTS) {
+		codif_decode(b->slot[first_slot].ref, CODIF_HDR_LEN, &h, NULL, 0);
+		jsonw_obj_begin(&j, "params");
+		jsonw_u64(&j, "nchan", h.nchan);
+		jsonw_u64(&j, "nbits", h.nbits);
+		jsonw_bool(&j, "complex", h.complex);
+		jsonw_u64(&j, "representation", h.representation);
+		jsonw_u64(&j, "period", h.period);
+		jsonw_u64(&j, "totalsamples", h.totalsamples);
+		jsonw_u64(&j, "frames_per_period", codif_frames_per_period(&h));
+		jsonw_u64(&j, "frame_ns", codif_frame_ns(&h));
+		jsonw_u64(&j, "epoch", h.epoch);
+		jsonw_obj_end(&j);
+	}
+	antbuf_row_hdr_time(b, out->first_row, &sec, &fr);
+	jsonw_obj_begin(&j, "first_frame");
+	jsonw_u64(&j, "seconds", sec);
+	jsonw_u64(&j, "frame", fr);
+	jsonw_str(&j, "utc", codif_time_str(antbuf_row_time_ns(b, out->first_row), ts, sizeof(ts)));
+	jsonw_obj_end(&j);
+	runs_json(&j, "gaps", out->gaps, out->ngaps, b, out->first_row, rows);
+	runs_json(&j, "invalid", out->invalid, out->ninvalid, b, out->first_row, rows);
+	jsonw_obj_end(&j);
+	rc = jsonw_finish(&j);
+	if (fclose(f) != 0 || rc != 0) {
+		rc = -errno ? -errno : -EIO;
+		unlink(part);
+		return rc;
+	}
+	(void)w;
+	return rename(part, path) == 0 ? 0 : -errno;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static const char *
+ext_of(enum wr_format f)
+{
+	return wr_format_name(f);
+}
+
+static uint64_t
+assigned_mask(const struct antbuf *b)
+{
+	uint64_t m = 0;
+	unsigned int k;
+
+	for (k = 0; k < b->g.nslots; k++)
+		if (__atomic_load_n(&b->slot[k].assigned, __ATOMIC_ACQUIRE))
+			m |= 1ULL << k;
+	return m;
+}
+
+static int
+open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row)
+{
+	const struct antbuf *b = s != NULL ? s->b : NULL;
+	int64_t t = b != NULL ? antbuf_row_time_ns(b, row) : 0;
+	char path[PATH_MAX], err[PATH_MAX + 128];
+	int rc;
+
+	if (s == NULL) {
+		/* all antennas: named after the first row's time */
+		for (unsigned int i = 0; i < w->n; i++)
+			if (w->src[i].on && w->src[i].b->origin_set) {
+				t = antbuf_row_time_ns(w->src[i].b, w->src[i].cur.next);
+				break;
+			}
+	}
+	rc = wr_file_name(path, sizeof(path), &w->o, b != NULL ? b->name : "all", t,
+			  ext_of(w->o.format));
+	if (rc != 0) {
+		fail(w, rc, "output file name too long");
+		return rc;
+	}
+	memset(out, 0, sizeof(*out));
+	rc = wfile_open(&out->f, path, w->o.bufsize, w->o.direct, err, sizeof(err));
+	if (rc != 0) {
+		fail(w, rc, err);
+		return rc;
+	}
+	out->open = true;
+	out->first_row = row;
+	out->t0_ns = t;
+	if (w->o.format == WR_PCAP) {
+		uint32_t hdr[6] = { PCAP_NS_MAGIC, 2 | 4u << 16, 0, 0, w->o.snaplen, 1 };
+
+		wfile_append(&out->f, hdr, sizeof(hdr));
+		wfile_record_end(&out->f);
+	}
+	if (w->o.format == WR_RAW && b != NULL) {
+		unsigned int k;
+
+		out->mask = assigned_mask(b);
+		for (k = 0; k < ANTBUF_MAX_SLOTS; k++)
+			out->gap_start[k] = out->inv_start[k] = -1;
+	}
+	return 0;
+}
+
+static void
+close_runs(struct wr_out *out)
+{
+	unsigned int k;
+
+	for (k = 0; k < ANTBUF_MAX_SLOTS; k++) {
+		if (out->gap_start[k] >= 0)
+			run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
+				 out->rows - out->gap_start[k]);
+		if (out->inv_start[k] >= 0)
+			run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k,
+				 out->inv_start[k], out->rows - out->inv_start[k]);
+		out->gap_start[k] = out->inv_start[k] = -1;
+	}
+}
+
+static int
+close_out(struct writer *w, struct wr_src *s, struct wr_out *out)
+{
+	char err[PATH_MAX + 200], idx[PATH_MAX + 32];
+	uint64_t kept;
+	int rc;
+
+	if (!out->open)
+		return 0;
+	if (w->o.format == WR_RAW)
+		close_runs(out);
+	rc = wfile_close(&out->f, true, err, sizeof(err));
+	kept = rc == 0 ? out->f.on_disk : out->f.safe_end;
+	if (rc != 0)
+		fail(w, rc, err);
+	if (w->o.format == WR_RAW && s != NULL && (rc == 0 || kept > 0)) {
+		uint64_t row_bytes = (uint64_t)__builtin_popcountll(out->mask) * s->b->g.data_bytes;
+		int64_t rows = row_bytes ? (int64_t)(kept / row_bytes) : 0;
+		int irc;
+
+		snprintf(idx, sizeof(idx), "%s.json", out->f.path);
+		irc = write_index(w, s, out, rows, idx);
+		if (irc != 0) {
+			snprintf(err, sizeof(err), "%s: %s", idx, strerror(-irc));
+			fail(w, irc, err);
+			if (rc == 0)
+				rc = irc;
+		}
+	}
+	if (rc == 0 || kept > 0) {
+		w->st.files++;
+		str_copy(w->last_file, sizeof(w->last_file), out->f.path);
+	}
+	free(out->gaps);
+	free(out->invalid);
+	out->gaps = out->invalid = NULL;
+	out->open = false;
+	return rc;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static int
+row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+{
+	const struct antbuf *b = s->b;
+	uint32_t D = b->g.data_bytes;
+	unsigned int k;
+
+	for (k = 0; k < b->g.nslots; k++) {
+		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
+		uint8_t *p;
+
+		if (!(m->flags & (ANTBUF_F_VALID | ANTBUF_F_GAP)))
+			continue; /* the stream had not started yet */
+		p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
+		if (p == NULL)
+			return -out->f.err;
+		if (m->flags & ANTBUF_F_VALID) {
+			memcpy(p, m->codif, CODIF_HDR_LEN);
+			w->st.frames++;
+		} else {
+			/* a missing frame stays in the file: its stream's header
+			 * at its time, the invalid bit set, zero data */
+			struct codif_hdr h;
+
+			codif_decode(b->slot[k].ref, CODIF_HDR_LEN, &h, NULL, 0);
+			antbuf_row_hdr_time(b, v->row, &h.seconds, &h.frame);
+			h.invalid = true;
+			codif_encode(&h, p);
+			w->st.gap_frames++;
+		}
+		memcpy(p + CODIF_HDR_LEN, antbuf_payload(b, s->payload, v->pos, k), D);
+	}
+	return 0;
+}
+
+static int
+row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+{
+	const struct antbuf *b = s->b;
+	uint32_t D = b->g.data_bytes;
+	unsigned int k;
+	int64_t r = out->rows;
+
+	for (k = 0; k < b->g.nslots; k++) {
+		const struct antbuf_meta *m;
+		uint8_t *p;
+		bool gap, inv;
+
+		if (!(out->mask >> k & 1))
+			continue;
+		m = antbuf_metap(b, v->pos, k);
+		p = wfile_reserve(&out->f, D);
+		if (p == NULL)
+			return -out->f.err;
+		gap = !(m->flags & ANTBUF_F_VALID);
+		inv = (m->flags & ANTBUF_F_INVALID) != 0;
+		if (gap)
+			memset(p, 0, D);
+		else
+			memcpy(p, antbuf_payload(b, s->payload, v->pos, k), D);
+		if (!gap)
+			w->st.frames++;
+		if (gap && out->gap_start[k] < 0)
+			out->gap_start[k] = r;
+		if (!gap && out->gap_start[k] >= 0) {
+			run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
+				 r - out->gap_start[k]);
+			out->gap_start[k] = -1;
+		}
+		if (inv && out->inv_start[k] < 0)
+			out->inv_start[k] = r;
+		if (!inv && out->inv_start[k] >= 0) {
+			run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k,
+				 out->inv_start[k], r - out->inv_start[k]);
+			out->inv_start[k] = -1;
+		}
+	}
+	return 0;
+}
+
+static int
+row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+{
+	const struct antbuf *b = s->b;
+	uint32_t D = b->g.data_bytes;
+	unsigned int k;
+
+	for (k = 0; k < b->g.nslots; k++) {
+		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
+		uint32_t len, cap, rec[4], off = 0, n;
+		uint8_t *p;
+
+		if (!(m->flags & ANTBUF_F_VALID))
+			continue;
+		len = m->l2len + CODIF_HDR_LEN + D;
+		cap = len < w->o.snaplen ? len : w->o.snaplen;
+		rec[0] = (uint32_t)(m->arrival_ns / 1000000000LL);
+		rec[1] = (uint32_t)(m->arrival_ns % 1000000000LL);
+		rec[2] = cap;
+		rec[3] = len;
+		p = wfile_reserve(&out->f, sizeof(rec) + cap);
+		if (p == NULL)
+			return -out->f.err;
+		memcpy(p, rec, sizeof(rec));
+		p += sizeof(rec);
+		n = m->l2len < cap ? m->l2len : cap;
+		memcpy(p, m->l2, n);
+		off = n;
+		n = cap - off < CODIF_HDR_LEN ? cap - off : CODIF_HDR_LEN;
+		memcpy(p + off, m->codif, n);
+		off += n;
+		memcpy(p + off, antbuf_payload(b, s->payload, v->pos, k), cap - off);
+		w->st.frames++;
+		/* each packet a record: a truncation keeps whole packets */
+		wfile_record_end(&out->f);
+	}
+	return 0;
+}
+
+/* Write one row of s into out; returns 1 written, 0 torn (lost), <0 error. */
+static int
+do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+{
+	uint64_t mark = wfile_size(&out->f), before = w->st.frames, gaps = w->st.gap_frames;
+	int rc;
+
+	switch (w->o.format) {
+	case WR_CODIF: rc = row_codif(w, s, out, v); break;
+	case WR_RAW: rc = row_raw(w, s, out, v); break;
+	default: rc = row_pcap(w, s, out, v); break;
+	}
+	if (rc != 0)
+		return rc;
+	if (!antbuf_commit(s->b, &s->cur, v)) {
+		/* the producer lapped us while we copied: drop the row */
+		wfile_rollback(&out->f, mark);
+		w->st.frames = before;
+		w->st.gap_frames = gaps;
+		w->st.torn_rows++;
+		return 0;
+	}
+	wfile_record_end(&out->f);
+	w->st.rows++;
+	w->st.bytes += wfile_size(&out->f) - mark;
+	out->rows++;
+	rc = wfile_maybe_flush(&out->f);
+	return rc != 0 ? rc : 1;
+}
+
+static bool
+rotate_due(const struct writer *w, const struct wr_src *s, const struct wr_out *out,
+	   int64_t row)
+{
+	if (w->o.rotate_bytes && wfile_size(&out->f) >= w->o.rotate_bytes)
+		return true;
+	if (w->o.rotate_ns && antbuf_row_time_ns(s->b, row) - out->t0_ns >= (int64_t)w->o.rotate_ns)
+		return true;
+	if (w->o.format == WR_RAW && assigned_mask(s->b) != out->mask)
+		return true; /* a stream started: the raw row layout changes */
+	return false;
+}
+
+static int
+poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
+{
+	struct antbuf_view v;
+	unsigned int done = 0;
+	int rc;
+
+	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
+		w->st.lost_rows += v.lost_rows;
+		w->st.lost_frames += v.lost_frames;
+		if (s->out.open && (v.discontinuity || rotate_due(w, s, &s->out, v.row))) {
+			/* files stay time-contiguous: a new one after any hole */
+			if (v.discontinuity)
+				w->st.discontinuities++;
+			if ((rc = close_out(w, s, &s->out)) != 0)
+				return rc;
+		}
+		if (!s->out.open && (rc = open_out(w, s, &s->out, v.row)) != 0)
+			return rc;
+		rc = do_row(w, s, &s->out, &v);
+		if (rc < 0) {
+			char e[PATH_MAX + 64];
+
+			snprintf(e, sizeof(e), "%s: %s", s->out.f.part, strerror(-rc));
+			fail(w, rc, e);
+			close_out(w, s, &s->out);
+			return rc;
+		}
+		if (rc == 0 && s->out.open) {
+			w->st.discontinuities++;
+			if ((rc = close_out(w, s, &s->out)) != 0)
+				return rc;
+		}
+		done++;
+		if (w->o.count && w->st.frames >= w->o.count)
+			w->done = true;
+	}
+	return (int)done;
+}
+
+/* pcap of all antennas: rows merged by data time. */
+static int
+poll_all(struct writer *w, unsigned int max_rows)
+{
+	unsigned int done = 0, i;
+	int rc;
+
+	while (done < max_rows && !w->done) {
+		struct antbuf_view v, best_v;
+		struct wr_src *best = NULL;
+		int64_t best_t = INT64_MAX;
+
+		for (i = 0; i < w->n; i++) {
+			struct wr_src *s = &w->src[i];
+			int64_t t;
+
+			if (!s->on || antbuf_next(s->b, &s->cur, &v) != 1)
+				continue;
+			w->st.lost_rows += v.lost_rows;
+			w->st.lost_frames += v.lost_frames;
+			t = antbuf_row_time_ns(s->b, v.row);
+			if (t < best_t) {
+				best_t = t;
+				best = s;
+				best_v = v;
+			}
+		}
+		if (best == NULL)
+			break;
+		if (w->all.open && w->o.rotate_bytes && wfile_size(&w->all.f) >= w->o.rotate_bytes)
+			if ((rc = close_out(w, NULL, &w->all)) != 0)
+				return rc;
+		if (w->all.open && w->o.rotate_ns && best_t - w->all.t0_ns >= (int64_t)w->o.rotate_ns)
+			if ((rc = close_out(w, NULL, &w->all)) != 0)
+				return rc;
+		if (!w->all.open) {
+			if ((rc = open_out(w, NULL, &w->all, best_v.row)) != 0)
+				return rc;
+			w->all.t0_ns = best_t;
+		}
+		rc = do_row(w, best, &w->all, &best_v);
+		if (rc < 0) {
+			fail(w, rc, "pcap write failed");
+			close_out(w, NULL, &w->all);
+			return rc;
+		}
+		done++;
+		if (w->o.count && w->st.frames >= w->o.count)
+			w->done = true;
+	}
+	return (int)done;
+}
+
+int
+writer_poll(struct writer *w, unsigned int max_rows)
+{
+	unsigned int i;
+	int rc, total = 0;
+
+	if (w->error)
+		return -w->error;
+	if (w->o.all)
+		return poll_all(w, max_rows * (w->n ? w->n : 1));
+	for (i = 0; i < w->n && !w->done; i++) {
+		if (!w->src[i].on)
+			continue;
+		rc = poll_one(w, &w->src[i], max_rows);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+uint64_t
+writer_backlog(const struct writer *w)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on)
+			n += (uint64_t)antbuf_backlog(w->src[i].b, &w->src[i].cur);
+	return n;
+}
+
+int
+writer_finish(struct writer *w)
+{
+	unsigned int i;
+	int rc = 0, r;
+
+	for (i = 0; i < w->n; i++) {
+		r = close_out(w, &w->src[i], &w->src[i].out);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	r = close_out(w, NULL, &w->all);
+	if (r != 0 && rc == 0)
+		rc = r;
+	return rc;
+}

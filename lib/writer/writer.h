@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writers: take final rows from antenna buffers with their own cursors and
+ * save them as raw (+ JSON index), codif or pcap files; rotation, names,
+ * counts. Pure C: runs in the primary (--write) or in dpdk-ibvcap-dump. */
+
+#ifndef WRITER_H
+#define WRITER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "antbuf.h"
+#include "wfile.h"
+
+#define WR_MAX_ANT 64
+
+enum wr_format { WR_RAW = 0, WR_CODIF, WR_PCAP };
+
+struct wr_opts {
+	enum wr_format format;
+	char dir[PATH_MAX];
+	char prefix[64];        /**< file name prefix ("ibvcap") */
+	uint64_t rotate_bytes;  /**< new file past this size (0: never) */
+	uint64_t rotate_ns;     /**< new file past this much data time (0: never) */
+	uint32_t snaplen;       /**< pcap: bytes kept per packet */
+	bool direct;            /**< try O_DIRECT */
+	bool all;               /**< pcap: every antenna in one file */
+	bool from_oldest;       /**< start at the oldest row still in the ring */
+	uint64_t count;         /**< stop after this many frames (0: never) */
+	size_t bufsize;         /**< staging buffer per open file */
+};
+
+/** Defaults: codif, prefix ibvcap, snaplen 65535, O_DIRECT, 8 MiB buffers. */
+void wr_opts_defaults(struct wr_opts *o);
+
+/**
+ * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
+ * rotate-time, snaplen, direct=yes|no, all=yes|no, oldest=yes|no,
+ * count, buffer). @return 0 or -EINVAL with "option: value: expected".
+ */
+int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
+		  char *err, size_t len);
+
+const char *wr_format_name(enum wr_format f);
+
+/** A run of rows of one slot (raw index). */
+struct wr_run {
+	uint32_t slot;
+	int64_t first;   /**< row number in the file */
+	int64_t count;
+};
+
+/** One output file in progress. */
+struct wr_out {
+	struct wfile f;
+	bool open;
+	int64_t first_row;   /**< antenna row of the file's row 0 */
+	int64_t rows;
+	int64_t t0_ns;       /**< data time of row 0 */
+	uint64_t mask;       /**< raw: slots in the file */
+	struct wr_run *gaps, *invalid;
+	size_t ngaps, ninvalid, capgaps, capinvalid;
+	int64_t gap_start[ANTBUF_MAX_SLOTS], inv_start[ANTBUF_MAX_SLOTS];
+};
+
+struct wr_src {
+	const struct antbuf *b;
+	uint8_t *payload;          /**< CPU-visible payload (NULL: inline) */
+	struct antbuf_cursor cur;
+	struct wr_out out;
+	bool on;
+};
+
+struct wr_stats {
+	uint64_t frames;       /**< valid frames written */
+	uint64_t gap_frames;   /**< codif: invalid frames written for gaps */
+	uint64_t rows;
+	uint64_t bytes;
+	uint64_t files;        /**< files completed */
+	uint64_t lost_frames;  /**< lost to overrun */
+	uint64_t lost_rows;
+	uint64_t torn_rows;    /**< rows overwritten while being written */
+	uint64_t discontinuities;
+};
+
+struct writer {
+	struct wr_opts o;
+	unsigned int n;
+	struct wr_src src[WR_MAX_ANT];
+	struct wr_out all;         /**< pcap all=yes */
+	struct wr_stats st;
+	bool done;                 /**< --count reached */
+	int error;                 /**< first fatal errno */
+	char err[512];
+	char last_file[PATH_MAX];  /**< the most recent completed file */
+};
+
+/**
+ * Attach a writer to n antenna buffers (bufs[i] with CPU-visible payload
+ * payloads[i], NULL = inline); only antennas in ant_mask are written.
+ */
+int writer_init(struct writer *w, const struct wr_opts *o,
+		const struct antbuf *const *bufs, uint8_t *const *payloads,
+		unsigned int n, uint64_t ant_mask, char *err, size_t len);
+
+/**
+ * Write what is final, at most max_rows rows per antenna.
+ * @return rows written (0: nothing to do), or a negative errno on a fatal
+ *   error (w->err says what; files already closed stay valid).
+ */
+int writer_poll(struct writer *w, unsigned int max_rows);
+
+/** Rows final but not yet written, over all antennas. */
+uint64_t writer_backlog(const struct writer *w);
+
+/**
+ * Close every open file (valid, renamed from .part).
+ * @return 0 or the negative errno of the first error.
+ */
+int writer_finish(struct writer *w);
+
+/** "<dir>/<prefix>_<antenna>_<YYYYMMDDTHHMMSS.nnnnnnnnnZ>.<ext>". */
+int wr_file_name(char *out, size_t len, const struct wr_opts *o,
+		 const char *antenna, int64_t t_ns, const char *ext);
+
+#endif /* WRITER_H */

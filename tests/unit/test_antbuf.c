@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of lib/antbuf: placement by frame index, window, gaps, jumps,
+ * consumers with their own cursors, exact overrun accounting. */
+
+#include <stdlib.h>
+
+#include "antbuf.h"
+#include "check.h"
+#include "codif_pattern.h"
+
+#define D 64
+
+static struct codif_hdr
+hdr_for(int64_t n, uint16_t thread)
+{
+	struct codif_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.epoch = 50;
+	h.nbits = 8;
+	h.nchan = 1;
+	h.period = 1;
+	h.framelength8 = D / 8;
+	h.totalsamples = 100 * D; /* FPP 100 */
+	h.protocol = 7;
+	h.version = 3;
+	h.sync = CODIF_SYNC;
+	h.threadid = thread;
+	h.groupid = 257;
+	h.seconds = (uint32_t)(1000 + n / 100);
+	h.frame = (uint32_t)(n % 100);
+	return h;
+}
+
+static struct antbuf *
+make(uint32_t slots, uint32_t rows, uint32_t window)
+{
+	struct antbuf_geom g = { slots, rows, window, D };
+	size_t sz = antbuf_size(&g, true);
+	void *mem = aligned_alloc(ANTBUF_PAGE, sz);
+
+	CHECK(antbuf_init(mem, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
+	CHECK(antbuf_check(mem, sz, NULL, 0) == 0);
+	return mem;
+}
+
+static enum antbuf_result
+put(struct antbuf *b, int64_t n, unsigned int slot)
+{
+	struct codif_hdr h = hdr_for(n, (uint16_t)slot);
+	uint8_t hb[64], data[D], l2[42] = { 0 };
+
+	codif_encode(&h, hb);
+	codif_pattern_fill(&h, data, D);
+	return antbuf_place(b, NULL, slot, &h, hb, data, D, l2, 42, 42 + 64 + D,
+			    1000 + n, 0xEF110001, 36001);
+}
+
+static void
+test_geometry(void)
+{
+	struct antbuf_geom g = { 8, 1000, 64, 8192 };
+	char err[200];
+
+	CHECK(antbuf_geom_check(&g, err, sizeof(err)) != 0);
+	CHECK_HAS(err, "power of two");
+	g.nrows = 1024;
+	CHECK(antbuf_geom_check(&g, err, sizeof(err)) == 0);
+	g.window = 600;
+	CHECK(antbuf_geom_check(&g, err, sizeof(err)) != 0);
+	CHECK_HAS(err, "at most half the ring");
+	g.window = 64;
+	g.nslots = 65;
+	CHECK(antbuf_geom_check(&g, err, sizeof(err)) != 0);
+	g.nslots = 8;
+	g.data_bytes = 8191;
+	CHECK(antbuf_geom_check(&g, err, sizeof(err)) != 0);
+	g.data_bytes = 8192;
+	/* payload page aligned, header + meta before it */
+	{
+		size_t sz = antbuf_size(&g, true);
+		void *mem = aligned_alloc(ANTBUF_PAGE, sz);
+		struct antbuf *b = mem;
+
+		CHECK(antbuf_init(mem, sz, &g, true, 3, "x", 1) == 0);
+		CHECK_EQ_U(b->payload_off % ANTBUF_PAGE, 0);
+		CHECK_EQ_U((uintptr_t)antbuf_payload(b, NULL, 1, 0) % ANTBUF_PAGE, 0);
+		CHECK_EQ_U(antbuf_payload(b, NULL, 0, 1) - antbuf_payload(b, NULL, 0, 0), 8192);
+		CHECK_EQ_U(antbuf_payload(b, NULL, 1, 0) - antbuf_payload(b, NULL, 0, 7), 8192);
+		CHECK(antbuf_init(mem, sz - 1, &g, true, 3, "x", 1) != 0);
+		b->version = 99;
+		CHECK(antbuf_check(b, sz, err, sizeof(err)) != 0);
+		CHECK_HAS(err, "buffer version 99");
+		b->magic = 1;
+		CHECK(antbuf_check(b, sz, err, sizeof(err)) != 0);
+		CHECK_HAS(err, "not an antenna buffer");
+		free(mem);
+	}
+}
+
+static void
+test_place(void)
+{
+	struct antbuf *b = make(2, 64, 8);
+	struct antbuf_cursor c;
+	struct antbuf_view v;
+	int64_t n;
+	unsigned int got = 0;
+
+	antbuf_cursor_init(b, &c, true);
+	CHECK(antbuf_next(b, &c, &v) == 0); /* nothing yet */
+	/* frames 0..29 of slot 0 and 1, slot 1 misses 10 and 11; 5 of slot 0
+	 * arrives late (after 7), 3 twice */
+	for (n = 0; n < 30; n++) {
+		if (n != 5)
+			CHECK(put(b, n, 0) == ANTBUF_PLACED);
+		if (n == 7)
+			CHECK(put(b, 5, 0) == ANTBUF_PLACED);
+		if (n != 10 && n != 11)
+			CHECK(put(b, n, 1) == ANTBUF_PLACED);
+	}
+	CHECK(put(b, 3, 0) == ANTBUF_TOO_LATE);   /* the window (8) passed it */
+	CHECK(put(b, 28, 0) == ANTBUF_DUPLICATE);
+	CHECK_EQ_U(b->late_placed, 1);
+	CHECK_EQ_I(b->newest, 29);
+	CHECK_EQ_I(b->final_row, 22);             /* rows < 29 - 8 + 1 */
+	while (antbuf_next(b, &c, &v) == 1) {
+		struct antbuf_meta *m0 = antbuf_metap(b, v.pos, 0);
+		struct antbuf_meta *m1 = antbuf_metap(b, v.pos, 1);
+		struct codif_hdr h = hdr_for(v.row, 0);
+		size_t off;
+
+		CHECK(m0->flags & ANTBUF_F_VALID);
+		CHECK(codif_pattern_check(&h, antbuf_payload(b, NULL, v.pos, 0), D, &off));
+		CHECK_EQ_I(m0->arrival_ns, 1000 + v.row);
+		if (v.row == 5)
+			CHECK(m0->flags & ANTBUF_F_LATE);
+		if (v.row == 10 || v.row == 11) {
+			static const uint8_t zero[D];
+
+			CHECK_EQ_U(m1->flags, ANTBUF_F_GAP);
+			CHECK(memcmp(antbuf_payload(b, NULL, v.pos, 1), zero, D) == 0);
+			CHECK_EQ_U(v.nvalid, 1);
+		} else {
+			CHECK(m1->flags & ANTBUF_F_VALID);
+			CHECK_EQ_U(v.nvalid, 2);
+		}
+		CHECK(antbuf_commit(b, &c, &v));
+		got++;
+	}
+	CHECK_EQ_U(got, 22);
+	CHECK_EQ_U(c.frames, 42);
+	CHECK_EQ_U(b->zero_filled, 2);
+	/* flush at stop: the rest becomes final */
+	antbuf_flush(b, NULL);
+	while (antbuf_next(b, &c, &v) == 1) {
+		CHECK(antbuf_commit(b, &c, &v));
+		got++;
+	}
+	CHECK_EQ_U(got, 30);
+	CHECK_EQ_U(c.frames, 58);
+	CHECK_EQ_U(c.lost_frames, 0);
+	/* slots learnt their streams */
+	CHECK(b->slot[1].assigned);
+	CHECK_EQ_U(b->slot[1].threadid, 1);
+	CHECK_EQ_U(b->slot[1].dport, 36001);
+	free(b);
+}
+
+/* A slow consumer loses overwritten rows and counts their frames exactly;
+ * a second consumer is unaffected; the producer never waits. */
+static void
+test_overrun(void)
+{
+	struct antbuf *b = make(3, 32, 4);
+	struct antbuf_cursor slow, fast;
+	struct antbuf_view v;
+	uint64_t placed_valid = 0, rows_read = 0;
+	int64_t n;
+	unsigned int s;
+
+	antbuf_cursor_init(b, &slow, true);
+	antbuf_cursor_init(b, &fast, true);
+	CHECK(put(b, 0, 0) == ANTBUF_PLACED);
+	CHECK(antbuf_next(b, &slow, &v) == 0); /* starts the cursor at row 0 */
+	placed_valid = 1;
+	for (n = 1; n < 500; n++) {
+		for (s = 0; s < 3; s++)
+			if ((n + s) % 7 != 0) {
+				CHECK(put(b, n, s) == ANTBUF_PLACED);
+				placed_valid++;
+			}
+		while (antbuf_next(b, &fast, &v) == 1)
+			CHECK(antbuf_commit(b, &fast, &v));
+	}
+	antbuf_flush(b, NULL);
+	while (antbuf_next(b, &fast, &v) == 1)
+		CHECK(antbuf_commit(b, &fast, &v));
+	CHECK_EQ_U(fast.frames, placed_valid);
+	CHECK_EQ_U(fast.lost_frames, 0);
+	/* the slow one only now reads: most rows are gone */
+	while (antbuf_next(b, &slow, &v) == 1) {
+		if (rows_read == 0)
+			CHECK(v.discontinuity);
+		CHECK(antbuf_commit(b, &slow, &v));
+		rows_read++;
+	}
+	CHECK_EQ_U(slow.rows + slow.lost_rows, 500);
+	CHECK_EQ_U(slow.frames + slow.lost_frames, placed_valid);
+	CHECK(slow.lost_rows > 400);
+	CHECK_EQ_U(slow.rows, 32 - 4); /* what the ring still held */
+	free(b);
+}
+
+/* A row recycled while a consumer reads it: commit says so and counts. */
+static void
+test_torn(void)
+{
+	struct antbuf *b = make(1, 16, 2);
+	struct antbuf_cursor c;
+	struct antbuf_view v;
+	int64_t n;
+
+	antbuf_cursor_init(b, &c, true);
+	for (n = 0; n < 10; n++)
+		put(b, n, 0);
+	CHECK(antbuf_next(b, &c, &v) == 1);
+	CHECK_EQ_I(v.row, 0);
+	for (n = 10; n < 40; n++) /* producer laps the reader */
+		put(b, n, 0);
+	CHECK(!antbuf_commit(b, &c, &v));
+	CHECK_EQ_U(c.lost_frames, 1);
+	CHECK(antbuf_next(b, &c, &v) == 1);
+	CHECK(v.lost_rows > 0);
+	CHECK(antbuf_commit(b, &c, &v));
+	CHECK_EQ_U(c.frames + c.lost_frames, (uint64_t)v.row + 1);
+	free(b);
+}
+
+/* One stray frame far ahead is dropped; a run of them resyncs the ring
+ * and consumers see a jump, not a loss. */
+static void
+test_far(void)
+{
+	struct antbuf *b = make(1, 64, 8);
+	struct antbuf_cursor c;
+	struct antbuf_view v;
+	int64_t n;
+	unsigned int i;
+
+	antbuf_cursor_init(b, &c, true);
+	for (n = 0; n < 20; n++) {
+		put(b, n, 0);
+		while (antbuf_next(b, &c, &v) == 1)
+			CHECK(antbuf_commit(b, &c, &v));
+	}
+	CHECK(put(b, 100000, 0) == ANTBUF_TOO_FAR);
+	CHECK(put(b, 20, 0) == ANTBUF_PLACED);
+	for (i = 0; i < 15; i++)
+		CHECK(put(b, 200000 + i, 0) == ANTBUF_TOO_FAR);
+	CHECK(put(b, 200015, 0) == ANTBUF_PLACED); /* the 16th: resync */
+	CHECK_EQ_U(b->result[ANTBUF_TOO_FAR], 16);
+	CHECK_EQ_U(b->njumps, 1);
+	for (n = 200016; n < 200040; n++) {
+		put(b, n, 0);
+		while (antbuf_next(b, &c, &v) == 1)
+			CHECK(antbuf_commit(b, &c, &v));
+	}
+	antbuf_flush(b, NULL);
+	while (antbuf_next(b, &c, &v) == 1)
+		CHECK(antbuf_commit(b, &c, &v));
+	CHECK_EQ_U(c.frames, 21 + 25);
+	CHECK_EQ_U(c.lost_frames, 0);
+	CHECK_EQ_U(c.lost_rows, 0);
+	CHECK_EQ_U(c.jumped_rows, 200015 - 21);
+	free(b);
+}
+
+static void
+test_timing(void)
+{
+	struct antbuf *b = make(1, 64, 8);
+	struct codif_hdr h = hdr_for(0, 0), bad;
+	uint8_t hb[64], data[D] = { 0 }, l2[42] = { 0 };
+	uint32_t sec, fr;
+
+	codif_encode(&h, hb);
+	CHECK(antbuf_place(b, NULL, 0, &h, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_PLACED);
+	bad = hdr_for(1, 0);
+	bad.period = 2;
+	CHECK(antbuf_place(b, NULL, 0, &bad, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_BAD_TIME);
+	bad = hdr_for(1, 0);
+	CHECK(antbuf_place(b, NULL, 0, &bad, hb, data, D - 8, l2, 42, 0, 0, 0, 0) == ANTBUF_BAD_SIZE);
+	CHECK(antbuf_place(b, NULL, 5, &bad, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_NO_SLOT);
+	antbuf_row_hdr_time(b, 250, &sec, &fr);
+	CHECK_EQ_U(sec, 1002);
+	CHECK_EQ_U(fr, 50);
+	h = hdr_for(250, 0);
+	CHECK_EQ_I(antbuf_row_time_ns(b, 250), codif_frame_time_ns(&h));
+	CHECK_STR(antbuf_result_name(ANTBUF_TOO_LATE), "too-late");
+	free(b);
+}
+
+int
+main(void)
+{
+	test_geometry();
+	test_place();
+	test_overrun();
+	test_torn();
+	test_far();
+	test_timing();
+	return check_report("test_antbuf");
+}
