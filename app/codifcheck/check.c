@@ -128,6 +128,7 @@ scan_opts(const struct cc_check_opts *o)
 	so.pattern = o->pattern;
 	so.window = o->window;
 	so.max_problems = o->max_problems;
+	so.filter = o->filter;
 	return so;
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scan.h"
+
 /** Exit statuses of every command. */
 #define CC_EXIT_OK 0
 #define CC_EXIT_PROBLEMS 1  /**< problems found, or a file unreadable */
@@ -22,6 +24,7 @@ struct cc_check_opts {
 	uint64_t max_gaps;          /**< gaps listed per stream (0 = all) */
 	unsigned int max_problems;  /**< problems listed per file */
 	uint32_t window;            /**< late/duplicate window, frames */
+	const struct cc_filter *filter; /**< captures: antennas and groups, or NULL */
 };
 
 /** What a command-line argument expands to. */

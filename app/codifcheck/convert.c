@@ -21,13 +21,6 @@
 /** Largest Ethernet frame written to a pcap (its snaplen). */
 #define CC_PCAP_SNAPLEN 65535
 
-static bool
-placed(enum codif_seq_class c)
-{
-	return c == CODIF_SEQ_FIRST || c == CODIF_SEQ_IN_ORDER ||
-	       c == CODIF_SEQ_GAP || c == CODIF_SEQ_LATE;
-}
-
 /* Output name: -o, or <outdir>/<prefix>_<antenna>_<UTC>.<ext>. */
 static int
 out_name(const struct cc_conv_opts *o, const char *prefix, const char *ant,
@@ -160,7 +153,7 @@ to_pcap_frame(void *ctx, const struct cc_frame_ev *ev)
 		c->placeholders++; /* a gap: a pcap writes nothing for it */
 		return 0;
 	}
-	if (!placed(ev->cls))
+	if (!cc_seq_placed(ev->cls))
 		return 0;
 	if (!c->open && to_pcap_open(c, ev->h) != 0)
 		return -1;
@@ -387,7 +380,7 @@ to_raw_frame(void *ctx, const struct cc_frame_ev *ev)
 	uint32_t slot;
 	int rc;
 
-	if (!placed(ev->cls) || ev->cls == CODIF_SEQ_LATE) {
+	if (!cc_seq_placed(ev->cls) || ev->cls == CODIF_SEQ_LATE) {
 		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": out of "
 			 "order; a raw file needs rows in time order", ev->off);
 		return -1;
@@ -590,21 +583,12 @@ struct to_codifs {
 	char err[ERRLEN];
 };
 
+/* Slots within one antenna (one source): by destination, port and ids. */
 static int
 slot_cmp(const void *a, const void *b)
 {
-	const struct cc_stream *x = *(const struct cc_stream *const *)a;
-	const struct cc_stream *y = *(const struct cc_stream *const *)b;
-	uint64_t kx[6] = { x->dst, x->port, x->stationid, x->groupid, x->secondaryid,
-			   x->threadid };
-	uint64_t ky[6] = { y->dst, y->port, y->stationid, y->groupid, y->secondaryid,
-			   y->threadid };
-	unsigned int i;
-
-	for (i = 0; i < 6; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return 0;
+	return cc_stream_cmp(*(const struct cc_stream *const *)a,
+			     *(const struct cc_stream *const *)b);
 }
 
 /* Which slot each stream gets and where its frames land in the rows. */
@@ -742,7 +726,7 @@ to_codifs_frame(void *ctx, const struct cc_frame_ev *ev)
 	struct to_codifs *c = ctx;
 	struct ant_out *ao = &c->ant[ev->ant];
 
-	if (!placed(ev->cls) || !ao->used)
+	if (!cc_seq_placed(ev->cls) || !ao->used)
 		return 0;
 	if (ev->len != ao->fb) {
 		snprintf(c->err, sizeof(c->err), "internal: frame of %zu bytes in a "
@@ -905,6 +889,7 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 	memset(&so, 0, sizeof(so));
 	so.window = o->window;
 	so.max_problems = o->max_problems;
+	so.filter = o->filter;
 	switch (d.fmt) {
 	case CC_FMT_PCAP:
 	case CC_FMT_PCAPNG:

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "detect.h"
+#include "scan.h"
 
 /** Defaults for synthesised headers (codifgen's first antenna and group). */
 #define CC_DEFAULT_SRC 0x0A1100D3u   /* 10.17.0.211 */
@@ -27,6 +28,7 @@ struct cc_conv_opts {
 	bool force;            /**< replace existing outputs */
 	uint32_t window;       /**< late/duplicate window, frames */
 	unsigned int max_problems;
+	const struct cc_filter *filter; /**< captures: antennas and groups, or NULL */
 };
 
 /** Convert in. @return an exit status (0, 1 errors or input problems). */

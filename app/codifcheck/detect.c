@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -156,6 +157,42 @@ detect_legacy(const uint8_t *h, size_t n, struct cc_detect *d)
 	return 0;
 }
 
+static bool
+valid_at(const uint8_t *h, size_t n, size_t at, struct codif_hdr *c)
+{
+	return at + CODIF_HDR_LEN <= n &&
+	       codif_identify(h + at, CODIF_HDR_LEN, NULL, 0) == 0 &&
+	       codif_decode(h + at, CODIF_HDR_LEN, c, NULL, 0) == 0 &&
+	       codif_validate(c, SIZE_MAX, NULL, 0) == 0;
+}
+
+/* A file whose first header is damaged is still CODIF when, further into
+ * its first bytes, at a multiple of 8 (frames are 64 + 8k bytes), a valid
+ * header is followed by another one frame on (or by the end of the file).
+ * CODIF packets inside another format (a pcap) do not line up so. */
+static int
+detect_later_codif(const uint8_t *h, size_t n, uint64_t size, struct cc_detect *d)
+{
+	static const uint8_t sync[4] = { 0xFE, 0xCA, 0xED, 0xFE };
+	const uint8_t *m = h + 40;
+	struct codif_hdr c, c2;
+
+	while ((m = memmem(m + 1, n - (size_t)(m + 1 - h), sync, 4)) != NULL) {
+		size_t at = (size_t)(m - h) - 40, next;
+
+		if (at % 8 != 0 || !valid_at(h, n, at, &c))
+			continue;
+		next = at + CODIF_HDR_LEN + (size_t)codif_data_bytes(&c);
+		if (next == size || valid_at(h, n, next, &c2)) {
+			d->fmt = CC_FMT_CODIF;
+			snprintf(d->desc, sizeof(d->desc),
+				 "CODIF v3 frames, the first valid header at byte %zu", at);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 enum cc_fmt
 cc_detect(const uint8_t *h, size_t n, uint64_t size, const char *name,
 	  struct cc_detect *d)
@@ -182,7 +219,8 @@ cc_detect(const uint8_t *h, size_t n, uint64_t size, const char *name,
 			snprintf(d->desc, sizeof(d->desc), "CODIF v3 frames");
 			return d->fmt;
 		}
-		if (detect_legacy(h, n, d) || detect_vdif(h, n, size, d))
+		if (detect_legacy(h, n, d) || detect_vdif(h, n, size, d) ||
+		    detect_later_codif(h, n, size, d))
 			return d->fmt;
 		if (le32(h + 40) == CODIF_SYNC) {
 			snprintf(d->desc, sizeof(d->desc), "CODIF sync word but %s", why);

@@ -107,6 +107,7 @@ static int
 inspect_raw(struct cc_file *f, const char *path)
 {
 	struct cc_scan *s = f->scan;
+	const char *base;
 	char err[512];
 	struct stat st;
 	struct cc_rd rd;
@@ -121,6 +122,11 @@ inspect_raw(struct cc_file *f, const char *path)
 		s->damaged = true;
 		return 0;
 	}
+	/* given either file, the pair is one raw file */
+	f->det.fmt = CC_FMT_RAW;
+	base = strrchr(f->index_path, '/');
+	snprintf(f->det.desc, sizeof(f->det.desc), "data; its index is %.200s",
+		 base != NULL ? base + 1 : f->index_path);
 	text = slurp(f->index_path, CC_MAX_INDEX, &len, err, sizeof(err));
 	if (text == NULL) {
 		cc_scan_problem(s, CC_P_INDEX, UINT64_MAX, INT64_MIN,

@@ -53,6 +53,11 @@ static const char usage_info[] =
 "  --max-problems N       list at most N problems per file (100)\n"
 "  --window N             frames behind the newest tracked for late and\n"
 "                         duplicate, %u..%u (4096, as the capture program)\n"
+"  --antenna-ip IP[,IP..] captures: only these sources are antennas (default:\n"
+"                         every IPv4 source is: name them when the capture\n"
+"                         holds other traffic); the rest counts as from no\n"
+"                         antenna, as in the capture program\n"
+"  --group IP:PORT[,...]  captures: only these destinations are groups\n"
 "  -h, --help             this text\n";
 
 static const char usage_verify[] =
@@ -76,7 +81,7 @@ static const char usage_verify[] =
 "                         the first differing byte's file offset is reported\n"
 "  --strict               notes are problems too\n"
 "  --max-problems N       list at most N problems per file (100; all counted)\n"
-"  --window N             as for info\n"
+"  --window N, --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
 "  -h, --help             this text\n";
 
 static const char usage_convert[] =
@@ -103,7 +108,7 @@ static const char usage_convert[] =
 "                         IP+k, PORT+k (239.17.0.1:36001, codifgen's layout)\n"
 "  --force                replace existing output files\n"
 "  --max-problems N       list at most N input problems (100)\n"
-"  --window N             as for info\n"
+"  --window N, --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
 "  -h, --help             this text\n";
 
 static const char usage_tail[] =
@@ -115,6 +120,7 @@ static const char usage_tail[] =
 enum {
 	O_JSON = 256, O_MAX_GAPS, O_MAX_PROBLEMS, O_WINDOW, O_SINCE, O_PATTERN,
 	O_STRICT, O_TO, O_OUTDIR, O_PREFIX, O_ANTENNA, O_SRC, O_DST, O_FORCE,
+	O_ANT_IP, O_GROUP,
 };
 
 static const struct option info_opts[] = {
@@ -122,6 +128,8 @@ static const struct option info_opts[] = {
 	{"max-gaps", required_argument, NULL, O_MAX_GAPS},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"antenna-ip", required_argument, NULL, O_ANT_IP},
+	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -133,6 +141,8 @@ static const struct option verify_opts[] = {
 	{"strict", no_argument, NULL, O_STRICT},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"antenna-ip", required_argument, NULL, O_ANT_IP},
+	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -148,6 +158,8 @@ static const struct option convert_opts[] = {
 	{"force", no_argument, NULL, O_FORCE},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"antenna-ip", required_argument, NULL, O_ANT_IP},
+	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -174,6 +186,7 @@ usage(FILE *f, int cmd)
 struct opts {
 	struct cc_check_opts chk;
 	struct cc_conv_opts conv;
+	struct cc_filter filter;
 	bool have_to;
 };
 
@@ -203,6 +216,32 @@ name_part(const char *opt, const char *a, bool allow_underscore, char *err)
 		return -1;
 	}
 	return 0;
+}
+
+/* --antenna-ip and --group: lists for the capture filter. */
+static int
+set_filter(int c, const char *opt, const char *a, struct cc_filter *f, char *err)
+{
+	char *items[ACCT_MAX_GROUPS], *store;
+	int n, i, rc = 0;
+
+	n = parse_list(opt, a, ',', items, c == O_ANT_IP ? ACCT_MAX_ANTENNAS :
+		       ACCT_MAX_GROUPS, &store, err, ERRLEN);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (c == O_ANT_IP)
+			rc = parse_ipv4(opt, items[i], &f->ant_ip[i], err, ERRLEN);
+		else
+			rc = parse_ipv4_port(opt, items[i], &f->group[i].ip,
+					     &f->group[i].port, err, ERRLEN);
+	}
+	free(store);
+	if (c == O_ANT_IP)
+		f->nant = rc == 0 ? (unsigned int)n : 0;
+	else
+		f->ngroup = rc == 0 ? (unsigned int)n : 0;
+	return rc == 0 ? 0 : -1;
 }
 
 static int
@@ -277,6 +316,9 @@ set_opt(int c, const char *opt, const char *a, struct opts *o, char *err)
 	case O_FORCE:
 		o->conv.force = true;
 		return 0;
+	case O_ANT_IP:
+	case O_GROUP:
+		return set_filter(c, opt, a, &o->filter, err);
 	default:
 		snprintf(err, ERRLEN, "internal: option %d", c);
 		return -1;
@@ -293,6 +335,8 @@ defaults(struct opts *o)
 	o->conv.src = CC_DEFAULT_SRC;
 	o->conv.dst = CC_DEFAULT_DST;
 	o->conv.port = CC_DEFAULT_PORT;
+	o->chk.filter = &o->filter;
+	o->conv.filter = &o->filter;
 }
 
 /* @return 0, 1 (help printed: exit 0) or -1 (error printed: exit 2). */

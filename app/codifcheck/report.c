@@ -49,9 +49,8 @@ cc_notes_of(const struct cc_file *f, struct cc_notes *n)
 			n->too_old += st->seq->st.too_old;
 		}
 	}
-	if (s->acct != NULL)
-		for (c = 1; c < ACCT_C__COUNT; c++)
-			n->unattributed += s->acct->port[0].cause[c];
+	for (c = 1; c < ACCT_C__COUNT; c++)
+		n->unattributed += s->unattributed[c];
 }
 
 unsigned int
@@ -198,14 +197,14 @@ unattributed_text(FILE *out, const struct cc_scan *s)
 	uint64_t n = 0;
 
 	for (c = 1; c < ACCT_C__COUNT; c++)
-		n += s->acct->port[0].cause[c];
+		n += s->unattributed[c];
 	if (n == 0)
 		return;
 	fprintf(out, "  other packets (from no antenna): %" PRIu64, n);
 	for (c = 1; c < ACCT_C__COUNT; c++)
-		if (s->acct->port[0].cause[c] != 0)
+		if (s->unattributed[c] != 0)
 			fprintf(out, ", %s %" PRIu64, acct_cause_name((enum acct_cause)c),
-				s->acct->port[0].cause[c]);
+				s->unattributed[c]);
 	fprintf(out, "\n");
 }
 
@@ -446,7 +445,7 @@ antennas_json(struct jsonw *w, const struct cc_scan *s)
 	jsonw_arr_end(w);
 	jsonw_obj_begin(w, "unattributed");
 	for (c = 1; c < ACCT_C__COUNT; c++)
-		jsonw_u64(w, acct_cause_name((enum acct_cause)c), s->acct->port[0].cause[c]);
+		jsonw_u64(w, acct_cause_name((enum acct_cause)c), s->unattributed[c]);
 	jsonw_obj_end(w);
 }
 

@@ -209,8 +209,8 @@ track_gaps(struct cc_stream *st, enum codif_seq_class cls, int64_t idx,
 	}
 }
 
-static bool
-placed(enum codif_seq_class c)
+bool
+cc_seq_placed(enum codif_seq_class c)
 {
 	return c == CODIF_SEQ_FIRST || c == CODIF_SEQ_IN_ORDER ||
 	       c == CODIF_SEQ_GAP || c == CODIF_SEQ_LATE;
@@ -243,6 +243,13 @@ emit(struct cc_scan *s, struct cc_frame_ev *ev)
 
 /* ---- codif and raw: frames from a file, streams keyed by CODIF ids ----- */
 
+static bool
+stream_is(const struct cc_stream *st, const struct codif_hdr *h)
+{
+	return st->stationid == h->stationid && st->groupid == h->groupid &&
+	       st->secondaryid == h->secondaryid && st->threadid == h->threadid;
+}
+
 static struct cc_stream *
 find_stream(struct cc_scan *s, const struct codif_hdr *h)
 {
@@ -254,8 +261,7 @@ find_stream(struct cc_scan *s, const struct codif_hdr *h)
 		unsigned int k = (unsigned int)(s->last_hit + 1 + (int)i) % s->nst;
 
 		st = s->st[k];
-		if (st->stationid == h->stationid && st->groupid == h->groupid &&
-		    st->secondaryid == h->secondaryid && st->threadid == h->threadid) {
+		if (stream_is(st, h)) {
 			s->last_hit = (int)k;
 			return st;
 		}
@@ -340,13 +346,13 @@ file_frame(struct cc_scan *s, const uint8_t *frame, size_t len,
 				cc_stream_name(st, name, sizeof(name)), why);
 		return 0;
 	}
-	if (!placed(cls) || cls == CODIF_SEQ_LATE)
+	if (!cc_seq_placed(cls) || cls == CODIF_SEQ_LATE)
 		backwards(s, st, cls, idx, off, t);
 	if (track_gaps(st, cls, idx, nlost) == -ENOMEM)
 		return s->err = -ENOMEM;
 	if (filled < 0)
 		filled = h->invalid && cc_all_zero(frame + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
-	if (filled && placed(cls)) {
+	if (filled && cc_seq_placed(cls)) {
 		st->filled++;
 		if (cc_gaps_add(&st->gaps, idx, idx, CC_GAP_FILLED) == -ENOMEM)
 			return s->err = -ENOMEM;
@@ -603,10 +609,7 @@ raw_addresses(struct cc_scan *s, const struct cc_raw_index *ri)
 		struct cc_stream *st = s->st[i];
 
 		for (k = 0; k < ri->nstream; k++) {
-			const struct codif_hdr *h = &ri->st[k].hdr;
-
-			if (h->stationid == st->stationid && h->groupid == st->groupid &&
-			    h->secondaryid == st->secondaryid && h->threadid == st->threadid) {
+			if (stream_is(st, &ri->st[k].hdr)) {
 				st->net = true;
 				st->src = ri->src;
 				st->dst = ri->st[k].dst;
@@ -731,6 +734,37 @@ as_ethernet(struct cc_scan *s, const uint8_t *data, uint32_t caplen,
 	return s->scratch;
 }
 
+bool
+cc_filter_pass(const struct cc_filter *f, const struct pkt_info *pi,
+	       enum pkt_err pe, enum acct_cause *cause)
+{
+	bool port_seen = false;
+	unsigned int i;
+
+	if (!pi->have_ip) {
+		*cause = (enum acct_cause)pe; /* not IPv4: nobody's */
+		return false;
+	}
+	for (i = 0; i < f->nant && f->ant_ip[i] != pi->src_ip; i++)
+		;
+	if (f->nant != 0 && i == f->nant) {
+		*cause = ACCT_C_UNKNOWN_SOURCE;
+		return false;
+	}
+	/* an antenna's packet that is not UDP is its malformed packet */
+	if (f->ngroup == 0 || pe != PKT_OK)
+		return true;
+	for (i = 0; i < f->ngroup; i++) {
+		if (f->group[i].ip != pi->dst_ip)
+			continue;
+		if (f->group[i].port == pi->dport)
+			return true;
+		port_seen = true;
+	}
+	*cause = port_seen ? ACCT_C_UNKNOWN_PORT : ACCT_C_UNKNOWN_GROUP;
+	return false;
+}
+
 static enum cc_pkind
 malformed_kind(enum acct_malformed m)
 {
@@ -823,9 +857,20 @@ pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 	char ip[16];
 
 	f = as_ethernet(s, k->data, k->caplen, hdrlen, &flen);
+	if (s->o.filter != NULL && (s->o.filter->nant != 0 || s->o.filter->ngroup != 0)) {
+		struct pkt_info pi;
+		enum acct_cause cause;
+
+		if (!cc_filter_pass(s->o.filter, &pi, pkt_parse(f, flen, &pi), &cause)) {
+			s->unattributed[cause]++;
+			return 0;
+		}
+	}
 	acct_frame(s->acct, 0, f, flen, &r);
-	if (r.ant < 0)
-		return 0; /* not from an antenna: lib/acct counts it by cause */
+	if (r.ant < 0) {
+		s->unattributed[r.cause]++;
+		return 0; /* not from an antenna */
+	}
 	codif_off = k->data_off + r.codif_off - PKT_ETH_LEN + hdrlen;
 	if (r.cls == CODIF_SEQ_MALFORMED || r.cls == CODIF_SEQ_PARAM_CHANGE) {
 		char snap[64] = "";
@@ -843,7 +888,7 @@ pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 	if (st == NULL)
 		return s->err;
 	if (track_gaps(st, r.cls, r.index, r.nlost) == -ENOMEM ||
-	    (placed(r.cls) && timing(st, k->ts, &r.hdr) != 0))
+	    (cc_seq_placed(r.cls) && timing(st, k->ts, &r.hdr) != 0))
 		return s->err = -ENOMEM;
 	if (s->o.pattern && r.cls != CODIF_SEQ_TOO_OLD)
 		check_pattern(s, st, &r.hdr, f + r.codif_off + CODIF_HDR_LEN,
@@ -927,11 +972,9 @@ cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 
 /* ---- ordering for reports ---------------------------------------------- */
 
-static int
-stream_cmp(const void *a, const void *b)
+int
+cc_stream_cmp(const struct cc_stream *x, const struct cc_stream *y)
 {
-	const struct cc_stream *x = *(const struct cc_stream *const *)a;
-	const struct cc_stream *y = *(const struct cc_stream *const *)b;
 	uint64_t kx[7] = { x->src, x->dst, x->port, x->stationid, x->groupid,
 			   x->secondaryid, x->threadid };
 	uint64_t ky[7] = { y->src, y->dst, y->port, y->stationid, y->groupid,
@@ -942,6 +985,13 @@ stream_cmp(const void *a, const void *b)
 		if (kx[i] != ky[i])
 			return kx[i] < ky[i] ? -1 : 1;
 	return 0;
+}
+
+static int
+stream_cmp(const void *a, const void *b)
+{
+	return cc_stream_cmp(*(const struct cc_stream *const *)a,
+			     *(const struct cc_stream *const *)b);
 }
 
 void

@@ -94,10 +94,23 @@ struct cc_frame_ev {
 /** Return non-zero to stop the scan (cc_scan_* then return -ECANCELED). */
 typedef int (*cc_frame_cb)(void *ctx, const struct cc_frame_ev *ev);
 
+/**
+ * Which capture packets belong to the antennas. lib/acct's learn mode
+ * takes every IPv4 source for an antenna and every destination for a
+ * group; a capture with other traffic names its antennas and groups here,
+ * and the rest is counted as from no antenna (unknown-source, -group, -port).
+ */
+struct cc_filter {
+	unsigned int nant, ngroup;    /**< 0: any */
+	uint32_t ant_ip[ACCT_MAX_ANTENNAS];
+	struct acct_group group[ACCT_MAX_GROUPS];
+};
+
 struct cc_scan_opts {
 	bool pattern;               /**< check payloads against codifgen's pattern */
 	uint32_t window;            /**< late/duplicate window, frames (0: default) */
 	unsigned int max_problems;  /**< problems kept with their text (counts are exact) */
+	const struct cc_filter *filter; /**< captures: NULL or nothing set = all */
 };
 
 struct cc_scan {
@@ -115,6 +128,9 @@ struct cc_scan {
 	unsigned int npr;
 	uint64_t nprob[CC_P__COUNT];
 	uint64_t problems;
+	/** Captures: packets from no antenna, by cause: lib/acct's and the
+	 * filter's together. */
+	uint64_t unattributed[ACCT_C__COUNT];
 	/** The file could not be read cleanly to its end: truncated, damaged
 	 * structure (codif sync/length, raw index), unreadable. Malformed
 	 * packets in a pcap are faithful records, not damage. */
@@ -153,8 +169,18 @@ int cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri,
  */
 int cc_scan_pcap(struct cc_scan *s, pcap_t *p);
 
-/** Sort streams by (src, dst, port, station, groupid, secondaryid, threadid). */
+/** Order of streams: (src, dst, port, station, groupid, secondaryid, threadid). */
+int cc_stream_cmp(const struct cc_stream *x, const struct cc_stream *y);
+/** Sort the streams of s by cc_stream_cmp. */
 void cc_scan_sort(struct cc_scan *s);
+
+/** Whether a frame of this class took its place in the stream (first,
+ * in order, after a gap, or late into one). */
+bool cc_seq_placed(enum codif_seq_class c);
+
+/** Whether the filter sends this parsed packet to lib/acct; else *cause. */
+bool cc_filter_pass(const struct cc_filter *f, const struct pkt_info *pi,
+		    enum pkt_err pe, enum acct_cause *cause);
 
 /** Whether len bytes at p are all zero. */
 bool cc_all_zero(const uint8_t *p, size_t len);

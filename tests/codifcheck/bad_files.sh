@@ -48,6 +48,8 @@ w("short.codif", g[:50])                         # 50 bytes: sync word, no full 
 w("hdr-only.codif", g[:40])                      # 40 bytes: no sync word at all
 b = bytearray(g); b[5 * F + 40] ^= 0xff          # frame 5 sync
 w("badsync.codif", b)
+b = bytearray(g); b[40] ^= 0xff                   # the first frame's sync
+w("firstsync.codif", b)
 b = bytearray(g); b[9 * F + 24] = 2              # frame 9: nchan 4 -> 2 (still valid)
 w("param.codif", b)
 w("swap.codif", g[:4 * F] + g[6 * F:8 * F] + g[4 * F:6 * F] + g[8 * F:])  # rows 2, 3 swapped
@@ -91,6 +93,10 @@ lost = {(s["threadid"]): s["lost"] for s in d["streams"]}
 assert lost == {0: 0, 1: 1}, lost          # frame 5 = row 2, thread 1
 PY
 ok "bad sync: one frame lost, the other 39 read"
+run_expect_fail "first frame's sync" 1 "offset 0: bad-sync: not CODIF v3: sync 0xFEEDCA01, expected 0xFEEDCAFE; 8256 bytes skipped to the next CODIF header at offset 8256" \
+	"$CC" verify "$T/firstsync.codif"
+run_expect_fail "first frame's sync: info" 1 "CODIF v3 frames, the first valid header at byte 8256" \
+	"$CC" info "$T/firstsync.codif"
 run_expect_fail "parameter change" 1 "offset $((9 * F)) (2025-01-01T00:00:00.001728000Z): parameter-change: AK/257/0/1: parameter change: nchan 2, expected 4 (the stream's first frame)" \
 	"$CC" verify "$T/param.codif"
 run_expect_fail "time backwards" 1 "time-backwards: AK/257/0/0: frame index 2 (late) after index 3 (2025-01-01T00:00:00.001296000Z)" \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target over codifcheck's readers: format detection, the codif
- * reader, the raw index parser (+ raw scan), the pcap/pcapng reader
- * (libpcap on fmemopen), file-name parsing and the report writers. */
+ * reader, the raw index parser and raw scan (input: index text, NUL, raw
+ * data), the pcap/pcapng reader (libpcap on fmemopen), file-name parsing
+ * and the report writers. Builds as a corpus replay without libFuzzer. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,21 +56,25 @@ fuzz_codif(const uint8_t *data, size_t size, FILE *null)
 	cc_scan_free(s);
 }
 
+/* Input: index text, a NUL, then the raw data it describes. */
 static void
 fuzz_raw(const uint8_t *data, size_t size, FILE *null)
 {
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t tlen = nul != NULL ? (size_t)(nul - data) : size;
+	const uint8_t *raw = nul != NULL ? nul + 1 : data + size;
+	size_t rlen = size - (size_t)(raw - data);
 	struct cc_raw_index ri;
 	struct cc_scan *s;
 	struct cc_rd rd;
 	char err[256];
 
-	if (cc_ri_parse((const char *)data, size, &ri, err, sizeof(err)) != 0)
+	if (cc_ri_parse((const char *)data, tlen, &ri, err, sizeof(err)) != 0)
 		return;
 	cc_ri_write(null, &ri);
 	s = cc_scan_new(&opts);
-	/* the input itself as the raw data: sizes rarely agree */
-	if (s != NULL && cc_rd_open_mem(&rd, data, size, 256, CC_MAX_DATA + 256) == 0) {
-		cc_scan_raw(s, &ri, &rd, size);
+	if (s != NULL && cc_rd_open_mem(&rd, raw, rlen, 256, CC_MAX_DATA + 256) == 0) {
+		cc_scan_raw(s, &ri, &rd, rlen);
 		report(s, CC_FMT_RAW, null);
 		cc_rd_close(&rd);
 	}

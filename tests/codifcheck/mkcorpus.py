@@ -12,36 +12,55 @@ import sys
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
 os.makedirs(out, exist_ok=True)
 
-# 32 data bytes, 1 channel x 8 bits real: 32 samples/frame, FPP 2000
-SMALL = dict(fl8=4, total=64000, nchan=1, nbits=8, cplx=0)
+# (word, lowest bit, bits) of each header field, as codif.md's table
+FIELDS = {
+    "frame": (0, 0, 32), "seconds": (0, 32, 32), "epoch": (1, 0, 8), "nbits": (1, 8, 8),
+    "invalid": (1, 17, 1), "complex": (1, 18, 1), "representation": (1, 20, 4),
+    "version": (1, 24, 5), "protocol": (1, 29, 3), "period": (1, 48, 16),
+    "threadid": (2, 0, 16), "groupid": (2, 16, 16), "secondaryid": (2, 32, 16),
+    "stationid": (2, 48, 16), "nchan": (3, 0, 16), "blocklength": (3, 16, 16),
+    "framelength8": (3, 32, 32), "totalsamples": (4, 0, 64), "sync": (5, 0, 32),
+}
+DEFAULTS = dict(seconds=5918400, epoch=50, representation=1, version=3, protocol=7,
+                period=27, groupid=257, stationid=0x414B, blocklength=1, sync=0xFEEDCAFE,
+                nbits=8, nchan=1, framelength8=4, totalsamples=64000)
 
 
-def hdr(frame=0, seconds=5918400, epoch=50, nbits=16, invalid=0, cplx=1, period=27,
-        thread=0, group=257, secondary=0, station=0x414B, nchan=4, fl8=1024,
-        total=32000000, sync=0xFEEDCAFE, proto=7, version=3):
-    w0 = frame | seconds << 32
-    w1 = (epoch | nbits << 8 | invalid << 17 | cplx << 18 | 1 << 20 | version << 24
-          | proto << 29 | period << 48)
-    w2 = thread | group << 16 | secondary << 32 | station << 48
-    w3 = nchan | 1 << 16 | fl8 << 32
-    return struct.pack("<QQQQQQQQ", w0, w1, w2, w3, total, sync, 0, 0)
+def hdr(**kw):
+    """64 header bytes; 32 data bytes of 1 channel x 8 bits real by default
+    (32 samples a frame, 2000 frames per 27 s period)."""
+    vals = dict(DEFAULTS, **kw)
+    words = [0] * 8
+    for name, v in vals.items():
+        w, lo, n = FIELDS[name]
+        words[w] |= (v & ((1 << n) - 1)) << lo
+    return struct.pack("<8Q", *words)
 
 
 def frame(f, thread=0, data=None, **kw):
-    p = dict(SMALL)
-    p.update(kw)
-    return hdr(frame=f, thread=thread, **p) + (data if data is not None else bytes(range(32)))
+    return hdr(frame=f, threadid=thread, **kw) + (data if data is not None else bytes(range(32)))
 
 
 def rows(indices, threads=(0, 1), **kw):
     return b"".join(frame(f, t, **kw) for f in indices for t in threads)
 
 
-def eth_udp(payload, src=(10, 17, 0, 211), dst=(239, 17, 0, 1), port=36001):
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + len(payload), 0, 0x4000, 1, 17, 0,
-                     bytes(src), bytes(dst))
-    udp = struct.pack("!HHHH", port, port, 8 + len(payload), 0)
-    return bytes([1, 0, 0x5e, 17, 0, 1, 2, 0, 0, 0x17, 0, 0]) + b"\x08\x00" + ip + udp + payload
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def eth_udp(payload, src="10.17.0.211", dst="239.17.0.1", port=36001):
+    """Ethernet + IPv4 (with its checksum) + UDP around payload."""
+    ip = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 28 + len(payload), 1, 0, 1, 17, 0)
+                   + bytes(int(x) for x in src.split(".")) + bytes(int(x) for x in dst.split(".")))
+    ip[10:12] = struct.pack("!H", csum(bytes(ip)))
+    d = [int(x) for x in dst.split(".")]
+    mac = bytes([0x01, 0x00, 0x5e, d[1] & 0x7f, d[2], d[3]])
+    return (mac + bytes([2, 0, 0, 0x17, 0, 0]) + struct.pack("!H", 0x0800) + bytes(ip)
+            + struct.pack("!HHHH", port, port, 8 + len(payload), 0) + payload)
 
 
 def pcap(pkts):
@@ -68,7 +87,7 @@ def pcapng(pkts):
 
 
 def raw_index():
-    h = frame(0)[:64]
+    h = hdr()
     return json.dumps({
         "format": "dpdk-ibvcap-raw", "version": 1,
         "antenna": {"index": 0, "name": "ant0", "src": "10.17.0.211"},
@@ -82,7 +101,7 @@ def raw_index():
                         "utc": "2025-03-10T12:00:00.000000000Z"},
         "gaps": [{"slot": 0, "first": 1, "count": 1, "utc": "x"}],
         "invalid": [],
-    }, indent=1).encode() + bytes(96)  # the "raw data" after it
+    }, indent=1).encode() + b"\0" + bytes(range(96))  # NUL, then the raw data
 
 
 clean = rows(range(4))
@@ -91,12 +110,12 @@ seeds = {
     "codif-clean": clean,
     "codif-gap-placeholder": rows([0]) + frame(1, 0, data=bytes(32), invalid=1) + frame(1, 1) + rows([2]),
     "codif-missing": rows([0, 1, 4]),
-    "codif-bad-sync": clean[:96] + frame(1, sync=0x12345678) + clean[192:],
+    "codif-bad-sync": clean[:96] + frame(0, 1, sync=0x12345678) + clean[192:],
     "codif-short-frame": clean[:80] + clean[96:],
     "codif-truncated": clean[:-10],
     "codif-header-only": clean[:40],
     "codif-backwards": rows([0, 2, 1, 1]),
-    "codif-param-change": rows([0]) + frame(1, nchan=2, **{k: v for k, v in SMALL.items() if k != "nchan"}),
+    "codif-param-change": rows([0]) + frame(1, nchan=2),
     "vdif": b"".join(struct.pack("<IIII", 100, f, 8 + 4, 0x414B) + bytes(16) + bytes(64) for f in range(2)),
     "legacy-codif": bytes(28) + struct.pack("<I", 0xADEADBEE) + bytes(96),
     "pcap-small": pcap([eth_udp(frame(f)) for f in (0, 2, 1, 1)] + [eth_udp(frame(3)[:50])]),

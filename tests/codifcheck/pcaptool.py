@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Test helper, independent of the C code: read pcap/pcapng records, write
-pcapng, pick out the valid CODIF frames of a capture, read codif files.
+pcapng and pcap variants, pick out the valid CODIF frames of a capture.
 
   pcaptool.py to-pcapng IN.pcap OUT.pcapng
   pcaptool.py to-sll-us IN.pcap OUT.pcap  as tcpdump -i any writes: microsecond
                                   timestamps, Linux cooked (SLL) headers
+  pcaptool.py merge OUT.pcap IN.pcap...  records of all, by time (ns pcap)
   pcaptool.py frames FILE...      JSON: {key: [sha1, ts_ns]} of valid frames
-  pcaptool.py codif-frames FILE... JSON: {key: sha1} of the non-gap frames of codif files
 """
 import hashlib
 import json
@@ -68,6 +68,13 @@ def write_pcapng(records, path):
                           + data + pad))
 
 
+def write_pcap(records, path):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for ts, cap, wire, data in records:
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, cap, wire) + data)
+
+
 def write_sll_us(records, path):
     """Microsecond pcap, link type LINUX_SLL (113): each Ethernet header
     replaced by the 16-byte cooked header that keeps only its ethertype."""
@@ -125,32 +132,17 @@ def frames(paths):
     return out
 
 
-def codif_frames(paths, src):
-    """Frames of codif files that are not gap placeholders (invalid + zeros)."""
-    out = {}
-    for p in paths:
-        b = open(p, "rb").read()
-        off = 0
-        while off + 64 <= len(b):
-            n = 64 + (struct.unpack_from("<Q", b, off + 24)[0] >> 32) * 8
-            c = b[off:off + n]
-            w1, = struct.unpack_from("<Q", c, 8)
-            if not (w1 >> 17 & 1 and not any(c[64:])):
-                out[key(src, c)] = hashlib.sha1(c).hexdigest()
-            off += n
-    return out
-
-
 def main():
     cmd = sys.argv[1]
     if cmd == "to-pcapng":
         write_pcapng(read_pcap(sys.argv[2]), sys.argv[3])
+    elif cmd == "merge":
+        recs = [r for p in sys.argv[3:] for r in read_pcap(p)]
+        write_pcap(sorted(recs, key=lambda r: r[0]), sys.argv[2])
     elif cmd == "to-sll-us":
         write_sll_us(read_pcap(sys.argv[2]), sys.argv[3])
     elif cmd == "frames":
         json.dump(frames(sys.argv[2:]), sys.stdout)
-    elif cmd == "codif-frames":
-        json.dump(codif_frames(sys.argv[3:], sys.argv[2]), sys.stdout)
     else:
         sys.exit("pcaptool: unknown command " + cmd)
 

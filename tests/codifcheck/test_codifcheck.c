@@ -328,6 +328,18 @@ test_detect(void)
 	CHECK(cc_detect(b, 96, 96, "x", &d) == CC_FMT_CODIF);
 	CHECK(cc_detect(b, 50, 50, "x", &d) == CC_FMT_SHORT_CODIF);
 	CHECK_HAS(d.desc, "50 bytes, a header needs 64");
+	/* a damaged first header, whole frames after it: still CODIF */
+	codif_encode(&h, b + 96);
+	codif_encode(&h, b + 192);
+	b[40] ^= 0xff;
+	CHECK(cc_detect(b, 256, 288, "x", &d) == CC_FMT_CODIF);
+	CHECK_HAS(d.desc, "the first valid header at byte 96");
+	/* one header off the 8-byte grid (as in a pcap record): not CODIF */
+	memset(b, 0, sizeof(b));
+	codif_encode(&h, b + 82);
+	CHECK(cc_detect(b, 256, 1000, "x", &d) == CC_FMT_UNKNOWN);
+	memset(b, 0, sizeof(b));
+	codif_encode(&h, b);
 	h.protocol = 0;  /* VDIF's version 0 in those bits */
 	codif_encode(&h, b);
 	CHECK(cc_detect(b, 96, 96, "x", &d) == CC_FMT_UNKNOWN);

@@ -140,6 +140,39 @@ for s in d["streams"]:
 PY
 ok "custom parameters: counts equal the truth; nchan, nbits, real, period, FPP, frame, rate reported"
 
+# a capture with other traffic: --antenna-ip and --group name the antennas
+"$GEN" --antennas 3 --frames 30 --seed 9 --loss 0.05 --pcap "$T/a.pcap" --truth "$T/a.truth.json" --quiet
+"$GEN" --antennas 2 --groups 1 --frames 30 --antenna-base 10.99.0.1 --group-base 239.99.0.1 \
+	--port-base 5000 --pcap "$T/other.pcap" --quiet
+"$GEN" --antennas 1 --groups 1 --frames 30 --antenna-base 10.98.0.1 --pcap "$T/other2.pcap" --quiet
+python3 "$SRC/tests/codifcheck/pcaptool.py" merge "$T/mixed.pcap" "$T/a.pcap" "$T/other.pcap" "$T/other2.pcap"
+"$CC" info --json "$T/mixed.pcap" > "$T/mixed.all.json"
+python3 "$CMP" "$T/a.truth.json" "$T/mixed.all.json" > /dev/null &&
+	fail "without a filter the other traffic should count as antennas"
+"$CC" info --json --antenna-ip 10.17.0.211,10.17.0.212,10.17.0.213 \
+	--group 239.17.0.1:36001,239.17.0.2:36002,239.17.0.3:36003,239.17.0.4:36004 \
+	"$T/mixed.pcap" > "$T/mixed.json"
+python3 "$CMP" "$T/a.truth.json" "$T/mixed.json" > "$T/mixed.cmp" ||
+	{ cat "$T/mixed.cmp"; fail "filtered capture: counts differ from the truth"; }
+python3 - "$T/mixed.json" <<'PY' || fail "filtered packets not counted as from no antenna"
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = d["unattributed"]
+# 10.99.0.1-2: 2 x 2 threads x 30; 10.98.0.1 (to the antennas' group 1): 2 x 30
+assert u["unknown-source"] == 120 + 60 and u["unknown-group"] == 0 and u["unknown-port"] == 0, u
+assert [a["src"] for a in d["antennas"]] == ["10.17.0.211", "10.17.0.212", "10.17.0.213"], d["antennas"]
+PY
+"$CC" info --json --antenna-ip 10.17.0.211,10.17.0.212,10.17.0.213 \
+	--group 239.17.0.1:36001,239.17.0.2:36002,239.17.0.3:36003,239.17.0.4:36005 \
+	"$T/mixed.pcap" > "$T/mixed2.json"
+python3 - "$T/mixed2.json" "$T/a.truth.json" <<'PY' || fail "--group: wrong port not counted"
+import json, sys
+u = json.load(open(sys.argv[1]))["unattributed"]
+sent = sum(s["sent"] for s in json.load(open(sys.argv[2]))["streams"] if s["port"] == 36004)
+assert u["unknown-port"] == sent and u["unknown-source"] == 180, (u, sent)
+PY
+ok "--antenna-ip/--group: other sources and groups count as from no antenna; the rest equals the truth"
+
 # codif files made by convert: per stream what a codif file can tell
 for f in all loss invalid reorder duplicate; do
 	mkdir -p "$T/$f.codif.d"
