@@ -99,7 +99,8 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u streams x "
 	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
 	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
-	       c->gpu >= 0 ? "GPU memory" : "hugepages");
+	       c->gpu >= 0 ? "GPU memory" :
+	       rte_eal_has_hugepages() ? "hugepages" : "shared memory (no hugepages)");
 	return 0;
 }
 

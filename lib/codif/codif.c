@@ -800,8 +800,10 @@ codif_seq_push_trusted(struct codif_seq *s, const struct codif_hdr *h,
 	}
 	if (n < s->first) {
 		/* older than anything so far yet within the window: the
-		 * stream started earlier than its first arrival said */
-		s->st.lost += (uint64_t)(s->first - n - 1);
+		 * stream started earlier than its first arrival said, and the
+		 * frames between it and the old first are now lost */
+		*nlost = (uint64_t)(s->first - n - 1);
+		s->st.lost += *nlost;
 		s->first = n;
 		s->first_time_ns = seq_time(s, h->seconds, h->frame, &rem);
 	} else if (seen_test(s, n)) {

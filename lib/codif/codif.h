@@ -220,7 +220,9 @@ bool codif_params_equal(const struct codif_hdr *ref, const struct codif_hdr *h,
  * periods from the first as CODIF_SEQ_MALFORMED; neither is placed.
  *
  * @param index  out: absolute frame index (valid for FIRST .. TOO_OLD)
- * @param nlost  out: for GAP, frames lost before this one (else 0)
+ * @param nlost  out: for GAP, frames lost before this one; for a LATE
+ *               frame older than the stream's first, the frames between it
+ *               and that first (now lost); else 0
  * @param errbuf optional reason for PARAM_CHANGE / MALFORMED (may be NULL)
  */
 enum codif_seq_class codif_seq_push(struct codif_seq *s,

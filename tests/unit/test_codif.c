@@ -444,6 +444,13 @@ test_sequence(void)
 	/* a frame older than the first, within the window */
 	codif_seq_reset(&s);
 	push(&s, 0, 5, false);
+	h = example();
+	h.seconds = 5918400;
+	h.frame = 3;
+	CHECK(codif_seq_push(&s, &h, 8256, &idx, &nl, NULL, 0) == CODIF_SEQ_LATE);
+	CHECK_EQ_U(nl, 1);
+	codif_seq_reset(&s);
+	push(&s, 0, 5, false);
 	CHECK(push(&s, 0, 3, false) == CODIF_SEQ_LATE);
 	CHECK_EQ_U(s.st.lost, 1);
 	CHECK_EQ_U(codif_seq_expected(&s), 3);

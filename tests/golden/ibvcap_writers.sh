@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Golden: codifgen streams with loss, reordering within the window,
+# duplicates, invalid and malformed frames -> dpdk-ibvcap (net_pcap, one
+# queue per antenna) with three writers on lcores of their own -> raw, codif
+# and pcap files whose contents match what was sent byte for byte, with gap
+# frames exactly where frames were lost (checked by an independent reader,
+# tests/tools/verify_outputs.py, and by codifcheck verify --pattern).
+. "$(dirname "$0")/../lib.sh"
+set -e
+GEN=$BUILD/app/codifgen
+CAP=$BUILD/app/dpdk-ibvcap
+CHK=$BUILD/app/codifcheck/codifcheck
+VER=$SRC/tests/tools/verify_outputs.py
+# 5 lcores on 2 CPUs: main, rx, three writers (they sleep when idle)
+EAL="--lcores 0@0,1@1,2@0,3@1,4@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
+python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
+FAULTS="--seed 41 --loss 0.03 --reorder 0.05 --reorder-depth 8 --duplicate 0.02 --invalid 0.03
+	--vlan 0.02 --bad-sync 0.01 --bad-length 0.01 --truncated 0.01 --non-ipv4 0.01"
+# shellcheck disable=SC2086
+"$GEN" --frames 120 $FAULTS --pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet
+vdev=net_pcap0
+for a in 0 1 2 3 4 5; do
+	# shellcheck disable=SC2086
+	"$GEN" --frames 120 $FAULTS --select $a --pcap "$T/a$a.pcap" --quiet
+	vdev="$vdev,rx_pcap=$T/a$a.pcap"
+done
+vdev="$vdev,rx_pcap=$T/empty.pcap"
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/truth.json")
+mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
+# shellcheck disable=SC2086
+"$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
+	--ring 512 --reorder-window 32 \
+	--write "codif:$T/codif" --write "raw:$T/raw" --write "pcap:$T/pcap" \
+	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
+python3 "$SRC/tests/tools/compare.py" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
+	{ head "$T/cmp"; fail "capture counts differ from the truth"; }
+ok "capture counts = truth with three writers attached"
+
+for fmt in codif raw pcap; do
+	python3 "$VER" "$T/sent.pcap" --format $fmt "$T/$fmt" > "$T/$fmt.ver" ||
+		{ cat "$T/$fmt.ver"; fail "$fmt files differ from what was sent"; }
+	ok "$fmt: $(cat "$T/$fmt.ver")"
+	"$CHK" verify --pattern "$T/$fmt" > "$T/$fmt.chk" 2>&1 || { cat "$T/$fmt.chk"; fail "codifcheck verify $fmt"; }
+	ok "$fmt: codifcheck verify --pattern: $(tail -1 "$T/$fmt.chk")"
+done
+expect_eq "files per format (one per antenna)" \
+	"$(ls "$T/codif" | wc -l) $(ls "$T/raw"/*.raw | wc -l) $(ls "$T/raw"/*.raw.json | wc -l) $(ls "$T/pcap" | wc -l)" "6 6 6 6"
+expect_eq "no .part left" "$(find "$T" -name '*.part' | wc -l)" 0
+
+# the writers' own counts, in the primary's summary: frames = received, gaps = lost
+python3 - "$T/truth.json" "$T/sum.json" <<'PY' || fail "writer counts"
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+w = {x["format"]: x for x in json.load(open(sys.argv[2]))["buffers"]["writers"]}
+assert w["codif"]["frames"] == t["received"], (w["codif"], t)
+assert w["codif"]["gap_frames"] == t["lost"], (w["codif"], t)
+assert w["raw"]["frames"] == t["received"] and w["pcap"]["frames"] == t["received"]
+assert all(x["lost_frames"] == 0 and x["error"] == 0 for x in w.values())
+PY
+ok "writer counts in the summary: frames = received, codif gap frames = lost, none lost to overrun"
+
+# raw index gap runs = the truth's lost frames, per antenna
+python3 - "$T/truth.json" "$T/raw" <<'PY' || fail "raw index gaps"
+import glob, json, sys
+t = {a["src"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
+for idx in glob.glob(sys.argv[2] + "/*.raw.json"):
+    j = json.load(open(idx))
+    src = j["antenna"]["src"]
+    assert sum(g["count"] for g in j["gaps"]) == t[src]["lost"], (idx, t[src]["lost"])
+    assert sum(g["count"] for g in j["invalid"]) == t[src]["invalid"], (idx, t[src]["invalid"])
+PY
+ok "raw indexes: gap runs = lost frames, invalid runs = invalid frames, per antenna"
+
+# rotation by size, pcap of every antenna in one file
+# shellcheck disable=SC2086
+"$CAP" --lcores 0@0,1@1,2@0,3@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$vdev" -- \
+	--packets "$n" --idle-timeout 3s --stats-period 0 --ring 512 --reorder-window 32 \
+	--write "codif:$T/rot,rotate-size=1M,prefix=rot" --write "pcap:$T/all,all=yes" \
+	> "$T/cap2.log" 2>&1 || { cat "$T/cap2.log"; fail "second capture failed"; }
+python3 "$VER" "$T/sent.pcap" --format codif "$T/rot" > "$T/rot.ver" || { cat "$T/rot.ver"; fail "rotated codif"; }
+nrot=$(ls "$T/rot" | wc -l)
+[ "$nrot" -gt 6 ] || fail "rotate-size=1M made only $nrot files"
+ok "rotate-size=1M: $nrot files, together byte for byte as sent"
+expect_eq "all=yes: one pcap" "$(ls "$T/all" | wc -l)" 1
+python3 "$VER" "$T/sent.pcap" --format pcap "$T/all" > "$T/all.ver" || { cat "$T/all.ver"; fail "all=yes pcap"; }
+ok "all=yes: $(cat "$T/all.ver")"
+echo "$CHECKS checks passed"
