@@ -47,6 +47,7 @@ struct dopts {
 	uint32_t queue;        /* RTE_PDUMP_ALL_QUEUES for '*' */
 	uint32_t ring_size;
 	uint32_t nb_mbufs;
+	double max_rate;       /* frames per second written, 0 = no limit */
 	int eal_argc;
 	char **eal_argv;
 };
@@ -91,6 +92,8 @@ usage(FILE *f)
 "  --lcore N              the lcore (CPU) this process runs on (0)\n"
 "  --stats-period T       a progress line every T (0 = none)\n"
 "  --summary-json FILE    final counts as JSON\n"
+"  --max-rate F           write at most F frames per second (to share a\n"
+"                         disk; a writer held back loses frames, counted)\n"
 "  --source buffers|pdump buffers (default): the antenna buffers;\n"
 "                         pdump: copies of whole packets of a port/queue\n"
 "  --port P               pdump: the port id\n"
@@ -108,7 +111,7 @@ usage(FILE *f)
 }
 
 enum { O_PREFIX = 256, O_WRITE, O_ANTENNA, O_COUNT, O_DURATION, O_NAME, O_LCORE,
-       O_STATS, O_SUMMARY, O_SOURCE, O_PORT, O_QUEUE, O_RING, O_MBUFS };
+       O_STATS, O_SUMMARY, O_SOURCE, O_PORT, O_QUEUE, O_RING, O_MBUFS, O_MAX_RATE };
 
 static const struct option lopts[] = {
 	{"file-prefix", required_argument, NULL, O_PREFIX},
@@ -125,6 +128,7 @@ static const struct option lopts[] = {
 	{"queue", required_argument, NULL, O_QUEUE},
 	{"ring-size", required_argument, NULL, O_RING},
 	{"mbufs", required_argument, NULL, O_MBUFS},
+	{"max-rate", required_argument, NULL, O_MAX_RATE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -242,6 +246,9 @@ parse(int argc, char **argv, struct dopts *o)
 			rc = parse_u64("--mbufs", a, 64, 1u << 24, &v, err, sizeof(err));
 			o->nb_mbufs = (uint32_t)v;
 			break;
+		case O_MAX_RATE:
+			rc = parse_double("--max-rate", a, 1, 1e9, &o->max_rate, err, sizeof(err));
+			break;
 		case ':':
 			snprintf(err, sizeof(err), "option '%s' needs a value", argv[optind - 1]);
 			rc = -1;
@@ -357,6 +364,8 @@ publish(struct ibv_shm_ctl *ctl, int reg, const struct wr_stats *st, int error)
 	w->heartbeat_ns = now_unix_ns();
 }
 
+static const struct writer *summary_writer; /* per antenna figures, if any */
+
 static void
 summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	const char *why, int error, const char *errtext, uint64_t tap_drops,
@@ -395,11 +404,33 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 		jsonw_u64(&j, "lost_frames", st->lost_frames);
 		jsonw_u64(&j, "lost_rows", st->lost_rows);
 		jsonw_u64(&j, "torn_rows", st->torn_rows);
+		jsonw_u64(&j, "placeholder_frames", st->placeholder_frames);
 		jsonw_u64(&j, "discontinuities", st->discontinuities);
 		jsonw_u64(&j, "tap_drops", tap_drops);
 		jsonw_i64(&j, "error", error);
 		jsonw_str(&j, "error_text", error ? errtext : "");
 		jsonw_dbl(&j, "duration_s", el);
+		if (summary_writer != NULL) {
+			unsigned int a;
+
+			jsonw_arr_begin(&j, "antennas");
+			for (a = 0; a < summary_writer->n; a++) {
+				const struct wr_src *sr = &summary_writer->src[a];
+
+				if (!sr->on)
+					continue;
+				jsonw_obj_begin(&j, NULL);
+				jsonw_str(&j, "name", sr->b->name);
+				jsonw_u64(&j, "rows", sr->cur.rows);
+				jsonw_u64(&j, "frames", sr->cur.frames);
+				jsonw_u64(&j, "lost_rows", sr->cur.lost_rows);
+				jsonw_u64(&j, "lost_frames", sr->cur.lost_frames);
+				jsonw_u64(&j, "jumped_rows", sr->cur.jumped_rows);
+				jsonw_i64(&j, "next_row", sr->cur.next);
+				jsonw_obj_end(&j);
+			}
+			jsonw_arr_end(&j);
+		}
 		jsonw_obj_end(&j);
 		jsonw_finish(&j);
 		fclose(f);
@@ -451,8 +482,17 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		wr_format_name(wo->format), wo->dir);
 	next_stats = t0 + (int64_t)o->stats_ns;
 	while (!quit) {
-		int n = writer_poll(w, 256);
+		int n = writer_poll(w, o->max_rate > 0 ? 1 : 256);
 		int64_t now = mono_ns();
+
+		if (o->max_rate > 0 && n > 0) {
+			/* hold back: the frames written so far may not be ahead
+			 * of the allowed rate */
+			int64_t due = t0 + (int64_t)((double)w->st.frames / o->max_rate * 1e9);
+
+			if (due > now)
+				rte_delay_us_sleep((unsigned int)((due - now) / 1000));
+		}
 
 		if (n < 0) {
 			rc = 2;
@@ -502,6 +542,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		why = "I/O error";
 	}
 	publish(v.ctl, reg, &w->st, w->error);
+	summary_writer = w;
 	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : why, w->error, w->err, 0,
 		(double)(mono_ns() - t0) / 1e9);
 	(void)a;

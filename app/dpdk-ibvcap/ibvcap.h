@@ -23,6 +23,7 @@ struct ibv_rxq {
 	uint16_t port_id;
 	uint8_t port_idx;
 	uint16_t queue;
+	const volatile uint8_t *link_up;
 	int ant;          /**< antenna steered here by rules, -1 default queue */
 	bool hw_steered;  /**< rules put exactly antenna `ant` here */
 };
@@ -67,6 +68,9 @@ struct ibv_port {
 	bool ts_offload, scatter;
 	const char *mcast_mode;   /**< how multicast frames are let in */
 	uint32_t mtu;
+	volatile uint8_t link_up; /**< polled only when up (memif maps its
+				       rings at connect and drops them at
+				       disconnect: rx then would crash) */
 };
 
 /** Antenna buffers in shared memory (buf.c, gpu.c). */
@@ -126,6 +130,8 @@ int ibv_ports_setup(struct ibv_app *app, char *err, size_t len);
 int ibv_ports_start(struct ibv_app *app, char *err, size_t len);
 /** Wait (--link-timeout) for each link; the rx lcores already poll. */
 void ibv_ports_wait_link(struct ibv_app *app);
+/** Refresh every port's link_up (main lcore, every 100 ms). */
+void ibv_ports_link_refresh(struct ibv_app *app);
 void ibv_ports_stop(struct ibv_app *app);
 void ibv_ports_close(struct ibv_app *app);
 

@@ -109,7 +109,9 @@ check_stop(struct ibv_app *app)
 		app->stop = 1;
 		return;
 	}
-	if (c->idle_timeout_ns && pkts > 0 &&
+	/* TSCs of different CPUs may disagree a little (VMs): a last rx
+	 * "after" now is no idleness, not a huge one */
+	if (c->idle_timeout_ns && pkts > 0 && now > last_rx &&
 	    now - last_rx >= c->idle_timeout_ns / 1000 * app->tsc_hz / 1000000) {
 		app->stop_reason = "--idle-timeout";
 		app->stop = 1;
@@ -232,6 +234,7 @@ main(int argc, char **argv)
 	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->nlcore,
 	       app->nlcore == 1 ? "" : "s", app->nwlcore ? " and writer lcores" : "");
 	fflush(stdout);
+	ibv_ports_link_refresh(app);
 	ibv_writers_launch(app);
 	{
 		unsigned int l;
@@ -245,7 +248,11 @@ main(int argc, char **argv)
 
 	next_stats = app->start_tsc + app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
 	while (!app->stop) {
+		static unsigned int tick;
+
 		rte_delay_us_sleep(10000);
+		if (++tick % 10 == 0)
+			ibv_ports_link_refresh(app);
 		check_stop(app);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);

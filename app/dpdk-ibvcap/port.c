@@ -356,12 +356,29 @@ wait_link(struct ibv_app *app, struct ibv_port *p)
 		rte_delay_ms(100);
 	}
 	rte_eth_link_to_str(s, sizeof(s), &link);
+	p->link_up = link.link_status == RTE_ETH_LINK_UP;
 	if (link.link_status != RTE_ETH_LINK_UP)
 		printf("dpdk-ibvcap: port %u (%s): link down after %.1f s; capturing anyway "
 		       "(check cable, switch port, or --link-timeout)\n",
 		       p->port_id, p->name, (double)app->cfg.link_timeout_ns / 1e9);
 	else
 		printf("dpdk-ibvcap: port %u (%s): %s\n", p->port_id, p->name, s);
+}
+
+void
+ibv_ports_link_refresh(struct ibv_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nport; i++) {
+		struct rte_eth_link link;
+
+		memset(&link, 0, sizeof(link));
+		/* a port that cannot say is taken as up */
+		if (rte_eth_link_get_nowait(app->port[i].port_id, &link) != 0)
+			link.link_status = RTE_ETH_LINK_UP;
+		app->port[i].link_up = link.link_status == RTE_ETH_LINK_UP;
+	}
 }
 
 int

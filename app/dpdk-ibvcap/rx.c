@@ -77,6 +77,7 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
 	rq->port_id = p->port_id;
 	rq->port_idx = (uint8_t)pi;
 	rq->queue = q;
+	rq->link_up = &p->link_up;
 	rq->ant = q < app->cfg.layout.nant ? (int)q : -1;
 	rq->hw_steered = p->hw_steer && rq->ant >= 0;
 	return 0;
@@ -209,6 +210,8 @@ ibv_rx_main(void *arg)
 			int64_t now_ns;
 			uint16_t n, i;
 
+			if (unlikely(!*q->link_up))
+				continue;
 			n = rte_eth_rx_burst(q->port_id, q->queue, pk, lc->burst);
 			lc->polls++;
 			if (n == 0) {

@@ -423,9 +423,11 @@ void
 antbuf_cursor_init(const struct antbuf *b, struct antbuf_cursor *c,
 		   bool from_oldest)
 {
-	(void)b;
 	memset(c, 0, sizeof(*c));
 	c->next = from_oldest ? INT64_MIN : INT64_MAX; /* resolved on first use */
+	/* attached before the first frame: this consumer is owed every frame,
+	 * from the first row on (what it cannot take counts as lost) */
+	c->from_first = __atomic_load_n(&b->first_row, __ATOMIC_ACQUIRE) < 0;
 }
 
 int64_t
@@ -451,8 +453,11 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 		return 0;
 	memset(v, 0, sizeof(*v));
 	if (!c->started) {
-		c->next = c->next == INT64_MIN ? oldest_safe(b, final) : final;
-		if (c->next < final) {
+		c->next = c->from_first ? first :
+			  c->next == INT64_MIN ? oldest_safe(b, final) : final;
+		if (c->from_first) {
+			c->cum_next = 0;
+		} else if (c->next < final) {
 			c->cum_next = UINT64_MAX; /* read from the row below */
 		} else if (final > first && cpos(b, final - 1, b->njumps) >= 0) {
 			/* at the live end: the running total after the last
@@ -484,6 +489,7 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 				c->jumped_rows += (uint64_t)(j->to - c->next);
 				c->next = j->to;
 				v->discontinuity = true;
+				v->jumped = true;
 			}
 		}
 		for (k = nj > ANTBUF_JUMPS ? nj - ANTBUF_JUMPS : 0; k < nj; k++) {
@@ -500,6 +506,7 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 					limit - (int64_t)b->g.nrows;
 		if (c->next < safe) {
 			v->lost_rows += (uint64_t)(safe - c->next);
+			c->lost_rows += (uint64_t)(safe - c->next);
 			c->next = safe;
 			v->discontinuity = true;
 			continue;
@@ -510,20 +517,21 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 		if (seq != c->next) {
 			/* overwritten by a row after a jump (or just now) */
 			v->lost_rows++;
+			c->lost_rows++;
 			c->next++;
 			v->discontinuity = true;
 			continue;
 		}
 		/* the frames of the rows lost before it, exactly, from the
 		 * producer's running total */
-		if (c->cum_next != UINT64_MAX && row->cum_before > c->cum_next)
+		if (c->cum_next != UINT64_MAX && row->cum_before > c->cum_next) {
 			v->lost_frames += row->cum_before - c->cum_next;
+			c->lost_frames += row->cum_before - c->cum_next;
+		}
 		c->cum_next = row->cum_before;
 		v->row = c->next;
 		v->pos = (uint32_t)pos;
 		v->nvalid = row->nvalid;
-		c->lost_rows += v->lost_rows;
-		c->lost_frames += v->lost_frames;
 		return 1;
 	}
 }
@@ -547,6 +555,22 @@ antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 	c->cum_next = row->cum_before + v->nvalid;
 	c->next = v->row + 1;
 	return true;
+}
+
+void
+antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c)
+{
+	int64_t final;
+	uint64_t cum;
+
+	if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != 2 || !c->started)
+		return;
+	final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
+	cum = __atomic_load_n(&b->cum_valid, __ATOMIC_ACQUIRE);
+	if (c->next >= final && c->cum_next != UINT64_MAX && cum > c->cum_next) {
+		c->lost_frames += cum - c->cum_next;
+		c->cum_next = cum;
+	}
 }
 
 void

@@ -210,6 +210,7 @@ struct antbuf_cursor {
 	int64_t next;            /**< next row to read */
 	uint64_t cum_next;       /**< cum_before of row `next` */
 	bool started;
+	bool from_first;         /**< attached before the first frame */
 	uint64_t rows;           /**< rows taken */
 	uint64_t frames;         /**< valid frames taken */
 	uint64_t lost_rows;      /**< rows overwritten before they were taken */
@@ -224,11 +225,13 @@ struct antbuf_view {
 	uint32_t nvalid;
 	uint64_t lost_rows, lost_frames;  /**< overrun just before this row */
 	bool discontinuity;               /**< rows skipped (overrun or jump) */
+	bool jumped;                      /**< ... because the producer jumped */
 };
 
 /**
  * Start a cursor: at the oldest row still readable (from_oldest), or at
- * the newest final row (live).
+ * the newest final row (live). A cursor made before the buffer's first
+ * frame starts at its first row either way.
  */
 void antbuf_cursor_init(const struct antbuf *b, struct antbuf_cursor *c,
 			bool from_oldest);
@@ -250,6 +253,13 @@ int antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
  */
 bool antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 		   const struct antbuf_view *v);
+
+/**
+ * After the producer stopped (antbuf_flush) and the cursor took every
+ * final row: count the frames of rows it skipped at the very end (their
+ * count is otherwise settled at the next row taken, which never comes).
+ */
+void antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c);
 
 /** Rows final but not yet taken by c (its backlog). */
 int64_t antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c);

@@ -348,6 +348,8 @@ write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
 	jsonw_obj_end(&j);
 	runs_json(&j, "gaps", out->gaps, out->ngaps, b, out->first_row, rows);
 	runs_json(&j, "invalid", out->invalid, out->ninvalid, b, out->first_row, rows);
+	/* rows this writer fell behind on: zeros, though the capture had them */
+	runs_json(&j, "overrun", out->overrun, out->noverrun, b, out->first_row, rows);
 	jsonw_obj_end(&j);
 	rc = jsonw_finish(&j);
 	if (fclose(f) != 0 || rc != 0) {
@@ -409,6 +411,7 @@ open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row)
 	}
 	out->open = true;
 	out->first_row = row;
+	out->last_row = row - 1;
 	out->t0_ns = t;
 	if (w->o.format == WR_PCAP) {
 		uint32_t hdr[6] = { PCAP_NS_MAGIC, 2 | 4u << 16, 0, 0, w->o.snaplen, 1 };
@@ -477,7 +480,9 @@ close_out(struct writer *w, struct wr_src *s, struct wr_out *out)
 	}
 	free(out->gaps);
 	free(out->invalid);
-	out->gaps = out->invalid = NULL;
+	free(out->overrun);
+	out->gaps = out->invalid = out->overrun = NULL;
+	out->noverrun = out->capoverrun = 0;
 	out->open = false;
 	return rc;
 }
@@ -603,6 +608,55 @@ row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 	return 0;
 }
 
+/* A row this writer lost (overrun, or overwritten while being copied):
+ * codif and raw stay time-regular, with invalid zero frames (codif) or
+ * zeros listed under "overrun" in the index (raw). pcap writes nothing. */
+static int
+placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row)
+{
+	const struct antbuf *b = s->b;
+	uint32_t D = b->g.data_bytes;
+	unsigned int k;
+
+	if (w->o.format == WR_CODIF) {
+		for (k = 0; k < b->g.nslots; k++) {
+			struct codif_hdr h;
+			uint8_t *p;
+
+			if (!__atomic_load_n(&b->slot[k].assigned, __ATOMIC_ACQUIRE))
+				continue;
+			p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
+			if (p == NULL)
+				return -out->f.err;
+			codif_decode(b->slot[k].ref, CODIF_HDR_LEN, &h, NULL, 0);
+			antbuf_row_hdr_time(b, row, &h.seconds, &h.frame);
+			h.invalid = true;
+			codif_encode(&h, p);
+			memset(p + CODIF_HDR_LEN, 0, D);
+			w->st.placeholder_frames++;
+		}
+	} else if (w->o.format == WR_RAW) {
+		uint8_t *p;
+		size_t n = (size_t)__builtin_popcountll(out->mask) * D;
+
+		p = wfile_reserve(&out->f, n);
+		if (p == NULL)
+			return -out->f.err;
+		memset(p, 0, n);
+		if (out->noverrun > 0 &&
+		    out->overrun[out->noverrun - 1].first + out->overrun[out->noverrun - 1].count ==
+			    out->rows)
+			out->overrun[out->noverrun - 1].count++;
+		else
+			run_push(&out->overrun, &out->noverrun, &out->capoverrun, 0, out->rows, 1);
+	} else {
+		return 0;
+	}
+	wfile_record_end(&out->f);
+	out->rows++;
+	return wfile_maybe_flush(&out->f);
+}
+
 /* Write one row of s into out; returns 1 written, 0 torn (lost), <0 error. */
 static int
 do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
@@ -618,13 +672,17 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 	if (rc != 0)
 		return rc;
 	if (!antbuf_commit(s->b, &s->cur, v)) {
-		/* the producer lapped us while we copied: drop the row */
+		/* the producer lapped us while we copied: drop the row, count
+		 * its frames lost, keep the file regular */
 		wfile_rollback(&out->f, mark);
 		w->st.frames = before;
 		w->st.gap_frames = gaps;
 		w->st.torn_rows++;
-		return 0;
+		rc = placeholder_row(w, s, out, v->row);
+		out->last_row = v->row;
+		return rc < 0 ? rc : 0;
 	}
+	out->last_row = v->row;
 	wfile_record_end(&out->f);
 	w->st.rows++;
 	w->st.bytes += wfile_size(&out->f) - mark;
@@ -654,17 +712,28 @@ poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
 	int rc;
 
 	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
-		w->st.lost_rows += v.lost_rows;
-		w->st.lost_frames += v.lost_frames;
-		if (s->out.open && (v.discontinuity || rotate_due(w, s, &s->out, v.row))) {
-			/* files stay time-contiguous: a new one after any hole */
-			if (v.discontinuity)
+		int64_t hole;
+
+		hole = s->out.open ? v.row - s->out.last_row - 1 : 0;
+		/* a jump of the capture, or a hole too big to pad: a new file
+		 * (files stay time-contiguous) */
+		if (s->out.open && (v.jumped || hole > (int64_t)s->b->g.nrows * 4 ||
+				    rotate_due(w, s, &s->out, v.row))) {
+			if (v.jumped || hole > 0)
 				w->st.discontinuities++;
 			if ((rc = close_out(w, s, &s->out)) != 0)
 				return rc;
+			hole = 0;
 		}
 		if (!s->out.open && (rc = open_out(w, s, &s->out, v.row)) != 0)
 			return rc;
+		while (hole-- > 0) {
+			/* rows this writer fell behind on, kept as placeholders */
+			rc = placeholder_row(w, s, &s->out, s->out.last_row + 1);
+			if (rc < 0)
+				return rc;
+			s->out.last_row++;
+		}
 		rc = do_row(w, s, &s->out, &v);
 		if (rc < 0) {
 			char e[PATH_MAX + 64];
@@ -673,11 +742,6 @@ poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
 			fail(w, rc, e);
 			close_out(w, s, &s->out);
 			return rc;
-		}
-		if (rc == 0 && s->out.open) {
-			w->st.discontinuities++;
-			if ((rc = close_out(w, s, &s->out)) != 0)
-				return rc;
 		}
 		done++;
 		if (w->o.count && w->st.frames >= w->o.count)
@@ -704,8 +768,6 @@ poll_all(struct writer *w, unsigned int max_rows)
 
 			if (!s->on || antbuf_next(s->b, &s->cur, &v) != 1)
 				continue;
-			w->st.lost_rows += v.lost_rows;
-			w->st.lost_frames += v.lost_frames;
 			t = antbuf_row_time_ns(s->b, v.row);
 			if (t < best_t) {
 				best_t = t;
@@ -739,6 +801,24 @@ poll_all(struct writer *w, unsigned int max_rows)
 	return (int)done;
 }
 
+/* Losses are the cursors' (exact, from the producer's running totals). */
+static void
+sum_lost(struct writer *w)
+{
+	uint64_t rows = 0, frames = 0;
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++) {
+		if (!w->src[i].on)
+			continue;
+		antbuf_settle(w->src[i].b, &w->src[i].cur);
+		rows += w->src[i].cur.lost_rows;
+		frames += w->src[i].cur.lost_frames;
+	}
+	w->st.lost_rows = rows;
+	w->st.lost_frames = frames;
+}
+
 int
 writer_poll(struct writer *w, unsigned int max_rows)
 {
@@ -747,8 +827,11 @@ writer_poll(struct writer *w, unsigned int max_rows)
 
 	if (w->error)
 		return -w->error;
-	if (w->o.all)
-		return poll_all(w, max_rows * (w->n ? w->n : 1));
+	if (w->o.all) {
+		rc = poll_all(w, max_rows * (w->n ? w->n : 1));
+		sum_lost(w);
+		return rc;
+	}
 	for (i = 0; i < w->n && !w->done; i++) {
 		if (!w->src[i].on)
 			continue;
@@ -757,6 +840,7 @@ writer_poll(struct writer *w, unsigned int max_rows)
 			return rc;
 		total += rc;
 	}
+	sum_lost(w);
 	return total;
 }
 
@@ -778,6 +862,7 @@ writer_finish(struct writer *w)
 	unsigned int i;
 	int rc = 0, r;
 
+	sum_lost(w);
 	for (i = 0; i < w->n; i++) {
 		r = close_out(w, &w->src[i], &w->src[i].out);
 		if (r != 0 && rc == 0)

@@ -62,6 +62,9 @@ struct wr_out {
 	struct wr_run *gaps, *invalid;
 	size_t ngaps, ninvalid, capgaps, capinvalid;
 	int64_t gap_start[ANTBUF_MAX_SLOTS], inv_start[ANTBUF_MAX_SLOTS];
+	int64_t last_row;    /**< antenna row written last */
+	struct wr_run *overrun; /**< raw: rows this writer lost (zeros) */
+	size_t noverrun, capoverrun;
 };
 
 struct wr_src {
@@ -81,7 +84,8 @@ struct wr_stats {
 	uint64_t lost_frames;  /**< lost to overrun */
 	uint64_t lost_rows;
 	uint64_t torn_rows;    /**< rows overwritten while being written */
-	uint64_t discontinuities;
+	uint64_t placeholder_frames; /**< codif: invalid frames written for lost rows */
+	uint64_t discontinuities;    /**< new files started after a hole */
 };
 
 struct writer {

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Multi-process writers: dpdk-ibvcap on hugepages fed through memif, with
+#  1. two dpdk-ibvcap-dump at once (codif of all antennas, pcap of one), and a
+#     third killed mid-run and restarted: files byte for byte as sent, the
+#     restarted one's valid, the capture's counts exact;
+#  2. the primary killed mid-run: the writer finishes its files (valid, no
+#     .part) and exits 0;
+#  3. a throttled writer on a small ring: it loses frames with an exact
+#     count (written + lost = placed) and never stalls the capture.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+need_hugepages 400
+GEN=$BUILD/app/codifgen
+CAP=$BUILD/app/dpdk-ibvcap
+DUMP=$BUILD/app/dpdk-ibvcap-dump
+CHK=$BUILD/app/codifcheck/codifcheck
+VER=$SRC/tests/tools/verify_outputs.py
+GP=${PREFIX}g
+CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
+SOCK=$T/memif.sock
+MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+LAYOUT="--groups 1 --threads 2"
+GENARGS="$LAYOUT --frames 2500 --seed 13 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
+
+# packets the run will send (the generator is deterministic)
+# shellcheck disable=SC2086
+"$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
+N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/dry.json")
+
+start_primary() { # name, extra options...
+	local name=$1
+	shift
+	rm -f "$SOCK"
+	# shellcheck disable=SC2086
+	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 \
+		--packets "$N" --idle-timeout 60s --summary-json "$T/$name.sum.json" "$@" \
+		> "$T/$name.cap.log" 2>&1 &
+	CPID=$!
+	CLEANUP_PIDS+=("$CPID")
+	wait_for_line "$T/$name.cap.log" 30 'capturing on' || { cat "$T/$name.cap.log"; fail "$name: primary did not start"; }
+}
+
+start_dump() { # log, args...
+	local log=$1
+	shift
+	"$DUMP" --file-prefix "$PREFIX" "$@" 2> "$log" &
+	DPID=$!
+	CLEANUP_PIDS+=("$DPID")
+	wait_for_line "$log" 30 'attached to' || { cat "$log"; fail "dump did not attach: $*"; }
+}
+
+start_gen() { # name, rate
+	# stays connected (linger) until the capture has stopped: a memif
+	# server must not poll while its client disconnects (22.11)
+	# shellcheck disable=SC2086
+	"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
+		--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
+		$GENARGS --rate-fps "$2" --linger 120s --pcap "$T/$1.sent.pcap" \
+		--truth "$T/$1.truth.json" > "$T/$1.gen.log" 2>&1 &
+	GPID=$!
+	CLEANUP_PIDS+=("$GPID")
+}
+
+stop_gen() {
+	kill -INT "$GPID" 2>/dev/null || true
+	wait "$GPID" 2>/dev/null || true
+}
+
+# --- 1. two writers at once, a third killed and restarted -------------------
+mkdir -p "$T/A" "$T/B" "$T/C" "$T/C2"
+start_primary one
+start_dump "$T/A.log" --write "codif:$T/A" --name all-codif --summary-json "$T/A.json"
+APID=$DPID
+start_dump "$T/B.log" --write "pcap:$T/B" --antenna ant3 --name ant3-pcap --summary-json "$T/B.json"
+BPID=$DPID
+start_dump "$T/C.log" --write "raw:$T/C" --name doomed
+KPID=$DPID
+start_gen one 1000
+sleep 1
+kill -0 "$KPID" 2>/dev/null || { cat "$T/C.log"; fail "the third writer ended before it was killed"; }
+kill -9 "$KPID"
+wait "$KPID" 2>/dev/null || true
+start_dump "$T/C2.log" --write "raw:$T/C2" --name reborn --summary-json "$T/C2.json"
+CPID2=$DPID
+wait "$CPID" || { cat "$T/one.cap.log"; fail "primary exit status"; }
+for p in $APID $BPID $CPID2; do
+	wait "$p" || fail "a writer exited non-zero"
+done
+ok "primary and writers exited 0"
+stop_gen
+python3 "$SRC/tests/tools/compare.py" "$T/one.truth.json" "$T/one.sum.json" > "$T/one.cmp" ||
+	{ head "$T/one.cmp"; fail "capture counts differ with writers coming and going"; }
+ok "capture counts = truth ($(tail -1 "$T/one.cmp"))"
+python3 "$VER" "$T/one.sent.pcap" --format codif "$T/A" > "$T/A.ver" || { cat "$T/A.ver"; fail "writer A"; }
+ok "writer 1 (codif, all antennas): $(cat "$T/A.ver")"
+python3 "$VER" "$T/one.sent.pcap" --format pcap --only 10.17.0.214 "$T/B" > "$T/B.ver" || { cat "$T/B.ver"; fail "writer B"; }
+ok "writer 2 at the same time (pcap, antenna 3 only): $(cat "$T/B.ver")"
+ls "$T/C"/*.part > /dev/null 2>&1 || fail "the killed writer left no .part (did it write at all?)"
+ok "the killed writer's file in progress stays NAME.part (never mistaken for complete)"
+python3 "$VER" "$T/one.sent.pcap" --format raw --partial "$T/C2" > "$T/C2.ver" || { cat "$T/C2.ver"; fail "restarted writer"; }
+"$CHK" verify "$T/C2" > "$T/C2.chk" 2>&1 || { cat "$T/C2.chk"; fail "restarted writer's files"; }
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$T/C2.json")
+[ "$frames" -gt 0 ] || fail "restarted writer wrote nothing"
+ok "restarted writer: $frames frames, valid and as sent ($(cat "$T/C2.ver"))"
+
+# --- 2. the primary killed mid-run -------------------------------------------
+mkdir -p "$T/D"
+start_primary two
+start_dump "$T/D.log" --write "codif:$T/D,rotate-size=4M" --name survivor
+DPID2=$DPID
+start_gen two 1000
+sleep 1.5
+kill -9 "$CPID"
+wait "$CPID" 2>/dev/null || true
+wait "$DPID2" || { cat "$T/D.log"; fail "writer exit status after the primary died"; }
+grep -q 'the primary exited' "$T/D.log" || { cat "$T/D.log"; fail "writer did not notice the primary's death"; }
+ok "primary killed: the writer noticed, finished and exited 0"
+expect_eq "no .part files after the primary died" "$(ls "$T/D" | grep -c '\.part$' || true)" 0
+stop_gen # its pcap (the reference) is complete once it has stopped
+"$CHK" verify "$T/D" > "$T/D.chk" 2>&1 || { cat "$T/D.chk"; fail "files after primary death"; }
+python3 "$VER" "$T/two.sent.pcap" --format codif --partial "$T/D" > "$T/D.ver" || { cat "$T/D.ver"; fail "files after primary death"; }
+ok "its $(ls "$T/D" | wc -l) files are complete and valid: $(tail -1 "$T/D.chk")"
+rm -f /dev/hugepages/"$PREFIX"* /dev/hugepages/"$GP"*
+
+# --- 3. a throttled writer on a small ring ------------------------------------
+mkdir -p "$T/E"
+start_primary three --ring 256 --reorder-window 16
+start_dump "$T/E.log" --write "codif:$T/E" --name slow --max-rate 2000 --summary-json "$T/E.json"
+EPID=$DPID
+start_gen three 1000
+wait "$CPID" || { cat "$T/three.cap.log"; fail "primary exit status (throttled writer)"; }
+wait "$EPID" || fail "throttled writer exit status"
+stop_gen
+python3 "$SRC/tests/tools/compare.py" "$T/three.truth.json" "$T/three.sum.json" > "$T/three.cmp" ||
+	{ head "$T/three.cmp"; fail "capture counts differ with a slow writer"; }
+python3 - "$T/three.sum.json" "$T/E.json" <<'PY' || fail "throttled writer counts"
+import json, sys
+s = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+placed = sum(a["placed"] for a in s["buffers"]["antennas"])
+assert e["lost_frames"] > 0, e
+assert e["frames"] + e["lost_frames"] == placed, (e["frames"], e["lost_frames"], placed)
+print("written %d + lost %d = placed %d" % (e["frames"], e["lost_frames"], placed))
+PY
+python3 "$VER" "$T/three.sent.pcap" --format codif --partial "$T/E" > "$T/E.ver" || { cat "$T/E.ver"; fail "slow writer files"; }
+ok "throttled writer: written + lost to overrun = placed, exactly; capture counts = truth; files valid"
+echo "$CHECKS checks passed"
