@@ -10,8 +10,8 @@
 
 #include <rte_errno.h>
 #include <rte_gpudev.h>
-#include <rte_memory.h>
 
+#include "gpumem.h"
 #include "ibvcap.h"
 
 static int
@@ -50,28 +50,23 @@ ibv_gpu_setup(struct ibv_app *app, char *err, size_t len)
 	return 0;
 }
 
-/* DMA-map a GPU range for every port, so a NIC can write into it. */
+/* Register a GPU range and DMA-map it for every port (a NIC can write
+ * into it); vdevs cannot map and are fed by the rx copy. */
 static int
 dma_map_ports(struct ibv_app *app, void *ptr, size_t size, char *err, size_t len)
 {
-	unsigned int i;
-	int rc;
+	uint16_t ports[IBV_MAX_PORTS];
+	unsigned int i, unmapped;
+	char why[256];
 
-	rc = rte_extmem_register(ptr, size, NULL, 0, app->bufs.gpu_page);
-	if (rc != 0 && rte_errno != EEXIST)
-		return errf(err, len, "--gpu: rte_extmem_register of %zu bytes: %s", size,
-			    rte_strerror(rte_errno));
-	for (i = 0; i < app->nport; i++) {
-		struct rte_eth_dev_info info;
-
-		if (rte_eth_dev_info_get(app->port[i].port_id, &info) != 0)
-			continue;
-		if (rte_dev_dma_map(info.device, ptr, (uint64_t)(uintptr_t)ptr, size) != 0 &&
-		    rte_errno != ENOTSUP)
-			return errf(err, len, "--gpu: port %u (%s): DMA map of GPU memory: %s",
-				    app->port[i].port_id, app->port[i].name,
-				    rte_strerror(rte_errno));
-	}
+	for (i = 0; i < app->nport; i++)
+		ports[i] = app->port[i].port_id;
+	if (gpumem_register(ptr, size, app->bufs.gpu_page, ports, app->nport, &unmapped, why,
+			    sizeof(why)) != 0)
+		return errf(err, len, "--gpu: %s", why);
+	if (unmapped)
+		printf("dpdk-ibvcap: --gpu: %u port%s cannot DMA-map GPU memory: payload "
+		       "reaches it by CPU copy\n", unmapped, unmapped == 1 ? "" : "s");
 	return 0;
 }
 
@@ -114,14 +109,13 @@ ibv_gpu_free(struct ibv_app *app)
 
 		if (bf->gpu_ptr[a] == NULL)
 			continue;
-		for (i = 0; i < app->nport; i++) {
-			struct rte_eth_dev_info info;
+		{
+			uint16_t ports[IBV_MAX_PORTS];
 
-			if (rte_eth_dev_info_get(app->port[i].port_id, &info) == 0)
-				rte_dev_dma_unmap(info.device, bf->gpu_ptr[a],
-						  (uint64_t)(uintptr_t)bf->gpu_ptr[a], size);
+			for (i = 0; i < app->nport; i++)
+				ports[i] = app->port[i].port_id;
+			gpumem_unregister(bf->gpu_ptr[a], size, ports, app->nport);
 		}
-		rte_extmem_unregister(bf->gpu_ptr[a], size);
 		if (bf->payload[a] != NULL)
 			rte_gpu_mem_cpu_unmap(dev, bf->gpu_ptr[a]);
 		rte_gpu_mem_free(dev, bf->gpu_ptr[a]);

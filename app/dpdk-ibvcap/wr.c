@@ -56,11 +56,11 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		workers[nw++] = lcore;
 	if (nw < c->nwrite + 1)
 		return errf(err, len,
-			    "%u --write need%s %u lcore%s of their own besides the rx lcores: "
-			    "this process has %u worker lcore%s (give more with -l, or map "
-			    "several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
-			    c->nwrite, c->nwrite == 1 ? "s" : "", c->nwrite,
-			    c->nwrite == 1 ? "" : "s", nw, nw == 1 ? "" : "s");
+			    "--write: %u writer%s need%s an lcore each besides at least one rx "
+			    "lcore: this process has %u worker lcore%s (give more with -l, or "
+			    "map several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
+			    c->nwrite, c->nwrite == 1 ? "" : "s", c->nwrite == 1 ? "s" : "",
+			    nw, nw == 1 ? "" : "s");
 	for (i = 0; i < IBV_SHM_MAX_ANT && i < c->layout.nant; i++) {
 		bufs[i] = app->bufs.b[i];
 		payloads[i] = app->bufs.payload[i];

@@ -31,6 +31,16 @@ run_expect_fail "--isolate on a port without rte_flow" 1 "--isolate:" \
 	"$C" $EAL --vdev "net_pcap0,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap" -- --antennas 1 --isolate
 run_expect_fail "bad option after EAL" 1 "unknown option '--bogus'" \
 	"$C" $EAL --vdev "$V" -- --bogus
+run_expect_fail "--gpu without a GPU device" 1 \
+	"--gpu 0: no GPU device 0 (rte_gpu_count_avail() = 0): a gpudev driver must be loaded" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu 0
+run_expect_fail "--write to a missing directory" 1 "output directory '$T/nowhere': No such file or directory" \
+	"$C" --lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" -- \
+	--steer software --write "codif:$T/nowhere"
+run_expect_fail "--write without an lcore of its own" 1 "--write: 1 writer needs an lcore each besides at least one rx lcore" \
+	"$C" $EAL --vdev "$V" -- --steer software --write "codif:$T"
+run_expect_fail "buffers larger than memory" 1 "hugepages exhausted? reserve more, or a smaller --ring" \
+	"$C" $EAL --vdev "$V" -- --steer software --ring 65536
 mkdir -p "$T/nohuge"
 run_expect_fail "no hugepages" 1 "EAL initialisation failed" \
 	"$C" -l 0,1 $EAL_COMMON --huge-dir "$T/nohuge" --no-telemetry --vdev "$V" -- --steer software

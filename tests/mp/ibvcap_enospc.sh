@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# ENOSPC: dpdk-ibvcap-dump writing codif (and raw) to a small tmpfs fills it:
+# a clean error naming the file and the cause, exit 2, every finished file
+# valid, the file in progress cut at its last whole frame and kept; the
+# capture goes on with exact counts.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+need_hugepages 300
+GEN=$BUILD/app/codifgen
+CAP=$BUILD/app/dpdk-ibvcap
+DUMP=$BUILD/app/dpdk-ibvcap-dump
+CHK=$BUILD/app/codifcheck/codifcheck
+GP=${PREFIX}g
+CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
+SOCK=$T/memif.sock
+MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+LAYOUT="--groups 1 --threads 2"
+GENARGS="$LAYOUT --frames 1500 --seed 3 --loss 0.01"
+mkdir -p "$T/small" "$T/small2"
+mount -t tmpfs -o size=12m tmpfs "$T/small"
+CLEANUP_CMDS+=("umount '$T/small'")
+mount -t tmpfs -o size=6m tmpfs "$T/small2"
+CLEANUP_CMDS+=("umount '$T/small2'")
+# shellcheck disable=SC2086
+"$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
+N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/dry.json")
+rm -f "$T/dry.pcap"
+
+# shellcheck disable=SC2086
+"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --packets "$N" \
+	--idle-timeout 60s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+CPID=$!
+CLEANUP_PIDS+=("$CPID")
+wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+"$DUMP" --file-prefix "$PREFIX" --write "codif:$T/small,rotate-size=2M" --name full \
+	--summary-json "$T/w.json" 2> "$T/w.log" &
+WPID=$!
+CLEANUP_PIDS+=("$WPID")
+"$DUMP" --file-prefix "$PREFIX" --write "raw:$T/small2,rotate-size=1M" --name full-raw \
+	--summary-json "$T/w2.json" 2> "$T/w2.log" &
+W2PID=$!
+CLEANUP_PIDS+=("$W2PID")
+wait_for_line "$T/w.log" 30 'attached to' || { cat "$T/w.log"; fail "writer did not attach"; }
+wait_for_line "$T/w2.log" 30 'attached to' || { cat "$T/w2.log"; fail "raw writer did not attach"; }
+# shellcheck disable=SC2086
+"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna $GENARGS \
+	--rate-fps 1500 --linger 120s --truth "$T/truth.json" > "$T/gen.log" 2>&1 &
+GPID=$!
+CLEANUP_PIDS+=("$GPID")
+set +e
+wait "$WPID"
+wrc=$?
+wait "$W2PID"
+w2rc=$?
+set -e
+expect_eq "codif writer exit status on ENOSPC" "$wrc" 2
+expect_eq "raw writer exit status on ENOSPC" "$w2rc" 2
+grep -q 'No space left on device' "$T/w.log" || { cat "$T/w.log"; fail "no ENOSPC message"; }
+grep -q "$T/small/ibvcap_ant.*codif.part: No space left on device (kept the first" "$T/w.log" ||
+	{ cat "$T/w.log"; fail "the message does not name the file"; }
+ok "codif writer: exit 2, message names the file and ENOSPC"
+expect_eq "no .part left on the full disk" "$(ls "$T/small" "$T/small2" | grep -c '\.part$' || true)" 0
+nfiles=$(ls "$T/small" | wc -l)
+[ "$nfiles" -ge 2 ] || fail "only $nfiles files before the disk filled"
+"$CHK" verify "$T/small" > "$T/chk" 2>&1 || { cat "$T/chk"; fail "files on the full disk are not valid"; }
+ok "all $nfiles codif files valid, the cut one ends at a whole frame: $(tail -1 "$T/chk")"
+for f in "$T/small"/*.codif; do
+	[ $(( $(stat -c %s "$f") % 8256 )) -eq 0 ] || fail "$f is not whole frames"
+done
+ok "every codif file is a whole number of frames"
+"$CHK" verify "$T/small2" > "$T/chk2" 2>&1 || { cat "$T/chk2"; fail "raw files on the full disk are not valid"; }
+ok "raw files and their indexes valid after ENOSPC: $(tail -1 "$T/chk2")"
+wait "$CPID" || { cat "$T/cap.log"; fail "the capture failed"; }
+kill -INT "$GPID"; wait "$GPID" || true
+python3 "$SRC/tests/tools/compare.py" "$T/truth.json" "$T/sum.json" > "$T/cmp" ||
+	{ head "$T/cmp"; fail "capture counts differ after the writer failed"; }
+ok "the capture went on: counts = truth ($(tail -1 "$T/cmp"))"
+echo "$CHECKS checks passed"
