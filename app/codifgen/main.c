@@ -44,6 +44,7 @@ struct opts {
 	bool frames_set;
 	bool quiet;
 	bool queue_per_antenna;
+	bool tx_drop;
 	unsigned int nb_mbufs;
 	uint64_t linger_ns;
 };
@@ -134,6 +135,9 @@ usage(FILE *f)
 "                         its own rx queue, as NIC steering would do\n"
 "  --linger T             keep the port open T after the last frame, so a\n"
 "                         peer (memif) can drain it (1s)\n"
+"  --tx-drop              drop what a full tx ring refuses, as a NIC would\n"
+"                         (counted; the truth is then not exact): for\n"
+"                         load tests against a capture that falls behind\n"
 "  -h, --help             this text\n"
 "\n"
 "Exit status: 0 done; 1 bad option or output error; 2 interrupted (the\n"
@@ -146,7 +150,7 @@ enum {
 	O_GROUP, O_MAP, O_SELECT, O_DATA_BYTES, O_NCHAN, O_NBITS, O_REAL,
 	O_COMPLEX, O_PERIOD, O_TOTAL, O_STATION, O_GROUPID_BASE, O_START,
 	O_EPOCH, O_FRAMES, O_DURATION, O_RATE_FPS, O_RATE_GBPS, O_SEED,
-	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS, O_QPA, O_LINGER,
+	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS, O_QPA, O_LINGER, O_TX_DROP,
 	O_FAULT_BASE /* + enum gen_fault */
 };
 
@@ -189,6 +193,7 @@ static const struct option long_opts[] = {
 	{"mbufs", required_argument, NULL, O_MBUFS},
 	{"queue-per-antenna", no_argument, NULL, O_QPA},
 	{"linger", required_argument, NULL, O_LINGER},
+	{"tx-drop", no_argument, NULL, O_TX_DROP},
 	{"loss", required_argument, NULL, O_FAULT_BASE + GEN_F_LOSS},
 	{"invalid", required_argument, NULL, O_FAULT_BASE + GEN_F_INVALID},
 	{"duplicate", required_argument, NULL, O_FAULT_BASE + GEN_F_DUPLICATE},
@@ -498,6 +503,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_QPA:
 			o->queue_per_antenna = true;
+			break;
+		case O_TX_DROP:
+			o->tx_drop = true;
 			break;
 		case O_LINGER:
 			rc = parse_duration_ns(optname, a, 0, 3600ULL * 1000000000ULL,
@@ -832,9 +840,10 @@ struct out_dpdk {
 	bool per_antenna;
 	struct rte_mbuf *burst[TXQ_MAX][32];
 	unsigned int n[TXQ_MAX];
-	uint64_t sent, retries;
+	uint64_t sent, retries, dropped;
 	bool started;
 	bool pace;
+	bool drop;
 };
 
 static int
@@ -960,6 +969,12 @@ dpdk_flush_q(struct out_dpdk *od, unsigned int q)
 					      (uint16_t)(n - done));
 
 		done += k;
+		if (done < n && od->drop) {
+			/* a full ring drops, as a NIC's would */
+			rte_pktmbuf_free_bulk(od->burst[q] + done, n - done);
+			od->dropped += n - done;
+			break;
+		}
 		if (done < n) {
 			od->retries++;
 			if (now_ns() - t0 > 5000000000ULL) {
@@ -1098,6 +1113,7 @@ main(int argc, char **argv)
 			goto out_outputs;
 		}
 		od.pace = !(o.rate_fps == 0);
+		od.drop = o.tx_drop;
 		have_dpdk = 1;
 	}
 	signal(SIGINT, on_signal);
@@ -1147,7 +1163,8 @@ out_outputs:
 		dpdk_close(&od, stop_requested ? 0 : o.linger_ns);
 		if (!o.quiet)
 			fprintf(stderr, "codifgen: port %u: %" PRIu64 " frames sent, %"
-				PRIu64 " tx retries\n", od.port, od.sent, od.retries);
+				PRIu64 " tx retries, %" PRIu64 " dropped (tx ring full)\n",
+				od.port, od.sent, od.retries, od.dropped);
 	}
 	if (have_sock)
 		sock_close(&os);

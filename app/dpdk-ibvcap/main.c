@@ -286,6 +286,10 @@ out_join:
 out_lcores:
 	ibv_lcores_free(app);
 out_stop:
+	/* taps first: a tap still attached must not see the ports go */
+	if (app->pdump)
+		rte_pdump_uninit();
+	app->pdump = false;
 	ibv_ports_stop(app);
 out_writers:
 	ibv_writers_free(app);

@@ -439,8 +439,19 @@ ibv_ports_close(struct ibv_app *app)
 
 			steer_isolate(p->port_id, false, why, sizeof(why));
 		}
-		if (p->configured)
-			rte_eth_dev_close(p->port_id);
+		if (p->configured) {
+			struct rte_eth_dev_info info;
+
+			/* net_memif (22.11) frees its control channel's interrupt
+			 * handle under the interrupt thread when closed while a
+			 * dpdk-pdump tap is attached (use after free, seen here):
+			 * leave memif to process exit. Every other port closes. */
+			if (rte_eth_dev_info_get(p->port_id, &info) == 0 &&
+			    info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0)
+				rte_eth_dev_stop(p->port_id);
+			else
+				rte_eth_dev_close(p->port_id);
+		}
 		p->configured = false;
 		free(p->rules);
 		p->rules = NULL;

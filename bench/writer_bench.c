@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Benchmark (not a test): lib/writer's codif output to a directory, from a
+ * full antenna buffer in memory, in bytes per second (compare with
+ * `dd oflag=direct` on the same filesystem, run by bench/run.sh). */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "antbuf.h"
+#include "codif_pattern.h"
+#include "writer.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : ".";
+	uint64_t total = argc > 2 ? strtoull(argv[2], NULL, 0) : 2ULL << 30;
+	const char *fmt = argc > 3 ? argv[3] : "codif";
+	struct antbuf_geom geom = { 8, 8192, 64, 8192 };
+	size_t sz = antbuf_size(&geom, true);
+	struct antbuf *b = aligned_alloc(ANTBUF_PAGE, sz);
+	const struct antbuf *bufs[1] = { b };
+	uint64_t written = 0;
+	double t0, t;
+	int64_t n;
+	unsigned int s, pass = 0;
+	char spec[4096], err[512];
+
+	antbuf_init(b, sz, &geom, true, 0, "bench", 0x0A000001);
+	for (n = 0; n < (int64_t)geom.nrows; n++)
+		for (s = 0; s < geom.nslots; s++) {
+			struct codif_hdr h;
+			uint8_t hb[64], data[8192], l2[42] = { 0 };
+
+			memset(&h, 0, sizeof(h));
+			h.epoch = 50;
+			h.nbits = 16;
+			h.nchan = 4;
+			h.complex = true;
+			h.period = 27;
+			h.framelength8 = 1024;
+			h.totalsamples = 32000000;
+			h.protocol = 7;
+			h.sync = CODIF_SYNC;
+			h.threadid = (uint16_t)s;
+			h.frame = (uint32_t)n;
+			codif_encode(&h, hb);
+			codif_pattern_fill(&h, data, sizeof(data));
+			antbuf_place(b, NULL, s, &h, hb, data, 8192, l2, 42, 8298, n, 0xEF000001, 1);
+		}
+	antbuf_flush(b, NULL);
+	t0 = now();
+	while (written < total) {
+		struct writer *w = calloc(1, sizeof(*w));
+		struct wr_opts o;
+
+		snprintf(spec, sizeof(spec), "%s:%s,prefix=bench%u", fmt, dir, pass++);
+		if (w == NULL || wr_opts_parse(&o, "bench", spec, err, sizeof(err)) != 0 ||
+		    writer_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) != 0) {
+			fprintf(stderr, "writer: %s\n", err);
+			return 1;
+		}
+		w->src[0].cur.from_first = true;
+		while (writer_poll(w, 4096) > 0)
+			;
+		if (writer_finish(w) != 0 || w->error) {
+			fprintf(stderr, "writer: %s\n", w->err);
+			return 1;
+		}
+		written += w->st.bytes;
+		free(w);
+	}
+	t = now() - t0;
+	printf("%s writer: %" PRIu64 " bytes in %.2f s: %.1f MB/s\n", fmt, written, t,
+	       (double)written / t / 1e6);
+	return 0;
+}
