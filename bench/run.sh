@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Run every benchmark on this machine, in one go, and print the ratios the
+# targets are stated in (not tests: these machines are noisy; the ratios
+# compare against baselines measured in the same run):
+#   1. rx rate of dpdk-ibvcap vs dpdk-testpmd rxonly (net_pcap replay)  >= 0.9
+#   2. capture + placement throughput vs single-core memcpy bandwidth
+#   3. writer throughput to disk vs dd oflag=direct, same filesystem     >= 0.8
+#   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump, and the plot >= 2
+# Results in bench/results/ (or $1).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-$ROOT/build}
+OUT=${1:-$ROOT/bench/results}
+DIR=${BENCH_DIR:-/var/tmp}
+mkdir -p "$OUT"
+[ -x "$B/bench/place_bench" ] || { echo "build first: scripts/setup.sh"; exit 1; }
+echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%FT%TZ)" | tee "$OUT/machine.txt"
+
+echo "== 1. rx rate vs testpmd"
+BUILD=$B "$ROOT/bench/rx_vs_testpmd.sh" 8 5 | tee "$OUT/rx_vs_testpmd.txt"
+
+echo "== 2. capture + placement vs memcpy"
+"$B/bench/place_bench" 4000 4 | tee "$OUT/placement.txt"
+
+echo "== 3. writer vs dd oflag=direct in $DIR"
+W=$(mktemp -d "$DIR/ibvcap-wbench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+dd if=/dev/zero of="$W/dd.bin" bs=8M count=256 oflag=direct 2>&1 | tail -1 | tee "$OUT/writer.txt"
+dd_mbs=$(sed -n 's/.*, \([0-9.]*\) \([GM]\)B\/s/\1 \2/p' "$OUT/writer.txt" | awk '{print ($2=="G") ? $1*1000 : $1}')
+rm -f "$W/dd.bin"
+"$B/bench/writer_bench" "$W" $((2 << 30)) codif | tee -a "$OUT/writer.txt"
+wr_mbs=$(sed -n 's/.*: \([0-9.]*\) MB\/s/\1/p' "$OUT/writer.txt" | tail -1)
+python3 -c "print('ratio codif writer / dd oflag=direct: %.2f (target >= 0.8)' % ($wr_mbs / $dd_mbs))" | tee -a "$OUT/writer.txt"
+rm -rf "$W"/*
+
+echo "== 4. dpdk-ibvcap-dump vs dpdk-pdump"
+BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3
