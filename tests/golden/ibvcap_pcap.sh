@@ -10,7 +10,7 @@ set -e
 GEN=$BUILD/app/codifgen
 CAP=$BUILD/app/dpdk-ibvcap
 CMP=$SRC/tests/tools/compare.py
-EAL="-l 0,1 $EAL_COMMON --no-huge -m 512 --no-telemetry"
+EAL="-l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 
 # run NAME GEN-ARGS...: per-antenna pcaps -> 7 queues -> summary vs truth
