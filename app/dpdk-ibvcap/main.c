@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <rte_cfgfile.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -47,6 +49,56 @@ has_arg(int argc, char **argv, const char *a)
 		if (strcmp(argv[i], a) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * EAL arguments from the [eal] section ("args = ...") of a --config file,
+ * put before the command line's own EAL arguments. @return the new argc,
+ * argv in *out (static storage), or -1 with a message printed.
+ */
+static int
+eal_args_from_config(int argc, char **argv, char ***out)
+{
+	static char *nargv[256];
+	static char buf[4096];
+	const char *path = NULL;
+	struct rte_cfgfile *cf;
+	int dd = find_dashdash(argc, argv), i, n = 0;
+	char *tok, *save;
+
+	*out = argv;
+	if (dd < 0)
+		return argc;
+	for (i = dd + 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			path = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			path = argv[i] + 9;
+	}
+	if (path == NULL || access(path, R_OK) != 0)
+		return argc; /* a missing file is reported by the option parser */
+	cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
+	if (cf == NULL)
+		return argc;
+	if (!rte_cfgfile_has_entry(cf, "eal", "args")) {
+		rte_cfgfile_close(cf);
+		return argc;
+	}
+	snprintf(buf, sizeof(buf), "%s", rte_cfgfile_get_entry(cf, "eal", "args"));
+	rte_cfgfile_close(cf);
+	nargv[n++] = argv[0];
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
+		if (n >= (int)RTE_DIM(nargv) - argc - 1) {
+			fprintf(stderr, "dpdk-ibvcap: %s: [eal] args: too many arguments\n", path);
+			return -1;
+		}
+		nargv[n++] = tok;
+	}
+	for (i = 1; i < argc; i++)
+		nargv[n++] = argv[i];
+	nargv[n] = NULL;
+	*out = nargv;
+	return n;
 }
 
 /* --check-config: no EAL, no device; exit 0 or 1. */
@@ -154,6 +206,9 @@ main(int argc, char **argv)
 		}
 	}
 
+	argc = eal_args_from_config(argc, argv, &argv);
+	if (argc < 0)
+		return 1;
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
 		fprintf(stderr,

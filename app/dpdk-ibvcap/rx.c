@@ -113,12 +113,16 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 			return -1;
 		mapped[m->port_idx][m->queue] = true;
 	}
-	/* the rest: round-robin over the workers, antenna queues first */
+	/* the rest: queue q of every port on the same worker (q mod workers),
+	 * so one lcore places each antenna's frames (its buffer's lock stays
+	 * uncontended); the default queues after, spread */
 	for (pi = 0; pi < app->nport; pi++)
 		for (k = 0; k < app->port[pi].nq; k++) {
+			unsigned int w = k < c->layout.nant ? k % nw : rr++ % nw;
+
 			if (mapped[pi][k])
 				continue;
-			if (add_queue(app, workers[rr++ % nw], pi, (uint16_t)k, err, len) != 0)
+			if (add_queue(app, workers[w], pi, (uint16_t)k, err, len) != 0)
 				return -1;
 		}
 	return 0;

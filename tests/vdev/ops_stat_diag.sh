@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Operations: dpdk-ibvcap-stat shows a running primary's counters (against
+# a run with known counts), --once, --json, and a Prometheus file that
+# parses; dpdk-ibvcap-diagnostics collects the listed contents into a
+# tar.gz; the primary takes EAL arguments from its INI's [eal] section.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+GEN=$BUILD/app/codifgen
+STAT=$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py
+# the tools as installed: by name on PATH
+mkdir -p "$T/bin"
+ln -s "$BUILD/app/dpdk-ibvcap" "$T/bin/dpdk-ibvcap"
+ln -s "$STAT" "$T/bin/dpdk-ibvcap-stat"
+ln -s "$SRC/scripts/dpdk-ibvcap-diagnostics" "$T/bin/dpdk-ibvcap-diagnostics"
+export PATH="$T/bin:$PATH"
+
+"$GEN" --frames 50 --seed 8 --loss 0.04 --duplicate 0.02 --invalid 0.03 --pcap "$T/in.pcap" \
+	--truth "$T/truth.json" --quiet
+mkdir -p "$T/conf" "$T/data"
+cat > "$T/conf/lab.ini" <<INI
+[eal]
+args = -l 0,1 --no-pci --no-huge -m 1024 --log-level=lib.eal:error --vdev net_pcap0,rx_pcap=$T/in.pcap
+[capture]
+steer = software
+stats-period = 0
+duration = 120s
+INI
+dpdk-ibvcap --file-prefix="$PREFIX" -- --config "$T/conf/lab.ini" > "$T/cap.log" 2>&1 &
+CPID=$!
+CLEANUP_PIDS+=("$CPID")
+wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+grep -q '^port = net_pcap0' "$T/cap.log" || fail "EAL arguments from [eal] not used"
+ok "EAL arguments taken from the INI's [eal] section"
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/truth.json")
+for _ in $(seq 100); do
+	got=$(dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/stats 2>"$T/stat.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
+	[ "$got" = "$n" ] && break
+	sleep 0.1
+done
+expect_eq "dpdk-ibvcap-stat --query /ibvcap/stats packets" "$got" "$n"
+
+dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --json > "$T/snap.json"
+python3 - "$T/truth.json" "$T/snap.json" <<'PY' || fail "stat --json counts differ from the truth"
+import json, sys
+t = {a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
+s = json.load(open(sys.argv[2]))
+for i, a in t.items():
+    got = s["antennas"]["ant%d" % i]
+    for k in ("received", "lost", "duplicate", "invalid", "malformed", "frames"):
+        assert got[k] == a[k], (i, k, got[k], a[k])
+assert s["ports"]["0"]["ipackets"] > 0
+PY
+ok "dpdk-ibvcap-stat --once --json: per-antenna counts = truth"
+dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
+grep -qE '^ant3 +[0-9.]+ +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
+grep -q '^port ' "$T/table.txt" && ok "dpdk-ibvcap-stat --once: the status table ($(wc -l < "$T/table.txt") lines)"
+
+dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --prom "$T/ibvcap.prom"
+python3 "$SRC/tests/tools/promcheck.py" "$T/ibvcap.prom" > "$T/prom.json" || { cat "$T/prom.json"; fail "Prometheus format"; }
+python3 - "$T/truth.json" "$T/prom.json" <<'PY' || fail "Prometheus values"
+import json, sys
+t = {"ant%d" % a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
+p = json.load(open(sys.argv[2]))
+v = {(s["name"], s["labels"].get("antenna")): s["value"] for s in p}
+for name, a in t.items():
+    assert v[("ibvcap_antenna_frames_received_total", name)] == a["received"]
+    assert v[("ibvcap_antenna_frames_lost_total", name)] == a["lost"]
+assert all(s["labels"]["instance_prefix"] for s in p)
+PY
+ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
+# refreshing mode writes the file again and again; stop it after two rounds
+timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 0.5 --prom "$T/loop.prom" > /dev/null || true
+[ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
+ok "refreshing --prom mode writes the file"
+
+echo "frames" > "$T/data/ibvcap_ant0_20250101T000000.000000000Z.codif"
+cp "$SRC/config/askap.ini" "$SRC/config/lab.ini" "$T/conf/" 2>/dev/null || true
+out=$(dpdk-ibvcap-diagnostics -o "$T/diag.tar.gz" -c "$T/conf" -d "$T/data") || fail "diagnostics failed"
+expect_eq "diagnostics archive path" "$out" "$T/diag.tar.gz"
+mkdir -p "$T/x"
+tar -xzf "$T/diag.tar.gz" -C "$T/x"
+d=$(ls -d "$T/x"/dpdk-ibvcap-diag-*)
+for f in README.txt versions.txt hugepages.txt eal.txt config-check.txt logs.txt files.txt \
+	"telemetry-$PREFIX.txt" config/lab.ini; do
+	[ -s "$d/$f" ] || fail "diagnostics: $f missing or empty"
+done
+grep -q 'Linux' "$d/versions.txt" || fail "no uname"
+grep -q 'HugePages_Total' "$d/hugepages.txt" || fail "no hugepage state"
+grep -q "$PREFIX" "$d/eal.txt" || fail "no EAL runtime state"
+grep -q 'configuration valid' "$d/config-check.txt" || fail "no configuration check"
+grep -q "\"packets\": $n" "$d/telemetry-$PREFIX.txt" || fail "no live counters"
+grep -q 'rx_good_packets\|ipackets' "$d/telemetry-$PREFIX.txt" || fail "no port stats/xstats"
+grep -q '/ethdev/xstats,0' "$d/telemetry-$PREFIX.txt" || fail "no xstats query"
+grep -q 'ibvcap_ant0_20250101T000000.000000000Z.codif' "$d/files.txt" || fail "no capture file sizes"
+ok "diagnostics archive: versions, hugepages, EAL, configuration (+check), live counters, port stats and xstats, logs, file sizes"
+
+kill -INT "$CPID"
+wait "$CPID" || fail "primary exit status after SIGINT"
+grep -q 'stopped by SIGINT' "$T/cap.log" || fail "no clean stop on SIGINT"
+ok "SIGINT: clean stop with the summary"
+run_expect_fail "stat without a capture" 1 "no dpdk-ibvcap telemetry at /var/run/dpdk/${PREFIX}none" \
+	dpdk-ibvcap-stat --file-prefix "${PREFIX}none" --once
+run_expect_fail "stat bad option" 2 "--interval: '-1': expected a number of seconds" \
+	dpdk-ibvcap-stat --interval -1
+echo "$CHECKS checks passed"
