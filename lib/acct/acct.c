@@ -179,6 +179,13 @@ void
 acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	   struct acct_result *r)
 {
+	acct_frame2(a, port, f, len, len, r);
+}
+
+void
+acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen,
+	    uint32_t len, struct acct_result *r)
+{
 	const struct acct_layout *l = a->layout;
 	struct acct_port *pt = &a->port[port < ACCT_MAX_PORTS ? port : ACCT_MAX_PORTS - 1];
 	struct acct_ant *an;
@@ -198,7 +205,7 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	pt->pkts++;
 	pt->bytes += len;
 
-	pe = pkt_parse(f, len, &r->pi);
+	pe = pkt_parse_len(f, caplen, len, &r->pi);
 	if (r->pi.have_ip) {
 		r->ant = acct_find_antenna(l, r->pi.src_ip);
 		if (r->ant < 0 && l->learn)
@@ -231,6 +238,13 @@ acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
 	r->codif_off = r->pi.payload_off;
 	r->codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
+	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
+		snprintf(a->err, sizeof(a->err),
+			 "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
+			 r->pi.payload_off, caplen);
+		malformed(a, r, ACCT_M_SPLIT);
+		return;
+	}
 	if (codif_identify(cp, r->pi.payload_len, a->err, sizeof(a->err)) != 0) {
 		malformed(a, r, ACCT_M_NOT_CODIF);
 		return;
@@ -370,6 +384,7 @@ acct_malformed_name(enum acct_malformed m)
 		[ACCT_M_LENGTH] = "bad-length",
 		[ACCT_M_SECONDS] = "bad-seconds",
 		[ACCT_M_PARAM_CHANGE] = "parameter-change",
+		[ACCT_M_SPLIT] = "split-offset",
 		[ACCT_M_TOO_MANY_STREAMS] = "too-many-streams",
 	};
 

@@ -34,6 +34,8 @@ enum acct_malformed {
 	ACCT_M_LENGTH,        /**< UDP payload length != 64 + framelength8*8 */
 	ACCT_M_SECONDS,       /**< seconds not a whole number of periods on */
 	ACCT_M_PARAM_CHANGE,  /**< stream parameters differ from its first frame */
+	ACCT_M_SPLIT,         /**< CODIF header not within the readable head
+				   (buffer split at another offset) */
 	ACCT_M_TOO_MANY_STREAMS, /**< antenna has ACCT_MAX_STREAMS already */
 	ACCT_M__COUNT
 };
@@ -136,6 +138,14 @@ int acct_find_group(const struct acct_layout *l, uint32_t ip, uint16_t port);
  */
 void acct_frame(struct acct *a, unsigned int port, const uint8_t *frame,
 		uint32_t len, struct acct_result *r);
+
+/**
+ * acct_frame of a frame of which only the first caplen bytes are readable
+ * (buffer split: headers in host memory, payload elsewhere); the CODIF
+ * header must lie within them. Nothing past caplen is read.
+ */
+void acct_frame2(struct acct *a, unsigned int port, const uint8_t *frame,
+		 uint32_t caplen, uint32_t wirelen, struct acct_result *r);
 
 /** Layout in use (the learned one in learn mode). */
 const struct acct_layout *acct_layout_of(const struct acct *a);

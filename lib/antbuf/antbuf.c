@@ -207,7 +207,10 @@ finalize_row(struct antbuf *b, uint8_t *payload, int64_t r)
 		if (m->flags & ANTBUF_F_VALID) {
 			nvalid++;
 		} else if (b->slot[s].assigned) {
-			memset(antbuf_payload(b, payload, pos, s), 0, b->g.data_bytes);
+			if (b->payload_indexed)
+				m->ext_off = b->zero_off; /* the shared zero frame */
+			else
+				memset(antbuf_payload(b, payload, pos, s), 0, b->g.data_bytes);
 			m->flags = ANTBUF_F_GAP;
 			b->zero_filled++;
 		}
@@ -239,8 +242,27 @@ open_row(struct antbuf *b, int64_t r)
 	 * changed when it re-checks, and drops what it read */
 	__atomic_store_n(&row->seq, r, __ATOMIC_RELEASE);
 	row->nvalid = 0;
-	for (s = 0; s < b->g.nslots; s++)
-		antbuf_metap(b, pos, s)->flags = 0;
+	for (s = 0; s < b->g.nslots; s++) {
+		struct antbuf_meta *m = antbuf_metap(b, pos, s);
+
+		/* indexed: what held the old frame's payload goes back */
+		if (b->payload_indexed && (m->flags & ANTBUF_F_VALID) && b->release != NULL)
+			b->release(b->release_ctx, b, pos, s);
+		m->flags = 0;
+	}
+}
+
+void
+antbuf_set_indexed(struct antbuf *b, uint64_t zero_off,
+		   void (*release)(void *ctx, const struct antbuf *b, uint32_t pos,
+				   unsigned int slot),
+		   void *ctx)
+{
+	b->payload_external = 1;
+	b->payload_indexed = 1;
+	b->zero_off = zero_off;
+	b->release = release;
+	b->release_ctx = ctx;
 }
 
 static enum antbuf_result
@@ -285,11 +307,11 @@ jump_to(struct antbuf *b, uint8_t *payload, int64_t n)
 	__atomic_store_n(&b->final_row, n, __ATOMIC_RELEASE);
 }
 
-enum antbuf_result
-antbuf_place(struct antbuf *b, uint8_t *payload, unsigned int slot,
-	     const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
-	     uint32_t data_len, const uint8_t *l2, uint32_t l2len, uint32_t wirelen,
-	     int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
+static enum antbuf_result
+place(struct antbuf *b, uint8_t *payload, unsigned int slot,
+      const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
+      uint64_t ext_off, uint32_t data_len, const uint8_t *l2, uint32_t l2len,
+      uint32_t wirelen, int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
 {
 	enum antbuf_result res;
 	struct antbuf_meta *m;
@@ -342,8 +364,11 @@ antbuf_place(struct antbuf *b, uint8_t *payload, unsigned int slot,
 		res = ANTBUF_DUPLICATE;
 		goto out;
 	}
-	/* the one touch of the payload on the rx path */
-	memcpy(antbuf_payload(b, payload, ppos(b, n), slot), data, data_len);
+	if (data != NULL)
+		/* the one touch of the payload on the rx path */
+		memcpy(antbuf_payload(b, payload, ppos(b, n), slot), data, data_len);
+	else
+		m->ext_off = ext_off; /* where the NIC put it */
 	memcpy(m->codif, codif, CODIF_HDR_LEN);
 	if (l2len > ANTBUF_L2_MAX)
 		l2len = ANTBUF_L2_MAX;
@@ -375,6 +400,34 @@ out:
 		b->result[res]++;
 	unlock(b);
 	return res;
+}
+
+enum antbuf_result
+antbuf_place(struct antbuf *b, uint8_t *payload, unsigned int slot,
+	     const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
+	     uint32_t data_len, const uint8_t *l2, uint32_t l2len, uint32_t wirelen,
+	     int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
+{
+	if (b->payload_indexed) {
+		b->result[ANTBUF_BAD_SIZE]++;
+		return ANTBUF_BAD_SIZE; /* an indexed buffer takes references */
+	}
+	return place(b, payload, slot, h, codif, data, 0, data_len, l2, l2len, wirelen,
+		     arrival_ns, dst_ip, dport);
+}
+
+enum antbuf_result
+antbuf_place_ref(struct antbuf *b, unsigned int slot, const struct codif_hdr *h,
+		 const uint8_t *codif, uint64_t ext_off, uint32_t data_len,
+		 const uint8_t *l2, uint32_t l2len, uint32_t wirelen, int64_t arrival_ns,
+		 uint32_t dst_ip, uint16_t dport)
+{
+	if (!b->payload_indexed) {
+		b->result[ANTBUF_BAD_SIZE]++;
+		return ANTBUF_BAD_SIZE;
+	}
+	return place(b, NULL, slot, h, codif, NULL, ext_off, data_len, l2, l2len, wirelen,
+		     arrival_ns, dst_ip, dport);
 }
 
 void

@@ -12,7 +12,7 @@
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 1
+#define ANTBUF_VERSION 2
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
@@ -40,6 +40,8 @@ struct antbuf_meta {
 	uint16_t wirelen;            /**< packet length on the wire */
 	uint32_t reserved;
 	int64_t arrival_ns;          /**< Unix ns (NIC time where offered) */
+	uint64_t ext_off;            /**< indexed mode: payload offset in the
+					  external region (GPU mbuf pool) */
 	uint8_t codif[CODIF_HDR_LEN];/**< the frame's CODIF header as received */
 	uint8_t l2[ANTBUF_L2_MAX];   /**< Ethernet/VLAN/IPv4/UDP as received */
 };
@@ -96,6 +98,9 @@ struct antbuf {
 	uint64_t rows_off, meta_off, payload_off; /**< payload_off 0: external */
 	uint64_t payload_size;
 	uint32_t payload_external;  /**< 1: payload in other memory (GPU) */
+	uint32_t payload_indexed;   /**< 1: each slot's payload is wherever the
+					 NIC put it (ext_off), not in ring order */
+	uint64_t zero_off;          /**< indexed: offset of a zeroed frame (gaps) */
 	uint32_t src_ip;
 	char name[ANTBUF_NAME_LEN];
 
@@ -125,6 +130,12 @@ struct antbuf {
 	/* counters */
 	uint64_t placed, late_placed, zero_filled;
 	uint64_t result[ANTBUF__RESULTS];
+
+	/* producer-local (meaningful in the primary only): called when a slot
+	 * placed by reference is recycled, to free what holds its payload */
+	void (*release)(void *ctx, const struct antbuf *b, uint32_t pos,
+			unsigned int slot);
+	void *release_ctx;
 };
 
 /** Bytes of header + rows + metadata (+ payload when inline), page aligned. */
@@ -170,6 +181,17 @@ antbuf_metap(const struct antbuf *b, uint32_t pos, unsigned int s)
 	       (uint64_t)pos * b->g.nslots + s;
 }
 
+/**
+ * Switch a freshly initialised external-payload buffer to indexed mode:
+ * frames are placed by reference (antbuf_place_ref) where the NIC wrote
+ * them; release(ctx, b, pos, slot) is called when such a slot's row is
+ * reused; gaps point at the zeroed frame at zero_off.
+ */
+void antbuf_set_indexed(struct antbuf *b, uint64_t zero_off,
+			void (*release)(void *ctx, const struct antbuf *b,
+					uint32_t pos, unsigned int slot),
+			void *ctx);
+
 /** Payload of (position, slot); base is the payload (NULL = inline). */
 static inline uint8_t *
 antbuf_payload(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int s)
@@ -197,6 +219,29 @@ enum antbuf_result antbuf_place(struct antbuf *b, uint8_t *payload,
 				uint32_t l2len, uint32_t wirelen,
 				int64_t arrival_ns, uint32_t dst_ip,
 				uint16_t dport);
+
+/**
+ * antbuf_place for an indexed buffer: the payload is not copied; ext_off
+ * says where it is in the external region. On ANTBUF_PLACED the caller
+ * keeps what holds the payload until release() is called for the slot;
+ * on any other result it frees it at once.
+ */
+enum antbuf_result antbuf_place_ref(struct antbuf *b, unsigned int slot,
+				    const struct codif_hdr *h, const uint8_t *codif,
+				    uint64_t ext_off, uint32_t data_len,
+				    const uint8_t *l2, uint32_t l2len,
+				    uint32_t wirelen, int64_t arrival_ns,
+				    uint32_t dst_ip, uint16_t dport);
+
+/** Payload of (position, slot) in either mode (base: CPU view of the
+ * external region, NULL = inline). */
+static inline uint8_t *
+antbuf_payload_of(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int s)
+{
+	if (b->payload_indexed)
+		return base + antbuf_metap(b, pos, s)->ext_off;
+	return antbuf_payload(b, base, pos, s);
+}
 
 /** Finalise every open row (at stop), so consumers can take everything. */
 void antbuf_flush(struct antbuf *b, uint8_t *payload);

@@ -37,7 +37,14 @@ st_be32(uint8_t *p, uint32_t v)
 enum pkt_err
 pkt_parse(const uint8_t *f, uint32_t len, struct pkt_info *pi)
 {
-	uint32_t off = 12, ihl, tot, ulen;
+	return pkt_parse_len(f, len, len, pi);
+}
+
+enum pkt_err
+pkt_parse_len(const uint8_t *f, uint32_t caplen, uint32_t wirelen,
+	      struct pkt_info *pi)
+{
+	uint32_t off = 12, ihl, tot, ulen, len = caplen;
 	uint16_t et;
 	const uint8_t *ip;
 
@@ -74,7 +81,7 @@ pkt_parse(const uint8_t *f, uint32_t len, struct pkt_info *pi)
 	if (ihl < PKT_IPV4_MIN_LEN)
 		return PKT_ERR_IP_IHL;
 	tot = ld_be16(ip + 2);
-	if (tot < ihl || off + tot > len)
+	if (tot < ihl || off + tot > wirelen)
 		return PKT_ERR_IP_LEN;
 	if ((ld_be16(ip + 6) & 0x3fff) != 0)
 		return PKT_ERR_IP_FRAG;
@@ -83,6 +90,8 @@ pkt_parse(const uint8_t *f, uint32_t len, struct pkt_info *pi)
 	pi->l4_off = (uint16_t)(off + ihl);
 	if (tot - ihl < PKT_UDP_LEN)
 		return PKT_ERR_UDP_LEN;
+	if (off + ihl + PKT_UDP_LEN > len)
+		return PKT_ERR_IP_SHORT; /* headers beyond what is readable */
 	ulen = ld_be16(f + pi->l4_off + 4);
 	if (ulen < PKT_UDP_LEN || ulen > tot - ihl)
 		return PKT_ERR_UDP_LEN;

@@ -59,6 +59,14 @@ struct pkt_info {
  */
 enum pkt_err pkt_parse(const uint8_t *frame, uint32_t len, struct pkt_info *pi);
 
+/**
+ * pkt_parse of a frame of which only the first caplen bytes are readable
+ * here (buffer split: the rest is in another segment, e.g. GPU memory):
+ * reads stay within caplen, lengths are checked against wirelen.
+ */
+enum pkt_err pkt_parse_len(const uint8_t *frame, uint32_t caplen,
+			   uint32_t wirelen, struct pkt_info *pi);
+
 /** Short name of a parse error, e.g. "not-ipv4". */
 const char *pkt_err_name(enum pkt_err e);
 

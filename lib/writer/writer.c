@@ -519,7 +519,7 @@ row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct a
 			codif_encode(&h, p);
 			w->st.gap_frames++;
 		}
-		memcpy(p + CODIF_HDR_LEN, antbuf_payload(b, s->payload, v->pos, k), D);
+		memcpy(p + CODIF_HDR_LEN, antbuf_payload_of(b, s->payload, v->pos, k), D);
 	}
 	return 0;
 }
@@ -548,7 +548,7 @@ row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct ant
 		if (gap)
 			memset(p, 0, D);
 		else
-			memcpy(p, antbuf_payload(b, s->payload, v->pos, k), D);
+			memcpy(p, antbuf_payload_of(b, s->payload, v->pos, k), D);
 		if (!gap)
 			w->st.frames++;
 		if (gap && out->gap_start[k] < 0)
@@ -600,7 +600,7 @@ row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 		n = cap - off < CODIF_HDR_LEN ? cap - off : CODIF_HDR_LEN;
 		memcpy(p + off, m->codif, n);
 		off += n;
-		memcpy(p + off, antbuf_payload(b, s->payload, v->pos, k), cap - off);
+		memcpy(p + off, antbuf_payload_of(b, s->payload, v->pos, k), cap - off);
 		w->st.frames++;
 		/* each packet a record: a truncation keeps whole packets */
 		wfile_record_end(&out->f);

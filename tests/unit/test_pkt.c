@@ -58,6 +58,20 @@ test_parse_ok(void)
 	CHECK_EQ_U(pi.nvlan, 1);
 	CHECK_EQ_U(pi.vlan_tci, 100);
 	CHECK_EQ_U(pi.payload_off, 46);
+
+	/* buffer split: only the head is readable, lengths from the wire */
+	len = build(b, false, 8256);
+	{
+		uint8_t *head = malloc(106); /* exactly: ASan catches a read past it */
+
+		memcpy(head, b, 106);
+		CHECK(pkt_parse_len(head, 106, len, &pi) == PKT_OK);
+		CHECK_EQ_U(pi.payload_off, 42);
+		CHECK_EQ_U(pi.payload_len, 8256);
+		CHECK(pkt_parse_len(head, 40, len, &pi) == PKT_ERR_IP_SHORT); /* UDP cut */
+		CHECK(pkt_parse_len(head, 106, len - 1, &pi) == PKT_ERR_IP_LEN);
+		free(head);
+	}
 }
 
 static void
