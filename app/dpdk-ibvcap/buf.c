@@ -12,6 +12,8 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
 #include <rte_memzone.h>
 
 #include "ibvcap.h"
@@ -30,6 +32,14 @@ errf(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* An indexed slot recycled: its payload mbuf goes back to the GPU pool. */
+static void
+release_mbuf(void *ctx, uintptr_t ref)
+{
+	(void)ctx;
+	rte_pktmbuf_free((struct rte_mbuf *)ref);
 }
 
 void
@@ -66,8 +76,6 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	bf->ctl = bf->ctl_mz->addr;
 	ibv_shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
 	bf->ctl->start_unix_ns = app->start_unix_ns;
-	if (c->gpu >= 0 && ibv_gpu_setup(app, err, len) != 0)
-		return -1;
 	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU : IBV_PAYLOAD_HOST;
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 
@@ -89,8 +97,21 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0, a, c->layout.ant_name[a],
 				c->layout.ant_ip[a]) != 0)
 			return errf(err, len, "antenna %u buffer: bad geometry", a);
-		if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0)
+		if (app->split.on) {
+			/* frames stay where the NIC wrote them: the buffer keeps
+			 * a reference (the payload mbuf) per slot */
+			size_t nref = (size_t)g.nrows * g.nslots;
+
+			app->split.refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
+			if (app->split.refs[a] == NULL)
+				return errf(err, len, "antenna %u: out of memory for %zu payload "
+					    "references", a, nref);
+			antbuf_set_indexed(bf->b[a], app->split.l.zero_off, app->split.refs[a],
+					   release_mbuf, NULL);
+			bf->payload[a] = app->split.cpu;
+		} else if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0) {
 			return -1;
+		}
 		str_copy(bf->ctl->ant[a].zone, IBV_SHM_NAMELEN, name);
 		str_copy(bf->ctl->ant[a].name, ANTBUF_NAME_LEN, c->layout.ant_name[a]);
 		bf->ctl->ant[a].src_ip = c->layout.ant_ip[a];
@@ -166,6 +187,13 @@ ibv_bufs_free(struct ibv_app *app)
 	unsigned int a;
 
 	for (a = 0; a < IBV_SHM_MAX_ANT; a++) {
+		/* no writer left: payload mbufs the rings still hold go back */
+		if (app->split.refs[a] != NULL) {
+			if (bf->b[a] != NULL)
+				antbuf_release_all(bf->b[a]);
+			rte_free(app->split.refs[a]);
+			app->split.refs[a] = NULL;
+		}
 		if (bf->mz[a] != NULL)
 			rte_memzone_free(bf->mz[a]);
 		bf->mz[a] = NULL;
@@ -204,4 +232,51 @@ ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
 		     data + r->codif_off, data + r->codif_off + CODIF_HDR_LEN,
 		     r->codif_len - CODIF_HDR_LEN, data, r->codif_off, len, arrival_ns,
 		     r->pi.dst_ip, r->pi.dport);
+}
+
+/* Place a buffer-split frame by reference: the CODIF header was read from
+ * the host segment; the payload stays in the GPU segment, which the
+ * antenna buffer keeps until its row is reused. Nothing here reads it. */
+bool
+ibv_place_split(struct ibv_app *app, const struct acct_result *r, struct rte_mbuf *m,
+		int64_t arrival_ns)
+{
+	struct ibv_bufs *bf = &app->bufs;
+	struct rte_mbuf *seg = m->next;
+	uint32_t pay = r->codif_len - CODIF_HDR_LEN, have;
+	unsigned int slot;
+	uint64_t ext_off;
+
+	if (r->ant < 0 || r->stream < 0 || r->group < 0)
+		return false;
+	switch (r->cls) {
+	case CODIF_SEQ_FIRST:
+	case CODIF_SEQ_IN_ORDER:
+	case CODIF_SEQ_GAP:
+	case CODIF_SEQ_LATE:
+		break;
+	default:
+		return false;
+	}
+	slot = r->hdr.threadid < bf->threads ?
+		       (unsigned int)r->group * bf->threads + r->hdr.threadid :
+		       ANTBUF_MAX_SLOTS;
+	/* the payload must lie whole in the one GPU segment: else the size
+	 * offered is what is contiguous there and the buffer counts the frame
+	 * as wrong-size (never read across memories) */
+	have = gpumem_split_payload(m, r->codif_off + CODIF_HDR_LEN, pay, app->split.gpu,
+				    &ext_off);
+	if (antbuf_place_ref(bf->b[r->ant], slot, &r->hdr,
+			     rte_pktmbuf_mtod_offset(m, const uint8_t *, r->codif_off),
+			     ext_off, (uintptr_t)seg, have,
+			     rte_pktmbuf_mtod(m, const uint8_t *), r->codif_off, m->pkt_len,
+			     arrival_ns, r->pi.dst_ip, r->pi.dport) != ANTBUF_PLACED)
+		return false;
+	/* the buffer holds the payload segment now: cut it from the packet */
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->pkt_len = m->data_len;
+	seg->nb_segs = 1;
+	seg->pkt_len = seg->data_len;
+	return true;
 }

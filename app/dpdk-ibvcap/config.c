@@ -30,7 +30,7 @@ enum {
 	O_JOIN_IFACE, O_LCORE_MAP, O_PACKETS, O_FRAMES, O_DURATION,
 	O_IDLE_TIMEOUT, O_STATS_PERIOD, O_LINK_TIMEOUT, O_SUMMARY_JSON,
 	O_WINDOW, O_CHECK_CONFIG, O_RING, O_REORDER_WINDOW, O_DATA_BYTES,
-	O_FRAME_RATE, O_NO_BUFFERS, O_GPU, O_WRITE, O_WRITER_DRAIN,
+	O_FRAME_RATE, O_NO_BUFFERS, O_GPU, O_GPU_SPLIT, O_WRITE, O_WRITER_DRAIN,
 	O_VERBOSE = 'v', O_HELP = 'h',
 };
 
@@ -70,6 +70,7 @@ static const struct option long_opts[] = {
 	{"frame-rate", required_argument, NULL, O_FRAME_RATE},
 	{"no-buffers", no_argument, NULL, O_NO_BUFFERS},
 	{"gpu", required_argument, NULL, O_GPU},
+	{"gpu-split", required_argument, NULL, O_GPU_SPLIT},
 	{"write", required_argument, NULL, O_WRITE},
 	{"writer-drain", required_argument, NULL, O_WRITER_DRAIN},
 	{"verbose", no_argument, NULL, O_VERBOSE},
@@ -139,6 +140,10 @@ ibv_usage(FILE *f)
 "                          (2314.81: ASKAP-like 62500 frames per 27 s)\n"
 "  --no-buffers            count only, no buffers\n"
 "  --gpu DEV               payload in gpudev DEV's memory (GPUDirect)\n"
+"  --gpu-split auto|on|off  with --gpu: the NIC writes headers to host and\n"
+"                          payload straight to GPU memory where every port\n"
+"                          offers buffer split (auto), or fail (on); off:\n"
+"                          host mbufs, payload copied to GPU memory\n"
 "  --write FORMAT:DIR[,key=value...]  a writer on an lcore of its own\n"
 "                          (repeatable): raw|codif|pcap; keys prefix,\n"
 "                          rotate-size, rotate-time, snaplen, all, direct\n"
@@ -625,6 +630,16 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 			return -1;
 		c->gpu = (int)u;
 		return 0;
+	case O_GPU_SPLIT:
+		if (strcmp(v, "auto") == 0)
+			c->gpu_split = IBV_SPLIT_AUTO;
+		else if (strcmp(v, "on") == 0)
+			c->gpu_split = IBV_SPLIT_ON;
+		else if (strcmp(v, "off") == 0)
+			c->gpu_split = IBV_SPLIT_OFF;
+		else
+			return errf(err, len, "%s: '%s': expected auto, on or off", opt, v);
+		return 0;
 	case O_WRITE:
 		if (c->nwrite == IBV_MAX_WRITERS)
 			return errf(err, len, "%s: at most %d writers", opt, IBV_MAX_WRITERS);
@@ -864,6 +879,8 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		return errf(err, len, "--write needs the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
 		return errf(err, len, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
+	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
+		return errf(err, len, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_opts wo;
 
@@ -990,7 +1007,9 @@ ibv_config_print(const struct ibv_config *c, FILE *f)
 		fprintf(f, "reorder-window = %u\ndata-bytes = %u\nframe-rate = %g\n", win,
 			c->data_bytes, c->frame_rate);
 		if (c->gpu >= 0)
-			fprintf(f, "gpu = %d\n", c->gpu);
+			fprintf(f, "gpu = %d\ngpu-split = %s\n", c->gpu,
+				c->gpu_split == IBV_SPLIT_ON ? "on" :
+				c->gpu_split == IBV_SPLIT_OFF ? "off" : "auto");
 	} else {
 		fprintf(f, "no-buffers = yes\n");
 	}

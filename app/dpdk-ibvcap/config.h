@@ -24,6 +24,12 @@ enum ibv_steer_mode {
 	IBV_STEER_SOFTWARE, /**< never try rte_flow */
 };
 
+enum ibv_split_mode {
+	IBV_SPLIT_AUTO = 0, /**< buffer split where every port offers it */
+	IBV_SPLIT_ON,       /**< buffer split or fail */
+	IBV_SPLIT_OFF,      /**< host mbufs, payload copied to the GPU */
+};
+
 struct ibv_port_cfg {
 	char spec[64];            /**< as given: port id or device name */
 	int port_id;              /**< resolved after EAL init, else -1 */
@@ -77,6 +83,7 @@ struct ibv_config {
 	uint32_t data_bytes;         /**< payload bytes per frame in the buffers */
 	double frame_rate;           /**< frames/s per stream, for times -> frames */
 	int gpu;                     /**< gpudev device for payload, -1 host */
+	enum ibv_split_mode gpu_split;
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */

@@ -208,6 +208,10 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
 			bf->instance, bf->geom.nrows, bf->geom.nslots, bf->geom.data_bytes,
 			bf->geom.window);
+		if (app->cfg.gpu >= 0)
+			fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
+				app->split.on ? "written there by the NIC (buffer split)" :
+						"copied there by the rx lcores");
 		fprintf(f, "%-4s %-12s %10s %8s %9s %8s %8s %8s %8s %8s %10s\n", "ant", "name",
 			"placed", "late", "duplicate", "too-late", "too-far", "no-slot",
 			"size", "timing", "gap-zeroed");
@@ -455,6 +459,11 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 		jsonw_u64(&w, "slots", bf->geom.nslots);
 		jsonw_u64(&w, "data_bytes", bf->geom.data_bytes);
 		jsonw_str(&w, "memory", app->cfg.gpu >= 0 ? "gpu" : "hugepages");
+		if (app->cfg.gpu >= 0) {
+			/* how payload reaches the GPU: NIC (buffer split) or CPU copy */
+			jsonw_str(&w, "gpu_payload", app->split.on ? "buffer-split" : "cpu-copy");
+			jsonw_str(&w, "gpu_split_why", app->split.why);
+		}
 		jsonw_arr_begin(&w, "antennas");
 		for (a = 0; a < l->nant; a++) {
 			const struct antbuf *b = bf->b[a];

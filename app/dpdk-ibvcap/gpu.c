@@ -5,11 +5,14 @@
  * runs here are the capability checks and their error paths. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ether.h>
 #include <rte_gpudev.h>
+#include <rte_mbuf.h>
 
 #include "gpumem.h"
 #include "ibvcap.h"
@@ -48,6 +51,13 @@ ibv_gpu_setup(struct ibv_app *app, char *err, size_t len)
 	       info.name ? info.name : "?", info.total_memory >> 20, info.page_size);
 	app->bufs.gpu_page = info.page_size ? info.page_size : 65536;
 	return 0;
+}
+
+/* The GPU's page (alignment of allocations and registrations). */
+static size_t
+bf_page(const struct ibv_app *app)
+{
+	return app->bufs.gpu_page ? app->bufs.gpu_page : 65536;
 }
 
 /* Register a GPU range and DMA-map it for every port (a NIC can write
@@ -122,4 +132,157 @@ ibv_gpu_free(struct ibv_app *app)
 		bf->gpu_ptr[a] = NULL;
 		bf->payload[a] = NULL;
 	}
+}
+
+/* ---- buffer split ------------------------------------------------------ */
+
+/* Ethernet + IPv4 (no options) + UDP + CODIF header: the NIC cuts here,
+ * so the payload starts each GPU buffer. An 802.1Q tag would move the
+ * CODIF header past the cut: VLAN stripping is asked for where offered. */
+#define SPLIT_HDR_LEN (14 + 20 + 8 + CODIF_HDR_LEN)
+
+int
+ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len)
+{
+	struct ibv_split *sp = &app->split;
+	unsigned int i;
+
+	sp->on = false;
+	sp->hdr_len = SPLIT_HDR_LEN;
+	if (app->cfg.gpu < 0)
+		return 0;
+	if (app->cfg.gpu_split == IBV_SPLIT_OFF) {
+		snprintf(sp->why, sizeof(sp->why), "--gpu-split off");
+		printf("dpdk-ibvcap: --gpu: buffer split off (--gpu-split off): payload reaches "
+		       "GPU memory by CPU copy\n");
+		return 0;
+	}
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+		struct rte_eth_dev_info info;
+		char why[200];
+		int rc = rte_eth_dev_info_get(p->port_id, &info);
+
+		if (rc != 0)
+			return errf(err, len, "port %u (%s): cannot read device info: %s",
+				    p->port_id, p->name, strerror(-rc));
+		if (!gpumem_split_supported(&info, why, sizeof(why))) {
+			snprintf(sp->why, sizeof(sp->why), "port %u (%s): %s", p->port_id, p->name,
+				 why);
+			if (app->cfg.gpu_split == IBV_SPLIT_ON)
+				return errf(err, len,
+					    "--gpu-split on: port %u (%s): %s; every port must "
+					    "split headers from payload (mlx5 does), or use "
+					    "--gpu-split auto to copy payload to the GPU",
+					    p->port_id, p->name, why);
+			printf("dpdk-ibvcap: --gpu: %s: payload reaches GPU memory by CPU copy\n",
+			       sp->why);
+			return 0;
+		}
+	}
+	sp->on = true;
+	snprintf(sp->why, sizeof(sp->why),
+		 "every port splits: first %u bytes to host memory, payload to GPU memory",
+		 sp->hdr_len);
+	printf("dpdk-ibvcap: --gpu: buffer split on %u port%s: the first %u bytes of each "
+	       "packet to host memory, the payload straight to GPU memory (no CPU copy); "
+	       "dpdk-pdump/dpdk-dumpcap taps are off (they would read GPU memory)\n",
+	       app->nport, app->nport == 1 ? "" : "s", sp->hdr_len);
+	return 0;
+}
+
+int
+ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
+{
+	const struct ibv_config *c = &app->cfg;
+	struct ibv_split *sp = &app->split;
+	int16_t dev = (int16_t)c->gpu;
+	uint32_t rows, win, frame, room, nq = ibv_queues_needed(c);
+	uint64_t held, inflight, n;
+	uint16_t ports[IBV_MAX_PORTS];
+	unsigned int i, unmapped, nlc = rte_lcore_count();
+	char why[256];
+
+	if (!sp->on)
+		return 0;
+	ibv_buffer_rows(c, &rows, &win);
+	/* every slot of every ring may hold a payload buffer; on top, what
+	 * the rx rings, the lcore caches and the bursts hold */
+	held = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
+	inflight = (uint64_t)app->nport * nq * c->rx_desc +
+		   (uint64_t)nlc * (GPUMEM_POOL_CACHE + c->burst) + 1024;
+	n = held + inflight;
+	if (n > UINT32_MAX)
+		return errf(err, len, "--gpu: %" PRIu64 " payload buffers: over 2^32, use a "
+			    "smaller --ring", n);
+	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * 4;
+	room = RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame - sp->hdr_len, 64);
+	if (gpumem_pool_layout((uint32_t)n, room, c->data_bytes, bf_page(app), &sp->l, why,
+			       sizeof(why)) != 0)
+		return errf(err, len, "--gpu: %s", why);
+	printf("dpdk-ibvcap: --gpu: payload pool: %u buffers x %u bytes (%" PRIu64 " ring slots "
+	       "+ %" PRIu64 " in flight) = %.1f MiB of GPU memory\n", sp->l.n, sp->l.elt_size,
+	       held, inflight, (double)sp->l.total / 1048576.0);
+
+	sp->gpu = rte_gpu_mem_alloc(dev, sp->l.total, bf_page(app));
+	if (sp->gpu == NULL)
+		return errf(err, len, "--gpu %d: %zu bytes of GPU memory for the payload pool: %s "
+			    "(a smaller --ring needs less)", dev, sp->l.total,
+			    rte_strerror(rte_errno));
+	/* writers and the zero frame need a CPU mapping: never read GPU
+	 * memory through a pointer that is not mapped for it */
+	sp->cpu = rte_gpu_mem_cpu_map(dev, sp->l.total, sp->gpu);
+	if (sp->cpu == NULL)
+		return errf(err, len,
+			    "--gpu %d: GPU memory cannot be mapped for the CPU (%s): writers "
+			    "could not read payload (needs nvidia-peermem/gdrcopy)",
+			    dev, rte_strerror(rte_errno));
+	memset(sp->cpu + sp->l.zero_off, 0, sp->l.total - sp->l.zero_off);
+	for (i = 0; i < app->nport; i++)
+		ports[i] = app->port[i].port_id;
+	if (gpumem_register(sp->gpu, sp->l.total, bf_page(app), ports, app->nport, &unmapped, why,
+			    sizeof(why)) != 0)
+		return errf(err, len, "--gpu: %s", why);
+	sp->registered = true;
+	if (unmapped)
+		return errf(err, len, "--gpu: %u port%s cannot DMA-map GPU memory: buffer split "
+			    "needs every port to (use --gpu-split off)", unmapped,
+			    unmapped == 1 ? "" : "s");
+	sp->pay_mp = gpumem_pool_create("ibvcap_gpu_pay", sp->gpu, &sp->l, (int)rte_socket_id(),
+					why, sizeof(why));
+	if (sp->pay_mp == NULL)
+		return errf(err, len, "--gpu: %s", why);
+	n = (uint64_t)app->nport * nq * c->rx_desc + (uint64_t)nlc * (256 + c->burst) + 1024;
+	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)n, 256, 0,
+					     RTE_PKTMBUF_HEADROOM + 128, (int)rte_socket_id());
+	if (sp->hdr_mp == NULL)
+		return errf(err, len, "--gpu: header mbuf pool of %" PRIu64 " x %u bytes: %s "
+			    "(hugepages exhausted?)", n, RTE_PKTMBUF_HEADROOM + 128,
+			    rte_strerror(rte_errno));
+	return 0;
+}
+
+void
+ibv_gpu_split_free(struct ibv_app *app)
+{
+	struct ibv_split *sp = &app->split;
+	uint16_t ports[IBV_MAX_PORTS];
+	unsigned int i;
+
+	rte_mempool_free(sp->hdr_mp);
+	sp->hdr_mp = NULL;
+	rte_mempool_free(sp->pay_mp);
+	sp->pay_mp = NULL;
+	if (sp->registered) {
+		for (i = 0; i < app->nport; i++)
+			ports[i] = app->port[i].port_id;
+		gpumem_unregister(sp->gpu, sp->l.total, ports, app->nport);
+		sp->registered = false;
+	}
+	if (sp->cpu != NULL)
+		rte_gpu_mem_cpu_unmap((int16_t)app->cfg.gpu, sp->gpu);
+	sp->cpu = NULL;
+	if (sp->gpu != NULL)
+		rte_gpu_mem_free((int16_t)app->cfg.gpu, sp->gpu);
+	sp->gpu = NULL;
 }

@@ -14,6 +14,7 @@
 #include "acct.h"
 #include "antbuf.h"
 #include "config.h"
+#include "gpumem.h"
 #include "shm.h"
 #include "steer.h"
 #include "writer.h"
@@ -88,6 +89,25 @@ struct ibv_bufs {
 	size_t gpu_page;
 };
 
+/**
+ * --gpu with buffer split (gpu.c): the NIC writes each packet's first
+ * hdr_len bytes into host mbufs and the rest (the CODIF payload) straight
+ * into mbufs whose buffers are GPU memory; the antenna buffers then hold
+ * references to those (indexed mode) instead of copies.
+ */
+struct ibv_split {
+	bool on;
+	char why[256];              /**< the capability check's verdict */
+	uint16_t hdr_len;           /**< split point: Ethernet+IPv4+UDP+CODIF */
+	struct rte_mempool *hdr_mp; /**< host: headers */
+	struct rte_mempool *pay_mp; /**< GPU: payload */
+	struct gpumem_pool_layout l;
+	void *gpu;                  /**< the region (device address) */
+	uint8_t *cpu;               /**< its CPU mapping (writers, zero frame) */
+	bool registered;
+	uintptr_t *refs[IBV_SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
+};
+
 /** A writer on an lcore of the primary (--write). */
 struct ibv_wlcore {
 	unsigned int lcore;
@@ -114,6 +134,7 @@ struct ibv_app {
 	bool pdump;               /**< rte_pdump_init() succeeded */
 	double ns_per_tsc;        /**< host arrival time from the TSC */
 	struct ibv_bufs bufs;
+	struct ibv_split split;
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
@@ -152,11 +173,22 @@ void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
 void ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
 	       uint32_t len, int64_t arrival_ns);
+/** Place a split packet by reference (its payload segment stays in GPU
+ * memory, held by the antenna buffer). Returns true when the buffer took
+ * the payload segment (detached from m: free m as usual). */
+bool ibv_place_split(struct ibv_app *app, const struct acct_result *r, struct rte_mbuf *m,
+		     int64_t arrival_ns);
 
 /* gpu.c */
 int ibv_gpu_setup(struct ibv_app *app, char *err, size_t len);
 int ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len);
 void ibv_gpu_free(struct ibv_app *app);
+/** Decide buffer split from the ports' capabilities (--gpu-split). */
+int ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len);
+/** Header and GPU payload pools, sized for the rings (before the ports). */
+int ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len);
+/** After the ports are closed: pools and GPU region. */
+void ibv_gpu_split_free(struct ibv_app *app);
 
 /* wr.c */
 int ibv_writers_setup(struct ibv_app *app, char *err, size_t len);

@@ -239,8 +239,20 @@ main(int argc, char **argv)
 	}
 	ibv_config_print(&app->cfg, stdout);
 
-	/* stock dpdk-pdump/dpdk-dumpcap attach through this */
-	if (rte_pdump_init() == 0)
+	/* --gpu: split headers from payload where every port can, then the
+	 * device itself (before any memory is taken) */
+	if (app->cfg.gpu >= 0 && (ibv_gpu_split_plan(app, err, sizeof(err)) != 0 ||
+				  ibv_gpu_setup(app, err, sizeof(err)) != 0)) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_eal;
+	}
+
+	/* stock dpdk-pdump/dpdk-dumpcap attach through this; not with the
+	 * payload in GPU memory: a tap would copy it through a CPU pointer
+	 * that is not mapped for it */
+	if (app->split.on)
+		app->pdump = false;
+	else if (rte_pdump_init() == 0)
 		app->pdump = true;
 	else
 		printf("dpdk-ibvcap: rte_pdump_init failed (%s): live taps unavailable\n",

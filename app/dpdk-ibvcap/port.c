@@ -144,6 +144,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	struct rte_eth_rxconf rxc;
+	union rte_eth_rxseg seg[2];
 	unsigned int need = ibv_queues_needed(c), q, nlc;
 	uint32_t room, frame, nb;
 	uint16_t rxd = c->rx_desc, txd = 512;
@@ -179,18 +180,33 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	if (room > UINT16_MAX)
 		return errf(err, len, "mbuf data room %u bytes is over 65535", room);
 	memset(&conf, 0, sizeof(conf));
-	if (room - RTE_PKTMBUF_HEADROOM < frame) {
-		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+	if (app->split.on) {
+		/* headers to host mbufs, payload to GPU mbufs (gpu.c) */
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) {
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+			p->scatter = true;
+		}
+		/* a tag would move the CODIF header past the split point */
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+	} else {
+		if (room - RTE_PKTMBUF_HEADROOM < frame) {
+			if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+				return errf(err, len,
+					    "port %u (%s): %u-byte frames (MTU %u) do not fit "
+					    "%u-byte mbufs and the port cannot scatter: raise "
+					    "--mbuf-size", p->port_id, p->name, frame, c->mtu,
+					    room - RTE_PKTMBUF_HEADROOM);
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+			p->scatter = true;
+		}
+		if (info.min_rx_bufsize > room - RTE_PKTMBUF_HEADROOM)
 			return errf(err, len,
-				    "port %u (%s): %u-byte frames (MTU %u) do not fit %u-byte mbufs "
-				    "and the port cannot scatter: raise --mbuf-size",
-				    p->port_id, p->name, frame, c->mtu, room - RTE_PKTMBUF_HEADROOM);
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-		p->scatter = true;
+				    "port %u (%s): needs rx buffers of %u bytes, mbufs hold %u",
+				    p->port_id, p->name, info.min_rx_bufsize,
+				    room - RTE_PKTMBUF_HEADROOM);
 	}
-	if (info.min_rx_bufsize > room - RTE_PKTMBUF_HEADROOM)
-		return errf(err, len, "port %u (%s): needs rx buffers of %u bytes, mbufs hold %u",
-			    p->port_id, p->name, info.min_rx_bufsize, room - RTE_PKTMBUF_HEADROOM);
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 		p->ts_offload = true;
@@ -227,16 +243,18 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
 	}
 
-	nlc = rte_lcore_count();
-	nb = c->nb_mbufs ? c->nb_mbufs :
-			   p->nq * rxd + nlc * (c->burst + 512u) + 2048;
-	snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
-	p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
-	if (p->mp == NULL)
-		return errf(err, len,
-			    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages exhausted? "
-			    "reserve more, or lower --mbufs/--rx-desc)",
-			    p->port_id, p->name, nb, room, rte_strerror(rte_errno));
+	if (!app->split.on) {
+		nlc = rte_lcore_count();
+		nb = c->nb_mbufs ? c->nb_mbufs :
+				   p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+		snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
+		p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
+		if (p->mp == NULL)
+			return errf(err, len,
+				    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages "
+				    "exhausted? reserve more, or lower --mbufs/--rx-desc)",
+				    p->port_id, p->name, nb, room, rte_strerror(rte_errno));
+	}
 
 	if (c->isolate) {
 		char why[256];
@@ -255,9 +273,14 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rxd, &txd);
 	rxc = info.default_rxconf;
 	rxc.offloads = conf.rxmode.offloads;
+	if (app->split.on) {
+		gpumem_split_rxseg(seg, app->split.hdr_mp, app->split.pay_mp, app->split.hdr_len);
+		rxc.rx_seg = seg;
+		rxc.rx_nseg = 2;
+	}
 	for (q = 0; q < p->nq; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, rxd, (unsigned int)socket,
-					    &rxc, p->mp);
+					    &rxc, app->split.on ? NULL : p->mp);
 		if (rc != 0)
 			return errf(err, len, "port %u (%s): rx queue %u: %s", p->port_id,
 				    p->name, q, strerror(-rc));
@@ -276,6 +299,8 @@ ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
 {
 	unsigned int i;
 
+	if (ibv_gpu_split_create(app, err, len) != 0)
+		return -1;
 	for (i = 0; i < app->nport; i++)
 		if (setup_one(app, &app->port[i], err, len) != 0)
 			return -1;
@@ -458,4 +483,6 @@ ibv_ports_close(struct ibv_app *app)
 		rte_mempool_free(p->mp);
 		p->mp = NULL;
 	}
+	/* the queues are gone: the split pools and their GPU memory can go */
+	ibv_gpu_split_free(app);
 }

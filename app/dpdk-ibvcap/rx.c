@@ -202,7 +202,7 @@ ibv_rx_main(void *arg)
 	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi;
-	bool place = app->bufs.on, hwts = app->ts_offset >= 0;
+	bool place = app->bufs.on, hwts = app->ts_offset >= 0, split = app->split.on;
 
 	if (lc == NULL)
 		return 0;
@@ -233,14 +233,20 @@ ibv_rx_main(void *arg)
 
 				if (i + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
-				if (m->nb_segs > 1) {
+				if (split) {
+					/* headers in this host segment, payload in GPU
+					 * memory: read nothing past the head */
+					data = rte_pktmbuf_mtod(m, const uint8_t *);
+					acct_frame2(lc->acct, q->port_idx, data, m->data_len, len, &r);
+				} else if (m->nb_segs > 1) {
 					data = rte_pktmbuf_read(m, 0, RTE_MIN(len, (uint32_t)BOUNCE_LEN),
 								lc->bounce);
 					segmented++;
+					acct_frame(lc->acct, q->port_idx, data, len, &r);
 				} else {
 					data = rte_pktmbuf_mtod(m, const uint8_t *);
+					acct_frame(lc->acct, q->port_idx, data, len, &r);
 				}
-				acct_frame(lc->acct, q->port_idx, data, len, &r);
 				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
 					misdirected++;
 				if (place) {
@@ -249,7 +255,10 @@ ibv_rx_main(void *arg)
 					if (hwts && (m->ol_flags & app->ts_flag))
 						t = (int64_t)*RTE_MBUF_DYNFIELD(m, app->ts_offset,
 										 rte_mbuf_timestamp_t *);
-					ibv_place(app, &r, data, len, t);
+					if (split)
+						ibv_place_split(app, &r, m, t);
+					else
+						ibv_place(app, &r, data, len, t);
 				}
 				if (unlikely(lc->verbose))
 					dump(lc, q, len, &r);

@@ -246,23 +246,46 @@ open_row(struct antbuf *b, int64_t r)
 		struct antbuf_meta *m = antbuf_metap(b, pos, s);
 
 		/* indexed: what held the old frame's payload goes back */
-		if (b->payload_indexed && (m->flags & ANTBUF_F_VALID) && b->release != NULL)
-			b->release(b->release_ctx, b, pos, s);
+		if (b->refs != NULL) {
+			uintptr_t *ref = &b->refs[(uint64_t)pos * b->g.nslots + s];
+
+			if (*ref != 0)
+				b->release(b->release_ctx, *ref);
+			*ref = 0;
+		}
 		m->flags = 0;
 	}
 }
 
 void
-antbuf_set_indexed(struct antbuf *b, uint64_t zero_off,
-		   void (*release)(void *ctx, const struct antbuf *b, uint32_t pos,
-				   unsigned int slot),
-		   void *ctx)
+antbuf_set_indexed(struct antbuf *b, uint64_t zero_off, uintptr_t *refs,
+		   void (*release)(void *ctx, uintptr_t ref), void *ctx)
 {
 	b->payload_external = 1;
 	b->payload_indexed = 1;
 	b->zero_off = zero_off;
+	b->refs = refs;
 	b->release = release;
 	b->release_ctx = ctx;
+}
+
+unsigned int
+antbuf_release_all(struct antbuf *b)
+{
+	uint64_t i, n = (uint64_t)b->g.nrows * b->g.nslots;
+	unsigned int k = 0;
+
+	if (b->refs == NULL)
+		return 0;
+	lock(b);
+	for (i = 0; i < n; i++)
+		if (b->refs[i] != 0) {
+			b->release(b->release_ctx, b->refs[i]);
+			b->refs[i] = 0;
+			k++;
+		}
+	unlock(b);
+	return k;
 }
 
 static enum antbuf_result
@@ -310,7 +333,7 @@ jump_to(struct antbuf *b, uint8_t *payload, int64_t n)
 static enum antbuf_result
 place(struct antbuf *b, uint8_t *payload, unsigned int slot,
       const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
-      uint64_t ext_off, uint32_t data_len, const uint8_t *l2, uint32_t l2len,
+      uint64_t ext_off, uintptr_t ref, uint32_t data_len, const uint8_t *l2, uint32_t l2len,
       uint32_t wirelen, int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
 {
 	enum antbuf_result res;
@@ -367,8 +390,10 @@ place(struct antbuf *b, uint8_t *payload, unsigned int slot,
 	if (data != NULL)
 		/* the one touch of the payload on the rx path */
 		memcpy(antbuf_payload(b, payload, ppos(b, n), slot), data, data_len);
-	else
+	else {
 		m->ext_off = ext_off; /* where the NIC put it */
+		b->refs[(uint64_t)ppos(b, n) * b->g.nslots + slot] = ref;
+	}
 	memcpy(m->codif, codif, CODIF_HDR_LEN);
 	if (l2len > ANTBUF_L2_MAX)
 		l2len = ANTBUF_L2_MAX;
@@ -412,21 +437,21 @@ antbuf_place(struct antbuf *b, uint8_t *payload, unsigned int slot,
 		b->result[ANTBUF_BAD_SIZE]++;
 		return ANTBUF_BAD_SIZE; /* an indexed buffer takes references */
 	}
-	return place(b, payload, slot, h, codif, data, 0, data_len, l2, l2len, wirelen,
+	return place(b, payload, slot, h, codif, data, 0, 0, data_len, l2, l2len, wirelen,
 		     arrival_ns, dst_ip, dport);
 }
 
 enum antbuf_result
 antbuf_place_ref(struct antbuf *b, unsigned int slot, const struct codif_hdr *h,
-		 const uint8_t *codif, uint64_t ext_off, uint32_t data_len,
+		 const uint8_t *codif, uint64_t ext_off, uintptr_t ref, uint32_t data_len,
 		 const uint8_t *l2, uint32_t l2len, uint32_t wirelen, int64_t arrival_ns,
 		 uint32_t dst_ip, uint16_t dport)
 {
-	if (!b->payload_indexed) {
+	if (!b->payload_indexed || b->refs == NULL || ref == 0) {
 		b->result[ANTBUF_BAD_SIZE]++;
 		return ANTBUF_BAD_SIZE;
 	}
-	return place(b, NULL, slot, h, codif, NULL, ext_off, data_len, l2, l2len, wirelen,
+	return place(b, NULL, slot, h, codif, NULL, ext_off, ref, data_len, l2, l2len, wirelen,
 		     arrival_ns, dst_ip, dport);
 }
 

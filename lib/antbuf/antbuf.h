@@ -131,10 +131,11 @@ struct antbuf {
 	uint64_t placed, late_placed, zero_filled;
 	uint64_t result[ANTBUF__RESULTS];
 
-	/* producer-local (meaningful in the primary only): called when a slot
-	 * placed by reference is recycled, to free what holds its payload */
-	void (*release)(void *ctx, const struct antbuf *b, uint32_t pos,
-			unsigned int slot);
+	/* producer-local (meaningful in the primary only): per (pos, slot) what
+	 * holds a payload placed by reference (0: nothing), and the function
+	 * that gives it back when the slot is recycled */
+	uintptr_t *refs;
+	void (*release)(void *ctx, uintptr_t ref);
 	void *release_ctx;
 };
 
@@ -184,13 +185,17 @@ antbuf_metap(const struct antbuf *b, uint32_t pos, unsigned int s)
 /**
  * Switch a freshly initialised external-payload buffer to indexed mode:
  * frames are placed by reference (antbuf_place_ref) where the NIC wrote
- * them; release(ctx, b, pos, slot) is called when such a slot's row is
- * reused; gaps point at the zeroed frame at zero_off.
+ * them; gaps point at the zeroed frame at zero_off. refs is the producer's
+ * table of nrows x nslots zeroed entries; release(ctx, ref) is called, under
+ * the buffer's lock, when a slot holding ref is recycled (or by
+ * antbuf_release_all).
  */
-void antbuf_set_indexed(struct antbuf *b, uint64_t zero_off,
-			void (*release)(void *ctx, const struct antbuf *b,
-					uint32_t pos, unsigned int slot),
-			void *ctx);
+void antbuf_set_indexed(struct antbuf *b, uint64_t zero_off, uintptr_t *refs,
+			void (*release)(void *ctx, uintptr_t ref), void *ctx);
+
+/** Indexed mode, at the end (no consumer left): release every reference
+ * still held. Returns how many. */
+unsigned int antbuf_release_all(struct antbuf *b);
 
 /** Payload of (position, slot); base is the payload (NULL = inline). */
 static inline uint8_t *
@@ -222,13 +227,13 @@ enum antbuf_result antbuf_place(struct antbuf *b, uint8_t *payload,
 
 /**
  * antbuf_place for an indexed buffer: the payload is not copied; ext_off
- * says where it is in the external region. On ANTBUF_PLACED the caller
- * keeps what holds the payload until release() is called for the slot;
- * on any other result it frees it at once.
+ * says where it is in the external region, ref (non-zero) what holds it.
+ * On ANTBUF_PLACED the buffer keeps ref until it calls release(ctx, ref);
+ * on any other result the caller still owns it and frees it at once.
  */
 enum antbuf_result antbuf_place_ref(struct antbuf *b, unsigned int slot,
 				    const struct codif_hdr *h, const uint8_t *codif,
-				    uint64_t ext_off, uint32_t data_len,
+				    uint64_t ext_off, uintptr_t ref, uint32_t data_len,
 				    const uint8_t *l2, uint32_t l2len,
 				    uint32_t wirelen, int64_t arrival_ns,
 				    uint32_t dst_ip, uint16_t dport);

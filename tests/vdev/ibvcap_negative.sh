@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # dpdk-ibvcap start-up errors that need EAL: more antennas than the port's
 # queues, no port, a missing port, no hugepages, no worker lcore, rules
-# demanded where the port has none: exit 1, the problem named.
+# demanded where the port has none, GPU memory or buffer split where there
+# is none: exit 1, the problem named.
 . "$(dirname "$0")/../lib.sh"
 set -e
 C=$BUILD/app/dpdk-ibvcap
@@ -34,6 +35,20 @@ run_expect_fail "bad option after EAL" 1 "unknown option '--bogus'" \
 run_expect_fail "--gpu without a GPU device" 1 \
 	"--gpu 0: no GPU device 0 (rte_gpu_count_avail() = 0): a gpudev driver must be loaded" \
 	"$C" $EAL --vdev "$V" -- --steer software --gpu 0
+run_expect_fail "--gpu: the port's buffer-split capability checked first" 1 \
+	"--gpu: port 0 (net_pcap0): no buffer split (rx offloads lack BUFFER_SPLIT): payload reaches GPU memory by CPU copy" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu 0
+run_expect_fail "--gpu-split on where a port cannot split" 1 \
+	"--gpu-split on: port 0 (net_pcap0): no buffer split (rx offloads lack BUFFER_SPLIT); every port must split" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu 0 --gpu-split on
+run_expect_fail "--gpu-split off: no split, then the missing device" 1 \
+	"--gpu 0: no GPU device 0" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu 0 --gpu-split off
+run_expect_fail "--gpu-split without --gpu" 1 \
+	"--gpu-split on splits payload into GPU memory: it needs --gpu DEV" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu-split on
+run_expect_fail "--gpu-split bad value" 1 "--gpu-split: 'half': expected auto, on or off" \
+	"$C" $EAL --vdev "$V" -- --steer software --gpu 0 --gpu-split half
 run_expect_fail "--write to a missing directory" 1 "output directory '$T/nowhere': No such file or directory" \
 	"$C" --lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" -- \
 	--steer software --write "codif:$T/nowhere"
