@@ -117,8 +117,25 @@ check_config(int argc, char **argv)
 		av = argv + dd;
 		ac = argc - dd;
 	}
-	ibv_config_defaults(c);
-	rc = ibv_config_parse(c, ac, av, err, sizeof(err));
+	/* --check-config FILE is --check-config --config FILE */
+	{
+		char **nav = calloc((size_t)ac + 2, sizeof(*nav));
+		int i, k = 0;
+
+		if (nav == NULL) {
+			free(c);
+			return 1;
+		}
+		for (i = 0; i < ac; i++) {
+			nav[k++] = av[i];
+			if (strcmp(av[i], "--check-config") == 0 && i + 1 < ac &&
+			    av[i + 1][0] != '-')
+				nav[k++] = (char *)(uintptr_t)"--config";
+		}
+		ibv_config_defaults(c);
+		rc = ibv_config_parse(c, k, nav, err, sizeof(err));
+		free(nav);
+	}
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		free(c);

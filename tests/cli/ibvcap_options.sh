@@ -33,7 +33,8 @@ run_expect_fail "--lcore-map queue" 1 "--lcore-map: queue 9, but ports have 7 qu
 run_expect_fail "--lcore-map twice" 1 "--lcore-map: queue 0.1 mapped twice" cc --lcore-map 0.1@1,0.1@2
 run_expect_fail "--join-iface form" 1 "--join-iface: 'eth0': expected PORTINDEX=IFNAME" cc --join-iface eth0
 run_expect_fail "missing value" 1 "option '--port' needs a value" cc --port
-run_expect_fail "stray argument" 1 "unexpected argument 'now'" cc now
+run_expect_fail "stray argument" 1 "unexpected argument 'now'" cc --antennas 3 now
+run_expect_fail "--check-config FILE missing" 1 "--config: 'now': No such file or directory" cc now
 
 # INI: the same keys, named with file, section and value
 cat > "$T/bad.ini" <<'INI'
@@ -69,6 +70,19 @@ grep -q '^antenna-ip = 10.1.0.2=ak02' "$T/eff.txt" || fail "antenna from INI mis
 grep -q '^group = 239.2.0.2:40002@0' "$T/eff.txt" || fail "repeated key did not append"
 grep -q '^stats-period = 5.000s' "$T/eff.txt" || fail "command line did not win"
 ok "INI accepted, repeated keys append, the command line wins"
+# --check-config FILE: the file as --config FILE
+"$C" --check-config "$T/good.ini" --stats-period 5s > "$T/eff2.txt" || fail "--check-config FILE refused"
+cmp -s "$T/eff.txt" "$T/eff2.txt" || fail "--check-config FILE differs from --check-config --config FILE"
+run_expect_fail "--check-config FILE, bad key" 1 "bad.ini: [capture] colour = blue: unknown key" \
+	"$C" --check-config "$T/bad.ini"
+ok "--check-config FILE is --check-config --config FILE"
+# GPU options: validated without a GPU
+printf '[buffers]\ngpu = 0\ngpu-split = on\n' > "$T/gpu.ini"
+"$C" --check-config "$T/gpu.ini" > "$T/gpu.txt" || fail "gpu INI refused"
+grep -q '^gpu-split = on' "$T/gpu.txt" || fail "gpu-split from INI missing"
+printf '[buffers]\ngpu = 0\ngpu-split = sometimes\n' > "$T/gpu2.ini"
+run_expect_fail "INI gpu-split value" 1 "gpu2.ini: [buffers] --gpu-split: 'sometimes': expected auto, on or off" \
+	"$C" --check-config "$T/gpu2.ini"
 # --help lists every option
 "$C" --help > "$T/help.txt"
 opts=$(grep -o '{"[a-z-]*", ' "$SRC/app/dpdk-ibvcap/config.c" | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
