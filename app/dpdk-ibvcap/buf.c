@@ -161,6 +161,43 @@ external_writers(struct ibv_app *app)
 	return n;
 }
 
+/* Gone: no such process, or a zombie (it has let go of everything). */
+static bool
+proc_gone(int pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Writer processes that have ever registered and still exist. */
+static unsigned int
+writer_procs_alive(struct ibv_app *app)
+{
+	struct ibv_shm_ctl *ctl = app->bufs.ctl;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+		int pid = ctl->writer[i].pid;
+
+		if (pid > 0 && pid != getpid() && !proc_gone(pid))
+			n++;
+	}
+	return n;
+}
+
 void
 ibv_bufs_drain_external(struct ibv_app *app)
 {
@@ -170,14 +207,28 @@ ibv_bufs_drain_external(struct ibv_app *app)
 	if (!app->bufs.on || app->bufs.ctl == NULL)
 		return;
 	n = external_writers(app);
-	if (n == 0)
-		return;
-	printf("dpdk-ibvcap: waiting up to %.1f s for %u writer%s to take the last frames\n",
-	       (double)app->cfg.drain_ns / 1e9, n, n == 1 ? "" : "s");
-	fflush(stdout);
-	while (external_writers(app) > 0 &&
-	       (rte_get_timer_cycles() - t0) / (double)hz * 1e9 < (double)app->cfg.drain_ns)
-		rte_delay_us_sleep(20000);
+	if (n > 0) {
+		printf("dpdk-ibvcap: waiting up to %.1f s for %u writer%s to take the last "
+		       "frames\n", (double)app->cfg.drain_ns / 1e9, n, n == 1 ? "" : "s");
+		fflush(stdout);
+		while (external_writers(app) > 0 &&
+		       (rte_get_timer_cycles() - t0) / (double)hz * 1e9 < (double)app->cfg.drain_ns)
+			rte_delay_us_sleep(20000);
+	}
+	/* a writer that has let go of the buffers is still a secondary until
+	 * its process ends: freeing hugepage memory now would make EAL ask it
+	 * to sync while it tears down (seen here: the primary then hung in
+	 * rte_memzone_free). Wait, briefly, for those processes to end. */
+	t0 = rte_get_timer_cycles();
+	while (writer_procs_alive(app) > 0 && (rte_get_timer_cycles() - t0) < 5 * hz)
+		rte_delay_us_sleep(10000);
+	n = writer_procs_alive(app);
+	if (n > 0) {
+		/* leave the memory to the process exit rather than risk it */
+		app->bufs.keep_memory = true;
+		printf("dpdk-ibvcap: %u writer process%s still running after 5 s: the buffers "
+		       "are left to the process exit\n", n, n == 1 ? "" : "es");
+	}
 }
 
 void
@@ -194,13 +245,13 @@ ibv_bufs_free(struct ibv_app *app)
 			rte_free(app->split.refs[a]);
 			app->split.refs[a] = NULL;
 		}
-		if (bf->mz[a] != NULL)
+		if (bf->mz[a] != NULL && !bf->keep_memory)
 			rte_memzone_free(bf->mz[a]);
 		bf->mz[a] = NULL;
 		bf->b[a] = NULL;
 	}
 	ibv_gpu_free(app);
-	if (bf->ctl_mz != NULL)
+	if (bf->ctl_mz != NULL && !bf->keep_memory)
 		rte_memzone_free(bf->ctl_mz);
 	bf->ctl_mz = NULL;
 	bf->ctl = NULL;

@@ -87,6 +87,7 @@ struct ibv_bufs {
 	uint8_t *payload[IBV_SHM_MAX_ANT];  /**< CPU view of external payload */
 	void *gpu_ptr[IBV_SHM_MAX_ANT];     /**< device memory (--gpu) */
 	size_t gpu_page;
+	bool keep_memory;   /**< a secondary lingers: no memzone_free at exit */
 };
 
 /**

@@ -480,7 +480,8 @@ ibv_ports_close(struct ibv_app *app)
 		p->configured = false;
 		free(p->rules);
 		p->rules = NULL;
-		rte_mempool_free(p->mp);
+		if (!app->bufs.keep_memory) /* see ibv_bufs_drain_external */
+			rte_mempool_free(p->mp);
 		p->mp = NULL;
 	}
 	/* the queues are gone: the split pools and their GPU memory can go */
