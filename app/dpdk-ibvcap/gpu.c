@@ -207,10 +207,11 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 		return 0;
 	ibv_buffer_rows(c, &rows, &win);
 	/* every slot of every ring may hold a payload buffer; on top, what
-	 * the rx rings, the lcore caches and the bursts hold */
+	 * the rx rings, the lcore caches (up to 1.5 x their size) and the
+	 * bursts hold */
 	held = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
 	inflight = (uint64_t)app->nport * nq * c->rx_desc +
-		   (uint64_t)nlc * (GPUMEM_POOL_CACHE + c->burst) + 1024;
+		   (uint64_t)nlc * (GPUMEM_POOL_CACHE * 3 / 2 + c->burst) + 1024;
 	n = held + inflight;
 	if (n > UINT32_MAX)
 		return errf(err, len, "--gpu: %" PRIu64 " payload buffers: over 2^32, use a "
@@ -252,7 +253,7 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 					why, sizeof(why));
 	if (sp->pay_mp == NULL)
 		return errf(err, len, "--gpu: %s", why);
-	n = (uint64_t)app->nport * nq * c->rx_desc + (uint64_t)nlc * (256 + c->burst) + 1024;
+	n = (uint64_t)app->nport * nq * c->rx_desc + (uint64_t)nlc * (256 * 3 / 2 + c->burst) + 1024;
 	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)n, 256, 0,
 					     RTE_PKTMBUF_HEADROOM + 128, (int)rte_socket_id());
 	if (sp->hdr_mp == NULL)
