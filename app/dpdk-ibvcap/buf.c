@@ -257,6 +257,27 @@ ibv_bufs_free(struct ibv_app *app)
 	bf->ctl = NULL;
 }
 
+/* Is this classified frame one to place, and in which slot? */
+static bool
+placeable(const struct ibv_bufs *bf, const struct acct_result *r, unsigned int *slot)
+{
+	if (r->ant < 0 || r->stream < 0 || r->group < 0)
+		return false;
+	switch (r->cls) {
+	case CODIF_SEQ_FIRST:
+	case CODIF_SEQ_IN_ORDER:
+	case CODIF_SEQ_GAP:
+	case CODIF_SEQ_LATE:
+		break;
+	default:
+		return false; /* duplicate, too old, malformed: counted by acct */
+	}
+	*slot = r->hdr.threadid < bf->threads ?
+			(unsigned int)r->group * bf->threads + r->hdr.threadid :
+			ANTBUF_MAX_SLOTS; /* counted as no-slot */
+	return true;
+}
+
 /* Place one classified frame: called by the rx lcores. */
 void
 ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
@@ -265,20 +286,8 @@ ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
 	struct ibv_bufs *bf = &app->bufs;
 	unsigned int slot;
 
-	if (r->ant < 0 || r->stream < 0 || r->group < 0)
+	if (!placeable(bf, r, &slot))
 		return;
-	switch (r->cls) {
-	case CODIF_SEQ_FIRST:
-	case CODIF_SEQ_IN_ORDER:
-	case CODIF_SEQ_GAP:
-	case CODIF_SEQ_LATE:
-		break;
-	default:
-		return; /* duplicate, too old, malformed: counted by acct */
-	}
-	slot = r->hdr.threadid < bf->threads ?
-		       (unsigned int)r->group * bf->threads + r->hdr.threadid :
-		       ANTBUF_MAX_SLOTS; /* counted as no-slot */
 	antbuf_place(bf->b[r->ant], bf->payload[r->ant], slot, &r->hdr,
 		     data + r->codif_off, data + r->codif_off + CODIF_HDR_LEN,
 		     r->codif_len - CODIF_HDR_LEN, data, r->codif_off, len, arrival_ns,
@@ -298,20 +307,8 @@ ibv_place_split(struct ibv_app *app, const struct acct_result *r, struct rte_mbu
 	unsigned int slot;
 	uint64_t ext_off;
 
-	if (r->ant < 0 || r->stream < 0 || r->group < 0)
+	if (!placeable(bf, r, &slot))
 		return false;
-	switch (r->cls) {
-	case CODIF_SEQ_FIRST:
-	case CODIF_SEQ_IN_ORDER:
-	case CODIF_SEQ_GAP:
-	case CODIF_SEQ_LATE:
-		break;
-	default:
-		return false;
-	}
-	slot = r->hdr.threadid < bf->threads ?
-		       (unsigned int)r->group * bf->threads + r->hdr.threadid :
-		       ANTBUF_MAX_SLOTS;
 	/* the payload must lie whole in the one GPU segment: else the size
 	 * offered is what is contiguous there and the buffer counts the frame
 	 * as wrong-size (never read across memories) */

@@ -543,16 +543,16 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 			return -1;
 		c->burst = (uint16_t)u;
 		return 0;
-	case O_STEER:
-		if (strcmp(v, "auto") == 0)
-			c->steer = IBV_STEER_AUTO;
-		else if (strcmp(v, "flow") == 0)
-			c->steer = IBV_STEER_FLOW;
-		else if (strcmp(v, "software") == 0)
-			c->steer = IBV_STEER_SOFTWARE;
-		else
-			return errf(err, len, "%s: '%s': expected auto, flow or software", opt, v);
+	case O_STEER: {
+		/* in enum ibv_steer_mode order */
+		static const char *const m[] = { "auto", "flow", "software" };
+		unsigned int k;
+
+		if (parse_choice(opt, v, m, 3, &k, err, len))
+			return -1;
+		c->steer = (enum ibv_steer_mode)k;
 		return 0;
+	}
 	case O_ISOLATE:
 	case O_NO_JOIN:
 	case O_CHECK_CONFIG:
@@ -631,16 +631,16 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 			return -1;
 		c->gpu = (int)u;
 		return 0;
-	case O_GPU_SPLIT:
-		if (strcmp(v, "auto") == 0)
-			c->gpu_split = IBV_SPLIT_AUTO;
-		else if (strcmp(v, "on") == 0)
-			c->gpu_split = IBV_SPLIT_ON;
-		else if (strcmp(v, "off") == 0)
-			c->gpu_split = IBV_SPLIT_OFF;
-		else
-			return errf(err, len, "%s: '%s': expected auto, on or off", opt, v);
+	case O_GPU_SPLIT: {
+		/* in enum ibv_split_mode order */
+		static const char *const m[] = { "auto", "on", "off" };
+		unsigned int k;
+
+		if (parse_choice(opt, v, m, 3, &k, err, len))
+			return -1;
+		c->gpu_split = (enum ibv_split_mode)k;
 		return 0;
+	}
 	case O_WRITE:
 		if (c->nwrite == IBV_MAX_WRITERS)
 			return errf(err, len, "%s: at most %d writers", opt, IBV_MAX_WRITERS);

@@ -65,6 +65,26 @@ scan_u64(const char *s, uint64_t *v)
 }
 
 int
+parse_choice(const char *opt, const char *s, const char *const *names, unsigned int n,
+	     unsigned int *out, char *err, size_t errlen)
+{
+	char list[256];
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (s != NULL && strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	return fail(-EINVAL, err, errlen, opt, s, "%s", list);
+}
+
+int
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	  uint64_t *out, char *err, size_t errlen)
 {

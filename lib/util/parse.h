@@ -13,6 +13,13 @@
  * -EINVAL (-ERANGE when out of [min, max]). Nothing is written to *out then.
  */
 
+/**
+ * One of n words (names[i] gives *out = i); the error lists them all:
+ * "OPTION: 'TEXT': expected a, b or c".
+ */
+int parse_choice(const char *opt, const char *s, const char *const *names,
+		 unsigned int n, unsigned int *out, char *err, size_t errlen);
+
 /** Unsigned integer, decimal or 0x hex, no sign, no suffix. */
 int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	      uint64_t *out, char *err, size_t errlen);

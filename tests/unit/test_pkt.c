@@ -136,6 +136,18 @@ test_parse_util(void)
 	uint16_t port;
 	char *items[4], *store;
 
+	{
+		static const char *const m[] = { "auto", "on", "off" };
+		unsigned int k = 9;
+
+		CHECK(parse_choice("--m", "off", m, 3, &k, err, sizeof(err)) == 0);
+		CHECK_EQ_U(k, 2);
+		CHECK(parse_choice("--m", "of", m, 3, &k, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--m: 'of': expected auto, on or off");
+		CHECK_EQ_U(k, 2); /* untouched on failure */
+		CHECK(parse_choice("--m", "x", m, 1, &k, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--m: 'x': expected auto");
+	}
 	CHECK(parse_u64("--n", "42", 0, 100, &v, err, sizeof(err)) == 0);
 	CHECK_EQ_U(v, 42);
 	CHECK(parse_u64("--n", "0x10", 0, 100, &v, err, sizeof(err)) == 0);
