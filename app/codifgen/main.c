@@ -25,6 +25,7 @@
 #include "gen.h"
 #include "parse.h"
 #include "pkt.h"
+#include "quirks.h"
 
 #define ERRLEN 512
 
@@ -1192,7 +1193,8 @@ out_buf:
 out_gen:
 	gen_free(&g);
 out_eal:
-	if (eal_args > 0)
+	fflush(stdout);
+	if (eal_args > 0 && quirk_eal_cleanup_safe()) /* not with net_memif: quirks.h */
 		rte_eal_cleanup();
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <rte_pdump.h>
 
 #include "ibvcap.h"
+#include "quirks.h"
 
 static void
 on_signal(int sig)
@@ -385,6 +386,8 @@ out_ports:
 		rte_pdump_uninit();
 out_eal:
 	ibv_g = NULL;
-	rte_eal_cleanup();
+	fflush(stdout);
+	if (quirk_eal_cleanup_safe()) /* not with net_memif ports: quirks.h */
+		rte_eal_cleanup();
 	return status;
 }

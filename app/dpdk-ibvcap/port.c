@@ -17,6 +17,7 @@
 #include "ibvcap.h"
 #include "parse.h"
 #include "pkt.h"
+#include "quirks.h"
 
 static int
 errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -465,14 +466,11 @@ ibv_ports_close(struct ibv_app *app)
 			steer_isolate(p->port_id, false, why, sizeof(why));
 		}
 		if (p->configured) {
-			struct rte_eth_dev_info info;
-
-			/* net_memif (22.11) frees its control channel's interrupt
-			 * handle under the interrupt thread when closed while a
-			 * dpdk-pdump tap is attached (use after free, seen here):
-			 * leave memif to process exit. Every other port closes. */
-			if (rte_eth_dev_info_get(p->port_id, &info) == 0 &&
-			    info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0)
+			/* net_memif (22.11) frees interrupt handles the EAL
+			 * interrupt thread still uses when closed (quirks.h):
+			 * stopped only, left to process exit. Every other
+			 * port closes. */
+			if (quirk_is_memif(p->port_id))
 				rte_eth_dev_stop(p->port_id);
 			else
 				rte_eth_dev_close(p->port_id);
