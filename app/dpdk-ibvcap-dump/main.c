@@ -601,7 +601,8 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 		return 1;
 	}
 	snprintf(name, sizeof(name), "ibvd_r%d", (int)getpid());
-	ring = rte_ring_create(name, o->ring_size, (int)rte_socket_id(), RING_F_SC_DEQ);
+	/* rte_pdump requires a multi-producer, multi-consumer ring */
+	ring = rte_ring_create(name, o->ring_size, (int)rte_socket_id(), 0);
 	snprintf(name, sizeof(name), "ibvd_m%d", (int)getpid());
 	mp = rte_pktmbuf_pool_create(name, o->nb_mbufs, 256, 0,
 				     (uint16_t)RTE_MIN(65535u, RTE_PKTMBUF_HEADROOM + 10240u),
@@ -621,8 +622,12 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 		rte_mempool_free(mp);
 		return 1;
 	}
-	fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %s through rte_pdump\n",
-		o->name, o->port, o->queue == RTE_PDUMP_ALL_QUEUES ? "*" : "selected");
+	if (o->queue == RTE_PDUMP_ALL_QUEUES)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue * through rte_pdump\n",
+			o->name, o->port);
+	else
+		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %u through rte_pdump\n",
+			o->name, o->port, o->queue);
 	while (!quit) {
 		struct rte_mbuf *m[64];
 		unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
@@ -763,6 +768,11 @@ main(int argc, char **argv)
 	if (o.pdump && wo.format != WR_PCAP) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --source pdump writes whole packets: use "
 			"--write pcap:DIR\n");
+		return 1;
+	}
+	if (access(wo.dir, W_OK) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write: output directory '%s': %s (expected a "
+			"writable directory)\n", wo.dir, strerror(errno));
 		return 1;
 	}
 	if (o.count)

@@ -18,6 +18,8 @@ run_expect_fail "pdump without --port" 1 "--source pdump needs --port" "$D" --wr
 run_expect_fail "pdump writes pcap" 1 "--source pdump writes whole packets: use --write pcap:DIR" \
 	"$D" --write codif:/tmp --source pdump --port 0
 run_expect_fail "--port without pdump" 1 "--port and --queue are for --source pdump" "$D" --write codif:/tmp --port 1
+run_expect_fail "missing output directory" 1 "--write: output directory '$T/nowhere': No such file or directory" \
+	"$D" --write "pcap:$T/nowhere" --source pdump --port 0
 run_expect_fail "unknown option" 1 "unknown option '--frobnicate'" "$D" --write codif:/tmp --frobnicate
 run_expect_fail "no primary running" 1 "cannot attach to a dpdk-ibvcap with --file-prefix ${PREFIX}none" \
 	"$D" --file-prefix "${PREFIX}none" --write "codif:$T"
