@@ -27,7 +27,7 @@
 #include "shm_eal.h"
 #include "writer.h"
 
-#define ERRLEN 512
+#define ERRLEN (PATH_MAX + 512)
 #define MAX_EAL_ARGS 64
 
 struct dopts {
@@ -86,7 +86,8 @@ usage(FILE *f)
 "                           count=N           stop after N frames\n"
 "                           buffer=SIZE       staging per file (8M)\n"
 "  --antenna A[,A...]     antennas by name or index (default: all)\n"
-"  --count N              stop after N frames written\n"
+"  --count N              stop after N frames written (buffers: the time row in\n"
+"                         progress is completed; pdump: exactly N packets)\n"
 "  --duration T           stop after T (e.g. 30s)\n"
 "  --name NAME            name in the primary's writer table (dump-<pid>)\n"
 "  --lcore N              the lcore (CPU) this process runs on (0)\n"
@@ -275,6 +276,11 @@ parse(int argc, char **argv, struct dopts *o)
 		fprintf(stderr, "dpdk-ibvcap-dump: --source pdump needs --port\n");
 		return -1;
 	}
+	if (o->pdump && (o->antennas[0] != '\0' || o->max_rate > 0)) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --%s is for --source buffers (a pdump tap takes "
+			"every packet of its port/queue)\n", o->antennas[0] ? "antenna" : "max-rate");
+		return -1;
+	}
 	if (!o->pdump && o->port_set) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --port and --queue are for --source pdump\n");
 		return -1;
@@ -373,14 +379,18 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 {
 	FILE *f;
 
-	fprintf(stderr,
-		"dpdk-ibvcap-dump %s: %s, %" PRIu64 " frames (%" PRIu64 " gap frames) in %" PRIu64
-		" files, %" PRIu64 " bytes in %.2f s; lost to overrun: %" PRIu64 " frames%s\n",
-		o->name, why, st->frames, st->gap_frames, st->files, st->bytes, el,
-		st->lost_frames, error ? " [I/O error]" : "");
 	if (o->pdump)
-		fprintf(stderr, "dpdk-ibvcap-dump %s: pdump drops (ring full + no mbuf): %" PRIu64 "\n",
-			o->name, tap_drops);
+		fprintf(stderr,
+			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " packets in %" PRIu64 " files, %" PRIu64
+			" bytes in %.2f s; tap drops (ring full + no mbuf): %" PRIu64 "%s\n",
+			o->name, why, st->frames, st->files, st->bytes, el, tap_drops,
+			error ? " [I/O error]" : "");
+	else
+		fprintf(stderr,
+			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " frames (%" PRIu64 " gap frames) in %" PRIu64
+			" files, %" PRIu64 " bytes in %.2f s; lost to overrun: %" PRIu64 " frames%s\n",
+			o->name, why, st->frames, st->gap_frames, st->files, st->bytes, el,
+			st->lost_frames, error ? " [I/O error]" : "");
 	if (error)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, errtext);
 	if (o->summary[0] == '\0')
@@ -579,22 +589,82 @@ pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32
 	return 0;
 }
 
+/* One tapped packet into the open file (opened or rotated as needed). */
+static int
+pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o,
+	    const struct wr_opts *wo, struct wr_stats *st, struct rte_mbuf *m, char *err,
+	    size_t len)
+{
+	uint32_t plen = m->pkt_len, cap = plen < wo->snaplen ? plen : wo->snaplen;
+	int64_t ts = now_unix_ns(), now = mono_ns();
+	uint32_t rec[4];
+	const void *d;
+	uint8_t *p;
+
+	if (*open && ((wo->rotate_bytes && wfile_size(f) >= wo->rotate_bytes) ||
+		      (wo->rotate_ns && now - *file_t0 >= (int64_t)wo->rotate_ns))) {
+		*open = false;
+		if (wfile_close(f, true, err, len) != 0)
+			return f->err ? f->err : EIO;
+		st->files++;
+	}
+	if (!*open) {
+		if (pdump_open_file(f, wo, o->port, o->queue, ts, err, len) != 0)
+			return EIO;
+		*open = true;
+		*file_t0 = now;
+	}
+	rec[0] = (uint32_t)(ts / 1000000000LL);
+	rec[1] = (uint32_t)(ts % 1000000000LL);
+	rec[2] = cap;
+	rec[3] = plen;
+	p = wfile_reserve(f, sizeof(rec) + cap);
+	if (p == NULL) {
+		snprintf(err, len, "%s: %s", f->part, strerror(f->err ? f->err : EIO));
+		return f->err ? f->err : EIO;
+	}
+	memcpy(p, rec, sizeof(rec));
+	d = rte_pktmbuf_read(m, 0, cap, p + sizeof(rec));
+	if (d != p + sizeof(rec))
+		memcpy(p + sizeof(rec), d, cap);
+	wfile_record_end(f);
+	st->frames++;
+	st->bytes += sizeof(rec) + cap;
+	if (wfile_maybe_flush(f) != 0) {
+		snprintf(err, len, "%s: %s", f->part, strerror(f->err));
+		return f->err;
+	}
+	return 0;
+}
+
+static uint64_t
+pdump_drops(uint16_t port)
+{
+	struct rte_pdump_stats ps;
+
+	memset(&ps, 0, sizeof(ps));
+	if (rte_eal_primary_proc_alive(NULL) && rte_pdump_stats(port, &ps) == 0)
+		return ps.ringfull + ps.nombuf;
+	return 0;
+}
+
 static int
 run_pdump(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct rte_ring *ring;
 	struct rte_mempool *mp;
-	struct rte_pdump_stats ps;
 	struct wfile f;
 	struct wr_stats st;
-	char name[RTE_RING_NAMESIZE], err[ERRLEN];
-	int64_t t0 = mono_ns(), file_t0 = 0;
+	char name[RTE_RING_NAMESIZE], err[ERRLEN] = "";
+	int64_t t0 = mono_ns(), file_t0 = 0, next_stats;
 	const char *why = "stopped";
-	uint64_t drops = 0;
-	bool open = false;
+	uint64_t drops;
+	bool open = false, full = false;
 	int rc = 0, error = 0;
+	unsigned int pass;
 
 	memset(&st, 0, sizeof(st));
+	memset(&f, 0, sizeof(f));
 	if (!rte_eth_dev_is_valid_port(o->port)) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --port %u: no such port in the primary (%u ports)\n",
 			o->port, rte_eth_dev_count_avail());
@@ -628,120 +698,73 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 	else
 		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %u through rte_pdump\n",
 			o->name, o->port, o->queue);
-	while (!quit) {
-		struct rte_mbuf *m[64];
-		unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
-		int64_t now = mono_ns();
+	next_stats = t0 + (int64_t)o->stats_ns;
+	/* pass 0: until a stop; pass 1: what was copied before the disable */
+	for (pass = 0; pass < 2; pass++) {
+		while (pass == 1 || !quit) {
+			struct rte_mbuf *m[64];
+			unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
+			int64_t now = mono_ns();
 
-		for (i = 0; i < n; i++) {
-			uint32_t len = m[i]->pkt_len, cap = len < wo->snaplen ? len : wo->snaplen;
-			int64_t ts = now_unix_ns();
-			uint32_t rec[4];
-			uint8_t *p;
-
-			if (!error && open &&
-			    ((wo->rotate_bytes && wfile_size(&f) >= wo->rotate_bytes) ||
-			     (wo->rotate_ns && now - file_t0 >= (int64_t)wo->rotate_ns))) {
-				if (wfile_close(&f, true, err, sizeof(err)) != 0)
-					error = f.err ? f.err : EIO;
-				else
-					st.files++;
-				open = false;
-			}
-			if (!error && !open) {
-				if (pdump_open_file(&f, wo, o->port, o->queue, ts, err, sizeof(err)) != 0)
-					error = EIO;
-				else {
-					open = true;
-					file_t0 = now;
+			for (i = 0; i < n; i++) {
+				if (!error && !full) {
+					error = pdump_write(&f, &open, &file_t0, o, wo, &st, m[i], err,
+							    sizeof(err));
+					full = wo->count && st.frames >= wo->count;
 				}
+				rte_pktmbuf_free(m[i]);
 			}
-			if (!error) {
-				rec[0] = (uint32_t)(ts / 1000000000LL);
-				rec[1] = (uint32_t)(ts % 1000000000LL);
-				rec[2] = cap;
-				rec[3] = len;
-				p = wfile_reserve(&f, sizeof(rec) + cap);
-				if (p == NULL) {
-					error = f.err ? f.err : EIO;
-				} else {
-					const void *d;
-
-					memcpy(p, rec, sizeof(rec));
-					d = rte_pktmbuf_read(m[i], 0, cap, p + sizeof(rec));
-					if (d != p + sizeof(rec))
-						memcpy(p + sizeof(rec), d, cap);
-					wfile_record_end(&f);
-					st.frames++;
-					st.bytes += sizeof(rec) + cap;
-					if (wfile_maybe_flush(&f) != 0)
-						error = f.err;
-				}
+			if (pass == 1) {
+				if (n == 0)
+					break;
+				continue;
 			}
-			rte_pktmbuf_free(m[i]);
-		}
-		if (error) {
-			rc = 2;
-			why = "I/O error";
-			break;
-		}
-		if (o->count && st.frames >= o->count) {
-			why = "--count";
-			break;
-		}
-		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
-			why = "--duration";
-			break;
-		}
-		if (n == 0) {
-			if (!rte_eal_primary_proc_alive(NULL)) {
-				why = "the primary exited";
+			if (error) {
+				rc = 2;
+				why = "I/O error";
 				break;
 			}
-			rte_delay_us_sleep(200);
-		}
-	}
-	if (rte_eal_primary_proc_alive(NULL))
-		rte_pdump_disable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX);
-	/* what was copied before the disable */
-	for (;;) {
-		struct rte_mbuf *m[64];
-		unsigned int n = rte_ring_dequeue_burst(ring, (void **)m, 64, NULL), i;
-
-		if (n == 0)
-			break;
-		for (i = 0; i < n; i++) {
-			uint32_t len = m[i]->pkt_len, cap = len < wo->snaplen ? len : wo->snaplen;
-			int64_t ts = now_unix_ns();
-			uint32_t rec[4] = { (uint32_t)(ts / 1000000000LL), (uint32_t)(ts % 1000000000LL),
-					    cap, len };
-			uint8_t *p = (!error && open) ? wfile_reserve(&f, sizeof(rec) + cap) : NULL;
-
-			if (p != NULL) {
-				const void *d;
-
-				memcpy(p, rec, sizeof(rec));
-				d = rte_pktmbuf_read(m[i], 0, cap, p + sizeof(rec));
-				if (d != p + sizeof(rec))
-					memcpy(p + sizeof(rec), d, cap);
-				wfile_record_end(&f);
-				st.frames++;
-				st.bytes += sizeof(rec) + cap;
+			if (full) {
+				why = "--count";
+				break;
 			}
-			rte_pktmbuf_free(m[i]);
+			if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
+				why = "--duration";
+				break;
+			}
+			if (o->stats_ns && now >= next_stats) {
+				fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " packets, %" PRIu64
+					" files, tap drops %" PRIu64 "\n", o->name, st.frames,
+					st.files + (open ? 1 : 0), pdump_drops(o->port));
+				next_stats += (int64_t)o->stats_ns;
+			}
+			if (n == 0) {
+				if (!rte_eal_primary_proc_alive(NULL)) {
+					why = "the primary exited";
+					break;
+				}
+				rte_delay_us_sleep(200);
+			}
 		}
+		if (pass == 0 && rte_eal_primary_proc_alive(NULL))
+			rte_pdump_disable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX);
 	}
+	if (error)
+		rc = 2;
 	if (open) {
-		if (wfile_close(&f, true, err, sizeof(err)) != 0) {
+		char e2[ERRLEN];
+
+		if (wfile_close(&f, true, e2, sizeof(e2)) != 0) {
 			rc = 2;
-			error = error ? error : EIO;
+			if (!error) {
+				error = f.err ? f.err : EIO;
+				snprintf(err, sizeof(err), "%s", e2);
+			}
 		} else {
 			st.files++;
 		}
 	}
-	memset(&ps, 0, sizeof(ps));
-	if (rte_eal_primary_proc_alive(NULL) && rte_pdump_stats(o->port, &ps) == 0)
-		drops = ps.ringfull + ps.nombuf;
+	drops = pdump_drops(o->port);
 	summary(o, "pcap", &st, quit ? "signal" : why, error, err, drops,
 		(double)(mono_ns() - t0) / 1e9);
 	rte_ring_free(ring);

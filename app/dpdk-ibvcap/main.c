@@ -19,6 +19,7 @@
 
 #include "ibvcap.h"
 #include "quirks.h"
+#include "tconv.h"
 
 static void
 on_signal(int sig)
@@ -160,7 +161,7 @@ check_stop(struct ibv_app *app)
 	if (app->stop)
 		return;
 	if (c->stop_duration_ns &&
-	    now - app->start_tsc >= c->stop_duration_ns / 1000 * app->tsc_hz / 1000000) {
+	    now - app->start_tsc >= ns_to_cycles(c->stop_duration_ns, app->tsc_hz)) {
 		app->stop_reason = "--duration";
 		app->stop = 1;
 		return;
@@ -182,7 +183,7 @@ check_stop(struct ibv_app *app)
 	/* TSCs of different CPUs may disagree a little (VMs): a last rx
 	 * "after" now is no idleness, not a huge one */
 	if (c->idle_timeout_ns && pkts > 0 && now > last_rx &&
-	    now - last_rx >= c->idle_timeout_ns / 1000 * app->tsc_hz / 1000000) {
+	    now - last_rx >= ns_to_cycles(c->idle_timeout_ns, app->tsc_hz)) {
 		app->stop_reason = "--idle-timeout";
 		app->stop = 1;
 		return;
@@ -331,7 +332,7 @@ main(int argc, char **argv)
 	/* polling already: a peer (memif) brings the link up by connecting */
 	ibv_ports_wait_link(app);
 
-	next_stats = app->start_tsc + app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
+	next_stats = app->start_tsc + ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
 	while (!app->stop) {
 		static unsigned int tick;
 
@@ -341,7 +342,7 @@ main(int argc, char **argv)
 		check_stop(app);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
-			next_stats += app->cfg.stats_period_ns / 1000 * app->tsc_hz / 1000000;
+			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
 		}
 	}
 	{

@@ -18,6 +18,7 @@
 #include "parse.h"
 #include "pkt.h"
 #include "quirks.h"
+#include "tconv.h"
 
 static int
 errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -370,7 +371,7 @@ wait_link(struct ibv_app *app, struct ibv_port *p)
 	struct rte_eth_link link;
 	char s[RTE_ETH_LINK_MAX_STR_LEN];
 	uint64_t end = rte_get_timer_cycles() +
-		       app->cfg.link_timeout_ns * rte_get_timer_hz() / 1000000000ULL;
+		       ns_to_cycles(app->cfg.link_timeout_ns, rte_get_timer_hz());
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));

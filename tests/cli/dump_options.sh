@@ -17,6 +17,10 @@ run_expect_fail "bad --source" 1 "--source: 'nic': expected buffers or pdump" "$
 run_expect_fail "pdump without --port" 1 "--source pdump needs --port" "$D" --write pcap:/tmp --source pdump
 run_expect_fail "pdump writes pcap" 1 "--source pdump writes whole packets: use --write pcap:DIR" \
 	"$D" --write codif:/tmp --source pdump --port 0
+run_expect_fail "--antenna with pdump" 1 "--antenna is for --source buffers" \
+	"$D" --write pcap:/tmp --source pdump --port 0 --antenna 1
+run_expect_fail "--max-rate with pdump" 1 "--max-rate is for --source buffers" \
+	"$D" --write pcap:/tmp --source pdump --port 0 --max-rate 100
 run_expect_fail "--port without pdump" 1 "--port and --queue are for --source pdump" "$D" --write codif:/tmp --port 1
 run_expect_fail "missing output directory" 1 "--write: output directory '$T/nowhere': No such file or directory" \
 	"$D" --write "pcap:$T/nowhere" --source pdump --port 0

@@ -33,6 +33,7 @@ stat_field() { # field of /ibvcap/stats
 # phase NAME TAP: start the primary, attach the tap, send, stop in order
 phase() {
 	local name=$1 tap=$2 n cpid tpid gpid i
+	tpid2=
 	rm -f "$SOCK"
 	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,$MEMIF" -- --stats-period 0 \
@@ -54,6 +55,14 @@ phase() {
 			> "$T/$name.tap.log" 2>&1 &
 		tpid=$!
 		wait_for_line "$T/$name.tap.log" 30 'tapping port 0 queue 2' || { cat "$T/$name.tap.log"; fail "dpdk-ibvcap-dump --source pdump did not start"; }
+		# a second tap on another queue that stops by itself at --count
+		mkdir -p "$T/dq4"
+		"$BUILD/app/dpdk-ibvcap-dump" --file-prefix "$PREFIX" --lcore 0 --source pdump \
+			--port 0 --queue 4 --count 100 --stats-period 50ms --write "pcap:$T/dq4" \
+			--summary-json "$T/dq4.json" > "$T/$name.tap2.log" 2>&1 &
+		tpid2=$!
+		CLEANUP_PIDS+=("$tpid2")
+		wait_for_line "$T/$name.tap2.log" 30 'tapping port 0 queue 4' || { cat "$T/$name.tap2.log"; fail "second dpdk-ibvcap-dump did not start"; }
 	else
 		stdbuf -oL dpdk-dumpcap --file-prefix="$PREFIX" -i 0 -s 9000 -P -w "$T/port.pcap" \
 			> "$T/$name.tap.log" 2>&1 &
@@ -80,6 +89,9 @@ phase() {
 	expect_eq "$name: telemetry /ibvcap/stats packets" "$(stat_field packets)" "$n"
 	kill -INT "$tpid"
 	wait "$tpid" || true
+	if [ -n "$tpid2" ]; then
+		wait "$tpid2" || fail "$name: the --count tap's exit status $?"
+	fi
 	kill -INT "$cpid"
 	wait "$cpid" || fail "$name: primary exit status $?"
 	kill -INT "$gpid"
@@ -130,5 +142,18 @@ ok "dpdk-ibvcap-dump --source pdump: every packet byte for byte as the generator
 expect_eq "dpdk-ibvcap-dump --source pdump: summary frames, tap drops, files" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["source"], j["frames"], j["tap_drops"], j["files"], j["error"])' "$T/dq2.json")" \
 	"pdump $want 0 1 0"
+
+f=$(ls "$T"/dq4/*.pcap)
+tshark -r "$T/ref.pcap" -Y 'ip.src == 10.17.0.215' -F pcap -w "$T/ref4all.pcap" 2>/dev/null
+tshark -r "$T/ref4all.pcap" -c 100 -F pcap -w "$T/ref4.pcap" 2>/dev/null
+python3 "$SRC/tests/tools/pcapdiff.py" "$T/ref4.pcap" "$f" ||
+	fail "dpdk-ibvcap-dump --source pdump --count 100: packets differ from the generator's first 100"
+ok "dpdk-ibvcap-dump --source pdump --count 100: exactly antenna 4's first 100 packets"
+expect_eq "dpdk-ibvcap-dump --count 100: stop reason, frames, files" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stop_reason"], j["frames"], j["files"])' "$T/dq4.json")" \
+	"--count 100 1"
+grep -qE 'dump-[0-9]+: [0-9]+ packets, [0-9]+ files, tap drops 0$' "$T/ibvdump.tap2.log" ||
+	{ cat "$T/ibvdump.tap2.log"; fail "--stats-period: no progress line from the pdump tap"; }
+ok "dpdk-ibvcap-dump --source pdump --stats-period: progress lines"
 
 echo "$CHECKS checks passed"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of lib/pkt (L2-L4 parsing, header building) and lib/util/parse. */
+/* Unit tests of lib/pkt (L2-L4 parsing, header building), lib/util/parse and tconv. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "check.h"
 #include "parse.h"
 #include "pkt.h"
+#include "tconv.h"
 
 static uint32_t
 build(uint8_t *b, bool vlan, uint32_t plen)
@@ -195,6 +196,15 @@ test_parse_util(void)
 	CHECK(parse_list("--l", "a,,c", ',', items, 4, &store, err, sizeof(err)) == -EINVAL);
 	CHECK(parse_list("--l", "a,b,c,d,e", ',', items, 4, &store, err, sizeof(err)) == -E2BIG);
 	CHECK_HAS(err, "at most 4");
+	/* durations in cycles: --duration 2h at 3 GHz, 30 days at 3.69 GHz,
+	 * where ns * hz overflows 64 bits; sub-ns hz; saturation */
+	CHECK_EQ_U(ns_to_cycles(7200ULL * 1000000000ULL, 3000000000ULL), 21600000000000ULL);
+	CHECK_EQ_U(ns_to_cycles(30ULL * 86400 * 1000000000ULL, 3690000000ULL),
+		   30ULL * 86400 * 3690000000ULL);
+	CHECK_EQ_U(ns_to_cycles(5000000000ULL, 3690000000ULL), 18450000000ULL);
+	CHECK_EQ_U(ns_to_cycles(1, 999999999ULL), 0);
+	CHECK_EQ_U(ns_to_cycles(1000, 2500000000ULL), 2500);
+	CHECK_EQ_U(ns_to_cycles(UINT64_MAX, UINT64_MAX), UINT64_MAX);
 }
 
 int
