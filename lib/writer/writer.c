@@ -185,6 +185,7 @@ writer_init(struct writer *w, const struct wr_opts *o,
 	unsigned int i;
 
 	memset(w, 0, sizeof(*w));
+	w->all_max_t = INT64_MIN;
 	w->o = *o;
 	if (n > WR_MAX_ANT) {
 		snprintf(err, len, "%u antennas, at most %d", n, WR_MAX_ANT);
@@ -381,22 +382,16 @@ assigned_mask(const struct antbuf *b)
 	return m;
 }
 
+/* A new file for antenna s from its row, or (s NULL: all=yes) for the
+ * merged rows from data time t_all. */
 static int
-open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row)
+open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row, int64_t t_all)
 {
 	const struct antbuf *b = s != NULL ? s->b : NULL;
-	int64_t t = b != NULL ? antbuf_row_time_ns(b, row) : 0;
+	int64_t t = b != NULL ? antbuf_row_time_ns(b, row) : t_all;
 	char path[PATH_MAX], err[PATH_MAX + 128];
 	int rc;
 
-	if (s == NULL) {
-		/* all antennas: named after the first row's time */
-		for (unsigned int i = 0; i < w->n; i++)
-			if (w->src[i].on && w->src[i].b->origin_set) {
-				t = antbuf_row_time_ns(w->src[i].b, w->src[i].cur.next);
-				break;
-			}
-	}
 	rc = wr_file_name(path, sizeof(path), &w->o, b != NULL ? b->name : "all", t,
 			  ext_of(w->o.format));
 	if (rc != 0) {
@@ -725,7 +720,7 @@ poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
 				return rc;
 			hole = 0;
 		}
-		if (!s->out.open && (rc = open_out(w, s, &s->out, v.row)) != 0)
+		if (!s->out.open && (rc = open_out(w, s, &s->out, v.row, 0)) != 0)
 			return rc;
 		while (hole-- > 0) {
 			/* rows this writer fell behind on, kept as placeholders */
@@ -777,17 +772,19 @@ poll_all(struct writer *w, unsigned int max_rows)
 		}
 		if (best == NULL)
 			break;
-		if (w->all.open && w->o.rotate_bytes && wfile_size(&w->all.f) >= w->o.rotate_bytes)
+		/* Rows are merged as they become final, so an antenna running
+		 * behind the others adds older rows after newer ones. Rotate
+		 * only at a data time later than every row written so far: a
+		 * new file is named after a time no earlier file can have. */
+		if (w->all.open && best_t > w->all_max_t &&
+		    ((w->o.rotate_bytes && wfile_size(&w->all.f) >= w->o.rotate_bytes) ||
+		     (w->o.rotate_ns && best_t - w->all.t0_ns >= (int64_t)w->o.rotate_ns)))
 			if ((rc = close_out(w, NULL, &w->all)) != 0)
 				return rc;
-		if (w->all.open && w->o.rotate_ns && best_t - w->all.t0_ns >= (int64_t)w->o.rotate_ns)
-			if ((rc = close_out(w, NULL, &w->all)) != 0)
-				return rc;
-		if (!w->all.open) {
-			if ((rc = open_out(w, NULL, &w->all, best_v.row)) != 0)
-				return rc;
-			w->all.t0_ns = best_t;
-		}
+		if (!w->all.open && (rc = open_out(w, NULL, &w->all, best_v.row, best_t)) != 0)
+			return rc;
+		if (best_t > w->all_max_t)
+			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
 		if (rc < 0) {
 			fail(w, rc, "pcap write failed");

@@ -93,6 +93,7 @@ struct writer {
 	unsigned int n;
 	struct wr_src src[WR_MAX_ANT];
 	struct wr_out all;         /**< pcap all=yes */
+	int64_t all_max_t;         /**< all=yes: latest data time written */
 	struct wr_stats st;
 	bool done;                 /**< --count reached */
 	int error;                 /**< first fatal errno */

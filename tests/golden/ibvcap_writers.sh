@@ -74,10 +74,18 @@ ok "raw indexes: gap runs = lost frames, invalid runs = invalid frames, per ante
 
 # rotation by size, pcap of every antenna in one file
 # shellcheck disable=SC2086
-"$CAP" --lcores 0@0,1@1,2@0,3@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$vdev" -- \
+# (and by size for all=yes, by time for raw)
+mkdir -p "$T/allrot" "$T/rawrot"
+"$CAP" --lcores 0@0,1@1,2@0,3@1,4@0,5@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$vdev" -- \
 	--packets "$n" --idle-timeout 3s --stats-period 0 --ring 512 --reorder-window 32 \
 	--write "codif:$T/rot,rotate-size=1M,prefix=rot" --write "pcap:$T/all,all=yes" \
-	> "$T/cap2.log" 2>&1 || { cat "$T/cap2.log"; fail "second capture failed"; }
+	--write "pcap:$T/allrot,all=yes,rotate-size=64K" --write "raw:$T/rawrot,rotate-time=20ms" \
+	--summary-json "$T/sum2.json" > "$T/cap2.log" 2>&1 || { cat "$T/cap2.log"; fail "second capture failed"; }
+python3 - "$T/sum2.json" <<'PY' || fail "second capture: a writer reported an error"
+import json, sys
+w = json.load(open(sys.argv[1]))["buffers"]["writers"]
+assert len(w) == 4 and all(x["error"] == 0 and x["lost_frames"] == 0 for x in w), w
+PY
 python3 "$VER" "$T/sent.pcap" --format codif "$T/rot" > "$T/rot.ver" || { cat "$T/rot.ver"; fail "rotated codif"; }
 nrot=$(ls "$T/rot" | wc -l)
 [ "$nrot" -gt 6 ] || fail "rotate-size=1M made only $nrot files"
@@ -85,4 +93,44 @@ ok "rotate-size=1M: $nrot files, together byte for byte as sent"
 expect_eq "all=yes: one pcap" "$(ls "$T/all" | wc -l)" 1
 python3 "$VER" "$T/sent.pcap" --format pcap "$T/all" > "$T/all.ver" || { cat "$T/all.ver"; fail "all=yes pcap"; }
 ok "all=yes: $(cat "$T/all.ver")"
+nrot=$(ls "$T/allrot" | wc -l)
+[ "$nrot" -gt 10 ] || fail "all=yes,rotate-size=64K made only $nrot files"
+python3 "$VER" "$T/sent.pcap" --format pcap "$T/allrot" > "$T/allrot.ver" || { cat "$T/allrot.ver"; fail "all=yes rotated pcap"; }
+ok "all=yes,rotate-size=64K: $nrot files, together: $(cat "$T/allrot.ver")"
+# rotation keeps names unique and in time order: each file starts at a data
+# time later than everything in the files before it, and every antenna's
+# frames stay in time order across the files
+python3 - "$T/allrot" <<'PY' || fail "all=yes rotation: files out of time order"
+import os, struct, sys
+d = sys.argv[1]
+seen_max = None
+last = {}
+for name in sorted(os.listdir(d)):
+    first = None
+    with open(os.path.join(d, name), "rb") as f:
+        f.read(24)
+        while True:
+            rh = f.read(16)
+            if not rh:
+                break
+            cap = struct.unpack("<IIII", rh)[2]
+            pkt = f.read(cap)
+            o = 4 if pkt[12:14] == b"\x81\x00" else 0    # VLAN tag
+            src = pkt[26 + o:30 + o]
+            c = pkt[42 + o:]
+            w0, w1 = struct.unpack("<QQ", c[:16])
+            t = ((w1 >> 8) & 0xFF, (w0 >> 32) & 0x3FFFFFFF, w0 & 0xFFFFFFFF)
+            if first is None:
+                first = t
+                assert seen_max is None or t > seen_max, (name, t, seen_max)
+            assert src not in last or t >= last[src], (name, src, t, last[src])
+            last[src] = t
+            seen_max = t if seen_max is None else max(seen_max, t)
+    assert first is not None, name
+PY
+ok "all=yes rotation: each file starts after all before it; every antenna in time order"
+nrot=$(ls "$T/rawrot"/*.raw | wc -l)
+[ "$nrot" -gt 6 ] || fail "rotate-time=20ms made only $nrot raw files"
+python3 "$VER" "$T/sent.pcap" --format raw "$T/rawrot" > "$T/rawrot.ver" || { cat "$T/rawrot.ver"; fail "raw rotated by time"; }
+ok "raw,rotate-time=20ms: $nrot files, together: $(cat "$T/rawrot.ver")"
 echo "$CHECKS checks passed"
