@@ -92,7 +92,8 @@ ibv_usage(FILE *f)
 "  --antennas N            N antennas from --antenna-base, 1..64 (6)\n"
 "  --antenna-base IP       first antenna source address (10.17.0.211)\n"
 "  --antenna-ip IP[=NAME][,...]  explicit antennas (repeatable); NAME\n"
-"                          names files and reports (default ant<i>)\n"
+"                          (letters, digits, '_') names files, reports and\n"
+"                          telemetry keys (default ant<i>)\n"
 "  --groups N              N groups from --group-base/--port-base (4)\n"
 "  --group-base IP         first multicast group (239.17.0.1)\n"
 "  --port-base PORT        UDP port of the first group (36001), +1 each\n"
@@ -299,10 +300,12 @@ add_antennas(struct ibv_config *c, struct pstate *ps, const char *opt,
 		}
 		if (eq != NULL) {
 			if (eq[1] == '\0' || strlen(eq + 1) >= ACCT_NAME_LEN ||
-			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
 				    strlen(eq + 1)) {
+				/* the name keys DPDK telemetry, whose keys take
+				 * only these, and names files */
 				errf(err, len,
-				     "%s: '%s': expected a name of 1..%d letters, digits, '-', '_' or '.'",
+				     "%s: '%s': expected a name of 1..%d letters, digits or '_'",
 				     opt, eq + 1, ACCT_NAME_LEN - 1);
 				free(store);
 				return -1;

@@ -627,7 +627,8 @@ tel_antennas(const char *cmd, const char *params, struct rte_tel_data *d)
 		ant_values(&t.ant[a], v);
 		for (k = 0; k < RTE_DIM(v); k++)
 			rte_tel_data_add_array_u64(arr, v[k]);
-		rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0);
+		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0) != 0)
+			rte_tel_data_free(arr);
 	}
 	return 0;
 }
@@ -688,7 +689,8 @@ tel_buffers(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_array_u64(arr, b->result[r]);
 		rte_tel_data_add_array_u64(arr, b->zero_filled);
 		rte_tel_data_add_array_u64(arr, (uint64_t)b->final_row);
-		rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0);
+		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0) != 0)
+			rte_tel_data_free(arr);
 	}
 	return 0;
 }

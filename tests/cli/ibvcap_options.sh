@@ -15,6 +15,7 @@ run_expect_fail "duplicate antenna IP" 1 "antenna 0 and antenna 2 have the same 
 run_expect_fail "duplicate antenna name" 1 "antennas 0 and 1 are both named 'ak1'" \
 	cc --antenna-ip 10.0.0.1=ak1,10.0.0.2=ak1
 run_expect_fail "bad antenna name" 1 "--antenna-ip: 'a b': expected a name" cc --antenna-ip "10.0.0.1=a b"
+run_expect_fail "antenna name telemetry cannot key" 1 "--antenna-ip: 'ak-01': expected a name of 1..31 letters, digits or '_'" cc --antenna-ip "10.0.0.1=ak-01"
 run_expect_fail "multicast antenna" 1 "not a unicast address" cc --antenna-ip 239.0.0.1
 run_expect_fail "group not multicast" 1 "--group: '10.1.1.1:5000': expected an IPv4 multicast address" cc --group 10.1.1.1:5000
 run_expect_fail "group port 0" 1 "--group: '239.1.1.1:0': expected IPV4:PORT" cc --group 239.1.1.1:0
