@@ -151,7 +151,8 @@ ibv_usage(FILE *f)
 "  --writer-drain T        at exit, wait up to T for writers (10s)\n"
 "Configuration:\n"
 "  --config FILE           INI file: any section, keys are these option\n"
-"                          names (flags take yes/no); the command line wins\n"
+"                          names (flags take yes/no); the command line wins,\n"
+"                          and its lists replace the file's\n"
 "  --check-config [FILE]   print the effective configuration (of FILE, as\n"
 "                          --config FILE, and the options) and exit 0, or\n"
 "                          exit 1 naming each bad key and value\n"
@@ -705,11 +706,41 @@ ini_lint(const char *path, char *err, size_t len)
 	return 0;
 }
 
+#define O_MAXVAL 512
+
+/* Options that describe one thing together: where the command line sets
+ * any of them, it replaces all of the file's. */
 static int
-load_ini(struct ibv_config *c, struct pstate *ps, const char *path, char *err,
-	 size_t len)
+opt_family(int val)
+{
+	switch (val) {
+	case O_ANTENNAS:
+	case O_ANT_BASE:
+	case O_ANT_IP:
+		return O_ANT_IP;
+	case O_GROUPS:
+	case O_GROUP_BASE:
+	case O_PORT_BASE:
+	case O_GROUP:
+		return O_GROUP;
+	default:
+		return val;
+	}
+}
+
+/*
+ * Load an INI into c. Keys whose family the command line sets (cli, may be
+ * NULL) are still checked, against a scratch configuration, but not used:
+ * the command line wins, for lists too (--port on the command line replaces
+ * the file's ports rather than adding to them).
+ */
+static int
+load_ini(struct ibv_config *c, struct pstate *ps, const char *path, const bool *cli,
+	 char *err, size_t len)
 {
 	struct rte_cfgfile *cf;
+	struct ibv_config *scratch = NULL;
+	struct pstate sps;
 	int nsec, s, rc = 0;
 	char **secs;
 
@@ -758,8 +789,22 @@ load_ini(struct ibv_config *c, struct pstate *ps, const char *path, char *err,
 					  secs[s], ent[e].name);
 				break;
 			}
-			if (apply(c, ps, o->val, o->name, ent[e].value, sub, sizeof(sub)) != 0)
+			if (cli != NULL && cli[opt_family(o->val)]) {
+				if (scratch == NULL) {
+					scratch = malloc(sizeof(*scratch));
+					if (scratch == NULL) {
+						rc = errf(err, len, "--config: out of memory");
+						break;
+					}
+					ibv_config_defaults(scratch);
+					memset(&sps, 0, sizeof(sps));
+				}
+				if (apply(scratch, &sps, o->val, o->name, ent[e].value, sub,
+					  sizeof(sub)) != 0)
+					rc = errf(err, len, "%s: [%s] %s", path, secs[s], sub);
+			} else if (apply(c, ps, o->val, o->name, ent[e].value, sub, sizeof(sub)) != 0) {
 				rc = errf(err, len, "%s: [%s] %s", path, secs[s], sub);
+			}
 		}
 		free(ent);
 	}
@@ -767,6 +812,7 @@ load_ini(struct ibv_config *c, struct pstate *ps, const char *path, char *err,
 		free(secs[s]);
 	free(secs);
 	rte_cfgfile_close(cf);
+	free(scratch);
 	return rc;
 }
 
@@ -777,7 +823,7 @@ ibv_config_load_ini(struct ibv_config *c, const char *path, char *err,
 	struct pstate ps;
 
 	memset(&ps, 0, sizeof(ps));
-	return load_ini(c, &ps, path, err, errlen);
+	return load_ini(c, &ps, path, NULL, err, errlen);
 }
 
 /* Everything that can be checked without a device. */
@@ -899,9 +945,16 @@ ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
 		 size_t errlen)
 {
 	struct pstate ps;
+	bool cli[O_MAXVAL] = { false };
 	int opt, i;
 
 	memset(&ps, 0, sizeof(ps));
+	/* which options the command line sets (errors are reported below) */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1)
+		if (opt > 0 && opt < O_MAXVAL)
+			cli[opt_family(opt)] = true;
 	/* the file first, wherever --config is: the command line wins */
 	for (i = 1; i < argc; i++) {
 		const char *path = NULL;
@@ -912,11 +965,11 @@ ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
 			path = argv[i] + 9;
 		if (path != NULL) {
 			str_copy(c->config_file, sizeof(c->config_file), path);
-			if (load_ini(c, &ps, path, err, errlen) != 0)
+			if (load_ini(c, &ps, path, cli, err, errlen) != 0)
 				return -1;
 		}
 	}
-	optind = 1;
+	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1) {
 		const char *name = NULL;

@@ -71,6 +71,22 @@ grep -q '^antenna-ip = 10.1.0.2=ak02' "$T/eff.txt" || fail "antenna from INI mis
 grep -q '^group = 239.2.0.2:40002@0' "$T/eff.txt" || fail "repeated key did not append"
 grep -q '^stats-period = 5.000s' "$T/eff.txt" || fail "command line did not win"
 ok "INI accepted, repeated keys append, the command line wins"
+# lists too: the command line's replace the file's, for the whole family
+cc --config "$T/good.ini" --port 1 --antennas 3 --groups 2 > "$T/eff3.txt" || fail "overrides refused"
+expect_eq "command line --port replaces the INI's ports" "$(grep -c '^port = ' "$T/eff3.txt")" 1
+grep -q '^port = 1$' "$T/eff3.txt" || fail "--port 1 not used: $(grep '^port' "$T/eff3.txt")"
+expect_eq "command line --antennas replaces the INI's antenna-ip list" \
+	"$(grep -c '^antenna-ip = ' "$T/eff3.txt") $(grep -c 'ak0' "$T/eff3.txt")" "3 0"
+expect_eq "command line --groups replaces the INI's group list" \
+	"$(grep -c '^group = ' "$T/eff3.txt") $(grep -c '239.2.0' "$T/eff3.txt")" "2 0"
+cc --config "$T/good.ini" --antenna-ip 10.9.0.1=x1 > "$T/eff4.txt" || fail "--antenna-ip override refused"
+expect_eq "command line --antenna-ip replaces the INI's" "$(grep '^antenna-ip' "$T/eff4.txt" | cut -d' ' -f3)" "10.9.0.1=x1"
+# an overridden key is still checked
+printf '[ports]
+port = 0,,1
+' > "$T/badport.ini"
+run_expect_fail "overridden INI key still checked" 1 "badport.ini: [ports] --port" \
+	cc --config "$T/badport.ini" --port 1
 # --check-config FILE: the file as --config FILE
 "$C" --check-config "$T/good.ini" --stats-period 5s > "$T/eff2.txt" || fail "--check-config FILE refused"
 cmp -s "$T/eff.txt" "$T/eff2.txt" || fail "--check-config FILE differs from --check-config --config FILE"
