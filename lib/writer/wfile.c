@@ -151,6 +151,18 @@ flush(struct wfile *f, bool all)
 	return 0;
 }
 
+int
+wfile_ensure(struct wfile *f, size_t n)
+{
+	if (f->err != 0)
+		return -f->err;
+	if (n > f->cap - WFILE_ALIGN)
+		return -E2BIG;
+	if (f->fill + n > f->cap)
+		return flush(f, false);
+	return 0;
+}
+
 uint8_t *
 wfile_reserve(struct wfile *f, size_t n)
 {

@@ -53,6 +53,13 @@ wfile_size(const struct wfile *f)
  */
 uint8_t *wfile_reserve(struct wfile *f, size_t n);
 
+/**
+ * Room for n more bytes without a flush: flushes now if needed, so that
+ * what is appended next (a row) can still be rolled back.
+ * @return 0, -f->err, or -E2BIG when n exceeds the buffer.
+ */
+int wfile_ensure(struct wfile *f, size_t n);
+
 /** Append n bytes. @return 0 or -f->err. */
 int wfile_append(struct wfile *f, const void *p, size_t n);
 

@@ -177,6 +177,14 @@ wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Bytes a row of b can take in any format: per slot a CODIF frame, or a
+ * pcap record (16) with Ethernet, VLAN, IPv4 and UDP headers (46). */
+static size_t
+row_bytes_max(const struct antbuf *b)
+{
+	return (size_t)b->g.nslots * (16 + 46 + CODIF_HDR_LEN + b->g.data_bytes);
+}
+
 int
 writer_init(struct writer *w, const struct wr_opts *o,
 	    const struct antbuf *const *bufs, uint8_t *const *payloads, unsigned int n,
@@ -196,6 +204,14 @@ writer_init(struct writer *w, const struct wr_opts *o,
 		return -errno;
 	}
 	w->n = n;
+	for (i = 0; i < n; i++) {
+		/* staging holds at least two whole rows (plus O_DIRECT slack) */
+		size_t need = 2 * row_bytes_max(bufs[i]) + 2 * WFILE_ALIGN;
+
+		need = (need + WFILE_ALIGN - 1) / WFILE_ALIGN * WFILE_ALIGN;
+		if (((ant_mask >> i) & 1) && w->o.bufsize < need)
+			w->o.bufsize = need;
+	}
 	for (i = 0; i < n; i++) {
 		w->src[i].b = bufs[i];
 		w->src[i].payload = payloads != NULL ? payloads[i] : NULL;
@@ -370,6 +386,13 @@ ext_of(enum wr_format f)
 	return wr_format_name(f);
 }
 
+/* wfile_reserve failed: an I/O error, or a request past the buffer. */
+static int
+reserve_err(const struct wfile *f)
+{
+	return f->err ? -f->err : -E2BIG;
+}
+
 static uint64_t
 assigned_mask(const struct antbuf *b)
 {
@@ -499,7 +522,7 @@ row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct a
 			continue; /* the stream had not started yet */
 		p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
 		if (p == NULL)
-			return -out->f.err;
+			return reserve_err(&out->f);
 		if (m->flags & ANTBUF_F_VALID) {
 			memcpy(p, m->codif, CODIF_HDR_LEN);
 			w->st.frames++;
@@ -537,7 +560,7 @@ row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct ant
 		m = antbuf_metap(b, v->pos, k);
 		p = wfile_reserve(&out->f, D);
 		if (p == NULL)
-			return -out->f.err;
+			return reserve_err(&out->f);
 		gap = !(m->flags & ANTBUF_F_VALID);
 		inv = (m->flags & ANTBUF_F_INVALID) != 0;
 		if (gap)
@@ -586,7 +609,7 @@ row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 		rec[3] = len;
 		p = wfile_reserve(&out->f, sizeof(rec) + cap);
 		if (p == NULL)
-			return -out->f.err;
+			return reserve_err(&out->f);
 		memcpy(p, rec, sizeof(rec));
 		p += sizeof(rec);
 		n = m->l2len < cap ? m->l2len : cap;
@@ -622,7 +645,7 @@ placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t 
 				continue;
 			p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
 			if (p == NULL)
-				return -out->f.err;
+				return reserve_err(&out->f);
 			codif_decode(b->slot[k].ref, CODIF_HDR_LEN, &h, NULL, 0);
 			antbuf_row_hdr_time(b, row, &h.seconds, &h.frame);
 			h.invalid = true;
@@ -636,7 +659,7 @@ placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t 
 
 		p = wfile_reserve(&out->f, n);
 		if (p == NULL)
-			return -out->f.err;
+			return reserve_err(&out->f);
 		memset(p, 0, n);
 		if (out->noverrun > 0 &&
 		    out->overrun[out->noverrun - 1].first + out->overrun[out->noverrun - 1].count ==
@@ -656,8 +679,15 @@ placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t 
 static int
 do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
 {
-	uint64_t mark = wfile_size(&out->f), before = w->st.frames, gaps = w->st.gap_frames;
+	uint64_t mark, before = w->st.frames, gaps = w->st.gap_frames;
 	int rc;
+
+	/* the whole row fits the staging buffer from here: no flush inside
+	 * it, so a torn row can always be taken back */
+	rc = wfile_ensure(&out->f, row_bytes_max(s->b));
+	if (rc != 0)
+		return rc;
+	mark = wfile_size(&out->f);
 
 	switch (w->o.format) {
 	case WR_CODIF: rc = row_codif(w, s, out, v); break;
@@ -669,7 +699,8 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 	if (!antbuf_commit(s->b, &s->cur, v)) {
 		/* the producer lapped us while we copied: drop the row, count
 		 * its frames lost, keep the file regular */
-		wfile_rollback(&out->f, mark);
+		if (wfile_rollback(&out->f, mark) != 0)
+			return -EIO; /* cannot happen after wfile_ensure */
 		w->st.frames = before;
 		w->st.gap_frames = gaps;
 		w->st.torn_rows++;

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of lib/writer: rows bigger than the staging buffer asked for
+ * (the writer grows it rather than dropping rows), a staging buffer that
+ * can always take back a row, and files checked frame by frame. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "antbuf.h"
+#include "check.h"
+#include "codif_pattern.h"
+#include "wfile.h"
+#include "writer.h"
+
+#define SLOTS 16
+#define D 65536           /* the largest frame a buffer takes */
+#define ROWS 8
+#define GAP_ROW 3
+#define GAP_SLOT 5
+
+static struct codif_hdr
+hdr_for(int64_t n, uint16_t thread)
+{
+	struct codif_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.epoch = 50;
+	h.nbits = 8;
+	h.nchan = 1;
+	h.period = 1;
+	h.framelength8 = D / 8;
+	h.totalsamples = 100ULL * D; /* FPP 100 */
+	h.protocol = 7;
+	h.version = 3;
+	h.sync = CODIF_SYNC;
+	h.threadid = thread;
+	h.groupid = 257;
+	h.seconds = (uint32_t)(1000 + n / 100);
+	h.frame = (uint32_t)(n % 100);
+	return h;
+}
+
+static struct antbuf *
+make_full(void)
+{
+	struct antbuf_geom g = { SLOTS, 2 * ROWS, 2, D };
+	size_t sz = antbuf_size(&g, true);
+	struct antbuf *b = aligned_alloc(ANTBUF_PAGE, sz);
+	static uint8_t data[D];
+	int64_t n;
+	unsigned int s;
+
+	CHECK(b != NULL && antbuf_init(b, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
+	for (n = 0; n < ROWS; n++)
+		for (s = 0; s < SLOTS; s++) {
+			struct codif_hdr h = hdr_for(n, (uint16_t)s);
+			uint8_t hb[CODIF_HDR_LEN], l2[42] = { 0 };
+
+			if (n == GAP_ROW && s == GAP_SLOT)
+				continue;
+			codif_encode(&h, hb);
+			codif_pattern_fill(&h, data, D);
+			CHECK(antbuf_place(b, NULL, s, &h, hb, data, D, l2, 42, 42 + 64 + D,
+					   1000 + n, 0xEF110001, 36001) == ANTBUF_PLACED);
+		}
+	antbuf_flush(b, NULL);
+	return b;
+}
+
+/* the one file in dir (its path into out), or "" */
+static void
+only_file(const char *dir, const char *ext, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	out[0] = '\0';
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name), el = strlen(ext);
+
+		if (l > el && strcmp(e->d_name + l - el, ext) == 0) {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	CHECK_EQ_U(n, 1);
+}
+
+static uint8_t *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p = NULL;
+	long n;
+
+	*len = 0;
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc(n > 0 ? (size_t)n : 1);
+	if (p != NULL && fread(p, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	fclose(f);
+	return p;
+}
+
+/* write b in fmt with buffer=1M into dir; the writer's counts */
+static void
+write_all(struct antbuf *b, const char *fmt, const char *dir, struct wr_stats *st)
+{
+	struct wr_opts o;
+	struct writer *w = calloc(1, sizeof(*w));
+	const struct antbuf *bufs[1] = { b };
+	char spec[512], err[600];
+	int rc, rounds = 0;
+
+	snprintf(spec, sizeof(spec), "%s:%s,buffer=1M,direct=no,oldest=yes%s", fmt, dir,
+		 strcmp(fmt, "pcap") == 0 ? ",snaplen=262144" : "");
+	CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+	CHECK(w != NULL && writer_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
+	/* staging grown to two whole rows */
+	CHECK(w->o.bufsize >= 2 * (size_t)SLOTS * (CODIF_HDR_LEN + D));
+	while ((rc = writer_poll(w, 1)) > 0 && rounds++ < 100)
+		;
+	CHECK_EQ_I(rc, 0);
+	CHECK_EQ_I(writer_finish(w), 0);
+	CHECK_EQ_I(w->error, 0);
+	*st = w->st;
+	free(w);
+}
+
+static void
+test_big_rows(const char *tmp)
+{
+	struct antbuf *b = make_full();
+	static uint8_t want[D];
+	static const uint8_t zero[D];
+	char dir[300], path[600];
+	struct wr_stats st;
+	uint8_t *f;
+	size_t len, off, i;
+	int64_t n;
+	unsigned int s;
+
+	/* codif: every frame, the gap as an invalid zero frame */
+	snprintf(dir, sizeof(dir), "%s/codif", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	write_all(b, "codif", dir, &st);
+	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	CHECK_EQ_U(st.gap_frames, 1);
+	CHECK_EQ_U(st.rows, ROWS);
+	only_file(dir, ".codif", path, sizeof(path));
+	f = slurp(path, &len);
+	CHECK_EQ_U(len, (size_t)ROWS * SLOTS * (CODIF_HDR_LEN + D));
+	for (n = 0, off = 0; f != NULL && n < ROWS; n++)
+		for (s = 0; s < SLOTS && off + CODIF_HDR_LEN + D <= len; s++) {
+			struct codif_hdr h = hdr_for(n, (uint16_t)s), got;
+
+			CHECK(codif_decode(f + off, CODIF_HDR_LEN, &got, NULL, 0) == 0);
+			CHECK_EQ_U(got.frame, h.frame);
+			CHECK_EQ_U(got.threadid, s);
+			if (n == GAP_ROW && s == GAP_SLOT) {
+				CHECK(got.invalid);
+				CHECK(memcmp(f + off + CODIF_HDR_LEN, zero, D) == 0);
+			} else {
+				CHECK(!got.invalid);
+				codif_pattern_fill(&h, want, D);
+				CHECK(memcmp(f + off + CODIF_HDR_LEN, want, D) == 0);
+			}
+			off += CODIF_HDR_LEN + D;
+		}
+	free(f);
+
+	/* raw: payload only, zeros for the gap */
+	snprintf(dir, sizeof(dir), "%s/raw", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	write_all(b, "raw", dir, &st);
+	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	only_file(dir, ".raw", path, sizeof(path));
+	f = slurp(path, &len);
+	CHECK_EQ_U(len, (size_t)ROWS * SLOTS * D);
+	for (i = 0; f != NULL && i < (size_t)ROWS * SLOTS && (i + 1) * D <= len; i++) {
+		struct codif_hdr h = hdr_for((int64_t)(i / SLOTS), (uint16_t)(i % SLOTS));
+
+		if (i / SLOTS == GAP_ROW && i % SLOTS == GAP_SLOT) {
+			CHECK(memcmp(f + i * D, zero, D) == 0);
+		} else {
+			codif_pattern_fill(&h, want, D);
+			CHECK(memcmp(f + i * D, want, D) == 0);
+		}
+	}
+	free(f);
+
+	/* pcap: a record per frame, none for the gap */
+	snprintf(dir, sizeof(dir), "%s/pcap", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	write_all(b, "pcap", dir, &st);
+	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	only_file(dir, ".pcap", path, sizeof(path));
+	f = slurp(path, &len);
+	CHECK_EQ_U(len, 24 + (size_t)(ROWS * SLOTS - 1) * (16 + 42 + CODIF_HDR_LEN + D));
+	free(f);
+	free(b);
+}
+
+static void
+test_wfile_rollback(const char *tmp)
+{
+	struct wfile f;
+	char path[600], err[700];
+	static uint8_t chunk[600 * 1024];
+	uint64_t mark;
+	struct stat sb;
+
+	memset(&f, 0, sizeof(f));
+	snprintf(path, sizeof(path), "%s/roll.bin", tmp);
+	CHECK(wfile_open(&f, path, 1u << 20, false, err, sizeof(err)) == 0);
+	memset(chunk, 1, sizeof(chunk));
+	CHECK(wfile_append(&f, chunk, sizeof(chunk)) == 0);
+	wfile_record_end(&f);
+	/* 600 KiB more do not fit the 1 MiB buffer: ensure flushes first, so
+	 * the row appended next can be taken back */
+	CHECK(wfile_ensure(&f, sizeof(chunk)) == 0);
+	mark = wfile_size(&f);
+	memset(chunk, 2, sizeof(chunk));
+	CHECK(wfile_append(&f, chunk, sizeof(chunk)) == 0);
+	CHECK(wfile_rollback(&f, mark) == 0);
+	CHECK_EQ_U(wfile_size(&f), sizeof(chunk));
+	CHECK_EQ_I(wfile_ensure(&f, 2u << 20), -E2BIG);
+	CHECK(wfile_close(&f, true, err, sizeof(err)) == 0);
+	CHECK(stat(path, &sb) == 0 && (size_t)sb.st_size == sizeof(chunk));
+}
+
+int
+main(void)
+{
+	char tmp[] = "/tmp/test_writer.XXXXXX";
+	char cmd[300];
+
+	if (mkdtemp(tmp) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_big_rows(tmp);
+	test_wfile_rollback(tmp);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp);
+	return check_report("test_writer");
+}
