@@ -280,6 +280,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	uint64_t v;
 	int opt, map_kind = 0;
 	bool ant_ip = false, group_list = false;
+	unsigned int ant_count = 0, group_count = 0;
 	uint32_t ant_base = 0, group_base = 0;
 	bool ant_base_set = false, group_base_set = false;
 	uint16_t port_base = 36001;
@@ -321,7 +322,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_QUIET: o->quiet = true; break;
 		case O_ANTENNAS:
 			rc = parse_u64(optname, a, 1, GEN_MAX_ANTENNAS, &v, err, ERRLEN);
-			c->nant = (unsigned int)v;
+			ant_count = (unsigned int)v;
 			break;
 		case O_ANT_BASE:
 			rc = parse_ipv4(optname, a, &ant_base, err, ERRLEN);
@@ -349,7 +350,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_GROUPS:
 			rc = parse_u64(optname, a, 1, GEN_MAX_GROUPS, &v, err, ERRLEN);
-			c->ngroup = (unsigned int)v;
+			group_count = (unsigned int)v;
 			break;
 		case O_GROUP_BASE:
 			rc = parse_ipv4(optname, a, &group_base, err, ERRLEN);
@@ -406,7 +407,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			for (i = 0; i < (unsigned int)n && rc == 0; i++) {
 				rc = parse_u64(optname, items[i], 0, GEN_MAX_ANTENNAS - 1,
 					       &v, err, ERRLEN);
-				c->select |= 1ULL << v;
+				if (rc == 0)
+					c->select |= 1ULL << v;
 			}
 			free(store);
 			break;
@@ -530,6 +532,21 @@ parse_args(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return -1;
 	}
+	/* whatever the order of the options */
+	if (ant_ip && ant_count != 0 && ant_count != c->nant) {
+		fprintf(stderr, "codifgen: --antennas %u and --antenna-ip (%u given) disagree\n",
+			ant_count, c->nant);
+		return -1;
+	}
+	if (group_list && group_count != 0 && group_count != c->ngroup) {
+		fprintf(stderr, "codifgen: --groups %u and --group (%u given) disagree\n",
+			group_count, c->ngroup);
+		return -1;
+	}
+	if (!ant_ip && ant_count != 0)
+		c->nant = ant_count;
+	if (!group_list && group_count != 0)
+		c->ngroup = group_count;
 	if (!ant_ip) {
 		for (i = 0; i < c->nant; i++)
 			c->ant_ip[i] = ant_base + i;
@@ -553,6 +570,22 @@ parse_args(int argc, char **argv, struct opts *o)
 		for (i = 0; i < GEN_MAX_ANTENNAS; i++)
 			c->ant_groups[i] = 1ULL << (i % c->ngroup);
 	} else {
+		uint64_t gmask = c->ngroup == 64 ? ~0ULL : (1ULL << c->ngroup) - 1;
+
+		for (i = c->nant; i < GEN_MAX_ANTENNAS; i++)
+			if (c->ant_groups[i] != 0) {
+				fprintf(stderr, "codifgen: --map: antenna %u: expected an antenna "
+					"index 0..%u (%u antennas)\n", i, c->nant - 1, c->nant);
+				return -1;
+			}
+		for (i = 0; i < c->nant; i++)
+			if ((c->ant_groups[i] & ~gmask) != 0) {
+				fprintf(stderr, "codifgen: --map: antenna %u: group %d: expected a "
+					"group index 0..%u (%u groups)\n", i,
+					__builtin_ctzll(c->ant_groups[i] & ~gmask), c->ngroup - 1,
+					c->ngroup);
+				return -1;
+			}
 		for (i = 0; i < c->nant; i++)
 			if (c->ant_groups[i] == 0) {
 				fprintf(stderr, "codifgen: --map: antenna %u has no group "
@@ -560,7 +593,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 	}
-	if (c->select != 0 && (c->select >> c->nant) != 0 && c->nant < 64) {
+	if (c->nant < 64 && (c->select >> c->nant) != 0) {
 		fprintf(stderr, "codifgen: --select: antenna index beyond the %u antennas\n",
 			c->nant);
 		return -1;
@@ -884,7 +917,9 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 			strerror(-rc));
 		return -1;
 	}
-	od->mp = rte_pktmbuf_pool_create("codifgen_tx", o->nb_mbufs, 256, 0,
+	/* a cache may hold at most 2/3 of the pool (DPDK's rule) */
+	od->mp = rte_pktmbuf_pool_create("codifgen_tx", o->nb_mbufs,
+					 RTE_MIN(256u, o->nb_mbufs * 2 / 3), 0,
 					 (uint16_t)room,
 					 rte_eth_dev_socket_id(od->port) < 0 ? (int)rte_socket_id() :
 					 rte_eth_dev_socket_id(od->port));

@@ -27,6 +27,22 @@ run_expect_fail "--duration unit" 1 "--duration: '5 parsecs': expected a duratio
 run_expect_fail "--frames and --duration" 1 "--frames and --duration exclude each other" "$G" --frames 5 --duration 1s --pcap "$o"
 run_expect_fail "--map bad entry" 1 "--map: 'x': expected ANTENNA:GROUP" "$G" --map x --pcap "$o"
 run_expect_fail "--map antenna missing" 1 "--map: antenna 1 has no group" "$G" --antennas 2 --groups 2 --map 0:0+1 --pcap "$o"
+run_expect_fail "--map antenna beyond" 1 "--map: antenna 5: expected an antenna index 0..1 (2 antennas)" \
+	"$G" --antennas 2 --map 0:0,1:1,5:0 --pcap "$o"
+run_expect_fail "--map group beyond" 1 "--map: antenna 1: group 7: expected a group index 0..3 (4 groups)" \
+	"$G" --antennas 2 --map 0:0,1:7 --pcap "$o"
+run_expect_fail "--antenna-ip then --antennas" 1 "--antennas 5 and --antenna-ip (2 given) disagree" \
+	"$G" --antenna-ip 10.0.0.1,10.0.0.2 --antennas 5 --pcap "$o"
+run_expect_fail "--antennas then --antenna-ip" 1 "--antennas 5 and --antenna-ip (2 given) disagree" \
+	"$G" --antennas 5 --antenna-ip 10.0.0.1,10.0.0.2 --pcap "$o"
+run_expect_fail "--group then --groups" 1 "--groups 3 and --group (1 given) disagree" \
+	"$G" --group 239.1.1.1:5000 --groups 3 --pcap "$o"
+run_expect_fail "--select out of range" 1 "--select: '99': expected an integer between 0 and 63" \
+	"$G" --select 99 --pcap "$o"
+"$G" --antennas 64 --select 63 --frames 2 --pcap "$T/s64.pcap" --truth "$T/s64.json" --quiet ||
+	fail "--antennas 64 --select 63 refused"
+expect_eq "--antennas 64 --select 63: only antenna 63 sends" \
+	"$(python3 -c 'import json,sys; print(sorted({s["antenna"] for s in json.load(open(sys.argv[1]))["streams"] if s["sent"] > 0}))' "$T/s64.json")" "[63]"
 run_expect_fail "--select beyond antennas" 1 "--select: antenna index beyond the 6 antennas" "$G" --select 7 --pcap "$o"
 run_expect_fail "no output" 1 "no output: give --pcap FILE, --socket or --tx-port N" "$G" --frames 5
 run_expect_fail "unwritable pcap" 1 "--pcap: '/nonexistent/x.pcap'" "$G" --pcap /nonexistent/x.pcap

@@ -31,6 +31,18 @@ el=$(sed -n 's/.* bytes in \([0-9.]*\) s .*/\1/p' "$T/paced.log")
 python3 -c "import sys; sys.exit(0 if float('$el') >= 0.09 else 1)" || fail "paced run took $el s, expected >= 0.09 s"
 ok "rate control: 20 frames at 200 fps took $el s (>= 0.09 s)"
 
+# --rate-gbps: 20 frames of 8298 bytes on the wire at 0.01 Gb/s take at least
+# 19 x 8298 x 8 / 1e7 = 0.126 s; a pool of 100 mbufs is enough
+# shellcheck disable=SC2086
+"$GEN" $EAL --vdev "net_pcap0,tx_pcap=$T/gbps.pcap" -- --tx-port 0 --antennas 1 --groups 1 \
+	--threads 1 --frames 20 --rate-gbps 0.01 --mbufs 100 2> "$T/gbps.log" ||
+	{ cat "$T/gbps.log"; fail "--rate-gbps 0.01 --mbufs 100 failed"; }
+el=$(sed -n 's/.* bytes in \([0-9.]*\) s .*/\1/p' "$T/gbps.log")
+python3 -c "import sys; sys.exit(0 if float('$el') >= 0.12 else 1)" || fail "--rate-gbps run took $el s, expected >= 0.12 s"
+expect_eq "--rate-gbps 0.01 --mbufs 100: frames read back" \
+	"$(python3 "$SRC/tests/tools/pcapdiff.py" "$T/gbps.pcap" "$T/gbps.pcap" | grep -o '^pcapdiff: [0-9]*')" "pcapdiff: 20"
+ok "rate control: 20 frames at 0.01 Gb/s took $el s (>= 0.12 s)"
+
 # no such port, no EAL: clear errors
 # shellcheck disable=SC2086
 run_expect_fail "no such DPDK port" 1 "--tx-port 3: no such DPDK port" \
