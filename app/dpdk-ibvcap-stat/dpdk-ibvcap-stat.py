@@ -215,7 +215,9 @@ def main():
     ap.add_argument("--interval", type=seconds, default=1.0, metavar="SECONDS",
                     help="refresh period of the table and of --prom (default: 1)")
     ap.add_argument("--once", action="store_true", help="print one snapshot and exit")
-    ap.add_argument("--json", action="store_true", help="the snapshot as JSON (with --once)")
+    ap.add_argument("--json", action="store_true",
+                    help="snapshots as JSON: one, indented, with --once; else one "
+                         "object per line every --interval")
     ap.add_argument("--prom", metavar="FILE",
                     help="write the counters in Prometheus text format to FILE "
                          "(atomically; with --once, once), e.g. "
@@ -240,7 +242,10 @@ def main():
                 elif not a.prom:
                     print(table(a.file_prefix, None, cur))
                 return 0
-            if not a.prom or sys.stdout.isatty():
+            if a.json:
+                print(json.dumps(cur, sort_keys=True))
+                sys.stdout.flush()
+            elif not a.prom or sys.stdout.isatty():
                 sys.stdout.write("\033[H\033[2J" if sys.stdout.isatty() else "")
                 print(table(a.file_prefix, prev, cur))
                 sys.stdout.flush()

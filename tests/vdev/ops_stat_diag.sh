@@ -18,14 +18,15 @@ export PATH="$T/bin:$PATH"
 
 "$GEN" --frames 50 --seed 8 --loss 0.04 --duplicate 0.02 --invalid 0.03 --pcap "$T/in.pcap" \
 	--truth "$T/truth.json" --quiet
-mkdir -p "$T/conf" "$T/data"
+mkdir -p "$T/conf" "$T/data" "$T/w"
 cat > "$T/conf/lab.ini" <<INI
 [eal]
-args = -l 0,1 --no-pci --no-huge -m 1024 --log-level=lib.eal:error --vdev net_pcap0,rx_pcap=$T/in.pcap
+args = --lcores 0@0,1@1,2@0 --no-pci --no-huge -m 1024 --log-level=lib.eal:error --vdev net_pcap0,rx_pcap=$T/in.pcap
 [capture]
 steer = software
 stats-period = 0
 duration = 120s
+write = codif:$T/w
 INI
 dpdk-ibvcap --file-prefix="$PREFIX" -- --config "$T/conf/lab.ini" > "$T/cap.log" 2>&1 &
 CPID=$!
@@ -53,8 +54,19 @@ for i, a in t.items():
 assert s["ports"]["0"]["ipackets"] > 0
 PY
 ok "dpdk-ibvcap-stat --once --json: per-antenna counts = truth"
+# the writer's row: rows become final only when the window passes them (or
+# at stop), so with the replay over it has written at most what arrived
+python3 - "$T/truth.json" "$T/snap.json" <<'PY' || fail "stat --json writer counts"
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+w = list(json.load(open(sys.argv[2]))["writers"].values())
+assert len(w) == 1 and w[0]["lost_frames"] == 0 and w[0]["active"] == 1, w
+assert 0 <= w[0]["frames"] <= t["received"], (w, t["received"])
+PY
+ok "dpdk-ibvcap-stat --once --json: the writer's row, none lost to overrun"
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
 grep -qE '^ant3 +[0-9.]+ +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
+grep -qE '^writer +frames +gap-frames' "$T/table.txt" || { cat "$T/table.txt"; fail "table: no writer rows"; }
 grep -q '^port ' "$T/table.txt" && ok "dpdk-ibvcap-stat --once: the status table ($(wc -l < "$T/table.txt") lines)"
 
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --prom "$T/ibvcap.prom"
@@ -68,12 +80,24 @@ for name, a in t.items():
     assert v[("ibvcap_antenna_frames_received_total", name)] == a["received"]
     assert v[("ibvcap_antenna_frames_lost_total", name)] == a["lost"]
 assert all(s["labels"]["instance_prefix"] for s in p)
+w = [s for s in p if s["name"] == "ibvcap_writer_lost_frames_total"]
+assert len(w) == 1 and w[0]["value"] == 0 and w[0]["labels"]["writer"], w
+assert len([s for s in p if s["name"] == "ibvcap_writer_frames_total"]) == 1
 PY
 ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
 # refreshing mode writes the file again and again; stop it after two rounds
 timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 0.5 --prom "$T/loop.prom" > /dev/null || true
 [ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
 ok "refreshing --prom mode writes the file"
+# refreshing --json: one snapshot per line, each with the final counts
+timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 0.5 --json > "$T/loop.jsonl" || true
+python3 - "$T/loop.jsonl" "$n" <<'PY' || fail "refreshing --json"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(lines) >= 2, len(lines)
+assert all(x["stats"]["packets"] == int(sys.argv[2]) for x in lines)
+PY
+ok "refreshing --json: one snapshot per line ($(wc -l < "$T/loop.jsonl") lines)"
 
 echo "frames" > "$T/data/ibvcap_ant0_20250101T000000.000000000Z.codif"
 cp "$SRC/config/askap.ini" "$SRC/config/lab.ini" "$T/conf/" 2>/dev/null || true
@@ -100,6 +124,11 @@ kill -INT "$CPID"
 wait "$CPID" || fail "primary exit status after SIGINT"
 grep -q 'stopped by SIGINT' "$T/cap.log" || fail "no clean stop on SIGINT"
 ok "SIGINT: clean stop with the summary"
+# at the stop the writer took every received frame: its files hold them all
+"$BUILD/app/codifcheck/codifcheck" info --json "$T/w" > "$T/w.json" || fail "codifcheck info of the writer's files"
+expect_eq "the writer's files: frames received = the truth's" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(s["received"] for f in j["files"] for s in f["streams"]))' "$T/w.json")" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")"
 run_expect_fail "stat without a capture" 1 "no dpdk-ibvcap telemetry at /var/run/dpdk/${PREFIX}none" \
 	dpdk-ibvcap-stat --file-prefix "${PREFIX}none" --once
 run_expect_fail "stat bad option" 2 "--interval: '-1': expected a number of seconds" \
