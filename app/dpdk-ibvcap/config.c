@@ -148,7 +148,9 @@ ibv_usage(FILE *f)
 "  --write FORMAT:DIR[,key=value...]  a writer on an lcore of its own\n"
 "                          (repeatable): raw|codif|pcap; keys prefix,\n"
 "                          rotate-size, rotate-time, snaplen, all, direct\n"
-"  --writer-drain T        at exit, wait up to T for writers (10s)\n"
+"  --writer-drain T        at exit, wait up to T for dpdk-ibvcap-dump writers\n"
+"                          to take the last frames (10s; --write writers\n"
+"                          always finish)\n"
 "Configuration:\n"
 "  --config FILE           INI file: any section, keys are these option\n"
 "                          names (flags take yes/no); the command line wins,\n"
@@ -777,7 +779,14 @@ load_ini(struct ibv_config *c, struct pstate *ps, const char *path, const bool *
 			const struct option *o = find_opt(ent[e].name);
 			char sub[IBV_ERRLEN - 160];
 
-			if (o == NULL || o->val == O_CONFIG || o->val == O_HELP) {
+			if (o != NULL && (o->val == O_CONFIG || o->val == O_HELP ||
+					  o->val == O_CHECK_CONFIG)) {
+				rc = errf(err, len,
+					  "%s: [%s] %s: not a configuration key (a command-line "
+					  "action)", path, secs[s], ent[e].name);
+				break;
+			}
+			if (o == NULL) {
 				rc = errf(err, len,
 					  "%s: [%s] %s = %s: unknown key (keys are the "
 					  "long option names of --help)",
@@ -894,6 +903,10 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 				    ipv4_str(l->group[i].ip, b, sizeof(b)), l->group[i].port,
 				    c->group_port[i], c->nport);
 	}
+	for (i = c->nport; c->nport != 0 && i < IBV_MAX_PORTS; i++)
+		if (c->port[i].iface[0] != '\0')
+			return errf(err, len, "--join-iface: port index %u (%s), but only %u "
+				    "ports (--port) are given", i, c->port[i].iface, c->nport);
 	for (i = 0; i < c->nmap; i++) {
 		if (c->nport != 0 && c->map[i].port_idx >= c->nport)
 			return errf(err, len, "--lcore-map: port index %u, but only %u ports are given",

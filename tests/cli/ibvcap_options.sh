@@ -50,6 +50,11 @@ run_expect_fail "INI bad value" 1 "bad2.ini: [layout] --antenna-base: '10.0.0.99
 	cc --config "$T/bad2.ini"
 printf 'this is not ini\n' > "$T/bad3.ini"
 run_expect_fail "INI not INI" 1 "bad3.ini: line 1: 'this is not ini': expected [section] or key = value" cc --config "$T/bad3.ini"
+run_expect_fail "--join-iface beyond --port" 1 "--join-iface: port index 1 (eth9), but only 1 ports (--port) are given" \
+	cc --port 0 --join-iface 1=eth9
+printf '[x]\ncheck-config = yes\n' > "$T/cc.ini"
+run_expect_fail "INI action key" 1 "cc.ini: [x] check-config: not a configuration key (a command-line action)" \
+	cc --config "$T/cc.ini"
 run_expect_fail "INI missing" 1 "--config: '$T/none.ini': No such file or directory" cc --config "$T/none.ini"
 
 # a good file: effective configuration printed; the command line wins

@@ -19,6 +19,8 @@ run_expect_fail "no port at all" 1 "no DPDK port: give a device with -a PCI_ADDR
 	"$C" $EAL -- --steer software
 run_expect_fail "missing port" 1 "--port 4: no such DPDK port (available: 0 (net_pcap0))" \
 	"$C" $EAL --vdev "$V" -- --port 4 --steer software
+run_expect_fail "--join-iface beyond the probed ports" 1 "--join-iface: port index 2 (eth9), but there is only 1 port" \
+	"$C" $EAL --vdev "$V" -- --steer software --join-iface 2=eth9
 run_expect_fail "missing device name" 1 "--port net_ring9: no such DPDK device" \
 	"$C" $EAL --vdev "$V" -- --port net_ring9 --steer software
 run_expect_fail "no worker lcore" 1 "no worker lcore: the main lcore reports, rx needs at least one more (e.g. -l 0,1)" \
