@@ -74,7 +74,8 @@ mkdir -p "$T/A" "$T/B" "$T/C" "$T/C2"
 start_primary one
 start_dump "$T/A.log" --write "codif:$T/A" --name all-codif --summary-json "$T/A.json"
 APID=$DPID
-start_dump "$T/B.log" --write "pcap:$T/B" --antenna ant3 --name ant3-pcap --summary-json "$T/B.json"
+start_dump "$T/B.log" --write "pcap:$T/B" --antenna ant3 --name ant3-pcap --summary-json "$T/B.json" \
+	--stats-period 200ms
 BPID=$DPID
 start_dump "$T/C.log" --write "raw:$T/C" --name doomed
 KPID=$DPID
@@ -85,8 +86,14 @@ kill -9 "$KPID"
 wait "$KPID" 2>/dev/null || true
 start_dump "$T/C2.log" --write "raw:$T/C2" --name reborn --summary-json "$T/C2.json"
 CPID2=$DPID
+# a late writer of antenna 1 by index, from the oldest frame in the ring,
+# 128 bytes per packet, 500 frames
+mkdir -p "$T/E"
+start_dump "$T/E.log" --write "pcap:$T/E,snaplen=128,oldest=yes,direct=no" --antenna 1 \
+	--count 500 --name ant1-head --summary-json "$T/E.json"
+EPID=$DPID
 wait "$CPID" || { cat "$T/one.cap.log"; fail "primary exit status"; }
-for p in $APID $BPID $CPID2; do
+for p in $APID $BPID $CPID2 $EPID; do
 	wait "$p" || fail "a writer exited non-zero"
 done
 ok "primary and writers exited 0"
@@ -105,6 +112,41 @@ python3 "$VER" "$T/one.sent.pcap" --format raw --partial "$T/C2" > "$T/C2.ver" |
 frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$T/C2.json")
 [ "$frames" -gt 0 ] || fail "restarted writer wrote nothing"
 ok "restarted writer: $frames frames, valid and as sent ($(cat "$T/C2.ver"))"
+
+python3 - "$T/E.json" <<'PY' || fail "writer E summary"
+import json, sys
+j = json.load(open(sys.argv[1]))
+# whole rows (2 streams each): 500 or 501 frames
+assert j["stop_reason"] == "--count" and 500 <= j["frames"] <= 501, j
+PY
+f=$(ls "$T"/E/*.pcap)
+expect_eq "--antenna 1, snaplen=128: sources, captured and wire lengths" \
+	"$(tshark -r "$f" -T fields -e ip.src -e frame.cap_len -e frame.len 2>/dev/null | sort -u | tr '\t' ' ')" \
+	"10.17.0.212 128 8298"
+python3 - "$f" "$T/one.sent.pcap" <<'PY' || fail "oldest=yes: the late writer did not start at the oldest frame"
+import struct, sys
+def recs(path):
+    with open(path, "rb") as f:
+        f.read(24)
+        while True:
+            h = f.read(16)
+            if not h:
+                return
+            cap = struct.unpack("<IIII", h)[2]
+            yield f.read(cap)
+def t(p):
+    o = 4 if p[12:14] == b"\x81\x00" else 0
+    w0 = struct.unpack("<Q", p[42 + o:50 + o])[0]
+    return ((w0 >> 32) & 0x3FFFFFFF, w0 & 0xFFFFFFFF)
+first = t(next(recs(sys.argv[1])))
+sent = min(t(p) for p in recs(sys.argv[2])
+           if len(p) > 58 and p[26:30] == bytes([10, 17, 0, 212]) and p[12:14] == b"\x08\x00")
+assert first == sent, (first, sent)
+PY
+ok "a late writer (--antenna 1, oldest=yes, snaplen=128, --count 500, direct=no): from the oldest frame, 128-byte records, stopped at 500"
+grep -qE 'ant3-pcap: [0-9]+ frames, [0-9]+ files, backlog [0-9]+ rows, lost 0' "$T/B.log" ||
+	{ cat "$T/B.log"; fail "--stats-period: no progress line"; }
+ok "--stats-period: progress lines while writing"
 
 # --- 2. the primary killed mid-run -------------------------------------------
 mkdir -p "$T/D"
