@@ -188,6 +188,7 @@ struct opts {
 	struct cc_conv_opts conv;
 	struct cc_filter filter;
 	bool have_to;
+	bool outdir_set;
 };
 
 static const char *
@@ -302,6 +303,7 @@ set_opt(int c, const char *opt, const char *a, struct opts *o, char *err)
 			return -1;
 		}
 		o->conv.outdir = a;
+		o->outdir_set = true;
 		return 0;
 	case O_PREFIX:
 		o->conv.prefix = a;
@@ -389,7 +391,7 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 				"%d inputs given (use --outdir)\n", argc - optind);
 			return -1;
 		}
-		if (o->conv.output != NULL && strcmp(o->conv.outdir, ".") != 0) {
+		if (o->conv.output != NULL && o->outdir_set) {
 			fprintf(stderr, "codifcheck convert: --output and --outdir exclude "
 				"each other\n");
 			return -1;

@@ -102,6 +102,7 @@ usage(FILE *f)
 "  --station XY           two-character station id (AK)\n"
 "  --groupid-base N       CODIF groupid of antenna 0, +1 per antenna (257)\n"
 "  --start TIME           UTC of the first frame, ISO-8601 or @unix-seconds\n"
+"                         (aligned down to the frame that holds it)\n"
 "                         (2025-01-01T00:00:00Z)\n"
 "  --epoch N              reference epoch in half-years since 2000 (from --start)\n"
 "  --frames N             frames per stream (100)\n"

@@ -33,6 +33,7 @@ run_expect_fail "--antenna-ip empty item" 2 "--antenna-ip: '10.0.0.1,,10.0.0.2':
 run_expect_fail "--group without port" 2 "--group: '239.17.0.1': expected IPV4:PORT such as 239.17.0.1:36001" "$CC" convert --to codif --group 239.17.0.1 "$f"
 run_expect_fail "-o with two inputs" 2 "--output names one output; 2 inputs given (use --outdir)" "$CC" convert --to pcap -o "$T/x.pcap" "$f" "$f"
 run_expect_fail "-o and --outdir" 2 "--output and --outdir exclude each other" "$CC" convert --to pcap -o "$T/x.pcap" --outdir "$T" "$f"
+run_expect_fail "-o and --outdir ." 2 "--output and --outdir exclude each other" "$CC" convert --to pcap -o "$T/x.pcap" --outdir . "$f"
 [ ! -e "$T/x.pcap" ] && [ ! -e "$T/x.pcap.part" ] || fail "a refused run wrote an output"
 ok "no refused run wrote an output file"
 
