@@ -160,5 +160,28 @@ ok "--force replaces an existing output"
 run_expect_fail "leftover .part refused" 1 "exists: another writer, or a cut run" \
 	sh -c "touch '$T/x.raw.part' && '$CC' convert --to raw -o '$T/x.raw' '$T/codif/ibvcap_ant2_20250101T000000.000000000Z.codif'"
 rm -f "$T/x.raw.part"
+# names and addresses: --prefix, --antenna, --dst (secondaryid k to IP+k, PORT+k)
+mkdir "$T/named"
+"$CC" convert --to pcap --prefix site --antenna ak07 --src 10.9.0.7 --dst 239.9.0.1:50000 \
+	--outdir "$T/named" "$T/codif/ibvcap_ant1_20250101T000000.000000000Z.codif" > /dev/null ||
+	fail "convert --prefix --antenna --dst"
+f=$(ls "$T"/named/*.pcap)
+expect_eq "--prefix and --antenna name the output" "$(basename "$f")" "site_ak07_20250101T000000.000000000Z.pcap"
+expect_eq "--src and --dst: the packets' addresses (secondaryid 0..3)" \
+	"$(python3 - "$f" <<'PY'
+import socket, struct, sys
+seen = set()
+with open(sys.argv[1], "rb") as f:
+    f.read(24)
+    while True:
+        h = f.read(16)
+        if not h:
+            break
+        p = f.read(struct.unpack("<IIII", h)[2])
+        seen.add((socket.inet_ntoa(p[26:30]), socket.inet_ntoa(p[30:34]),
+                  struct.unpack(">H", p[36:38])[0]))
+print(" ".join("%s>%s:%d" % x for x in sorted(seen)))
+PY
+)" "10.9.0.7>239.9.0.1:50000 10.9.0.7>239.9.0.2:50001 10.9.0.7>239.9.0.3:50002 10.9.0.7>239.9.0.4:50003"
 expect_eq ".part files left" "$(find "$T" -name '*.part' | wc -l)" 0
 echo "$CHECKS checks passed"

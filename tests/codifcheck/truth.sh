@@ -206,4 +206,49 @@ PY
 done
 run_expect_fail "codif with gaps: verify --strict" 1 "problem (--strict): " \
 	"$CC" verify --strict "$T/loss.codif.d"
+
+# --window: a packet further behind the newest than the window is too old:
+# counted, and its frame lost (as the capture program does)
+"$GEN" --frames 400 --seed 77 --reorder 0.05 --reorder-depth 150 --pcap "$T/deep.pcap" \
+	--truth "$T/deep.truth.json" --quiet
+"$CC" info --json "$T/deep.pcap" > "$T/deep.json"
+python3 "$CMP" "$T/deep.truth.json" "$T/deep.json" --unattributed > "$T/deep.cmp" ||
+	{ cat "$T/deep.cmp"; fail "reordered 150 deep: info (window 4096) differs from the truth"; }
+"$CC" info --json --window 64 "$T/deep.pcap" > "$T/deep64.json"
+python3 - "$T/deep.truth.json" "$T/deep64.json" <<'PY' || fail "--window 64"
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+s = json.load(open(sys.argv[2]))["streams"]
+old = sum(x["too_old"] for x in s)
+assert old > 0, "nothing too old with --window 64"
+assert sum(x["received"] for x in s) + old == t["received"], (old, t)
+assert sum(x["lost"] for x in s) == old
+PY
+ok "--window: 4096 = truth; 64 turns packets 150 frames late into too-old, counted and lost"
+
+# --max-gaps and --max-problems cap the lists, never the counts
+"$CC" info --json --max-gaps 1 "$T/loss.pcap" > "$T/mg.json"
+python3 - "$T/loss.info.json" "$T/mg.json" <<'PY' || fail "--max-gaps 1"
+import json, sys
+full = {(x["src"], x["dst"], x["threadid"]): x for x in json.load(open(sys.argv[1]))["streams"]}
+capped = json.load(open(sys.argv[2]))["streams"]
+assert any(len(full[(x["src"], x["dst"], x["threadid"])]["gaps"]) > 1 for x in capped)
+for x in capped:
+    f = full[(x["src"], x["dst"], x["threadid"])]
+    assert len(x["gaps"]) == min(1, len(f["gaps"])) and x["gap_count"] == f["gap_count"]
+    assert x["lost"] == f["lost"], (x, f)
+PY
+ok "--max-gaps 1: one gap listed per stream, gap counts and lost unchanged"
+set +e
+"$CC" verify --json --max-problems 2 "$T/bad-sync.pcap" > "$T/mp.json"
+set -e
+python3 - "$T/mp.json" "$T/bad-sync.verify.json" <<'PY' || fail "--max-problems 2"
+import json, sys
+capped = json.load(open(sys.argv[1]))
+full = json.load(open(sys.argv[2]))
+assert full["problems"] > 2, full["problems"]
+assert capped["problems"] == full["problems"]
+assert len(capped["files"][0]["problems"]) == 2 and capped["files"][0]["problems_total"] == full["problems"]
+PY
+ok "--max-problems 2: two listed, all $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$T/mp.json") counted"
 echo "$CHECKS checks passed"
