@@ -101,7 +101,7 @@ ok "refreshing --json: one snapshot per line ($(wc -l < "$T/loop.jsonl") lines)"
 
 echo "frames" > "$T/data/ibvcap_ant0_20250101T000000.000000000Z.codif"
 cp "$SRC/config/askap.ini" "$SRC/config/lab.ini" "$T/conf/" 2>/dev/null || true
-out=$(dpdk-ibvcap-diagnostics -o "$T/diag.tar.gz" -c "$T/conf" -d "$T/data") || fail "diagnostics failed"
+out=$(dpdk-ibvcap-diagnostics -o "$T/diag.tar.gz" -c "$T/conf" -d "$T/data" -s -15min) || fail "diagnostics failed"
 expect_eq "diagnostics archive path" "$out" "$T/diag.tar.gz"
 mkdir -p "$T/x"
 tar -xzf "$T/diag.tar.gz" -C "$T/x"
@@ -118,6 +118,11 @@ grep -q "\"packets\": $n" "$d/telemetry-$PREFIX.txt" || fail "no live counters"
 grep -q 'rx_good_packets\|ipackets' "$d/telemetry-$PREFIX.txt" || fail "no port stats/xstats"
 grep -q '/ethdev/xstats,0' "$d/telemetry-$PREFIX.txt" || fail "no xstats query"
 grep -q 'ibvcap_ant0_20250101T000000.000000000Z.codif' "$d/files.txt" || fail "no capture file sizes"
+# logs: the journal of the units since -s (or why there is none), and the
+# kernel's lines about the NIC, hugepages, DPDK
+grep -q '^\$ journalctl --no-pager --since -15min -u dpdk-ibvcap\*' "$d/logs.txt" || { cat "$d/logs.txt"; fail "logs: -s not used"; }
+grep -qE '^\[(exit [0-9]+|not available: journalctl)\]' "$d/logs.txt" || fail "logs: no journalctl outcome"
+grep -q '^\$ sh -c dmesg' "$d/logs.txt" || fail "logs: no kernel messages section"
 ok "diagnostics archive: versions, hugepages, EAL, configuration (+check), live counters, port stats and xstats, logs, file sizes"
 
 kill -INT "$CPID"
