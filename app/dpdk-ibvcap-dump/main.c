@@ -450,6 +450,19 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 
 /* ---- buffers source ----------------------------------------------------- */
 
+/* Why to stop now (an I/O error, --count, --duration), or NULL to go on. */
+static const char *
+stop_due(const struct dopts *o, int64_t t0, int64_t now, bool io_error, bool count_done)
+{
+	if (io_error)
+		return "I/O error";
+	if (count_done)
+		return "--count";
+	if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns)
+		return "--duration";
+	return NULL;
+}
+
 static int
 run_buffers(const struct dopts *o, const struct wr_opts *wo)
 {
@@ -458,7 +471,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	char err[ERRLEN];
 	uint64_t mask;
 	int64_t t0 = mono_ns(), next_stats, last_alive = 0;
-	const char *why = "stopped";
+	const char *why = "stopped", *stop;
 	int reg, rc = 0;
 	unsigned int a;
 
@@ -505,21 +518,10 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 				rte_delay_us_sleep((unsigned int)((due - now) / 1000));
 		}
 
-		if (n < 0) {
-			rc = 2;
-			why = "I/O error";
-			break;
-		}
-		if (w->done) {
-			why = "--count";
-			break;
-		}
-		if (o->count && w->st.frames >= o->count) {
-			why = "--count";
-			break;
-		}
-		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
-			why = "--duration";
+		stop = stop_due(o, t0, now, n < 0, w->done || (o->count && w->st.frames >= o->count));
+		if (stop != NULL) {
+			rc = n < 0 ? 2 : 0;
+			why = stop;
 			break;
 		}
 		if (o->stats_ns && now >= next_stats) {
@@ -658,7 +660,7 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 	struct wr_stats st;
 	char name[RTE_RING_NAMESIZE], err[ERRLEN] = "";
 	int64_t t0 = mono_ns(), file_t0 = 0, next_stats;
-	const char *why = "stopped";
+	const char *why = "stopped", *stop;
 	uint64_t drops;
 	bool open = false, full = false;
 	int rc = 0, error = 0;
@@ -720,17 +722,9 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 					break;
 				continue;
 			}
-			if (error) {
-				rc = 2;
-				why = "I/O error";
-				break;
-			}
-			if (full) {
-				why = "--count";
-				break;
-			}
-			if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
-				why = "--duration";
+			stop = stop_due(o, t0, now, error != 0, full);
+			if (stop != NULL) {
+				why = stop;
 				break;
 			}
 			if (o->stats_ns && now >= next_stats) {

@@ -100,32 +100,23 @@ ok "all=yes,rotate-size=64K: $nrot files, together: $(cat "$T/allrot.ver")"
 # rotation keeps names unique and in time order: each file starts at a data
 # time later than everything in the files before it, and every antenna's
 # frames stay in time order across the files
-python3 - "$T/allrot" <<'PY' || fail "all=yes rotation: files out of time order"
-import os, struct, sys
+python3 - "$T/allrot" "$SRC/tests/tools" <<'PY' || fail "all=yes rotation: files out of time order"
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from pcaprec import records, src, codif_time
 d = sys.argv[1]
 seen_max = None
 last = {}
 for name in sorted(os.listdir(d)):
     first = None
-    with open(os.path.join(d, name), "rb") as f:
-        f.read(24)
-        while True:
-            rh = f.read(16)
-            if not rh:
-                break
-            cap = struct.unpack("<IIII", rh)[2]
-            pkt = f.read(cap)
-            o = 4 if pkt[12:14] == b"\x81\x00" else 0    # VLAN tag
-            src = pkt[26 + o:30 + o]
-            c = pkt[42 + o:]
-            w0, w1 = struct.unpack("<QQ", c[:16])
-            t = ((w1 >> 8) & 0xFF, (w0 >> 32) & 0x3FFFFFFF, w0 & 0xFFFFFFFF)
-            if first is None:
-                first = t
-                assert seen_max is None or t > seen_max, (name, t, seen_max)
-            assert src not in last or t >= last[src], (name, src, t, last[src])
-            last[src] = t
-            seen_max = t if seen_max is None else max(seen_max, t)
+    for pkt in records(os.path.join(d, name)):
+        a, t = src(pkt), codif_time(pkt)
+        if first is None:
+            first = t
+            assert seen_max is None or t > seen_max, (name, t, seen_max)
+        assert a not in last or t >= last[a], (name, a, t, last[a])
+        last[a] = t
+        seen_max = t if seen_max is None else max(seen_max, t)
     assert first is not None, name
 PY
 ok "all=yes rotation: each file starts after all before it; every antenna in time order"

@@ -123,24 +123,12 @@ f=$(ls "$T"/E/*.pcap)
 expect_eq "--antenna 1, snaplen=128: sources, captured and wire lengths" \
 	"$(tshark -r "$f" -T fields -e ip.src -e frame.cap_len -e frame.len 2>/dev/null | sort -u | tr '\t' ' ')" \
 	"10.17.0.212 128 8298"
-python3 - "$f" "$T/one.sent.pcap" <<'PY' || fail "oldest=yes: the late writer did not start at the oldest frame"
-import struct, sys
-def recs(path):
-    with open(path, "rb") as f:
-        f.read(24)
-        while True:
-            h = f.read(16)
-            if not h:
-                return
-            cap = struct.unpack("<IIII", h)[2]
-            yield f.read(cap)
-def t(p):
-    o = 4 if p[12:14] == b"\x81\x00" else 0
-    w0 = struct.unpack("<Q", p[42 + o:50 + o])[0]
-    return ((w0 >> 32) & 0x3FFFFFFF, w0 & 0xFFFFFFFF)
-first = t(next(recs(sys.argv[1])))
-sent = min(t(p) for p in recs(sys.argv[2])
-           if len(p) > 58 and p[26:30] == bytes([10, 17, 0, 212]) and p[12:14] == b"\x08\x00")
+python3 - "$f" "$T/one.sent.pcap" "$SRC/tests/tools" <<'PY' || fail "oldest=yes: the late writer did not start at the oldest frame"
+import sys
+sys.path.insert(0, sys.argv[3])
+from pcaprec import records, src, codif_time
+first = codif_time(next(records(sys.argv[1])))
+sent = min(codif_time(p) for p in records(sys.argv[2]) if src(p) == bytes([10, 17, 0, 212]))
 assert first == sent, (first, sent)
 PY
 ok "a late writer (--antenna 1, oldest=yes, snaplen=128, --count 500, direct=no): from the oldest frame, 128-byte records, stopped at 500"

@@ -6,6 +6,7 @@
 
 #include "antbuf.h"
 #include "check.h"
+#include "testhdr.h"
 #include "codif_pattern.h"
 
 #define D 64
@@ -13,23 +14,7 @@
 static struct codif_hdr
 hdr_for(int64_t n, uint16_t thread)
 {
-	struct codif_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.epoch = 50;
-	h.nbits = 8;
-	h.nchan = 1;
-	h.period = 1;
-	h.framelength8 = D / 8;
-	h.totalsamples = 100 * D; /* FPP 100 */
-	h.protocol = 7;
-	h.version = 3;
-	h.sync = CODIF_SYNC;
-	h.threadid = thread;
-	h.groupid = 257;
-	h.seconds = (uint32_t)(1000 + n / 100);
-	h.frame = (uint32_t)(n % 100);
-	return h;
+	return test_hdr(n, thread, D);
 }
 
 static struct antbuf *

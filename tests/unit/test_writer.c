@@ -11,6 +11,7 @@
 
 #include "antbuf.h"
 #include "check.h"
+#include "testhdr.h"
 #include "codif_pattern.h"
 #include "wfile.h"
 #include "writer.h"
@@ -24,23 +25,7 @@
 static struct codif_hdr
 hdr_for(int64_t n, uint16_t thread)
 {
-	struct codif_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.epoch = 50;
-	h.nbits = 8;
-	h.nchan = 1;
-	h.period = 1;
-	h.framelength8 = D / 8;
-	h.totalsamples = 100ULL * D; /* FPP 100 */
-	h.protocol = 7;
-	h.version = 3;
-	h.sync = CODIF_SYNC;
-	h.threadid = thread;
-	h.groupid = 257;
-	h.seconds = (uint32_t)(1000 + n / 100);
-	h.frame = (uint32_t)(n % 100);
-	return h;
+	return test_hdr(n, thread, D);
 }
 
 static struct antbuf *
@@ -137,28 +122,38 @@ write_all(struct antbuf *b, const char *fmt, const char *dir, struct wr_stats *s
 	free(w);
 }
 
+/* b written as fmt into tmp/fmt: the one file's bytes (free them) */
+static uint8_t *
+written(struct antbuf *b, const char *tmp, const char *fmt, size_t *len)
+{
+	char dir[300], path[600], ext[16];
+	struct wr_stats st;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, fmt);
+	snprintf(ext, sizeof(ext), ".%s", fmt);
+	CHECK(mkdir(dir, 0755) == 0);
+	write_all(b, fmt, dir, &st);
+	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	CHECK_EQ_U(st.rows, ROWS);
+	if (strcmp(fmt, "codif") == 0)
+		CHECK_EQ_U(st.gap_frames, 1); /* the gap, as an invalid frame */
+	only_file(dir, ext, path, sizeof(path));
+	return slurp(path, len);
+}
+
 static void
 test_big_rows(const char *tmp)
 {
 	struct antbuf *b = make_full();
 	static uint8_t want[D];
 	static const uint8_t zero[D];
-	char dir[300], path[600];
-	struct wr_stats st;
 	uint8_t *f;
 	size_t len, off, i;
 	int64_t n;
 	unsigned int s;
 
 	/* codif: every frame, the gap as an invalid zero frame */
-	snprintf(dir, sizeof(dir), "%s/codif", tmp);
-	CHECK(mkdir(dir, 0755) == 0);
-	write_all(b, "codif", dir, &st);
-	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
-	CHECK_EQ_U(st.gap_frames, 1);
-	CHECK_EQ_U(st.rows, ROWS);
-	only_file(dir, ".codif", path, sizeof(path));
-	f = slurp(path, &len);
+	f = written(b, tmp, "codif", &len);
 	CHECK_EQ_U(len, (size_t)ROWS * SLOTS * (CODIF_HDR_LEN + D));
 	for (n = 0, off = 0; f != NULL && n < ROWS; n++)
 		for (s = 0; s < SLOTS && off + CODIF_HDR_LEN + D <= len; s++) {
@@ -180,12 +175,7 @@ test_big_rows(const char *tmp)
 	free(f);
 
 	/* raw: payload only, zeros for the gap */
-	snprintf(dir, sizeof(dir), "%s/raw", tmp);
-	CHECK(mkdir(dir, 0755) == 0);
-	write_all(b, "raw", dir, &st);
-	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
-	only_file(dir, ".raw", path, sizeof(path));
-	f = slurp(path, &len);
+	f = written(b, tmp, "raw", &len);
 	CHECK_EQ_U(len, (size_t)ROWS * SLOTS * D);
 	for (i = 0; f != NULL && i < (size_t)ROWS * SLOTS && (i + 1) * D <= len; i++) {
 		struct codif_hdr h = hdr_for((int64_t)(i / SLOTS), (uint16_t)(i % SLOTS));
@@ -200,12 +190,7 @@ test_big_rows(const char *tmp)
 	free(f);
 
 	/* pcap: a record per frame, none for the gap */
-	snprintf(dir, sizeof(dir), "%s/pcap", tmp);
-	CHECK(mkdir(dir, 0755) == 0);
-	write_all(b, "pcap", dir, &st);
-	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
-	only_file(dir, ".pcap", path, sizeof(path));
-	f = slurp(path, &len);
+	f = written(b, tmp, "pcap", &len);
 	CHECK_EQ_U(len, 24 + (size_t)(ROWS * SLOTS - 1) * (16 + 42 + CODIF_HDR_LEN + D));
 	free(f);
 	free(b);
