@@ -3,7 +3,10 @@
  * memory (no GPU here): rte_extmem registration, DMA mapping per port with
  * vdevs refusing (ENOTSUP, counted), re-registration, bad ranges. */
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -156,6 +159,27 @@ main(int argc, char **argv)
 		gpumem_unregister(base, l.total, ports, 1);
 		free(base);
 	}
-	rte_eal_cleanup();
+	{
+		/* leave no runtime files behind (EAL keeps its runtime
+		 * directory after cleanup) */
+		char dir[PATH_MAX];
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+		rte_eal_cleanup();
+		d = opendir(dir);
+		while (d != NULL && (e = readdir(d)) != NULL) {
+			char f[PATH_MAX + 260];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+			unlink(f);
+		}
+		if (d != NULL)
+			closedir(d);
+		rmdir(dir);
+	}
 	return check_report("test_gpumem");
 }
