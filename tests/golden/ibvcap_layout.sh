@@ -68,19 +68,23 @@ python3 "$VER" "$T/all.pcap" --format codif \
 	--antennas ak01=10.1.0.11,ak02=10.1.0.12,ak03=10.1.0.13,ak04=10.1.0.14 "$T/codif" > "$T/ver" || { cat "$T/ver"; fail "codif files"; }
 ok "codif files: $(cat "$T/ver")"
 
-# --frames: stops once every antenna has that many frames
+# --frames: stops once every antenna has that many frames; --lcore-map puts
+# port 0's antenna queues on lcore 1 and port 1's on lcore 2
+MAP=0.0@1,0.1@1,0.2@1,0.3@1,0.4@1,1.0@2,1.1@2,1.2@2,1.3@2,1.4@2
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --port 0,1 --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 --data-bytes 4096 \
-	--frames 20 --idle-timeout 3s --stats-period 0 --summary-json "$T/f.json" > "$T/f.log" 2>&1 ||
-	{ cat "$T/f.log"; fail "--frames run failed"; }
+	--lcore-map $MAP --frames 20 --idle-timeout 3s --stats-period 0 --summary-json "$T/f.json" \
+	> "$T/f.log" 2>&1 || { cat "$T/f.log"; fail "--frames run failed"; }
 python3 - "$T/f.json" <<'PY' || fail "--frames"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["stop_reason"] == "--frames", s["stop_reason"]
 assert all(a["received"] >= 20 for a in s["antennas"]), [a["received"] for a in s["antennas"]]
+lc = {(x["antenna"], x["lcore"]) for x in s["streams"]}
+assert lc == {(0, 1), (1, 1), (2, 2), (3, 2)}, lc
 PY
-ok "--frames 20: stopped by --frames with at least 20 frames per antenna (ports given by id)"
+ok "--frames 20: stopped by --frames with at least 20 frames per antenna (ports given by id); --lcore-map: each port's antennas on their lcore"
 
 # SIGTERM: a clean stop with the summary, exit 0; --no-join says so
 # shellcheck disable=SC2086

@@ -41,6 +41,19 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 expect_eq "dpdk-ibvcap-stat --query /ibvcap/stats packets" "$got" "$n"
+# one antenna, by name and by index
+for q in /ibvcap/antenna,ant2 /ibvcap/antenna,2; do
+	dpdk-ibvcap-stat --file-prefix "$PREFIX" --query "$q" > "$T/ant2.json"
+	python3 - "$T/truth.json" "$T/ant2.json" <<'PY' || fail "$q differs from the truth"
+import json, sys
+t = [a for a in json.load(open(sys.argv[1]))["antennas"] if a["antenna"] == 2][0]
+a = json.load(open(sys.argv[2]))
+assert a["name"] == "ant2" and a["src"] == t["src"], a
+for k in ("received", "lost", "duplicate", "invalid"):
+    assert a[k] == t[k], (k, a[k], t[k])
+PY
+done
+ok "telemetry /ibvcap/antenna,ant2 and ,2: that antenna's counts = truth"
 
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --json > "$T/snap.json"
 python3 - "$T/truth.json" "$T/snap.json" <<'PY' || fail "stat --json counts differ from the truth"
