@@ -54,7 +54,11 @@ grep -v -E '^(antenna-ip|group) = ' "$D/capture.log"
 say "3. the files, verified (payload checked against the generator's pattern)"
 ls -l "$D/files"
 "$B/app/codifcheck/codifcheck" verify --pattern "$D/files"
-"$B/app/codifcheck/codifcheck" info "$D/files/$(ls "$D/files" | head -1)" | head -9
+# the first file's first stream (written whole, then shown: a reader that
+# stops early must not make the writer die of SIGPIPE under pipefail)
+files=("$D"/files/*.codif)
+"$B/app/codifcheck/codifcheck" info "${files[0]}" > "$D/info.txt"
+head -9 "$D/info.txt"
 
 say "4. the counts against the generator's ground truth"
 python3 "$ROOT/tests/tools/compare.py" "$D/truth.json" "$D/summary.json" --unattributed

@@ -4,7 +4,8 @@
 #   1. every suite on the -Werror build (unit, fuzz replay, cli, golden,
 #      vdev, mp, netns, ...);
 #   2. unit, fuzz-replay, cli and codifcheck again under ASan/UBSan;
-#   3. the libFuzzer target for a bounded time (clang).
+#   3. the libFuzzer target for a bounded time (clang);
+#   4. the README's demo (scripts/demo.sh), counted as one test.
 # Ends with the line "N passed, N failed"; exit 0 only when none failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,11 +43,24 @@ fi
 build build-fuzz
 run_suite build-fuzz --suite fuzzer
 
-python3 - "${build_failures[@]/#/BUILD:}" "${logs[@]}" <<'PY'
+# the README's first command, as a newcomer runs it (its set-up is done)
+echo "=== README demo: scripts/demo.sh"
+if "$ROOT/scripts/demo.sh" > build/demo.log 2>&1; then
+	grep -E '^(compare|verify):' build/demo.log
+	demo=PASS:demo
+else
+	tail -20 build/demo.log
+	demo="BUILD:README demo (scripts/demo.sh) failed: build/demo.log"
+fi
+
+python3 - "$demo" "${build_failures[@]/#/BUILD:}" "${logs[@]}" <<'PY'
 import json, sys
 passed = failed = skipped = 0
 names = []
 for path in sys.argv[1:]:
+    if path.startswith("PASS:"):
+        passed += 1
+        continue
     if path.startswith("BUILD:"):
         failed += 1
         names.append(path[6:])
