@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <rte_cfgfile.h>
+#include <rte_common.h>
 
 #include "antbuf.h"
 #include "codif.h"
@@ -33,6 +34,10 @@ enum {
 	O_FRAME_RATE, O_NO_BUFFERS, O_GPU, O_GPU_SPLIT, O_WRITE, O_WRITER_DRAIN,
 	O_VERBOSE = 'v', O_HELP = 'h',
 };
+
+/* the words of the choice options, in their enums' order */
+static const char *const steer_names[] = { "auto", "flow", "software" }; /* ibv_steer_mode */
+static const char *const split_names[] = { "auto", "on", "off" };        /* ibv_split_mode */
 
 static const struct option long_opts[] = {
 	{"config", required_argument, NULL, O_CONFIG},
@@ -550,11 +555,9 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 		c->burst = (uint16_t)u;
 		return 0;
 	case O_STEER: {
-		/* in enum ibv_steer_mode order */
-		static const char *const m[] = { "auto", "flow", "software" };
 		unsigned int k;
 
-		if (parse_choice(opt, v, m, 3, &k, err, len))
+		if (parse_choice(opt, v, steer_names, RTE_DIM(steer_names), &k, err, len))
 			return -1;
 		c->steer = (enum ibv_steer_mode)k;
 		return 0;
@@ -638,11 +641,9 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 		c->gpu = (int)u;
 		return 0;
 	case O_GPU_SPLIT: {
-		/* in enum ibv_split_mode order */
-		static const char *const m[] = { "auto", "on", "off" };
 		unsigned int k;
 
-		if (parse_choice(opt, v, m, 3, &k, err, len))
+		if (parse_choice(opt, v, split_names, RTE_DIM(split_names), &k, err, len))
 			return -1;
 		c->gpu_split = (enum ibv_split_mode)k;
 		return 0;
@@ -1012,7 +1013,6 @@ ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
 void
 ibv_config_print(const struct ibv_config *c, FILE *f)
 {
-	static const char *const steer[] = { "auto", "flow", "software" };
 	const struct acct_layout *l = &c->layout;
 	char a[16];
 	unsigned int i;
@@ -1048,7 +1048,7 @@ ibv_config_print(const struct ibv_config *c, FILE *f)
 	else
 		fprintf(f, "mbufs = auto\n");
 	fprintf(f, "rx-desc = %u\nburst = %u\n", c->rx_desc, c->burst);
-	fprintf(f, "steer = %s\nisolate = %s\nno-join = %s\n", steer[c->steer],
+	fprintf(f, "steer = %s\nisolate = %s\nno-join = %s\n", steer_names[c->steer],
 		c->isolate ? "yes" : "no", c->no_join ? "yes" : "no");
 	for (i = 0; i < c->nmap; i++)
 		fprintf(f, "lcore-map = %u.%u@%u\n", c->map[i].port_idx, c->map[i].queue,
@@ -1077,9 +1077,7 @@ ibv_config_print(const struct ibv_config *c, FILE *f)
 		fprintf(f, "reorder-window = %u\ndata-bytes = %u\nframe-rate = %g\n", win,
 			c->data_bytes, c->frame_rate);
 		if (c->gpu >= 0)
-			fprintf(f, "gpu = %d\ngpu-split = %s\n", c->gpu,
-				c->gpu_split == IBV_SPLIT_ON ? "on" :
-				c->gpu_split == IBV_SPLIT_OFF ? "off" : "auto");
+			fprintf(f, "gpu = %d\ngpu-split = %s\n", c->gpu, split_names[c->gpu_split]);
 	} else {
 		fprintf(f, "no-buffers = yes\n");
 	}
