@@ -229,7 +229,7 @@ ibv_rx_main(void *arg)
 				struct rte_mbuf *m = pk[i];
 				struct acct_result r;
 				const uint8_t *data;
-				uint32_t len = m->pkt_len;
+				uint32_t len = m->pkt_len, cap;
 
 				if (i + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
@@ -237,16 +237,16 @@ ibv_rx_main(void *arg)
 					/* headers in this host segment, payload in GPU
 					 * memory: read nothing past the head */
 					data = rte_pktmbuf_mtod(m, const uint8_t *);
-					acct_frame2(lc->acct, q->port_idx, data, m->data_len, len, &r);
+					cap = m->data_len;
 				} else if (m->nb_segs > 1) {
-					data = rte_pktmbuf_read(m, 0, RTE_MIN(len, (uint32_t)BOUNCE_LEN),
-								lc->bounce);
+					cap = RTE_MIN(len, (uint32_t)BOUNCE_LEN);
+					data = rte_pktmbuf_read(m, 0, cap, lc->bounce);
 					segmented++;
-					acct_frame(lc->acct, q->port_idx, data, len, &r);
 				} else {
 					data = rte_pktmbuf_mtod(m, const uint8_t *);
-					acct_frame(lc->acct, q->port_idx, data, len, &r);
+					cap = len;
 				}
+				acct_frame2(lc->acct, q->port_idx, data, cap, len, &r);
 				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
 					misdirected++;
 				if (place) {
