@@ -253,12 +253,13 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 					why, sizeof(why));
 	if (sp->pay_mp == NULL)
 		return errf(err, len, "--gpu: %s", why);
-	n = (uint64_t)app->nport * nq * c->rx_desc + (uint64_t)nlc * (256 * 3 / 2 + c->burst) + 1024;
-	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)n, 256, 0,
-					     RTE_PKTMBUF_HEADROOM + 128, (int)rte_socket_id());
+	/* a header mbuf lives only while its packet is in flight */
+	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)inflight,
+					     GPUMEM_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + 128,
+					     (int)rte_socket_id());
 	if (sp->hdr_mp == NULL)
 		return errf(err, len, "--gpu: header mbuf pool of %" PRIu64 " x %u bytes: %s "
-			    "(hugepages exhausted?)", n, RTE_PKTMBUF_HEADROOM + 128,
+			    "(hugepages exhausted?)", inflight, RTE_PKTMBUF_HEADROOM + 128,
 			    rte_strerror(rte_errno));
 	return 0;
 }
