@@ -572,7 +572,6 @@ pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32
 		int64_t t, char *err, size_t len)
 {
 	char ant[64], path[PATH_MAX];
-	uint32_t hdr[6] = { 0xA1B23C4Du, 2 | 4u << 16, 0, 0, wo->snaplen, 1 };
 	int rc;
 
 	if (queue == RTE_PDUMP_ALL_QUEUES)
@@ -587,9 +586,7 @@ pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32
 	rc = wfile_open(f, path, wo->bufsize, wo->direct, err, len);
 	if (rc != 0)
 		return rc;
-	wfile_append(f, hdr, sizeof(hdr));
-	wfile_record_end(f);
-	return 0;
+	return wfile_pcap_header(f, wo->snaplen);
 }
 
 /* One tapped packet into the open file (opened or rotated as needed). */
@@ -600,7 +597,6 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 {
 	uint32_t plen = m->pkt_len, cap = plen < wo->snaplen ? plen : wo->snaplen;
 	int64_t ts = now_unix_ns(), now = mono_ns();
-	uint32_t rec[4];
 	const void *d;
 	uint8_t *p;
 
@@ -617,22 +613,17 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 		*open = true;
 		*file_t0 = now;
 	}
-	rec[0] = (uint32_t)(ts / 1000000000LL);
-	rec[1] = (uint32_t)(ts % 1000000000LL);
-	rec[2] = cap;
-	rec[3] = plen;
-	p = wfile_reserve(f, sizeof(rec) + cap);
+	p = wfile_pcap_record(f, ts, cap, plen);
 	if (p == NULL) {
 		snprintf(err, len, "%s: %s", f->part, strerror(f->err ? f->err : EIO));
 		return f->err ? f->err : EIO;
 	}
-	memcpy(p, rec, sizeof(rec));
-	d = rte_pktmbuf_read(m, 0, cap, p + sizeof(rec));
-	if (d != p + sizeof(rec))
-		memcpy(p + sizeof(rec), d, cap);
+	d = rte_pktmbuf_read(m, 0, cap, p);
+	if (d != p)
+		memcpy(p, d, cap);
 	wfile_record_end(f);
 	st->frames++;
-	st->bytes += sizeof(rec) + cap;
+	st->bytes += 16 + cap; /* record header + packet */
 	if (wfile_maybe_flush(f) != 0) {
 		snprintf(err, len, "%s: %s", f->part, strerror(f->err));
 		return f->err;

@@ -178,6 +178,30 @@ wfile_reserve(struct wfile *f, size_t n)
 }
 
 int
+wfile_pcap_header(struct wfile *f, uint32_t snaplen)
+{
+	/* magic (ns resolution), version 2.4, zone, sigfigs, snaplen, Ethernet */
+	const uint32_t hdr[6] = { 0xA1B23C4Du, 2 | 4u << 16, 0, 0, snaplen, 1 };
+	int rc = wfile_append(f, hdr, sizeof(hdr));
+
+	wfile_record_end(f);
+	return rc;
+}
+
+uint8_t *
+wfile_pcap_record(struct wfile *f, int64_t t_ns, uint32_t caplen, uint32_t len)
+{
+	const uint32_t rec[4] = { (uint32_t)(t_ns / 1000000000LL),
+				  (uint32_t)(t_ns % 1000000000LL), caplen, len };
+	uint8_t *p = wfile_reserve(f, sizeof(rec) + caplen);
+
+	if (p == NULL)
+		return NULL;
+	memcpy(p, rec, sizeof(rec));
+	return p + sizeof(rec);
+}
+
+int
 wfile_append(struct wfile *f, const void *p, size_t n)
 {
 	const uint8_t *s = p;

@@ -60,6 +60,19 @@ uint8_t *wfile_reserve(struct wfile *f, size_t n);
  */
 int wfile_ensure(struct wfile *f, size_t n);
 
+/**
+ * pcap (nanosecond, Ethernet) file header with snaplen, as the file's first
+ * record. @return 0 or -f->err.
+ */
+int wfile_pcap_header(struct wfile *f, uint32_t snaplen);
+
+/**
+ * One pcap record: its header (time t_ns, caplen, wire length len) written,
+ * room reserved for its caplen bytes, which the caller fills and closes with
+ * wfile_record_end. @return where the bytes go, or NULL (as wfile_reserve).
+ */
+uint8_t *wfile_pcap_record(struct wfile *f, int64_t t_ns, uint32_t caplen, uint32_t len);
+
 /** Append n bytes. @return 0 or -f->err. */
 int wfile_append(struct wfile *f, const void *p, size_t n);
 

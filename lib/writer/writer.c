@@ -13,7 +13,6 @@
 #include "parse.h"
 #include "writer.h"
 
-#define PCAP_NS_MAGIC 0xA1B23C4Du
 
 void
 wr_opts_defaults(struct wr_opts *o)
@@ -431,12 +430,8 @@ open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row, in
 	out->first_row = row;
 	out->last_row = row - 1;
 	out->t0_ns = t;
-	if (w->o.format == WR_PCAP) {
-		uint32_t hdr[6] = { PCAP_NS_MAGIC, 2 | 4u << 16, 0, 0, w->o.snaplen, 1 };
-
-		wfile_append(&out->f, hdr, sizeof(hdr));
-		wfile_record_end(&out->f);
-	}
+	if (w->o.format == WR_PCAP)
+		wfile_pcap_header(&out->f, w->o.snaplen);
 	if (w->o.format == WR_RAW && b != NULL) {
 		unsigned int k;
 
@@ -596,22 +591,16 @@ row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 
 	for (k = 0; k < b->g.nslots; k++) {
 		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
-		uint32_t len, cap, rec[4], off = 0, n;
+		uint32_t len, cap, off = 0, n;
 		uint8_t *p;
 
 		if (!(m->flags & ANTBUF_F_VALID))
 			continue;
 		len = m->l2len + CODIF_HDR_LEN + D;
 		cap = len < w->o.snaplen ? len : w->o.snaplen;
-		rec[0] = (uint32_t)(m->arrival_ns / 1000000000LL);
-		rec[1] = (uint32_t)(m->arrival_ns % 1000000000LL);
-		rec[2] = cap;
-		rec[3] = len;
-		p = wfile_reserve(&out->f, sizeof(rec) + cap);
+		p = wfile_pcap_record(&out->f, m->arrival_ns, cap, len);
 		if (p == NULL)
 			return reserve_err(&out->f);
-		memcpy(p, rec, sizeof(rec));
-		p += sizeof(rec);
 		n = m->l2len < cap ? m->l2len : cap;
 		memcpy(p, m->l2, n);
 		off = n;
