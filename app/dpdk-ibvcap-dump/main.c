@@ -600,8 +600,7 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 	const void *d;
 	uint8_t *p;
 
-	if (*open && ((wo->rotate_bytes && wfile_size(f) >= wo->rotate_bytes) ||
-		      (wo->rotate_ns && now - *file_t0 >= (int64_t)wo->rotate_ns))) {
+	if (*open && wr_rotate_due(wo, wfile_size(f), now - *file_t0)) {
 		*open = false;
 		if (wfile_close(f, true, err, len) != 0)
 			return f->err ? f->err : EIO;

@@ -710,9 +710,7 @@ static bool
 rotate_due(const struct writer *w, const struct wr_src *s, const struct wr_out *out,
 	   int64_t row)
 {
-	if (w->o.rotate_bytes && wfile_size(&out->f) >= w->o.rotate_bytes)
-		return true;
-	if (w->o.rotate_ns && antbuf_row_time_ns(s->b, row) - out->t0_ns >= (int64_t)w->o.rotate_ns)
+	if (wr_rotate_due(&w->o, wfile_size(&out->f), antbuf_row_time_ns(s->b, row) - out->t0_ns))
 		return true;
 	if (w->o.format == WR_RAW && assigned_mask(s->b) != out->mask)
 		return true; /* a stream started: the raw row layout changes */
@@ -797,8 +795,7 @@ poll_all(struct writer *w, unsigned int max_rows)
 		 * only at a data time later than every row written so far: a
 		 * new file is named after a time no earlier file can have. */
 		if (w->all.open && best_t > w->all_max_t &&
-		    ((w->o.rotate_bytes && wfile_size(&w->all.f) >= w->o.rotate_bytes) ||
-		     (w->o.rotate_ns && best_t - w->all.t0_ns >= (int64_t)w->o.rotate_ns)))
+		    wr_rotate_due(&w->o, wfile_size(&w->all.f), best_t - w->all.t0_ns))
 			if ((rc = close_out(w, NULL, &w->all)) != 0)
 				return rc;
 		if (!w->all.open && (rc = open_out(w, NULL, &w->all, best_v.row, best_t)) != 0)

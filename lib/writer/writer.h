@@ -125,6 +125,14 @@ uint64_t writer_backlog(const struct writer *w);
  */
 int writer_finish(struct writer *w);
 
+/** A file of size bytes, spanning elapsed_ns, is due for rotation. */
+static inline bool
+wr_rotate_due(const struct wr_opts *o, uint64_t size, int64_t elapsed_ns)
+{
+	return (o->rotate_bytes && size >= o->rotate_bytes) ||
+	       (o->rotate_ns && elapsed_ns >= (int64_t)o->rotate_ns);
+}
+
 /** "<dir>/<prefix>_<antenna>_<YYYYMMDDTHHMMSS.nnnnnnnnnZ>.<ext>". */
 int wr_file_name(char *out, size_t len, const struct wr_opts *o,
 		 const char *antenna, int64_t t_ns, const char *ext);

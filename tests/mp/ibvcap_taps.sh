@@ -15,6 +15,7 @@ need_cmd tshark
 need_cmd dpdk-pdump
 need_cmd dpdk-dumpcap
 need_cmd dpdk-telemetry.py
+need_cmd mergecap
 GEN=$BUILD/app/codifgen
 CAP=$BUILD/app/dpdk-ibvcap
 SOCK=$T/memif.sock
@@ -58,7 +59,7 @@ phase() {
 		# a second tap on another queue that stops by itself at --count
 		mkdir -p "$T/dq4"
 		"$BUILD/app/dpdk-ibvcap-dump" --file-prefix "$PREFIX" --lcore 0 --source pdump \
-			--port 0 --queue 4 --count 100 --stats-period 50ms --write "pcap:$T/dq4" \
+			--port 0 --queue 4 --count 100 --stats-period 50ms --write "pcap:$T/dq4,rotate-size=256K" \
 			--summary-json "$T/dq4.json" > "$T/$name.tap2.log" 2>&1 &
 		tpid2=$!
 		CLEANUP_PIDS+=("$tpid2")
@@ -143,15 +144,18 @@ expect_eq "dpdk-ibvcap-dump --source pdump: summary frames, tap drops, files" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["source"], j["frames"], j["tap_drops"], j["files"], j["error"])' "$T/dq2.json")" \
 	"pdump $want 0 1 0"
 
-f=$(ls "$T"/dq4/*.pcap)
+# rotate-size=256K: 32 packets of 8330 bytes fill a file, so 100 make 4;
+# together, in name (time) order, they are antenna 4's first 100 packets
+nf=$(ls "$T"/dq4/*.pcap | wc -l)
+mergecap -a -F pcap -w "$T/dq4.pcap" $(ls "$T"/dq4/*.pcap | sort)
 tshark -r "$T/ref.pcap" -Y 'ip.src == 10.17.0.215' -F pcap -w "$T/ref4all.pcap" 2>/dev/null
 tshark -r "$T/ref4all.pcap" -c 100 -F pcap -w "$T/ref4.pcap" 2>/dev/null
-python3 "$SRC/tests/tools/pcapdiff.py" "$T/ref4.pcap" "$f" ||
+python3 "$SRC/tests/tools/pcapdiff.py" "$T/ref4.pcap" "$T/dq4.pcap" ||
 	fail "dpdk-ibvcap-dump --source pdump --count 100: packets differ from the generator's first 100"
-ok "dpdk-ibvcap-dump --source pdump --count 100: exactly antenna 4's first 100 packets"
+ok "dpdk-ibvcap-dump --source pdump --count 100 rotate-size=256K: $nf files, together exactly antenna 4's first 100 packets"
 expect_eq "dpdk-ibvcap-dump --count 100: stop reason, frames, files" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stop_reason"], j["frames"], j["files"])' "$T/dq4.json")" \
-	"--count 100 1"
+	"--count 100 4"
 grep -qE 'dump-[0-9]+: [0-9]+ packets, [0-9]+ files, tap drops 0$' "$T/ibvdump.tap2.log" ||
 	{ cat "$T/ibvdump.tap2.log"; fail "--stats-period: no progress line from the pdump tap"; }
 ok "dpdk-ibvcap-dump --source pdump --stats-period: progress lines"
