@@ -73,12 +73,14 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 			return errf(err, len,
 				    "no DPDK port: give a device with -a PCI_ADDRESS or --vdev "
 				    "(EAL options, before '--')");
+		/* with --port, the configuration checked this already */
+		for (i = c->nport; i < IBV_MAX_PORTS; i++)
+			if (c->port[i].iface[0] != '\0')
+				return errf(err, len, "--join-iface: port index %u (%s), but there "
+					    "%s only %u port%s", i, c->port[i].iface,
+					    c->nport == 1 ? "is" : "are", c->nport,
+					    c->nport == 1 ? "" : "s");
 	}
-	for (i = c->nport; i < IBV_MAX_PORTS; i++)
-		if (c->port[i].iface[0] != '\0')
-			return errf(err, len, "--join-iface: port index %u (%s), but there %s only "
-				    "%u port%s", i, c->port[i].iface, c->nport == 1 ? "is" : "are",
-				    c->nport, c->nport == 1 ? "" : "s");
 	for (i = 0; i < c->nport; i++) {
 		const char *s = c->port[i].spec;
 		uint64_t id;
