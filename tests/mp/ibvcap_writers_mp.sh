@@ -71,7 +71,7 @@ stop_gen() {
 
 # --- 1. two writers at once, a third killed and restarted -------------------
 mkdir -p "$T/A" "$T/B" "$T/C" "$T/C2"
-start_primary one
+start_primary one --ring 4096 # holds the whole run: "oldest" is its first frame
 start_dump "$T/A.log" --write "codif:$T/A" --name all-codif --summary-json "$T/A.json"
 APID=$DPID
 start_dump "$T/B.log" --write "pcap:$T/B" --antenna ant3 --name ant3-pcap --summary-json "$T/B.json" \
@@ -86,7 +86,8 @@ kill -9 "$KPID"
 wait "$KPID" 2>/dev/null || true
 start_dump "$T/C2.log" --write "raw:$T/C2" --name reborn --summary-json "$T/C2.json"
 CPID2=$DPID
-# a late writer of antenna 1 by index, from the oldest frame in the ring,
+# a late writer of antenna 1 by index, from the oldest frame in the ring
+# (the run's first: the ring holds all 2500 rows),
 # 128 bytes per packet, 500 frames
 mkdir -p "$T/E"
 start_dump "$T/E.log" --write "pcap:$T/E,snaplen=128,oldest=yes,direct=no" --antenna 1 \
