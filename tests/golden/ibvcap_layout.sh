@@ -90,15 +90,13 @@ ok "--frames 20: stopped by --frames with at least 20 frames per antenna (ports 
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 --data-bytes 4096 \
-	--no-join --duration 60s --stats-period 0 --summary-json "$T/t.json" > "$T/t.log" 2>&1 &
+	--no-join --duration 60s --stats-period 100ms --summary-json "$T/t.json" > "$T/t.log" 2>&1 &
 cpid=$!
 CLEANUP_PIDS+=("$cpid")
 wait_for_line "$T/t.log" 30 'capturing on' || { cat "$T/t.log"; fail "primary did not start"; }
-for _ in $(seq 100); do
-	grep -q 'Link up' "$T/t.log" && break
-	sleep 0.1
-done
-sleep 1
+# the stop comes once everything replayed was taken (the periodic line says so)
+received=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")
+wait_for_line "$T/t.log" 60 "\| frames $received lost" || { tail "$T/t.log"; fail "the replay was not all received"; }
 kill -TERM "$cpid"
 wait "$cpid" || fail "exit status $? after SIGTERM"
 grep -q 'stopped by SIGTERM' "$T/t.log" || { tail "$T/t.log"; fail "no 'stopped by SIGTERM'"; }
