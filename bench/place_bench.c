@@ -34,6 +34,7 @@ main(int argc, char **argv)
 	struct acct_layout l;
 	struct acct *a;
 	struct antbuf *b[6];
+	struct antbuf_prod prod[6];
 	struct antbuf_geom geom = { 8, 4096, 64, 8192 };
 	uint8_t **pkt, *src, *dst;
 	uint32_t *len;
@@ -58,6 +59,7 @@ main(int argc, char **argv)
 		npkt++;
 	}
 	memset(&l, 0, sizeof(l));
+	l.nthread = gc.nthread;
 	l.nant = gc.nant;
 	for (k = 0; k < gc.nant; k++)
 		l.ant_ip[k] = gc.ant_ip[k];
@@ -70,6 +72,7 @@ main(int argc, char **argv)
 	for (k = 0; k < 6; k++) {
 		b[k] = aligned_alloc(ANTBUF_PAGE, sz);
 		antbuf_init(b[k], sz, &geom, true, k, "a", gc.ant_ip[k]);
+		antbuf_prod_init(&prod[k], b[k], NULL, false);
 		memset(antbuf_payload(b[k], NULL, 0, 0), 0, antbuf_payload_size(&geom));
 	}
 	ringbytes = antbuf_payload_size(&geom) * 6;
@@ -97,16 +100,11 @@ main(int argc, char **argv)
 			struct acct_result r;
 
 			acct_frame(a, 0, pkt[i], len[i], &r);
-			if (r.ant >= 0 && r.stream >= 0 && r.cls <= CODIF_SEQ_LATE) {
-				unsigned int slot = (unsigned int)r.group * 2 + r.hdr.threadid;
-
-				/* each pass is a later "period": shift time so
-				 * rows keep advancing */
-				r.hdr.seconds += (uint32_t)(passes * 27 * (frames / 62500 + 1));
-				if (antbuf_place(b[r.ant], NULL, slot, &r.hdr, pkt[i] + r.codif_off,
-						 pkt[i] + r.codif_off + 64, r.codif_len - 64, pkt[i],
-						 r.codif_off, len[i], 0, r.pi.dst_ip,
-						 r.pi.dport) == ANTBUF_PLACED)
+			if (acct_placeable(r.fd.cls)) {
+				/* each pass is a later stretch of time: rows keep
+				 * advancing */
+				r.fd.index += (int64_t)(passes * frames);
+				if (antbuf_place(&prod[r.ant], &r.fd) == ANTBUF_PLACED)
 					placed++;
 			}
 		}

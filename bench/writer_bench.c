@@ -12,6 +12,7 @@
 
 #include "antbuf.h"
 #include "codif_pattern.h"
+#include "testfd.h"
 #include "writer.h"
 
 static double
@@ -32,6 +33,8 @@ main(int argc, char **argv)
 	struct antbuf_geom geom = { 8, 8192, 64, 8192 };
 	size_t sz = antbuf_size(&geom, true);
 	struct antbuf *b = aligned_alloc(ANTBUF_PAGE, sz);
+	struct antbuf_prod prod;
+	struct codif_clock clk;
 	const struct antbuf *bufs[1] = { b };
 	uint64_t written = 0;
 	double t0, t;
@@ -40,10 +43,12 @@ main(int argc, char **argv)
 	char spec[4096], err[512];
 
 	antbuf_init(b, sz, &geom, true, 0, "bench", 0x0A000001);
+	antbuf_prod_init(&prod, b, NULL, false);
 	for (n = 0; n < (int64_t)geom.nrows; n++)
 		for (s = 0; s < geom.nslots; s++) {
 			struct codif_hdr h;
-			uint8_t hb[64], data[8192], l2[42] = { 0 };
+			uint8_t data[8192], pkt[TEST_L2 + 64 + 8192];
+			struct acct_fd fd;
 
 			memset(&h, 0, sizeof(h));
 			h.epoch = 50;
@@ -57,11 +62,13 @@ main(int argc, char **argv)
 			h.sync = CODIF_SYNC;
 			h.threadid = (uint16_t)s;
 			h.frame = (uint32_t)n;
-			codif_encode(&h, hb);
 			codif_pattern_fill(&h, data, sizeof(data));
-			antbuf_place(b, NULL, s, &h, hb, data, 8192, l2, 42, 8298, n, 0xEF000001, 1);
+			if (n == 0 && s == 0)
+				codif_clock_init(&clk, &h);
+			test_fd(&fd, pkt, &h, data, sizeof(data), &clk, (uint16_t)s, 0, 0, n);
+			antbuf_place(&prod, &fd);
 		}
-	antbuf_flush(b, NULL);
+	antbuf_flush(&prod);
 	t0 = now();
 	while (written < total) {
 		struct writer *w = calloc(1, sizeof(*w));

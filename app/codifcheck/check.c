@@ -126,7 +126,7 @@ scan_opts(const struct cc_check_opts *o)
 
 	memset(&so, 0, sizeof(so));
 	so.pattern = o->pattern;
-	so.window = o->window;
+	so.tl = o->tl;
 	so.max_problems = o->max_problems;
 	so.filter = o->filter;
 	return so;

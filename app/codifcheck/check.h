@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codif.h"
+
 #include "scan.h"
 
 /** Exit statuses of every command. */
@@ -23,7 +25,7 @@ struct cc_check_opts {
 	int64_t since_ns;
 	uint64_t max_gaps;          /**< gaps listed per stream (0 = all) */
 	unsigned int max_problems;  /**< problems listed per file */
-	uint32_t window;            /**< late/duplicate window, frames */
+	struct codif_tl_cfg tl;     /**< timelines (lib/codif) */
 	const struct cc_filter *filter; /**< captures: antennas and groups, or NULL */
 };
 

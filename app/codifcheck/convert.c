@@ -267,8 +267,7 @@ to_raw_open(struct to_raw *c, const struct codif_hdr *h)
 	c->ri.data_bytes = codif_data_bytes(h);
 	c->ri.fpp = codif_frames_per_period(h);
 	c->ri.frame_ns = codif_frame_ns(h);
-	c->ri.first_seconds = h->seconds;
-	c->ri.first_frame = h->frame;
+	cc_ri_set_first(&c->ri, h);
 	if (out_name(c->o, prefix, ant, codif_frame_time_ns(h), "raw", path,
 		     sizeof(path)) != 0) {
 		snprintf(c->err, sizeof(c->err), "output name too long");
@@ -557,31 +556,129 @@ raw_to_codif(const char *in, const struct cc_conv_opts *o,
 	return status;
 }
 
-/* ---- pcap -> codif (one file per antenna) --------------------------------- */
+/* ---- pcap -> codif (one file per antenna and timeline segment) ------------ */
 
-/* One antenna's output: rows of S slots from row r0 to r1 (antenna frame
- * indices), each lib/acct stream k at slot slot_of[k], its own frame
- * index n at antenna index n + shift[k]. */
-struct ant_out {
-	bool used;
-	uint32_t src;
-	char name[CC_NAME_PART_LEN];
-	unsigned int nslot;
-	int slot_of[ACCT_MAX_STREAMS];
-	int64_t shift[ACCT_MAX_STREAMS];
+#define UNIT_PARAMS 8
+
+/* A stream's headers in a unit: its first, and each new set of parameters
+ * from the frame index where it began (placeholders take the one in force). */
+struct unit_ref {
+	unsigned int n;
+	int64_t from[UNIT_PARAMS];
+	struct codif_hdr h[UNIT_PARAMS];
+};
+
+/* One output file: an antenna's rows over one segment of its timeline,
+ * rows r0..r1 (frame indices on clk), each lib/acct stream k at slot
+ * slot_of[k]. A gap longer than --max-gap is a resync, so a unit never
+ * holds more placeholders than its data spans. */
+struct unit {
+	uint32_t tseg;
+	struct codif_clock clk;
 	int64_t r0, r1;
+	bool present[ACCT_MAX_STREAMS];
+	int slot_of[ACCT_MAX_STREAMS];
+	struct unit_ref ref[ACCT_MAX_STREAMS];
+	unsigned int nslot;
 	uint64_t fb;                 /* frame bytes: 64 + data */
+	uint64_t *have;              /* pass 2: rows x slots written */
 	struct cc_out out;
 	bool open;
 	uint64_t written, placeholders;
 };
 
+struct ant_out {
+	bool used;
+	uint32_t src;
+	char name[CC_NAME_PART_LEN];
+	struct unit *u;
+	unsigned int nu, capu;
+};
+
 struct to_codifs {
 	const struct cc_conv_opts *o;
 	const char *in;
+	const struct cc_scan *s1;    /* pass 1's scan, while it runs */
 	struct ant_out ant[ACCT_MAX_ANTENNAS];
 	char err[ERRLEN];
 };
+
+static struct unit *
+unit_of(struct ant_out *ao, uint32_t tseg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ao->nu; i++)
+		if (ao->u[i].tseg == tseg)
+			return &ao->u[i];
+	return NULL;
+}
+
+/* Pass 1: each taken frame widens its unit (made on its segment's first). */
+static int
+plan_frame(void *ctx, const struct cc_frame_ev *ev)
+{
+	struct to_codifs *c = ctx;
+	struct ant_out *ao = &c->ant[ev->ant];
+	struct unit *u = unit_of(ao, ev->tseg);
+	struct unit_ref *r;
+
+	if (u == NULL) {
+		if (ao->nu == ao->capu) {
+			unsigned int nc = ao->capu ? ao->capu * 2 : 2;
+			struct unit *v = realloc(ao->u, nc * sizeof(*v));
+
+			if (v == NULL) {
+				snprintf(c->err, sizeof(c->err), "out of memory");
+				return -1;
+			}
+			ao->u = v;
+			ao->capu = nc;
+		}
+		u = &ao->u[ao->nu++];
+		memset(u, 0, sizeof(*u));
+		u->tseg = ev->tseg;
+		u->clk = ev->st->tl->clk;
+		u->r0 = u->r1 = ev->index;
+		u->fb = ev->len;
+		ao->used = true;
+		ao->src = ev->st->src;
+	}
+	if (ev->len != u->fb) {
+		char ip[16];
+
+		snprintf(c->err, sizeof(c->err), "antenna %s: frames of %zu and %" PRIu64
+			 " bytes in one segment; one codif file holds one frame size",
+			 ipv4_str(ao->src, ip, sizeof(ip)), ev->len, u->fb);
+		return -1;
+	}
+	if (ev->index < u->r0)
+		u->r0 = ev->index;
+	if (ev->index > u->r1)
+		u->r1 = ev->index;
+	r = &u->ref[ev->stream];
+	if (!u->present[ev->stream] ||
+	    ((ev->flags & CODIF_OUT_NEW_PARAMS) && r->n < UNIT_PARAMS)) {
+		u->present[ev->stream] = true;
+		r->from[r->n] = ev->index;
+		r->h[r->n] = *ev->h;
+		r->h[r->n].invalid = false;
+		r->n++;
+	}
+	return 0;
+}
+
+/* A stream's header in force at frame index n of its unit. */
+static const struct codif_hdr *
+unit_hdr(const struct unit *u, unsigned int k, int64_t n)
+{
+	const struct unit_ref *r = &u->ref[k];
+	unsigned int i = r->n;
+
+	while (i > 1 && r->from[i - 1] > n)
+		i--;
+	return &r->h[i - 1];
+}
 
 /* Slots within one antenna (one source): by destination, port and ids. */
 static int
@@ -591,62 +688,46 @@ slot_cmp(const void *a, const void *b)
 			     *(const struct cc_stream *const *)b);
 }
 
-/* Which slot each stream gets and where its frames land in the rows. */
+/* Slots within one unit: by destination, port and ids. */
 static int
-plan_antenna(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
+plan_units(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
 {
 	struct ant_out *ao = &c->ant[a];
-	struct cc_stream *v[ACCT_MAX_STREAMS];
-	unsigned int n = s->acct->ant[a].nstream, k, m = 0;
-	const struct codif_seq *q0;
-	uint32_t ref_seconds = UINT32_MAX;
-	char why[200], ip[16];
+	unsigned int n = s->acct->ant[a].nstream, k, i, m;
 
-	for (k = 0; k < n; k++) {
-		ao->slot_of[k] = -1;
-		if (s->side[a][k] != NULL)
+	for (i = 0; i < ao->nu; i++) {
+		struct unit *u = &ao->u[i];
+		struct cc_stream *v[ACCT_MAX_STREAMS];
+		uint64_t bits;
+
+		/* the segment runs to the timeline's newest frame, where its
+		 * streams were closed (their lost ends written too) */
+		for (k = 0, m = 0; k < n; k++) {
+			const struct codif_seq *q = &s->acct->ant[a].stream[k].seq;
+
+			u->slot_of[k] = -1;
+			if (!u->present[k] || s->side[a][k] == NULL)
+				continue;
 			v[m++] = s->side[a][k];
-	}
-	if (m == 0)
-		return 0;
-	qsort(v, m, sizeof(v[0]), slot_cmp);
-	q0 = v[0]->seq;
-	for (k = 0; k < m; k++) {
-		if (!codif_params_equal(&q0->ref, &v[k]->seq->ref, why, sizeof(why))) {
-			snprintf(c->err, sizeof(c->err), "antenna %s: streams differ (%s); "
-				 "one codif file holds one frame rate",
-				 ipv4_str(acct_layout_of(s->acct)->ant_ip[a], ip, sizeof(ip)),
-				 why);
-			return -1;
+			if (q->seg == u->tseg && q->end > u->r1)
+				u->r1 = q->end;
 		}
-		if (v[k]->seq->seconds_first < ref_seconds)
-			ref_seconds = v[k]->seq->seconds_first;
-	}
-	ao->used = true;
-	ao->src = acct_layout_of(s->acct)->ant_ip[a];
-	ao->nslot = m;
-	ao->fb = CODIF_HDR_LEN + codif_data_bytes(&q0->ref);
-	ao->r0 = INT64_MAX;
-	ao->r1 = INT64_MIN;
-	for (k = 0; k < m; k++) {
-		const struct codif_seq *q = v[k]->seq;
-		uint32_t ds = q->seconds_first - ref_seconds;
-		unsigned int ks;
+		qsort(v, m, sizeof(v[0]), slot_cmp);
+		for (k = 0; k < m; k++) {
+			unsigned int ks;
 
-		if (ds % q0->ref.period != 0) {
-			snprintf(c->err, sizeof(c->err), "antenna %s: stream periods start "
-				 "%u s apart, not a multiple of the period %u s",
-				 ipv4_str(ao->src, ip, sizeof(ip)), ds, q0->ref.period);
+			for (ks = 0; ks < n && s->side[a][ks] != v[k]; ks++)
+				;
+			u->slot_of[ks] = (int)k;
+		}
+		u->nslot = m;
+		bits = (uint64_t)(u->r1 - u->r0 + 1) * m;
+		u->have = calloc((size_t)((bits + 63) / 64), sizeof(uint64_t));
+		if (u->have == NULL) {
+			snprintf(c->err, sizeof(c->err), "out of memory for %" PRIu64 " rows",
+				 (uint64_t)(u->r1 - u->r0 + 1));
 			return -1;
 		}
-		for (ks = 0; ks < n && s->side[a][ks] != v[k]; ks++)
-			;
-		ao->slot_of[ks] = (int)k;
-		ao->shift[ks] = (int64_t)(ds / q0->ref.period) * (int64_t)q->fpp;
-		if (q->first + ao->shift[ks] < ao->r0)
-			ao->r0 = q->first + ao->shift[ks];
-		if (q->newest + ao->shift[ks] > ao->r1)
-			ao->r1 = q->newest + ao->shift[ks];
 	}
 	return 0;
 }
@@ -665,27 +746,33 @@ plan_outputs(struct to_codifs *c, const struct cc_scan *s)
 {
 	const struct acct_layout *l = acct_layout_of(s->acct);
 	uint32_t ips[ACCT_MAX_ANTENNAS];
-	unsigned int a, i, n = 0;
+	unsigned int a, i, n = 0, nfiles = 0;
 	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
 
 	for (a = 0; a < l->nant; a++)
-		if (c->ant[a].used)
+		if (c->ant[a].used) {
 			ips[n++] = c->ant[a].src;
+			nfiles += c->ant[a].nu;
+		}
 	if (n == 0) {
 		snprintf(c->err, sizeof(c->err), "%s: no CODIF frames from any antenna",
 			 c->in);
 		return -1;
 	}
-	if (n > 1 && (c->o->output != NULL || c->o->antenna != NULL)) {
-		snprintf(c->err, sizeof(c->err), "%s: %u antennas: --output and "
-			 "--antenna need a capture of one antenna (use --outdir)", c->in, n);
+	if (nfiles > 1 && c->o->output != NULL) {
+		snprintf(c->err, sizeof(c->err), "%s: %u antennas, %u outputs (a resync or "
+			 "new parameters start a file): --output names one (use --outdir)",
+			 c->in, n, nfiles);
+		return -1;
+	}
+	if (n > 1 && c->o->antenna != NULL) {
+		snprintf(c->err, sizeof(c->err), "%s: %u antennas: --antenna needs a "
+			 "capture of one antenna", c->in, n);
 		return -1;
 	}
 	qsort(ips, n, sizeof(ips[0]), ip_cmp);
 	for (a = 0; a < l->nant; a++) {
 		struct ant_out *ao = &c->ant[a];
-		const struct cc_stream *st;
-		struct codif_hdr h;
 
 		if (!ao->used)
 			continue;
@@ -693,107 +780,88 @@ plan_outputs(struct to_codifs *c, const struct cc_scan *s)
 			;
 		snprintf(ao->name, sizeof(ao->name), "ant%u", i);
 		names_of(c->o, c->in, ao->name, prefix, ant);
-		/* row r0 in the time of any stream: the first slot's */
-		for (i = 0; i < s->acct->ant[a].nstream && ao->slot_of[i] != 0; i++)
-			;
-		st = s->side[a][i];
-		h = st->seq->ref;
-		codif_index_to_time(ao->r0 - ao->shift[i], st->seq->seconds_first,
-				    h.period, st->seq->fpp, &h.seconds, &h.frame);
-		if (out_name(c->o, prefix, ant, codif_frame_time_ns(&h), "codif", path,
-			     sizeof(path)) != 0) {
-			snprintf(c->err, sizeof(c->err), "output name too long");
-			return -1;
+		for (i = 0; i < ao->nu; i++) {
+			struct unit *u = &ao->u[i];
+
+			if (out_name(c->o, prefix, ant, codif_clock_time_ns(&u->clk, u->r0),
+				     "codif", path, sizeof(path)) != 0) {
+				snprintf(c->err, sizeof(c->err), "output name too long");
+				return -1;
+			}
+			if (cc_out_open(&u->out, path, c->o->force, c->err, sizeof(c->err)) != 0)
+				return -1;
+			u->open = true;
 		}
-		if (cc_out_open(&ao->out, path, c->o->force, c->err, sizeof(c->err)) != 0)
-			return -1;
-		ao->open = true;
 	}
 	return 0;
 }
 
 static uint64_t
-slot_offset(const struct ant_out *ao, unsigned int k, int64_t index)
+slot_offset(const struct unit *u, unsigned int k, int64_t index)
 {
-	uint64_t row = (uint64_t)(index + ao->shift[k] - ao->r0);
+	uint64_t row = (uint64_t)(index - u->r0);
 
-	return (row * ao->nslot + (uint64_t)ao->slot_of[k]) * ao->fb;
+	return (row * u->nslot + (uint64_t)u->slot_of[k]) * u->fb;
 }
 
+/* Pass 2: every frame to its unit's slot (arrival order is not row order). */
 static int
 to_codifs_frame(void *ctx, const struct cc_frame_ev *ev)
 {
 	struct to_codifs *c = ctx;
-	struct ant_out *ao = &c->ant[ev->ant];
+	struct unit *u = unit_of(&c->ant[ev->ant], ev->tseg);
+	uint64_t bit;
 
-	if (!cc_seq_placed(ev->cls) || !ao->used)
-		return 0;
-	if (ev->len != ao->fb) {
-		snprintf(c->err, sizeof(c->err), "internal: frame of %zu bytes in a "
-			 "stream of %" PRIu64, ev->len, ao->fb);
+	if (u == NULL || u->slot_of[ev->stream] < 0 || ev->index < u->r0 || ev->index > u->r1) {
+		snprintf(c->err, sizeof(c->err), "internal: frame index %" PRId64 " of "
+			 "segment %u not planned", ev->index, ev->tseg);
 		return -1;
 	}
-	if (cc_out_pwrite(&ao->out, ev->codif, ev->len,
-			  slot_offset(ao, (unsigned int)ev->stream, ev->index),
+	if (cc_out_pwrite(&u->out, ev->codif, ev->len,
+			  slot_offset(u, (unsigned int)ev->stream, ev->index),
 			  c->err, sizeof(c->err)) != 0)
 		return -1;
-	ao->written++;
+	bit = (uint64_t)(ev->index - u->r0) * u->nslot + (uint64_t)u->slot_of[ev->stream];
+	u->have[bit / 64] |= 1ULL << (bit % 64);
+	u->written++;
 	return 0;
 }
 
 /* Frames that never arrived: the stream's header at their time, invalid,
  * zero data (formats.md). */
 static int
-placeholders(struct to_codifs *c, struct ant_out *ao, unsigned int k,
-	     const struct cc_stream *st, int64_t from, int64_t to, uint8_t *buf)
+fill_unit(struct to_codifs *c, struct unit *u, unsigned int nstream)
 {
-	struct codif_hdr h = st->seq->ref;
-	int64_t n;
-
-	for (n = from; n <= to; n++) {
-		codif_index_to_time(n, st->seq->seconds_first, h.period, st->seq->fpp,
-				    &h.seconds, &h.frame);
-		h.invalid = true;
-		codif_encode(&h, buf);
-		if (cc_out_pwrite(&ao->out, buf, ao->fb, slot_offset(ao, k, n), c->err,
-				  sizeof(c->err)) != 0)
-			return -1;
-		ao->placeholders++;
-	}
-	return 0;
-}
-
-static int
-fill_antenna(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
-{
-	struct ant_out *ao = &c->ant[a];
+	uint8_t *buf = calloc(1, u->fb);
 	unsigned int k;
-	uint8_t *buf = calloc(1, ao->fb);
-	size_t g;
+	int64_t n;
 	int rc = 0;
 
 	if (buf == NULL)
 		return -1;
-	for (k = 0; k < s->acct->ant[a].nstream && rc == 0; k++) {
-		const struct cc_stream *st = s->side[a][k];
-
-		if (st == NULL)
+	for (k = 0; k < nstream && rc == 0; k++) {
+		if (u->slot_of[k] < 0)
 			continue;
-		rc = placeholders(c, ao, k, st, ao->r0 - ao->shift[k], st->seq->first - 1, buf);
-		for (g = 0; g < st->gaps.n && rc == 0; g++)
-			rc = placeholders(c, ao, k, st, st->gaps.v[g].first,
-					  st->gaps.v[g].last, buf);
-		if (rc == 0)
-			rc = placeholders(c, ao, k, st, st->seq->newest + 1,
-					  ao->r1 - ao->shift[k], buf);
+		for (n = u->r0; n <= u->r1 && rc == 0; n++) {
+			uint64_t bit = (uint64_t)(n - u->r0) * u->nslot + (uint64_t)u->slot_of[k];
+			struct codif_hdr h;
+
+			if (u->have[bit / 64] >> (bit % 64) & 1)
+				continue;
+			h = *unit_hdr(u, k, n);
+			codif_clock_hdr_time(&u->clk, n, &h.seconds, &h.frame);
+			h.invalid = true;
+			codif_encode(&h, buf);
+			rc = cc_out_pwrite(&u->out, buf, u->fb, slot_offset(u, k, n), c->err,
+					   sizeof(c->err));
+			u->placeholders++;
+		}
 	}
 	free(buf);
-	if (rc == 0 && ao->written + ao->placeholders !=
-	    (uint64_t)(ao->r1 - ao->r0 + 1) * ao->nslot) {
+	if (rc == 0 && u->written + u->placeholders != (uint64_t)(u->r1 - u->r0 + 1) * u->nslot) {
 		snprintf(c->err, sizeof(c->err), "internal: %" PRIu64 " frames written "
 			 "+ %" PRIu64 " placeholders, expected %" PRIu64 " rows x %u",
-			 ao->written, ao->placeholders, (uint64_t)(ao->r1 - ao->r0 + 1),
-			 ao->nslot);
+			 u->written, u->placeholders, (uint64_t)(u->r1 - u->r0 + 1), u->nslot);
 		rc = -1;
 	}
 	return rc;
@@ -805,7 +873,7 @@ pcap_to_codif(const char *in, const struct cc_conv_opts *o,
 {
 	struct to_codifs *c = calloc(1, sizeof(*c));
 	struct cc_file f1, f2;
-	unsigned int a, nant;
+	unsigned int a, i, nant = 0;
 	int rc, status = CC_EXIT_OK;
 	char ip[16];
 
@@ -813,42 +881,42 @@ pcap_to_codif(const char *in, const struct cc_conv_opts *o,
 		return CC_EXIT_PROBLEMS;
 	c->o = o;
 	c->in = in;
-	/* pass 1: streams, parameters and each antenna's row range */
-	rc = cc_inspect(&f1, in, so, NULL, NULL);
-	nant = rc == 0 && f1.scan->acct != NULL ? acct_layout_of(f1.scan->acct)->nant : 0;
-	for (a = 0; a < nant && rc == 0; a++)
-		rc = plan_antenna(c, f1.scan, a);
+	/* pass 1: each antenna's segments, their streams and row ranges */
+	rc = cc_inspect(&f1, in, so, plan_frame, c);
 	if (rc == 0 && f1.scan->acct == NULL) {
 		snprintf(c->err, sizeof(c->err), "%s: unreadable", in);
 		rc = -1;
 	}
+	nant = rc == 0 ? acct_layout_of(f1.scan->acct)->nant : 0;
+	for (a = 0; a < nant && rc == 0; a++)
+		rc = plan_units(c, f1.scan, a);
 	if (rc == 0)
 		rc = plan_outputs(c, f1.scan);
-	/* pass 2: every frame to its slot (arrival order is not row order),
-	 * then the gaps of each stream as placeholders */
+	/* pass 2: every frame to its slot, then the gaps as placeholders */
 	memset(&f2, 0, sizeof(f2));
 	if (rc == 0)
 		rc = cc_inspect(&f2, in, so, to_codifs_frame, c);
 	for (a = 0; a < nant && rc == 0; a++)
-		if (c->ant[a].used)
-			rc = fill_antenna(c, f2.scan, a);
-	for (a = 0; a < nant; a++) {
+		for (i = 0; i < c->ant[a].nu && rc == 0; i++)
+			rc = fill_unit(c, &c->ant[a].u[i], f2.scan->acct->ant[a].nstream);
+	for (a = 0; a < ACCT_MAX_ANTENNAS; a++) {
 		struct ant_out *ao = &c->ant[a];
 
-		if (!ao->open)
-			continue;
-		if (rc != 0) {
-			cc_out_abort(&ao->out);
-			continue;
+		for (i = 0; i < ao->nu; i++) {
+			struct unit *u = &ao->u[i];
+
+			if (u->open && rc != 0)
+				cc_out_abort(&u->out);
+			else if (u->open && cc_out_commit(&u->out, c->err, sizeof(c->err)) != 0)
+				rc = -1;
+			else if (u->open)
+				printf("codifcheck: wrote %s (antenna %s: %u streams, %" PRId64
+				       " rows, %" PRIu64 " frames, %" PRIu64 " lost written as "
+				       "invalid)\n", u->out.path, ipv4_str(ao->src, ip, sizeof(ip)),
+				       u->nslot, u->r1 - u->r0 + 1, u->written, u->placeholders);
+			free(u->have);
 		}
-		if (cc_out_commit(&ao->out, c->err, sizeof(c->err)) != 0) {
-			rc = -1;
-			continue;
-		}
-		printf("codifcheck: wrote %s (antenna %s: %u streams, %" PRId64
-		       " rows, %" PRIu64 " frames, %" PRIu64 " lost written as "
-		       "invalid)\n", ao->out.path, ipv4_str(ao->src, ip, sizeof(ip)),
-		       ao->nslot, ao->r1 - ao->r0 + 1, ao->written, ao->placeholders);
+		free(ao->u);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "codifcheck: convert: %s\n", c->err[0] != '\0' ? c->err :
@@ -887,7 +955,7 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 	cc_detect(head, (size_t)n, size, in, &d);
 	free(head);
 	memset(&so, 0, sizeof(so));
-	so.window = o->window;
+	so.tl = o->tl;
 	so.max_problems = o->max_problems;
 	so.filter = o->filter;
 	switch (d.fmt) {

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "codif.h"
+
 #include "detect.h"
 #include "scan.h"
 
@@ -26,7 +28,7 @@ struct cc_conv_opts {
 	uint32_t dst;          /**< destination of secondaryid 0; + secondaryid */
 	uint16_t port;         /**< UDP port of secondaryid 0; + secondaryid */
 	bool force;            /**< replace existing outputs */
-	uint32_t window;       /**< late/duplicate window, frames */
+	struct codif_tl_cfg tl;     /**< timelines (lib/codif) */
 	unsigned int max_problems;
 	const struct cc_filter *filter; /**< captures: antennas and groups, or NULL */
 };

@@ -256,6 +256,9 @@ cc_inspect(struct cc_file *f, const char *path, const struct cc_scan_opts *o,
 		f->scan->damaged = true;
 		break;
 	}
+	/* the end of the input: held frames dropped, streams closed */
+	if (rc == 0)
+		rc = cc_scan_finish(f->scan);
 	return rc;
 }
 

@@ -52,7 +52,15 @@ static const char usage_info[] =
 "  --max-gaps N           list at most N gaps per stream (0 = all; default 0)\n"
 "  --max-problems N       list at most N problems per file (100)\n"
 "  --window N             frames behind the newest tracked for late and\n"
-"                         duplicate, %u..%u (4096, as the capture program)\n"
+"                         duplicate, a power of two %u..%u (4096, as the\n"
+"                         capture program)\n"
+"  --reorder-window N     frames ahead of the newest taken at once (64)\n"
+"  --confirm K            agreeing frames that move a timeline (4): a frame\n"
+"                         beyond the windows is held until K agree, else\n"
+"                         dropped (a bit flip, a stray frame: reported)\n"
+"  --max-gap T            a confirmed jump ahead of at most T (1s) is loss;\n"
+"                         more is a resync: a new segment (convert: a new\n"
+"                         file), never placeholders\n"
 "  --antenna-ip IP[,IP..] captures: only these sources are antennas (default:\n"
 "                         every IPv4 source is: name them when the capture\n"
 "                         holds other traffic); the rest counts as from no\n"
@@ -81,7 +89,8 @@ static const char usage_verify[] =
 "                         the first differing byte's file offset is reported\n"
 "  --strict               notes are problems too\n"
 "  --max-problems N       list at most N problems per file (100; all counted)\n"
-"  --window N, --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
+"  --window N, --reorder-window N, --confirm K, --max-gap T,\n"
+"  --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
 "  -h, --help             this text\n";
 
 static const char usage_convert[] =
@@ -108,7 +117,8 @@ static const char usage_convert[] =
 "                         IP+k, PORT+k (239.17.0.1:36001, codifgen's layout)\n"
 "  --force                replace existing output files\n"
 "  --max-problems N       list at most N input problems (100)\n"
-"  --window N, --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
+"  --window N, --reorder-window N, --confirm K, --max-gap T,\n"
+"  --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
 "  -h, --help             this text\n";
 
 static const char usage_tail[] =
@@ -118,7 +128,8 @@ static const char usage_tail[] =
 "problems (convert: complete outputs are kept); 2 bad command line.\n";
 
 enum {
-	O_JSON = 256, O_MAX_GAPS, O_MAX_PROBLEMS, O_WINDOW, O_SINCE, O_PATTERN,
+	O_JSON = 256, O_MAX_GAPS, O_MAX_PROBLEMS, O_WINDOW, O_REORDER, O_CONFIRM,
+	O_MAX_GAP, O_SINCE, O_PATTERN,
 	O_STRICT, O_TO, O_OUTDIR, O_PREFIX, O_ANTENNA, O_SRC, O_DST, O_FORCE,
 	O_ANT_IP, O_GROUP,
 };
@@ -128,6 +139,9 @@ static const struct option info_opts[] = {
 	{"max-gaps", required_argument, NULL, O_MAX_GAPS},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"reorder-window", required_argument, NULL, O_REORDER},
+	{"confirm", required_argument, NULL, O_CONFIRM},
+	{"max-gap", required_argument, NULL, O_MAX_GAP},
 	{"antenna-ip", required_argument, NULL, O_ANT_IP},
 	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
@@ -141,6 +155,9 @@ static const struct option verify_opts[] = {
 	{"strict", no_argument, NULL, O_STRICT},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"reorder-window", required_argument, NULL, O_REORDER},
+	{"confirm", required_argument, NULL, O_CONFIRM},
+	{"max-gap", required_argument, NULL, O_MAX_GAP},
 	{"antenna-ip", required_argument, NULL, O_ANT_IP},
 	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
@@ -158,6 +175,9 @@ static const struct option convert_opts[] = {
 	{"force", no_argument, NULL, O_FORCE},
 	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"reorder-window", required_argument, NULL, O_REORDER},
+	{"confirm", required_argument, NULL, O_CONFIRM},
+	{"max-gap", required_argument, NULL, O_MAX_GAP},
 	{"antenna-ip", required_argument, NULL, O_ANT_IP},
 	{"group", required_argument, NULL, O_GROUP},
 	{"help", no_argument, NULL, 'h'},
@@ -265,7 +285,26 @@ set_opt(int c, const char *opt, const char *a, struct opts *o, char *err)
 	case O_WINDOW:
 		if (parse_u64(opt, a, WINDOW_MIN, WINDOW_MAX, &v, err, ERRLEN) != 0)
 			return -1;
-		o->chk.window = o->conv.window = (uint32_t)v;
+		if (v & (v - 1)) {
+			snprintf(err, ERRLEN, "%s: '%s': expected a power of two", opt, a);
+			return -1;
+		}
+		o->chk.tl.window = o->conv.tl.window = (uint32_t)v;
+		return 0;
+	case O_REORDER:
+		if (parse_u64(opt, a, 1, WINDOW_MAX, &v, err, ERRLEN) != 0)
+			return -1;
+		o->chk.tl.ahead = o->conv.tl.ahead = (uint32_t)v;
+		return 0;
+	case O_CONFIRM:
+		if (parse_u64(opt, a, 2, CODIF_MAX_CONFIRM, &v, err, ERRLEN) != 0)
+			return -1;
+		o->chk.tl.confirm = o->conv.tl.confirm = (uint32_t)v;
+		return 0;
+	case O_MAX_GAP:
+		if (parse_duration_ns(opt, a, 1000, 3600ULL * 1000000000ULL, &v, err, ERRLEN) != 0)
+			return -1;
+		o->chk.tl.max_gap_ns = o->conv.tl.max_gap_ns = v;
 		return 0;
 	case O_SINCE:
 		if (codif_parse_time(a, &o->chk.since_ns) != 0) {
@@ -339,6 +378,8 @@ defaults(struct opts *o)
 	o->conv.port = CC_DEFAULT_PORT;
 	o->chk.filter = &o->filter;
 	o->conv.filter = &o->filter;
+	codif_tl_cfg_defaults(&o->chk.tl);
+	o->conv.tl = o->chk.tl;
 }
 
 /* @return 0, 1 (help printed: exit 0) or -1 (error printed: exit 2). */
@@ -374,6 +415,11 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 			fprintf(stderr, "codifcheck %s: %s\n", cmd_name[cmd], err);
 			return -1;
 		}
+	}
+	if (codif_tl_cfg_check(&o->chk.tl, err, sizeof(err)) != 0) {
+		fprintf(stderr, "codifcheck %s: --window, --reorder-window, --confirm, "
+			"--max-gap: %s\n", cmd_name[cmd], err);
+		return -1;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "codifcheck %s: no FILE given (try codifcheck %s --help)\n",

@@ -280,7 +280,10 @@ parse_first_frame(const struct cc_jr *root, struct cc_raw_index *ri, char *err,
 	ri->first_seconds = (uint32_t)v;
 	if (get_u64(f, "first_frame.", "frame", 0, ri->fpp - 1, &v, err, errlen) != 0)
 		return -EINVAL;
-	ri->first_frame = (uint32_t)v;
+	h = ri->st[0].hdr;
+	h.seconds = ri->first_seconds;
+	h.frame = (uint32_t)v;
+	cc_ri_set_first(ri, &h);
 	cc_ri_frame_hdr(ri, 0, 0, false, &h);
 	codif_time_str(codif_frame_time_ns(&h), want, sizeof(want));
 	utc = get_str(f, "first_frame.", "utc", err, errlen);
@@ -504,13 +507,21 @@ cc_ri_in_run(const struct cc_ri_runs *r, uint32_t slot, uint64_t row,
 }
 
 void
+cc_ri_set_first(struct cc_raw_index *ri, const struct codif_hdr *h)
+{
+	ri->first_seconds = h->seconds;
+	ri->first_frame = h->frame;
+	if (codif_clock_init(&ri->clk, h) != 0 ||
+	    !codif_clock_index(&ri->clk, h->seconds, h->frame, &ri->idx0))
+		ri->idx0 = 0;
+}
+
+void
 cc_ri_frame_hdr(const struct cc_raw_index *ri, uint32_t slot, uint64_t row,
 		bool invalid, struct codif_hdr *h)
 {
 	*h = ri->st[slot].hdr;
-	codif_index_to_time((int64_t)ri->first_frame + (int64_t)row,
-			    ri->first_seconds, h->period, ri->fpp, &h->seconds,
-			    &h->frame);
+	codif_clock_hdr_time(&ri->clk, ri->idx0 + (int64_t)row, &h->seconds, &h->frame);
 	h->invalid = invalid;
 }
 

@@ -46,8 +46,13 @@ struct cc_raw_index {
 	struct cc_ri_stream *st;     /**< by slot */
 	uint64_t fpp, frame_ns;
 	uint32_t first_seconds, first_frame;
+	struct codif_clock clk;      /**< the rows' clock (lib/codif) */
+	int64_t idx0;                /**< its index of row 0 */
 	struct cc_ri_runs gaps, invalid;
 };
+
+/** Row 0 is the frame of header h (its time and clock). */
+void cc_ri_set_first(struct cc_raw_index *ri, const struct codif_hdr *h);
 
 void cc_ri_init(struct cc_raw_index *ri);
 void cc_ri_free(struct cc_raw_index *ri);

@@ -12,15 +12,31 @@ static const char hist_resolution[] =
 	"exact below 16 ns; above, 16 log-spaced buckets per power of two: "
 	"median and p99 within 3.2%, min and max exact";
 
-/* Start time of frame index n of a stream (n relative to its first period). */
+/* Start time and frame index of a stream's gap-list position. */
 static int64_t
-index_ns(const struct cc_stream *st, int64_t n)
+pos_ns(const struct cc_stream *st, int64_t pos)
 {
-	struct codif_hdr h = st->seq->ref;
+	return cc_stream_pos_ns(st, pos);
+}
 
-	codif_index_to_time(n, st->seq->seconds_first, h.period, st->seq->fpp,
-			    &h.seconds, &h.frame);
-	return codif_frame_time_ns(&h);
+/* Frame number of a position: from its segment's first frame (in the
+ * first segment, codif.md's N from the stream's first frame). */
+static int64_t
+pos_index(const struct cc_stream *st, int64_t pos)
+{
+	int64_t idx = pos;
+	const struct cc_seg *g = cc_stream_pos_seg(st, pos, &idx);
+
+	return g != NULL ? idx - g->first_index : pos;
+}
+
+/* Which segment (1-based) holds a position. */
+static unsigned int
+pos_segno(const struct cc_stream *st, int64_t pos)
+{
+	const struct cc_seg *g = cc_stream_pos_seg(st, pos, NULL);
+
+	return g != NULL ? (unsigned int)(g - st->seg) + 1 : 1;
 }
 
 static uint64_t
@@ -46,8 +62,10 @@ cc_notes_of(const struct cc_file *f, struct cc_notes *n)
 		if (s->acct != NULL) { /* codif/raw: already a time-backwards problem */
 			n->late += st->seq->st.late;
 			n->duplicate += st->seq->st.duplicate;
-			n->too_old += st->seq->st.too_old;
+			n->too_late += st->seq->st.too_late;
 		}
+		n->resyncs += st->seq->st.resyncs;
+		n->new_params += st->seq->st.new_params;
 	}
 	for (c = 1; c < ACCT_C__COUNT; c++)
 		n->unattributed += s->unattributed[c];
@@ -57,7 +75,8 @@ unsigned int
 cc_notes_count(const struct cc_notes *n)
 {
 	return (n->lost != 0) + (n->invalid != 0) + (n->late != 0) +
-	       (n->duplicate != 0) + (n->too_old != 0) + (n->unattributed != 0);
+	       (n->duplicate != 0) + (n->too_late != 0) + (n->resyncs != 0) +
+	       (n->new_params != 0) + (n->unattributed != 0);
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -105,11 +124,15 @@ gaps_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
 	for (i = 0; i < st->gaps.n && (max_gaps == 0 || i < max_gaps); i++) {
 		const struct cc_gap *g = &st->gaps.v[i];
 		uint64_t n = (uint64_t)(g->last - g->first + 1);
+		char seg[32] = "";
 
-		codif_time_str(index_ns(st, g->first), a, sizeof(a));
-		codif_time_str(index_ns(st, g->last), b, sizeof(b));
-		fprintf(out, "    gap         index %" PRId64 "..%" PRId64 " (%" PRIu64
-			" frame%s%s): %s .. %s\n", g->first, g->last, n, n == 1 ? "" : "s",
+		codif_time_str(pos_ns(st, g->first), a, sizeof(a));
+		codif_time_str(pos_ns(st, g->last), b, sizeof(b));
+		if (st->nseg > 1)
+			snprintf(seg, sizeof(seg), "segment %u ", pos_segno(st, g->first));
+		fprintf(out, "    gap         %sindex %" PRId64 "..%" PRId64 " (%" PRIu64
+			" frame%s%s): %s .. %s\n", seg, pos_index(st, g->first),
+			pos_index(st, g->last), n, n == 1 ? "" : "s",
 			g->kind == CC_GAP_FILLED ? ", written as invalid zero frames" : "",
 			a, b);
 	}
@@ -136,6 +159,30 @@ timing_text(FILE *out, const struct cc_stream *st)
 			st->rfc_jitter16 >> 4);
 }
 
+/* Where the stream's timeline resynced or its parameters changed. */
+static void
+segments_text(FILE *out, const struct cc_stream *st)
+{
+	char a[CODIF_TIMESTR_LEN];
+	unsigned int i;
+
+	for (i = 1; i < st->nseg; i++) {
+		const struct cc_seg *g = &st->seg[i];
+
+		fprintf(out, "    segment %u   from %s: %s%s%s", i + 1,
+			codif_time_str(codif_clock_time_ns(&g->clk, g->first_index), a, sizeof(a)),
+			g->flags & CODIF_OUT_RESYNC ? "timeline resync" : "",
+			(g->flags & CODIF_OUT_RESYNC) && (g->flags & CODIF_OUT_NEW_PARAMS) ?
+				", " : "",
+			g->flags & CODIF_OUT_NEW_PARAMS ? "new parameters" : "");
+		if (g->skipped > 0)
+			fprintf(out, " (%" PRId64 " frames skipped)", g->skipped);
+		fprintf(out, "\n");
+		if (g->flags & CODIF_OUT_NEW_PARAMS)
+			params_text(out, &g->ref);
+	}
+}
+
 static void
 stream_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
 {
@@ -153,12 +200,17 @@ stream_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
 		codif_seq_expected(st->seq), cc_stream_received(st), cc_stream_lost(st),
 		st->gaps.n, st->gaps.n == 1 ? "" : "s", q->late, q->duplicate,
 		cc_stream_invalid(st));
-	if (q->too_old != 0)
-		fprintf(out, ", too old to place %" PRIu64, q->too_old);
+	if (q->too_late != 0)
+		fprintf(out, ", too late %" PRIu64, q->too_late);
 	if (st->filled != 0)
 		fprintf(out, " (%" PRIu64 " lost written as invalid zero frames)",
 			st->filled);
 	fprintf(out, "\n");
+	if (q->implausible != 0 || q->param_change != 0)
+		fprintf(out, "    held aside  %" PRIu64 " frames of an implausible time, %" PRIu64
+			" of other parameters: never confirmed, dropped\n", q->implausible,
+			q->param_change);
+	segments_text(out, st);
 	gaps_text(out, st, max_gaps);
 	timing_text(out, st);
 }
@@ -240,8 +292,12 @@ notes_text(FILE *out, const struct cc_notes *n, bool strict, const char *indent)
 		" invalid, %" PRIu64 " late, %" PRIu64 " duplicate", indent,
 		strict ? "problem (--strict)" : "note", n->lost, n->gaps, n->invalid,
 		n->late, n->duplicate);
-	if (n->too_old != 0)
-		fprintf(out, ", %" PRIu64 " too old to place", n->too_old);
+	if (n->too_late != 0)
+		fprintf(out, ", %" PRIu64 " too late to place", n->too_late);
+	if (n->resyncs != 0)
+		fprintf(out, ", %" PRIu64 " timeline resyncs", n->resyncs);
+	if (n->new_params != 0)
+		fprintf(out, ", %" PRIu64 " parameter changes", n->new_params);
 	if (n->unattributed != 0)
 		fprintf(out, ", %" PRIu64 " packets from no antenna", n->unattributed);
 	fprintf(out, "%s\n", strict ? "" : " (problems only with --strict)");
@@ -327,11 +383,12 @@ gaps_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
 		const struct cc_gap *g = &st->gaps.v[i];
 
 		jsonw_obj_begin(w, NULL);
-		jsonw_i64(w, "first", g->first);
-		jsonw_i64(w, "last", g->last);
+		jsonw_u64(w, "segment", pos_segno(st, g->first));
+		jsonw_i64(w, "first", pos_index(st, g->first));
+		jsonw_i64(w, "last", pos_index(st, g->last));
 		jsonw_u64(w, "count", (uint64_t)(g->last - g->first + 1));
-		jsonw_str(w, "first_utc", codif_time_str(index_ns(st, g->first), ts, sizeof(ts)));
-		jsonw_str(w, "last_utc", codif_time_str(index_ns(st, g->last), ts, sizeof(ts)));
+		jsonw_str(w, "first_utc", codif_time_str(pos_ns(st, g->first), ts, sizeof(ts)));
+		jsonw_str(w, "last_utc", codif_time_str(pos_ns(st, g->last), ts, sizeof(ts)));
 		jsonw_str(w, "kind", g->kind == CC_GAP_FILLED ? "filled" : "missing");
 		jsonw_obj_end(w);
 	}
@@ -389,7 +446,12 @@ stream_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
 	jsonw_u64(w, "late", q->late);
 	jsonw_u64(w, "duplicate", q->duplicate);
 	jsonw_u64(w, "invalid", cc_stream_invalid(st));
-	jsonw_u64(w, "too_old", q->too_old);
+	jsonw_u64(w, "too_late", q->too_late);
+	jsonw_u64(w, "implausible", q->implausible);
+	jsonw_u64(w, "param_change", q->param_change);
+	jsonw_u64(w, "resyncs", q->resyncs);
+	jsonw_u64(w, "resync_skipped", q->resync_skipped);
+	jsonw_u64(w, "new_params", q->new_params);
 	jsonw_u64(w, "filled", st->filled);
 	jsonw_u64(w, "bytes", stream_bytes(st));
 	jsonw_u64(w, "pattern_mismatch", st->pattern_bad);
@@ -398,6 +460,24 @@ stream_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
 	jsonw_i64(w, "last_frame_ns", st->seq->newest_time_ns);
 	jsonw_str(w, "last_frame_utc", codif_time_str(st->seq->newest_time_ns, ts, sizeof(ts)));
 	params_json(w, &st->seq->ref);
+	{
+		unsigned int i;
+
+		jsonw_arr_begin(w, "segments");
+		for (i = 0; i < st->nseg; i++) {
+			const struct cc_seg *g = &st->seg[i];
+
+			jsonw_obj_begin(w, NULL);
+			jsonw_str(w, "from_utc", codif_time_str(codif_clock_time_ns(&g->clk,
+										   g->first_index),
+								ts, sizeof(ts)));
+			jsonw_bool(w, "resync", (g->flags & CODIF_OUT_RESYNC) != 0);
+			jsonw_bool(w, "new_params", (g->flags & CODIF_OUT_NEW_PARAMS) != 0);
+			jsonw_i64(w, "frames_skipped", g->skipped);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+	}
 	gaps_json(w, st, max_gaps);
 	timing_json(w, st);
 	jsonw_obj_end(w);
@@ -429,7 +509,12 @@ antennas_json(struct jsonw *w, const struct cc_scan *s)
 		jsonw_u64(w, "late", t.late);
 		jsonw_u64(w, "duplicate", t.duplicate);
 		jsonw_u64(w, "invalid", t.invalid);
-		jsonw_u64(w, "too_old", t.too_old);
+		jsonw_u64(w, "too_late", t.too_late);
+		jsonw_u64(w, "implausible", t.implausible);
+		jsonw_u64(w, "param_change", t.param_change);
+		jsonw_u64(w, "resyncs", t.resyncs);
+		jsonw_u64(w, "resync_skipped", t.resync_skipped);
+		jsonw_u64(w, "new_params", t.new_params);
 		jsonw_u64(w, "malformed", t.malformed);
 		jsonw_u64(w, "bytes", t.bytes);
 		if (t.first_ns != INT64_MAX) {
@@ -504,7 +589,9 @@ cc_verify_json(struct jsonw *w, const struct cc_file *f, bool strict)
 	jsonw_u64(w, "invalid", n.invalid);
 	jsonw_u64(w, "late", n.late);
 	jsonw_u64(w, "duplicate", n.duplicate);
-	jsonw_u64(w, "too_old", n.too_old);
+	jsonw_u64(w, "too_late", n.too_late);
+	jsonw_u64(w, "resyncs", n.resyncs);
+	jsonw_u64(w, "new_params", n.new_params);
 	jsonw_u64(w, "unattributed", n.unattributed);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);

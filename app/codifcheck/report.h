@@ -12,7 +12,8 @@
 
 /** The --strict issues of a file: counts that are problems only then. */
 struct cc_notes {
-	uint64_t lost, gaps, invalid, late, duplicate, too_old, unattributed;
+	uint64_t lost, gaps, invalid, late, duplicate, too_late, resyncs, new_params,
+		 unattributed;
 };
 
 /** Sum the notes of every stream (and unattributed packets) of f. */

@@ -46,6 +46,16 @@ cc_all_zero(const uint8_t *p, size_t len)
 	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
 
+/* The scan's timeline configuration, or NULL for the defaults. */
+static const struct codif_tl_cfg *
+tl_cfg(const struct cc_scan_opts *o)
+{
+	return o->tl.window == 0 && o->tl.ahead == 0 && o->tl.confirm == 0 &&
+			       o->tl.max_gap_ns == 0 ?
+		       NULL :
+		       &o->tl;
+}
+
 uint64_t
 cc_stream_received(const struct cc_stream *st)
 {
@@ -103,8 +113,11 @@ cc_scan_new(const struct cc_scan_opts *o)
 static void
 stream_free(struct cc_stream *st)
 {
-	if (st->seq == &st->own)
+	if (st->seq == &st->own) {
 		codif_seq_free(&st->own);
+		codif_tl_free(&st->own_tl);
+	}
+	free(st->seg);
 	cc_gaps_free(&st->gaps);
 	free(st->offset);
 	free(st->jitter);
@@ -178,35 +191,101 @@ stream_add(struct cc_scan *s)
 	return st;
 }
 
-/* ---- gap bookkeeping, shared by every format ------------------------- */
+/* ---- segments, positions and gaps, shared by every format -------------- */
 
-/* Mirror what codif_seq_push did to lost frames in the gap list, so that
- * the gap runs always add up to the stream's lost count. */
-static int
-track_gaps(struct cc_stream *st, enum codif_seq_class cls, int64_t idx,
-	   uint64_t nlost)
+const struct cc_seg *
+cc_stream_pos_seg(const struct cc_stream *st, int64_t pos, int64_t *index)
 {
-	switch (cls) {
-	case CODIF_SEQ_FIRST:
-		st->first = idx;
-		return 0;
-	case CODIF_SEQ_GAP:
-		return cc_gaps_add(&st->gaps, idx - (int64_t)nlost, idx - 1,
-				   CC_GAP_MISSING);
-	case CODIF_SEQ_LATE:
-		if (idx < st->first) {
-			int64_t old = st->first;
+	unsigned int i;
 
-			st->first = idx;
-			if (old - idx > 1)
-				return cc_gaps_add(&st->gaps, idx + 1, old - 1,
-						   CC_GAP_MISSING);
-			return 0;
-		}
-		return cc_gaps_fill(&st->gaps, idx);
-	default:
-		return 0;
+	if (st->nseg == 0)
+		return NULL;
+	/* segment i holds positions from its first frame's, less the window
+	 * of late frames it can take before that, up to the next one's */
+	for (i = st->nseg; i > 1; i--)
+		if (pos >= st->seg[i - 1].first_index + st->seg[i - 1].off -
+				   (int64_t)st->seq->window)
+			break;
+	if (index != NULL)
+		*index = pos - st->seg[i - 1].off;
+	return &st->seg[i - 1];
+}
+
+int64_t
+cc_stream_pos_ns(const struct cc_stream *st, int64_t pos)
+{
+	int64_t idx;
+	const struct cc_seg *g = cc_stream_pos_seg(st, pos, &idx);
+
+	return g != NULL ? codif_clock_time_ns(&g->clk, idx) : INT64_MIN;
+}
+
+/* A new segment of st begins with the frame of index n (out o, header h).
+ * Positions go on after the last one's, with room for the window of late
+ * frames a segment can still take before its first. */
+static int
+seg_begin(struct cc_scan *s, struct cc_stream *st, const struct codif_out *o,
+	  const struct codif_hdr *h)
+{
+	struct cc_seg *g;
+
+	if (st->nseg > 0 && o->tail > 0) {
+		/* the old segment lacked its last frames: lost */
+		if (cc_gaps_add(&st->gaps, st->hi + 1, st->hi + (int64_t)o->tail,
+				CC_GAP_MISSING) == -ENOMEM)
+			return s->err = -ENOMEM;
+		st->hi += (int64_t)o->tail;
 	}
+	if (st->nseg == st->capseg) {
+		unsigned int nc = st->capseg ? st->capseg * 2 : 4;
+		struct cc_seg *v = realloc(st->seg, nc * sizeof(*v));
+
+		if (v == NULL)
+			return s->err = -ENOMEM;
+		st->seg = v;
+		st->capseg = nc;
+	}
+	g = &st->seg[st->nseg++];
+	memset(g, 0, sizeof(*g));
+	g->tseg = o->seg;
+	g->flags = o->flags;
+	g->clk = st->tl->clk;
+	g->ref = *h;
+	g->first_index = o->index;
+	g->skipped = (o->flags & CODIF_OUT_RESYNC) ? st->tl->last.skipped : 0;
+	/* the first segment counts from the stream's first frame (codif.md's
+	 * N); later ones go on after it, past its window of late frames */
+	g->off = st->nseg == 1 ? -o->index :
+		 st->hi + 1 + (int64_t)st->seq->window - o->index;
+	return 0;
+}
+
+/* What a frame taken by its stream did to the gap list, from the tracker's
+ * verdict alone: so the gap runs always add up to the stream's lost count. */
+static int
+track_gaps(struct cc_stream *st, const struct codif_out *o, int64_t pos)
+{
+	int rc = 0;
+
+	switch (o->cls) {
+	case CODIF_SEQ_GAP:
+		rc = cc_gaps_add(&st->gaps, pos - (int64_t)o->nlost, pos - 1, CC_GAP_MISSING);
+		break;
+	case CODIF_SEQ_LATE:
+		if (o->nlost > 0)
+			rc = cc_gaps_add(&st->gaps, pos + 1, pos + (int64_t)o->nlost,
+					 CC_GAP_MISSING);
+		else
+			rc = cc_gaps_fill(&st->gaps, pos);
+		if (rc == -ENOENT)
+			rc = 0; /* just before the old first */
+		break;
+	default:
+		break;
+	}
+	if (pos > st->hi)
+		st->hi = pos;
+	return rc == -ENOMEM ? rc : 0;
 }
 
 bool
@@ -239,6 +318,144 @@ emit(struct cc_scan *s, struct cc_frame_ev *ev)
 	if (s->cb == NULL)
 		return 0;
 	return s->cb(s->cb_ctx, ev) != 0 ? -ECANCELED : 0;
+}
+
+static int timing(struct cc_stream *st, int64_t ts, const struct codif_hdr *h);
+static void backwards(struct cc_scan *s, struct cc_stream *st, enum codif_seq_class cls,
+		      int64_t idx, uint64_t off, int64_t t);
+
+/* A frame with everything a scan needs after its stream took it (or held
+ * it: then these point into a copy). */
+struct frame_in {
+	const uint8_t *codif;     /* header + data */
+	size_t len;
+	struct codif_hdr h;
+	uint64_t off, data_off;   /* file offsets of the header, of the data */
+	int64_t ts;               /* capture arrival time, else INT64_MIN */
+	int filled;               /* codif/raw: a placeholder (1), not (0), tell (-1) */
+	int ant, stream;          /* capture: lib/acct's indices */
+};
+
+/* A frame held aside: a copy of its bytes. */
+struct held {
+	struct frame_in fi;
+	struct cc_stream *st;
+	uint8_t bytes[];
+};
+
+static struct held *
+hold_copy(const struct frame_in *fi, struct cc_stream *st, const uint8_t *base, size_t n)
+{
+	struct held *k = malloc(sizeof(*k) + n);
+
+	if (k == NULL)
+		return NULL;
+	k->fi = *fi;
+	k->st = st;
+	memcpy(k->bytes, base, n);
+	k->fi.codif = k->bytes + (fi->codif - base);
+	return k;
+}
+
+/* A frame its stream took: gaps, segments, checks, the callback. */
+static int
+take(struct cc_scan *s, struct cc_stream *st, const struct frame_in *fi,
+     const struct codif_out *o)
+{
+	struct cc_frame_ev ev;
+	int64_t t = codif_frame_time_ns(&fi->h), pos;
+	int filled = fi->filled;
+
+	if ((o->flags & CODIF_OUT_SEG_START) && seg_begin(s, st, o, &fi->h) != 0)
+		return s->err;
+	pos = o->index + st->seg[st->nseg - 1].off;
+	if (track_gaps(st, o, pos) == -ENOMEM)
+		return s->err = -ENOMEM;
+	if (s->acct == NULL) {
+		/* a codif or raw file: in frame order, placeholders marked */
+		if (o->cls == CODIF_SEQ_LATE)
+			backwards(s, st, o->cls, o->index, fi->off, t);
+		if (filled < 0)
+			filled = fi->h.invalid &&
+				 cc_all_zero(fi->codif + CODIF_HDR_LEN, fi->len - CODIF_HDR_LEN);
+		if (filled) {
+			st->filled++;
+			if (cc_gaps_add(&st->gaps, pos, pos, CC_GAP_FILLED) == -ENOMEM)
+				return s->err = -ENOMEM;
+		}
+	} else if (timing(st, fi->ts, &fi->h) != 0) {
+		return s->err = -ENOMEM;
+	}
+	if (s->o.pattern && !filled)
+		check_pattern(s, st, &fi->h, fi->codif + CODIF_HDR_LEN, fi->len - CODIF_HDR_LEN,
+			      fi->data_off, o->index, s->acct != NULL ? fi->ts : t);
+	s->last_good_ns = s->acct != NULL ? fi->ts : t;
+	memset(&ev, 0, sizeof(ev));
+	ev.st = st;
+	ev.h = &fi->h;
+	ev.codif = fi->codif;
+	ev.len = fi->len;
+	ev.cls = o->cls;
+	ev.flags = o->flags;
+	ev.tseg = o->seg;
+	ev.index = o->index;
+	ev.off = fi->off;
+	ev.ts_ns = fi->ts;
+	ev.filled = filled > 0;
+	ev.ant = fi->ant;
+	ev.stream = fi->stream;
+	return emit(s, &ev);
+}
+
+/* A held frame dropped: its time (or parameters) never confirmed. Its time
+ * as the stream counts time, by its seconds and frame. */
+static void
+dropped(struct cc_scan *s, struct held *k, enum codif_drop why)
+{
+	struct cc_stream *st = k->st;
+	struct codif_hdr r = st->seq->have_ref ? st->seq->ref : k->fi.h;
+	char name[96], ts[CODIF_TIMESTR_LEN], what[200];
+
+	r.seconds = k->fi.h.seconds;
+	r.frame = k->fi.h.frame;
+	cc_stream_name(st, name, sizeof(name));
+	if (why == CODIF_DROP_PARAMS && st->seq->have_ref &&
+	    !codif_params_equal(&st->seq->ref, &k->fi.h, what, sizeof(what))) {
+		cc_scan_problem(s, CC_P_PARAM, k->fi.off,
+				k->fi.ts != INT64_MIN ? k->fi.ts : codif_frame_time_ns(&r),
+				"%s: %s; not confirmed by %u frames: dropped", name, what,
+				st->tl->cfg.confirm);
+		return;
+	}
+	cc_scan_problem(s, why == CODIF_DROP_PARAMS ? CC_P_PARAM : CC_P_IMPLAUSIBLE, k->fi.off,
+			k->fi.ts != INT64_MIN ? k->fi.ts : s->last_good_ns,
+			"%s: a frame at %s (seconds %u, frame %u) fits no timeline (newest %s); "
+			"not confirmed by %u frames: dropped", name,
+			codif_time_str(codif_frame_time_ns(&k->fi.h), ts, sizeof(ts)),
+			k->fi.h.seconds, k->fi.h.frame,
+			st->seq->started ? codif_time_str(st->seq->newest_time_ns, what, sizeof(what)) :
+					   "none", st->tl->cfg.confirm);
+}
+
+/* The actions of a codif/raw stream's own timeline. */
+static int
+file_actions(struct cc_scan *s, struct cc_stream *st)
+{
+	struct codif_act a;
+	int rc = 0;
+
+	while (codif_tl_action(st->tl, &a)) {
+		struct held *k = (struct held *)(uintptr_t)a.handle;
+
+		if (k == NULL)
+			continue;
+		if (a.drop)
+			dropped(s, k, a.why);
+		else if (rc == 0)
+			rc = take(s, k->st, &k->fi, &a.out);
+		free(k);
+	}
+	return rc;
 }
 
 /* ---- codif and raw: frames from a file, streams keyed by CODIF ids ----- */
@@ -286,10 +503,12 @@ codif_stream(struct cc_scan *s, const struct codif_hdr *h, uint64_t off)
 		return NULL;
 	}
 	st = stream_add(s);
-	if (st == NULL || codif_seq_init(&st->own, s->o.window) != 0) {
+	if (st == NULL || codif_tl_init(&st->own_tl, tl_cfg(&s->o)) != 0 ||
+	    codif_seq_init(&st->own, &st->own_tl) != 0) {
 		s->err = -ENOMEM;
 		return NULL;
 	}
+	st->tl = &st->own_tl;
 	st->stationid = h->stationid;
 	st->groupid = h->groupid;
 	st->secondaryid = h->secondaryid;
@@ -298,21 +517,23 @@ codif_stream(struct cc_scan *s, const struct codif_hdr *h, uint64_t off)
 	return st;
 }
 
-/* Frames of a codif or raw file must come in each stream's frame order. */
+/* Frames of a codif or raw file must come in each stream's frame order.
+ * Frame numbers as codif.md counts them: from its segment's first frame. */
 static void
 backwards(struct cc_scan *s, struct cc_stream *st, enum codif_seq_class cls,
 	  int64_t idx, uint64_t off, int64_t t)
 {
 	char name[96], now[CODIF_TIMESTR_LEN];
+	int64_t base = st->nseg > 0 ? st->seg[st->nseg - 1].first_index : 0;
 
 	st->backwards++;
 	cc_scan_problem(s, CC_P_BACKWARDS, off, t,
 			"%s: frame index %" PRId64 " (%s) after "
 			"index %" PRId64 " (%s)",
-			cc_stream_name(st, name, sizeof(name)), idx,
+			cc_stream_name(st, name, sizeof(name)), idx - base,
 			cls == CODIF_SEQ_DUPLICATE ? "a repeat" :
-			cls == CODIF_SEQ_TOO_OLD ? "older than the window" : "late",
-			st->seq->newest,
+			cls == CODIF_SEQ_TOO_LATE ? "older than the window" : "late",
+			st->seq->newest - base,
 			codif_time_str(st->seq->newest_time_ns, now, sizeof(now)));
 }
 
@@ -325,54 +546,53 @@ static int
 file_frame(struct cc_scan *s, const uint8_t *frame, size_t len,
 	   const struct codif_hdr *h, uint64_t off, uint64_t data_off, int filled)
 {
-	struct cc_frame_ev ev;
 	struct cc_stream *st = codif_stream(s, h, off);
-	char why[200], name[96];
-	enum codif_seq_class cls;
-	int64_t idx, t = codif_frame_time_ns(h);
-	uint64_t nlost;
+	struct frame_in fi;
+	struct codif_out o;
+	int rc;
 
 	if (st == NULL)
 		return s->err;
-	cls = codif_seq_push(st->seq, h, len, &idx, &nlost, why, sizeof(why));
-	if (cls == CODIF_SEQ_PARAM_CHANGE || cls == CODIF_SEQ_MALFORMED) {
-		struct codif_hdr r = st->seq->ref;
+	memset(&fi, 0, sizeof(fi));
+	fi.codif = frame;
+	fi.len = len;
+	fi.h = *h;
+	fi.off = off;
+	fi.data_off = data_off;
+	fi.ts = INT64_MIN;
+	fi.filled = filled;
+	fi.ant = fi.stream = -1;
+	codif_seq_push(st->tl, st->seq, h, (uint32_t)len, &o);
+	switch (o.cls) {
+	case CODIF_SEQ_SUSPECT:
+		if (o.hold != NULL) {
+			struct held *k = hold_copy(&fi, st, frame, len);
 
-		/* its time as the stream counts time, not by the changed fields */
-		r.seconds = h->seconds;
-		r.frame = h->frame;
-		cc_scan_problem(s, cls == CODIF_SEQ_PARAM_CHANGE ? CC_P_PARAM : CC_P_HEADER,
-				off, codif_frame_time_ns(&r), "%s: %s",
-				cc_stream_name(st, name, sizeof(name)), why);
-		return 0;
+			if (k == NULL)
+				return s->err = -ENOMEM;
+			k->fi.data_off = data_off;
+			o.hold->handle = (uintptr_t)k;
+		}
+		rc = 0;
+		break;
+	case CODIF_SEQ_DUPLICATE:
+	case CODIF_SEQ_TOO_LATE:
+		backwards(s, st, o.cls, o.index, off, codif_frame_time_ns(h));
+		rc = 0;
+		break;
+	case CODIF_SEQ_MALFORMED:
+		cc_scan_problem(s, CC_P_HEADER, off, codif_frame_time_ns(h),
+				"frame index beyond 63 bits: seconds %u, frame %u",
+				h->seconds, h->frame);
+		rc = 0;
+		break;
+	default:
+		rc = take(s, st, &fi, &o);
+		break;
 	}
-	if (!cc_seq_placed(cls) || cls == CODIF_SEQ_LATE)
-		backwards(s, st, cls, idx, off, t);
-	if (track_gaps(st, cls, idx, nlost) == -ENOMEM)
-		return s->err = -ENOMEM;
-	if (filled < 0)
-		filled = h->invalid && cc_all_zero(frame + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
-	if (filled && cc_seq_placed(cls)) {
-		st->filled++;
-		if (cc_gaps_add(&st->gaps, idx, idx, CC_GAP_FILLED) == -ENOMEM)
-			return s->err = -ENOMEM;
-	}
-	if (s->o.pattern && !filled && cls != CODIF_SEQ_TOO_OLD)
-		check_pattern(s, st, h, frame + CODIF_HDR_LEN, len - CODIF_HDR_LEN,
-			      data_off, idx, t);
-	s->last_good_ns = t;
-	memset(&ev, 0, sizeof(ev));
-	ev.st = st;
-	ev.h = h;
-	ev.codif = frame;
-	ev.len = len;
-	ev.cls = cls;
-	ev.index = idx;
-	ev.off = off;
-	ev.ts_ns = INT64_MIN;
-	ev.filled = filled;
-	ev.ant = ev.stream = -1;
-	return emit(s, &ev);
+	if (rc == 0 && codif_tl_busy(st->tl))
+		rc = file_actions(s, st);
+	return rc;
 }
 
 /* A usable header: CODIF v3, valid fields, a data part this tool holds. */
@@ -779,10 +999,10 @@ malformed_kind(enum acct_malformed m)
 }
 
 static struct cc_stream *
-pcap_stream(struct cc_scan *s, const struct acct_result *r)
+pcap_stream(struct cc_scan *s, int ant, int stream)
 {
-	struct acct_stream *as = &s->acct->ant[r->ant].stream[r->stream];
-	struct cc_stream *st = s->side[r->ant][r->stream];
+	struct acct_stream *as = &s->acct->ant[ant].stream[stream];
+	struct cc_stream *st = s->side[ant][stream];
 
 	if (st != NULL)
 		return st;
@@ -792,16 +1012,17 @@ pcap_stream(struct cc_scan *s, const struct acct_result *r)
 		return NULL;
 	}
 	st->net = true;
-	st->src = acct_layout_of(s->acct)->ant_ip[r->ant];
+	st->src = acct_layout_of(s->acct)->ant_ip[ant];
 	st->dst = as->dst_ip;
 	st->port = as->dport;
 	st->stationid = as->stationid;
 	st->groupid = as->groupid;
 	st->secondaryid = as->secondaryid;
 	st->threadid = as->threadid;
-	st->ant = r->ant;
+	st->ant = ant;
 	st->seq = &as->seq;
-	s->side[r->ant][r->stream] = st;
+	st->tl = &s->acct->ant[ant].tl;
+	s->side[ant][stream] = st;
 	return st;
 }
 
@@ -845,16 +1066,60 @@ struct rec {
 	int64_t ts;
 };
 
+/* The tracker's verdict on a capture's frame, as lib/acct gave it. */
+static void
+out_of(const struct acct_fd *fd, uint64_t tail, struct codif_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cls = (enum codif_seq_class)fd->cls;
+	o->flags = fd->flags & (CODIF_OUT_SEG_START | CODIF_OUT_RESYNC | CODIF_OUT_NEW_PARAMS);
+	o->seg = fd->tseg;
+	o->index = fd->index;
+	o->nlost = fd->nlost;
+	o->tail = tail;
+}
+
+/* The held frames of antenna ant released or dropped. */
+static int
+pcap_actions(struct cc_scan *s, int ant)
+{
+	struct acct_action act;
+	int rc = 0;
+
+	while (acct_action(s->acct, ant, &act)) {
+		struct held *k = (struct held *)(uintptr_t)act.handle;
+
+		if (k == NULL)
+			continue;
+		if (act.drop) {
+			dropped(s, k, act.why);
+		} else if (rc == 0) {
+			struct cc_stream *st = pcap_stream(s, ant, act.fd.stream);
+			struct codif_out o;
+
+			if (st == NULL) {
+				rc = s->err;
+			} else {
+				out_of(&act.fd, act.tail, &o);
+				rc = take(s, st, &k->fi, &o);
+			}
+		}
+		free(k);
+	}
+	return rc;
+}
+
 static int
 pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 {
-	struct cc_frame_ev ev;
 	struct acct_result r;
 	struct cc_stream *st;
+	struct frame_in fi;
+	struct codif_out o;
 	const uint8_t *f;
 	uint32_t flen;
-	uint64_t codif_off;
 	char ip[16];
+	int rc = 0;
 
 	f = as_ethernet(s, k->data, k->caplen, hdrlen, &flen);
 	if (s->o.filter != NULL && (s->o.filter->nant != 0 || s->o.filter->ngroup != 0)) {
@@ -871,8 +1136,7 @@ pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 		s->unattributed[r.cause]++;
 		return 0; /* not from an antenna */
 	}
-	codif_off = k->data_off + r.codif_off - PKT_ETH_LEN + hdrlen;
-	if (r.cls == CODIF_SEQ_MALFORMED || r.cls == CODIF_SEQ_PARAM_CHANGE) {
+	if (r.fd.cls == CODIF_SEQ_MALFORMED) {
 		char snap[64] = "";
 
 		if (k->caplen < k->len)
@@ -882,31 +1146,41 @@ pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 				"packet from %s: %s%s",
 				ipv4_str(acct_layout_of(s->acct)->ant_ip[r.ant], ip, sizeof(ip)),
 				s->acct->err, snap);
-		return 0;
+		goto actions;
 	}
-	st = pcap_stream(s, &r);
+	st = pcap_stream(s, r.ant, r.fd.stream);
 	if (st == NULL)
 		return s->err;
-	if (track_gaps(st, r.cls, r.index, r.nlost) == -ENOMEM ||
-	    (cc_seq_placed(r.cls) && timing(st, k->ts, &r.hdr) != 0))
-		return s->err = -ENOMEM;
-	if (s->o.pattern && r.cls != CODIF_SEQ_TOO_OLD)
-		check_pattern(s, st, &r.hdr, f + r.codif_off + CODIF_HDR_LEN,
-			      r.codif_len - CODIF_HDR_LEN, codif_off + CODIF_HDR_LEN,
-			      r.index, k->ts);
-	s->last_good_ns = k->ts;
-	memset(&ev, 0, sizeof(ev));
-	ev.st = st;
-	ev.h = &r.hdr;
-	ev.codif = f + r.codif_off;
-	ev.len = r.codif_len;
-	ev.cls = r.cls;
-	ev.index = r.index;
-	ev.off = codif_off;
-	ev.ts_ns = k->ts;
-	ev.ant = r.ant;
-	ev.stream = r.stream;
-	return emit(s, &ev);
+	memset(&fi, 0, sizeof(fi));
+	fi.codif = f + r.fd.codif_off;
+	fi.len = r.fd.codif_len;
+	fi.h = r.hdr;
+	fi.off = k->data_off + r.fd.codif_off - PKT_ETH_LEN + hdrlen;
+	fi.data_off = fi.off + CODIF_HDR_LEN;
+	fi.ts = k->ts;
+	fi.filled = 0;
+	fi.ant = r.ant;
+	fi.stream = r.fd.stream;
+	if (r.fd.cls == CODIF_SEQ_SUSPECT) {
+		if (r.hold != NULL) {
+			struct held *kp = hold_copy(&fi, st, f, flen);
+
+			if (kp == NULL)
+				return s->err = -ENOMEM;
+			r.hold->handle = (uintptr_t)kp;
+		}
+	} else if (acct_placeable(r.fd.cls)) {
+		out_of(&r.fd, r.tail, &o);
+		rc = take(s, st, &fi, &o);
+	} else if (s->o.pattern) {
+		/* late and duplicate copies still carry codifgen's pattern */
+		check_pattern(s, st, &r.hdr, fi.codif + CODIF_HDR_LEN,
+			      fi.len - CODIF_HDR_LEN, fi.data_off, r.fd.index, k->ts);
+	}
+actions:
+	if (rc == 0 && acct_busy(s->acct, r.ant))
+		rc = pcap_actions(s, r.ant);
+	return rc;
 }
 
 int
@@ -936,7 +1210,7 @@ cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 	rechdr = s->fmt == CC_FMT_PCAP ? 16 : 28;
 	memset(&l, 0, sizeof(l));
 	l.learn = true;
-	l.window = s->o.window;
+	l.tl = s->o.tl;
 	s->acct = acct_create(&l);
 	s->scratch = malloc(CC_SCRATCH);
 	if (s->acct == NULL || s->scratch == NULL)
@@ -968,6 +1242,49 @@ cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 				s->records, pcap_geterr(p));
 	}
 	return 0;
+}
+
+/* ---- the end -------------------------------------------------------------- */
+
+/* A stream closed at its timeline's newest frame: the frames it lacks there
+ * are a last gap. */
+static int
+close_tail(struct cc_stream *st)
+{
+	int64_t n = st->seq->end - st->seq->newest;
+
+	if (n <= 0 || st->nseg == 0)
+		return 0;
+	if (cc_gaps_add(&st->gaps, st->hi + 1, st->hi + n, CC_GAP_MISSING) == -ENOMEM)
+		return -ENOMEM;
+	st->hi += n;
+	return 0;
+}
+
+int
+cc_scan_finish(struct cc_scan *s)
+{
+	unsigned int i, a;
+	int rc = 0;
+
+	if (s->acct != NULL) {
+		acct_flush(s->acct);
+		for (a = 0; a < ACCT_MAX_ANTENNAS && rc == 0; a++)
+			if (acct_busy(s->acct, (int)a))
+				rc = pcap_actions(s, (int)a);
+	} else {
+		for (i = 0; i < s->nst && rc == 0; i++) {
+			struct cc_stream *st = s->st[i];
+
+			codif_tl_flush(st->tl, &st->seq, 1);
+			rc = file_actions(s, st);
+		}
+	}
+	for (i = 0; i < s->nst && rc == 0; i++)
+		rc = close_tail(s->st[i]);
+	if (rc == -ENOMEM)
+		s->err = rc;
+	return rc;
 }
 
 /* ---- ordering for reports ---------------------------------------------- */

@@ -28,7 +28,8 @@ enum cc_pkind {
 	CC_P_SYNC,       /**< no CODIF v3 header where a frame should start */
 	CC_P_HEADER,     /**< header fails validation (fields, seconds) */
 	CC_P_LENGTH,     /**< frame/packet length differs from its header */
-	CC_P_PARAM,      /**< stream parameters changed */
+	CC_P_PARAM,      /**< stream parameters changed (a lone frame: never confirmed) */
+	CC_P_IMPLAUSIBLE, /**< a frame whose time fits no timeline (never confirmed) */
 	CC_P_BACKWARDS,  /**< codif/raw: a frame older than the stream's newest */
 	CC_P_TRUNCATED,  /**< file ends inside a frame or record */
 	CC_P_PCAP,       /**< pcap record damage (libpcap cannot read on) */
@@ -49,6 +50,21 @@ struct cc_problem {
 	char msg[CC_MSG_LEN];
 };
 
+/**
+ * One segment of a stream: from its start (a resync of its timeline, or new
+ * parameters) to the next. Frame indices are on the segment's clock; gap
+ * runs are kept as positions, index + off, which grow across segments.
+ */
+struct cc_seg {
+	uint32_t tseg;            /**< the timeline's segment */
+	uint8_t flags;            /**< CODIF_OUT_* of its first frame */
+	struct codif_clock clk;
+	struct codif_hdr ref;     /**< its first frame's header */
+	int64_t first_index;      /**< its first frame's index */
+	int64_t off;              /**< position of index n: n + off */
+	int64_t skipped;          /**< frames a resync skipped before it */
+};
+
 struct cc_stream {
 	bool net;                 /**< src/dst/port are known (pcap, raw index) */
 	uint32_t src, dst;
@@ -56,7 +72,12 @@ struct cc_stream {
 	uint16_t stationid, groupid, secondaryid, threadid;
 	int ant;                  /**< pcap: lib/acct antenna index; raw: the index's */
 	struct codif_seq *seq;    /**< lib/acct's (pcap) or &own */
+	struct codif_tl *tl;      /**< its timeline: lib/acct's antenna's (pcap) or &own_tl */
 	struct codif_seq own;
+	struct codif_tl own_tl;
+	struct cc_seg *seg;       /**< its segments, in order */
+	unsigned int nseg, capseg;
+	int64_t hi;               /**< highest position taken */
 	struct cc_gaps gaps;
 	int64_t first;            /**< lowest index accounted (as seq->first) */
 	uint64_t filled;          /**< placeholders: invalid bit + zero data */
@@ -83,8 +104,10 @@ struct cc_frame_ev {
 	const struct codif_hdr *h;
 	const uint8_t *codif;     /**< header + data */
 	size_t len;
-	enum codif_seq_class cls; /**< FIRST .. TOO_OLD */
-	int64_t index;
+	enum codif_seq_class cls; /**< FIRST .. LATE (others are not handed out) */
+	uint8_t flags;            /**< CODIF_OUT_*: a new segment starts here */
+	uint32_t tseg;            /**< its timeline's segment */
+	int64_t index;            /**< on the timeline's clock */
 	uint64_t off;             /**< file offset of the CODIF header (pcap: of its bytes) */
 	int64_t ts_ns;            /**< pcap arrival time, else INT64_MIN */
 	bool filled;              /**< a placeholder frame */
@@ -108,7 +131,8 @@ struct cc_filter {
 
 struct cc_scan_opts {
 	bool pattern;               /**< check payloads against codifgen's pattern */
-	uint32_t window;            /**< late/duplicate window, frames (0: default) */
+	struct codif_tl_cfg tl;     /**< timelines: window, reorder window, confirm,
+				         max gap (all 0: the defaults) */
 	unsigned int max_problems;  /**< problems kept with their text (counts are exact) */
 	const struct cc_filter *filter; /**< captures: NULL or nothing set = all */
 };
@@ -169,6 +193,13 @@ int cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri,
  */
 int cc_scan_pcap(struct cc_scan *s, pcap_t *p);
 
+/**
+ * The end of the input (after a cc_scan_*): frames still held aside are
+ * dropped (problems), and each stream's last segment is closed at its
+ * timeline's newest frame. @return 0, -ENOMEM or -ECANCELED.
+ */
+int cc_scan_finish(struct cc_scan *s);
+
 /** Order of streams: (src, dst, port, station, groupid, secondaryid, threadid). */
 int cc_stream_cmp(const struct cc_stream *x, const struct cc_stream *y);
 /** Sort the streams of s by cc_stream_cmp. */
@@ -177,6 +208,11 @@ void cc_scan_sort(struct cc_scan *s);
 /** Whether a frame of this class took its place in the stream (first,
  * in order, after a gap, or late into one). */
 bool cc_seq_placed(enum codif_seq_class c);
+
+/** Start time of position pos of stream st (its segment's clock). */
+int64_t cc_stream_pos_ns(const struct cc_stream *st, int64_t pos);
+/** Frame index and segment of position pos. */
+const struct cc_seg *cc_stream_pos_seg(const struct cc_stream *st, int64_t pos, int64_t *index);
 
 /** Whether the filter sends this parsed packet to lib/acct; else *cause. */
 bool cc_filter_pass(const struct cc_filter *f, const struct pkt_info *pi,

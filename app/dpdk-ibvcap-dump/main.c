@@ -436,7 +436,6 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 				jsonw_u64(&j, "frames", sr->cur.frames);
 				jsonw_u64(&j, "lost_rows", sr->cur.lost_rows);
 				jsonw_u64(&j, "lost_frames", sr->cur.lost_frames);
-				jsonw_u64(&j, "jumped_rows", sr->cur.jumped_rows);
 				jsonw_i64(&j, "next_row", sr->cur.next);
 				jsonw_obj_end(&j);
 			}

@@ -97,6 +97,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0, a, c->layout.ant_name[a],
 				c->layout.ant_ip[a]) != 0)
 			return errf(err, len, "antenna %u buffer: bad geometry", a);
+		antbuf_prod_init(&bf->prod[a], bf->b[a], NULL, false);
 		if (app->split.on) {
 			/* frames stay where the NIC wrote them: the buffer keeps
 			 * a reference (the payload mbuf) per slot */
@@ -106,9 +107,10 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 			if (app->split.refs[a] == NULL)
 				return errf(err, len, "antenna %u: out of memory for %zu payload "
 					    "references", a, nref);
-			antbuf_set_indexed(bf->b[a], app->split.l.zero_off, app->split.refs[a],
+			antbuf_set_indexed(&bf->prod[a], app->split.l.zero_off, app->split.refs[a],
 					   release_mbuf, NULL);
 			bf->payload[a] = app->split.cpu;
+			bf->prod[a].payload = app->split.cpu;
 		} else if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0) {
 			return -1;
 		}
@@ -135,7 +137,7 @@ ibv_bufs_stop(struct ibv_app *app)
 		return;
 	for (a = 0; a < app->cfg.layout.nant; a++)
 		if (bf->b[a] != NULL)
-			antbuf_flush(bf->b[a], bf->payload[a]);
+			antbuf_flush(&bf->prod[a]);
 	/* writers take the rest and end */
 	__atomic_store_n(&bf->ctl->state, IBV_SHM_STOPPED, __ATOMIC_RELEASE);
 }
@@ -241,7 +243,7 @@ ibv_bufs_free(struct ibv_app *app)
 		/* no writer left: payload mbufs the rings still hold go back */
 		if (app->split.refs[a] != NULL) {
 			if (bf->b[a] != NULL)
-				antbuf_release_all(bf->b[a]);
+				antbuf_release_all(&bf->prod[a]);
 			rte_free(app->split.refs[a]);
 			app->split.refs[a] = NULL;
 		}
@@ -257,74 +259,31 @@ ibv_bufs_free(struct ibv_app *app)
 	bf->ctl = NULL;
 }
 
-/* Is this classified frame one to place, and in which slot? */
-static bool
-placeable(const struct ibv_bufs *bf, const struct acct_result *r, unsigned int *slot)
-{
-	if (r->ant < 0 || r->stream < 0 || r->group < 0)
-		return false;
-	switch (r->cls) {
-	case CODIF_SEQ_FIRST:
-	case CODIF_SEQ_IN_ORDER:
-	case CODIF_SEQ_GAP:
-	case CODIF_SEQ_LATE:
-		break;
-	default:
-		return false; /* duplicate, too old, malformed: counted by acct */
-	}
-	*slot = r->hdr.threadid < bf->threads ?
-			(unsigned int)r->group * bf->threads + r->hdr.threadid :
-			ANTBUF_MAX_SLOTS; /* counted as no-slot */
-	return true;
-}
-
-/* Place one classified frame: called by the rx lcores. */
-void
-ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
-	  uint32_t len, int64_t arrival_ns)
-{
-	struct ibv_bufs *bf = &app->bufs;
-	unsigned int slot;
-
-	if (!placeable(bf, r, &slot))
-		return;
-	antbuf_place(bf->b[r->ant], bf->payload[r->ant], slot, &r->hdr,
-		     data + r->codif_off, data + r->codif_off + CODIF_HDR_LEN,
-		     r->codif_len - CODIF_HDR_LEN, data, r->codif_off, len, arrival_ns,
-		     r->pi.dst_ip, r->pi.dport);
-}
-
 /* Place a buffer-split frame by reference: the CODIF header was read from
  * the host segment; the payload stays in the GPU segment, which the
  * antenna buffer keeps until its row is reused. Nothing here reads it. */
-bool
-ibv_place_split(struct ibv_app *app, const struct acct_result *r, struct rte_mbuf *m,
-		int64_t arrival_ns)
+enum antbuf_result
+ibv_place_split(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m)
 {
 	struct ibv_bufs *bf = &app->bufs;
 	struct rte_mbuf *seg = m->next;
-	uint32_t pay = r->codif_len - CODIF_HDR_LEN, have;
-	unsigned int slot;
+	uint32_t pay = fd->codif_len - CODIF_HDR_LEN, have;
+	enum antbuf_result res;
 	uint64_t ext_off;
 
-	if (!placeable(bf, r, &slot))
-		return false;
 	/* the payload must lie whole in the one GPU segment: else the size
 	 * offered is what is contiguous there and the buffer counts the frame
 	 * as wrong-size (never read across memories) */
-	have = gpumem_split_payload(m, r->codif_off + CODIF_HDR_LEN, pay, app->split.gpu,
+	have = gpumem_split_payload(m, fd->codif_off + CODIF_HDR_LEN, pay, app->split.gpu,
 				    &ext_off);
-	if (antbuf_place_ref(bf->b[r->ant], slot, &r->hdr,
-			     rte_pktmbuf_mtod_offset(m, const uint8_t *, r->codif_off),
-			     ext_off, (uintptr_t)seg, have,
-			     rte_pktmbuf_mtod(m, const uint8_t *), r->codif_off, m->pkt_len,
-			     arrival_ns, r->pi.dst_ip, r->pi.dport) != ANTBUF_PLACED)
-		return false;
+	res = antbuf_place_ref(&bf->prod[fd->ant], fd, ext_off, (uintptr_t)seg, have);
+	if (res != ANTBUF_PLACED)
+		return res;
 	/* the buffer holds the payload segment now: cut it from the packet */
 	m->next = NULL;
 	m->nb_segs = 1;
 	m->pkt_len = m->data_len;
 	seg->nb_segs = 1;
 	seg->pkt_len = seg->data_len;
-	return true;
+	return res;
 }

@@ -32,6 +32,7 @@ enum {
 	O_IDLE_TIMEOUT, O_STATS_PERIOD, O_LINK_TIMEOUT, O_SUMMARY_JSON,
 	O_WINDOW, O_CHECK_CONFIG, O_RING, O_REORDER_WINDOW, O_DATA_BYTES,
 	O_FRAME_RATE, O_NO_BUFFERS, O_GPU, O_GPU_SPLIT, O_WRITE, O_WRITER_DRAIN,
+	O_CONFIRM, O_MAX_GAP,
 	O_VERBOSE = 'v', O_HELP = 'h',
 };
 
@@ -68,6 +69,8 @@ static const struct option long_opts[] = {
 	{"link-timeout", required_argument, NULL, O_LINK_TIMEOUT},
 	{"summary-json", required_argument, NULL, O_SUMMARY_JSON},
 	{"window", required_argument, NULL, O_WINDOW},
+	{"confirm", required_argument, NULL, O_CONFIRM},
+	{"max-gap", required_argument, NULL, O_MAX_GAP},
 	{"check-config", no_argument, NULL, O_CHECK_CONFIG},
 	{"ring", required_argument, NULL, O_RING},
 	{"reorder-window", required_argument, NULL, O_REORDER_WINDOW},
@@ -135,6 +138,11 @@ ibv_usage(FILE *f)
 "  --summary-json FILE     final summary as JSON\n"
 "  -v, --verbose           dump every packet's headers (slow)\n"
 "  --window N              frames tracked for late/duplicate, per stream (4096)\n"
+"Timeline (docs/architecture.md): a frame more than --reorder-window ahead\n"
+"or --window behind is held until --confirm frames agree on it:\n"
+"  --confirm K             agreeing frames that move a timeline (4)\n"
+"  --max-gap T             a confirmed jump ahead of at most T is loss, more\n"
+"                          is a resync (1s)\n"
 "  --link-timeout T        wait for link up (5s), then go on with a warning\n"
 "Per-antenna buffers (shared memory; writers attach with their own cursor):\n"
 "  --ring N|T              frames per antenna ring, or a time (1024; rounded\n"
@@ -194,7 +202,7 @@ ibv_config_defaults(struct ibv_config *c)
 	c->burst = 64;
 	c->stats_period_ns = NS_PER_S;
 	c->link_timeout_ns = 5 * NS_PER_S;
-	c->layout.window = CODIF_SEQ_WINDOW_DEFAULT;
+	codif_tl_cfg_defaults(&c->layout.tl);
 	c->buffers = true;
 	c->ring_frames = 1024;
 	c->window_frames = 64;
@@ -609,8 +617,18 @@ apply(struct ibv_config *c, struct pstate *ps, int id, const char *name,
 	case O_WINDOW:
 		if (parse_u64(opt, v, 64, 1u << 24, &u, err, len))
 			return -1;
-		c->layout.window = (uint32_t)u;
+		if (u & (u - 1))
+			return errf(err, len, "%s: '%s': expected a power of two", opt, v);
+		c->layout.tl.window = (uint32_t)u;
 		return 0;
+	case O_CONFIRM:
+		if (parse_u64(opt, v, 2, CODIF_MAX_CONFIRM, &u, err, len))
+			return -1;
+		c->layout.tl.confirm = (uint32_t)u;
+		return 0;
+	case O_MAX_GAP:
+		return parse_duration_ns(opt, v, 1000, 3600ULL * NS_PER_S, &c->layout.tl.max_gap_ns,
+					 err, len) ? -1 : 0;
 	case O_RING:
 		return frames_or_time(opt, v, &c->ring_frames, &c->ring_ns, err, len);
 	case O_REORDER_WINDOW:
@@ -928,6 +946,19 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		c->steer = IBV_STEER_FLOW;
 	if (c->mbuf_size != 0 && c->mbuf_size < 2048)
 		return errf(err, len, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
+	/* the timeline takes at once what the buffers can still place late:
+	 * frames up to the reorder window ahead */
+	c->layout.nthread = c->threads;
+	{
+		uint32_t rows, win;
+		char why[200];
+
+		ibv_buffer_rows(c, &rows, &win);
+		c->layout.tl.ahead = win;
+		if (codif_tl_cfg_check(&c->layout.tl, why, sizeof(why)) != 0)
+			return errf(err, len, "--window, --reorder-window, --confirm, --max-gap: %s",
+				    why);
+	}
 	if (c->buffers) {
 		struct antbuf_geom g;
 		char why[256];
@@ -1063,7 +1094,9 @@ ibv_config_print(const struct ibv_config *c, FILE *f)
 		fprintf(f, "idle-timeout = %.3fs\n", (double)c->idle_timeout_ns / 1e9);
 	fprintf(f, "stats-period = %.3fs\n", (double)c->stats_period_ns / 1e9);
 	fprintf(f, "link-timeout = %.3fs\n", (double)c->link_timeout_ns / 1e9);
-	fprintf(f, "window = %u\n", l->window);
+	fprintf(f, "window = %u\n", l->tl.window);
+	fprintf(f, "confirm = %u\n", l->tl.confirm);
+	fprintf(f, "max-gap = %.3fs\n", (double)l->tl.max_gap_ns / 1e9);
 	if (c->summary_json[0])
 		fprintf(f, "summary-json = %s\n", c->summary_json);
 	fprintf(f, "verbose = %s\n", c->verbose ? "yes" : "no");

@@ -56,8 +56,12 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 		d->late += s->late;
 		d->duplicate += s->duplicate;
 		d->invalid += s->invalid;
-		d->too_old += s->too_old;
+		d->too_late += s->too_late;
+		d->implausible += s->implausible;
 		d->param_change += s->param_change;
+		d->resyncs += s->resyncs;
+		d->resync_skipped += s->resync_skipped;
+		d->new_params += s->new_params;
 		d->malformed += s->malformed;
 		d->bytes += s->bytes;
 		d->pkts += s->pkts;
@@ -98,6 +102,41 @@ nic_totals(const struct ibv_app *app, uint64_t *imissed, uint64_t *nombuf,
 		*nombuf += st.rx_nombuf;
 		*ierrors += st.ierrors;
 	}
+}
+
+void
+ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct ibv_lcore *lc = app->lc[i];
+		uint64_t n, k;
+
+		if (lc == NULL)
+			continue;
+		n = __atomic_load_n(&lc->acct->nev, __ATOMIC_ACQUIRE);
+		k = all ? 0 : lc->ev_shown;
+		if (n > ACCT_EVENTS && k < n - ACCT_EVENTS) {
+			fprintf(f, "dpdk-ibvcap: %" PRIu64 " timeline resyncs not shown (more than "
+				"%d at once)\n", n - ACCT_EVENTS - k, ACCT_EVENTS);
+			k = n - ACCT_EVENTS;
+		}
+		for (; k < n; k++) {
+			const struct acct_event *e = &lc->acct->ev[k % ACCT_EVENTS];
+			char t1[CODIF_TIMESTR_LEN], t2[CODIF_TIMESTR_LEN];
+
+			fprintf(f, "dpdk-ibvcap: antenna %s: timeline resync %u: newest frame %s, "
+				"next %s (%s%" PRId64 " frames skipped); files start anew\n",
+				app->cfg.layout.ant_name[e->ant], e->r.seg,
+				codif_time_str(e->r.old_ns, t1, sizeof(t1)),
+				codif_time_str(e->r.new_ns, t2, sizeof(t2)),
+				e->r.new_clock ? "another clock, " : "", e->r.skipped);
+		}
+		if (!all)
+			lc->ev_shown = n;
+	}
+	fflush(f);
 }
 
 void
@@ -180,16 +219,19 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %14" PRIu64 "\n",
 		"all", "", "", t.all.streams, t.all.expected, t.all.received, t.all.lost,
 		t.all.late, t.all.duplicate, t.all.invalid, t.all.malformed, t.all.bytes);
-	if (t.all.malformed || t.all.too_old || t.all.param_change) {
+	if (t.all.malformed) {
 		fprintf(f, "malformed by cause:");
 		for (c = 0; c < ACCT_M__COUNT; c++)
 			if (t.all.mal[c])
 				fprintf(f, " %s %" PRIu64, acct_malformed_name((enum acct_malformed)c),
 					t.all.mal[c]);
-		if (t.all.too_old)
-			fprintf(f, " | too old to tell late from duplicate %" PRIu64, t.all.too_old);
 		fprintf(f, "\n");
 	}
+	if (t.all.resyncs || t.all.new_params || t.all.too_late)
+		fprintf(f, "timeline: resyncs %" PRIu64 " (frames skipped %" PRIu64 "), new "
+			"parameters %" PRIu64 ", too late for the buffer %" PRIu64 "\n",
+			t.all.resyncs, t.all.resync_skipped, t.all.new_params, t.all.too_late);
+
 	if (unattributed(&t)) {
 		fprintf(f, "unattributed packets:");
 		for (c = 1; c < ACCT_C__COUNT; c++)
@@ -212,9 +254,9 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 			fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
 				app->split.on ? "written there by the NIC (buffer split)" :
 						"copied there by the rx lcores");
-		fprintf(f, "%-4s %-12s %10s %8s %9s %8s %8s %8s %8s %8s %10s\n", "ant", "name",
-			"placed", "late", "duplicate", "too-late", "too-far", "no-slot",
-			"size", "timing", "gap-zeroed");
+		fprintf(f, "%-4s %-12s %10s %8s %9s %8s %8s %8s %8s %10s %10s\n", "ant", "name",
+			"placed", "late", "duplicate", "too-late", "no-slot",
+			"size", "timing", "gap-zeroed", "gap-beyond");
 		for (a = 0; a < l->nant; a++) {
 			const struct antbuf *b = bf->b[a];
 
@@ -224,7 +266,7 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 				b->placed, b->late_placed);
 			for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
 				fprintf(f, " %*" PRIu64, r == ANTBUF_DUPLICATE ? 9 : 8, b->result[r]);
-			fprintf(f, " %10" PRIu64 "\n", b->zero_filled);
+			fprintf(f, " %10" PRIu64 " %10" PRIu64 "\n", b->zero_filled, b->gap_frames);
 		}
 		if (bf->ctl != NULL) {
 			bool head = false;
@@ -284,8 +326,12 @@ totals_json(struct jsonw *w, const struct acct_ant_totals *s)
 	jsonw_u64(w, "duplicate", s->duplicate);
 	jsonw_u64(w, "invalid", s->invalid);
 	jsonw_u64(w, "malformed", s->malformed);
-	jsonw_u64(w, "too_old", s->too_old);
+	jsonw_u64(w, "too_late", s->too_late);
+	jsonw_u64(w, "implausible", s->implausible);
 	jsonw_u64(w, "param_change", s->param_change);
+	jsonw_u64(w, "resyncs", s->resyncs);
+	jsonw_u64(w, "resync_skipped", s->resync_skipped);
+	jsonw_u64(w, "new_params", s->new_params);
 	jsonw_u64(w, "bytes", s->bytes);
 	jsonw_u64(w, "packets", s->pkts);
 	jsonw_u64(w, "wire_bytes", s->wire_bytes);
@@ -389,6 +435,31 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 		jsonw_u64(&w, acct_cause_name((enum acct_cause)c), t.cause[c]);
 	jsonw_obj_end(&w);
 
+	/* timeline resyncs, as kept by each lcore (the latest ACCT_EVENTS) */
+	jsonw_arr_begin(&w, "resyncs");
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct ibv_lcore *lc = app->lc[i];
+		uint64_t e_i, n;
+
+		if (lc == NULL)
+			continue;
+		n = __atomic_load_n(&lc->acct->nev, __ATOMIC_ACQUIRE);
+		for (e_i = n > ACCT_EVENTS ? n - ACCT_EVENTS : 0; e_i < n; e_i++) {
+			const struct acct_event *e = &lc->acct->ev[e_i % ACCT_EVENTS];
+			char ts[CODIF_TIMESTR_LEN];
+
+			jsonw_obj_begin(&w, NULL);
+			jsonw_str(&w, "antenna", l->ant_name[e->ant]);
+			jsonw_u64(&w, "segment", e->r.seg);
+			jsonw_str(&w, "from_utc", codif_time_str(e->r.old_ns, ts, sizeof(ts)));
+			jsonw_str(&w, "to_utc", codif_time_str(e->r.new_ns, ts, sizeof(ts)));
+			jsonw_i64(&w, "frames_skipped", e->r.skipped);
+			jsonw_bool(&w, "new_clock", e->r.new_clock);
+			jsonw_obj_end(&w);
+		}
+	}
+	jsonw_arr_end(&w);
+
 	jsonw_arr_begin(&w, "ports");
 	for (i = 0; i < app->nport; i++) {
 		const struct ibv_port *p = &app->port[i];
@@ -477,6 +548,8 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 			for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
 				jsonw_u64(&w, antbuf_result_name((enum antbuf_result)r), b->result[r]);
 			jsonw_u64(&w, "gap_zero_filled", b->zero_filled);
+			jsonw_u64(&w, "gap_beyond_ring", b->gap_frames);
+			jsonw_u64(&w, "runs", b->nruns);
 			jsonw_i64(&w, "first_row", b->first_row);
 			jsonw_i64(&w, "final_row", b->final_row);
 			jsonw_obj_end(&w);
@@ -688,6 +761,7 @@ tel_buffers(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (r = ANTBUF_DUPLICATE; r < ANTBUF__RESULTS; r++)
 			rte_tel_data_add_array_u64(arr, b->result[r]);
 		rte_tel_data_add_array_u64(arr, b->zero_filled);
+		rte_tel_data_add_array_u64(arr, b->gap_frames);
 		rte_tel_data_add_array_u64(arr, (uint64_t)b->final_row);
 		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0) != 0)
 			rte_tel_data_free(arr);
@@ -735,7 +809,7 @@ ibv_telemetry_register(void)
 
 	rc |= rte_telemetry_register_cmd("/ibvcap/buffers", tel_buffers,
 					 "Per-antenna buffer placement: placed, late, duplicate, too-late, "
-					 "too-far, no-slot, size, timing, gap-zeroed, final row.");
+					 "no-slot, size, timing, gap-zeroed, gap-beyond-ring, final row.");
 	rc |= rte_telemetry_register_cmd("/ibvcap/writers", tel_writers,
 					 "Writers: frames, gap frames, bytes, lost to overrun, files, pid, active.");
 

@@ -102,6 +102,7 @@ ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len
 			    "lcores could not place payload (needs nvidia-peermem/gdrcopy)",
 			    dev, rte_strerror(rte_errno));
 	bf->payload[a] = cpu;
+	bf->prod[a].payload = cpu;
 	return dma_map_ports(app, d, size, err, len);
 }
 

@@ -44,6 +44,8 @@ struct ibv_lcore {
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
+	uint64_t held;            /**< mbufs held for suspect frames now */
+	uint64_t ev_shown;        /**< resync events logged (main lcore) */
 	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
 	uint64_t last_rx_tsc;
 	volatile bool running;
@@ -84,6 +86,7 @@ struct ibv_bufs {
 	struct ibv_shm_ctl *ctl;
 	const struct rte_memzone *mz[IBV_SHM_MAX_ANT];
 	struct antbuf *b[IBV_SHM_MAX_ANT];
+	struct antbuf_prod prod[IBV_SHM_MAX_ANT]; /**< the rx lcores' side of each */
 	uint8_t *payload[IBV_SHM_MAX_ANT];  /**< CPU view of external payload */
 	void *gpu_ptr[IBV_SHM_MAX_ANT];     /**< device memory (--gpu) */
 	size_t gpu_page;
@@ -172,13 +175,11 @@ int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
 void ibv_bufs_stop(struct ibv_app *app);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
-void ibv_place(struct ibv_app *app, const struct acct_result *r, const uint8_t *data,
-	       uint32_t len, int64_t arrival_ns);
 /** Place a split packet by reference (its payload segment stays in GPU
- * memory, held by the antenna buffer). Returns true when the buffer took
+ * memory, held by the antenna buffer). On ANTBUF_PLACED the buffer took
  * the payload segment (detached from m: free m as usual). */
-bool ibv_place_split(struct ibv_app *app, const struct acct_result *r, struct rte_mbuf *m,
-		     int64_t arrival_ns);
+enum antbuf_result ibv_place_split(struct ibv_app *app, const struct acct_fd *fd,
+				   struct rte_mbuf *m);
 
 /* gpu.c */
 int ibv_gpu_setup(struct ibv_app *app, char *err, size_t len);
@@ -210,6 +211,8 @@ struct ibv_totals {
 };
 void ibv_collect(const struct ibv_app *app, struct ibv_totals *t);
 void ibv_stats_line(struct ibv_app *app, FILE *f);
+/** Log the timeline resyncs not logged yet (all: every one kept). */
+void ibv_events_print(const struct ibv_app *app, FILE *f, bool all);
 void ibv_summary(const struct ibv_app *app, FILE *f);
 int ibv_summary_json(const struct ibv_app *app, const char *path);
 int ibv_telemetry_register(void);

@@ -340,6 +340,7 @@ main(int argc, char **argv)
 		if (++tick % 10 == 0)
 			ibv_ports_link_refresh(app);
 		check_stop(app);
+		ibv_events_print(app, stdout, false);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
@@ -353,6 +354,7 @@ main(int argc, char **argv)
 				rte_eal_wait_lcore(l);
 	}
 	app->end_tsc = rte_rdtsc();
+	ibv_events_print(app, stdout, false);
 	status = 0;
 	/* every open row final; writers (ours, then other processes) take
 	 * the rest: nothing captured is left behind */

@@ -19,6 +19,10 @@
 #define MAX_BURST 512
 #define BOUNCE_LEN 65536
 
+/* The arrival time of a held mbuf (a suspect frame kept until its timeline
+ * decides): an mbuf dynamic field, written only for held frames. */
+static int arrival_off = -1;
+
 static int
 errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -83,6 +87,31 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
 	return 0;
 }
 
+/* Which lcores may place antenna a's frames: the one polling its steered
+ * queues, and every lcore polling a queue that takes any antenna (the
+ * default queue, software steering). Two or more: its buffer needs a lock. */
+static void
+mark_shared(struct ibv_app *app)
+{
+	unsigned int a, i, k;
+
+	for (a = 0; a < app->cfg.layout.nant && app->bufs.on; a++) {
+		unsigned int n = 0;
+
+		for (i = 0; i < RTE_MAX_LCORE; i++) {
+			const struct ibv_lcore *lc = app->lc[i];
+			bool takes = false;
+
+			if (lc == NULL)
+				continue;
+			for (k = 0; k < lc->nq; k++)
+				takes |= !lc->q[k].hw_steered || lc->q[k].ant == (int)a;
+			n += takes;
+		}
+		app->bufs.prod[a].shared = n > 1;
+	}
+}
+
 int
 ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 {
@@ -90,6 +119,16 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, pi, k, rr = 0;
 	bool mapped[IBV_MAX_PORTS][IBV_MAX_QUEUES];
 
+	static const struct rte_mbuf_dynfield arrival_desc = {
+		.name = "ibvcap_arrival_ns",
+		.size = sizeof(int64_t),
+		.align = __alignof__(int64_t),
+	};
+
+	arrival_off = rte_mbuf_dynfield_register(&arrival_desc);
+	if (arrival_off < 0)
+		return errf(err, len, "mbuf dynamic field for held frames: %s",
+			    rte_strerror(rte_errno));
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		if (!ibv_is_writer_lcore(app, lcore))
 			workers[nw++] = lcore;
@@ -125,6 +164,7 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 			if (add_queue(app, workers[w], pi, (uint16_t)k, err, len) != 0)
 				return -1;
 		}
+	mark_shared(app);
 	return 0;
 }
 
@@ -163,7 +203,7 @@ dump(const struct ibv_lcore *lc, const struct ibv_rxq *q, uint32_t len,
 	if (r->ant < 0) {
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " | unattributed: %s",
 			      acct_cause_name(r->cause));
-	} else if (r->stream >= 0 || r->cls != CODIF_SEQ_MALFORMED ||
+	} else if (r->fd.stream >= 0 || r->fd.cls != CODIF_SEQ_MALFORMED ||
 		   r->mal >= ACCT_M_HEADER) {
 		const struct codif_hdr *h = &r->hdr;
 
@@ -175,15 +215,19 @@ dump(const struct ibv_lcore *lc, const struct ibv_rxq *q, uint32_t len,
 			      h->frame, codif_time_str(codif_frame_time_ns(h), ts, sizeof(ts)),
 			      h->nchan, h->nbits, h->complex ? "complex" : "real", h->period,
 			      h->invalid);
-		if (r->cls == CODIF_SEQ_MALFORMED || r->cls == CODIF_SEQ_PARAM_CHANGE)
+		if (r->fd.cls == CODIF_SEQ_MALFORMED)
 			n += snprintf(line + n, sizeof(line) - (size_t)n, " | %s: %s",
 				      acct_malformed_name(r->mal), lc->acct->err);
+		else if (r->fd.cls == CODIF_SEQ_SUSPECT)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " | %s",
+				      lc->acct->err);
 		else
 			n += snprintf(line + n, sizeof(line) - (size_t)n, " | %s N=%" PRId64 "%s",
-				      codif_seq_class_name(r->cls), r->index,
-				      r->cls == CODIF_SEQ_GAP ? " (gap)" : "");
-		if (r->cls == CODIF_SEQ_GAP)
-			n += snprintf(line + n, sizeof(line) - (size_t)n, " lost %" PRIu64, r->nlost);
+				      codif_seq_class_name((enum codif_seq_class)r->fd.cls),
+				      r->fd.index, r->fd.cls == CODIF_SEQ_GAP ? " (gap)" : "");
+		if (r->fd.cls == CODIF_SEQ_GAP)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " lost %" PRIu64,
+				      r->fd.nlost);
 	} else {
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " | ant %d malformed %s: %s",
 			      r->ant, acct_malformed_name(r->mal), lc->acct->err);
@@ -195,14 +239,66 @@ dump(const struct ibv_lcore *lc, const struct ibv_rxq *q, uint32_t len,
 	fwrite(line, 1, (size_t)n, stdout);
 }
 
+/* The readable bytes of m: in place, or copied into the lcore's bounce
+ * buffer when the packet spans segments (not with buffer split: the head
+ * segment holds everything read). */
+static inline const uint8_t *
+mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, bool split, uint32_t *cap)
+{
+	if (split || m->nb_segs == 1) {
+		*cap = split ? m->data_len : m->pkt_len;
+		return rte_pktmbuf_mtod(m, const uint8_t *);
+	}
+	*cap = RTE_MIN(m->pkt_len, (uint32_t)BOUNCE_LEN);
+	return rte_pktmbuf_read(m, 0, *cap, lc->bounce);
+}
+
+/* Place one frame; a frame the buffer refuses as too late is not counted
+ * received after all (the counts stay what the buffer holds). */
+static inline void
+place(struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd,
+      struct rte_mbuf *m, bool split)
+{
+	enum antbuf_result res;
+
+	if (split)
+		res = ibv_place_split(app, fd, m);
+	else
+		res = antbuf_place(&app->bufs.prod[fd->ant], fd);
+	if (unlikely(res == ANTBUF_TOO_LATE))
+		acct_unplaced(lc->acct, fd);
+}
+
+/* Held frames of antenna ant released (placed now) or dropped. */
+static void
+take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing, bool split)
+{
+	struct acct_action act;
+
+	while (acct_action(lc->acct, ant, &act)) {
+		struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)act.handle;
+		uint32_t cap;
+
+		if (m == NULL)
+			continue;
+		if (!act.drop && placing) {
+			act.fd.pkt = mbuf_bytes(lc, m, split, &cap);
+			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
+			place(app, lc, &act.fd, m, split);
+		}
+		rte_pktmbuf_free(m);
+		lc->held--;
+	}
+}
+
 int
 ibv_rx_main(void *arg)
 {
 	struct ibv_app *app = arg;
 	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
 	struct rte_mbuf *pk[MAX_BURST];
-	unsigned int qi;
-	bool place = app->bufs.on, hwts = app->ts_offset >= 0, split = app->split.on;
+	unsigned int qi, a;
+	bool placing = app->bufs.on, hwts = app->ts_offset >= 0, split = app->split.on;
 
 	if (lc == NULL)
 		return 0;
@@ -230,38 +326,35 @@ ibv_rx_main(void *arg)
 				struct acct_result r;
 				const uint8_t *data;
 				uint32_t len = m->pkt_len, cap;
+				int64_t t = now_ns;
 
 				if (i + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
-				if (split) {
-					/* headers in this host segment, payload in GPU
-					 * memory: read nothing past the head */
-					data = rte_pktmbuf_mtod(m, const uint8_t *);
-					cap = m->data_len;
-				} else if (m->nb_segs > 1) {
-					cap = RTE_MIN(len, (uint32_t)BOUNCE_LEN);
-					data = rte_pktmbuf_read(m, 0, cap, lc->bounce);
-					segmented++;
-				} else {
-					data = rte_pktmbuf_mtod(m, const uint8_t *);
-					cap = len;
-				}
+				/* with buffer split the headers are in this host
+				 * segment, the payload in GPU memory: nothing past
+				 * the head is read */
+				data = mbuf_bytes(lc, m, split, &cap);
+				segmented += !split && m->nb_segs > 1;
 				acct_frame2(lc->acct, q->port_idx, data, cap, len, &r);
 				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
 					misdirected++;
-				if (place) {
-					int64_t t = now_ns;
-
-					if (hwts && (m->ol_flags & app->ts_flag))
-						t = (int64_t)*RTE_MBUF_DYNFIELD(m, app->ts_offset,
-										 rte_mbuf_timestamp_t *);
-					if (split)
-						ibv_place_split(app, &r, m, t);
-					else
-						ibv_place(app, &r, data, len, t);
+				if (hwts && (m->ol_flags & app->ts_flag))
+					t = (int64_t)*RTE_MBUF_DYNFIELD(m, app->ts_offset,
+									rte_mbuf_timestamp_t *);
+				if (placing && acct_placeable(r.fd.cls)) {
+					r.fd.arrival_ns = t;
+					place(app, lc, &r.fd, m, split);
+				} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
+					/* held until its timeline decides: ours too */
+					rte_pktmbuf_refcnt_update(m, 1);
+					*RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *) = t;
+					r.hold->handle = (uintptr_t)m;
+					lc->held++;
 				}
 				if (unlikely(lc->verbose))
 					dump(lc, q, len, &r);
+				if (unlikely(acct_busy(lc->acct, r.ant)))
+					take_actions(app, lc, r.ant, placing, split);
 				bytes += len;
 			}
 			rte_pktmbuf_free_bulk(pk, n);
@@ -275,6 +368,12 @@ ibv_rx_main(void *arg)
 			lc->last_rx_tsc = rte_rdtsc();
 		}
 	}
+	/* the end of input: frames still held are dropped (counted), and each
+	 * stream is counted to its antenna's newest frame */
+	acct_flush(lc->acct);
+	for (a = 0; a < ACCT_MAX_ANTENNAS; a++)
+		if (acct_busy(lc->acct, (int)a))
+			take_actions(app, lc, (int)a, placing, split);
 	lc->running = false;
 	return 0;
 }

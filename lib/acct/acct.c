@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Per-packet classification: L2-L4, CODIF, stream lookup, sequence, counters. */
+/* Per-packet classification: L2-L4, CODIF, stream lookup, timeline, counters,
+ * and the frame descriptor for placement. */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acct.h"
+
+/* The layout's timeline configuration, or NULL for the defaults. */
+static const struct codif_tl_cfg *
+tl_cfg(const struct acct_layout *l)
+{
+	return l->tl.window == 0 && l->tl.ahead == 0 && l->tl.confirm == 0 &&
+			       l->tl.max_gap_ns == 0 ?
+		       NULL :
+		       &l->tl;
+}
 
 struct acct *
 acct_create(const struct acct_layout *layout)
@@ -28,8 +40,14 @@ acct_create(const struct acct_layout *layout)
 	} else {
 		a->layout = layout;
 	}
-	for (i = 0; i < ACCT_MAX_ANTENNAS; i++)
+	for (i = 0; i < ACCT_MAX_ANTENNAS; i++) {
 		a->ant[i].last = -1;
+		if (codif_tl_init(&a->ant[i].tl, tl_cfg(layout)) != 0) {
+			acct_free(a);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
 	return a;
 }
 
@@ -44,6 +62,7 @@ acct_free(struct acct *a)
 		for (j = 0; j < a->ant[i].nstream; j++)
 			codif_seq_free(&a->ant[i].stream[j].seq);
 		free(a->ant[i].stream);
+		codif_tl_free(&a->ant[i].tl);
 	}
 	free(a);
 }
@@ -124,7 +143,8 @@ add_stream(struct acct *a, struct acct_ant *an, const struct codif_hdr *h,
 	}
 	s = &an->stream[an->nstream];
 	memset(s, 0, sizeof(*s));
-	if (codif_seq_init(&s->seq, a->layout->window) != 0)
+	(void)a;
+	if (codif_seq_init(&s->seq, &an->tl) != 0)
 		return -1;
 	s->stationid = h->stationid;
 	s->groupid = h->groupid;
@@ -171,9 +191,32 @@ malformed(struct acct *a, struct acct_result *r, enum acct_malformed m)
 
 	an->malformed++;
 	an->mal[m]++;
-	r->cls = CODIF_SEQ_MALFORMED;
+	r->fd.cls = CODIF_SEQ_MALFORMED;
 	r->mal = m;
 }
+
+/* The buffer slot of a frame of group g, thread th. */
+static inline uint16_t
+slot_of(const struct acct_layout *l, int g, unsigned int th)
+{
+	return th < l->nthread ? (uint16_t)((unsigned int)g * l->nthread + th) : ACCT_NO_SLOT;
+}
+
+/* Fill the descriptor of a frame the tracker took (or released). */
+static inline void
+fd_fill(const struct acct *a, struct acct_fd *fd, const struct acct_ant *an, int g,
+       const struct codif_hdr *h, const struct codif_out *o)
+{
+	fd->clk = &an->tl.clk;
+	fd->index = o->index;
+	fd->nlost = o->nlost;
+	fd->tseg = o->seg;
+	fd->slot = slot_of(a->layout, g, h->threadid);
+	fd->cls = (uint8_t)o->cls;
+	fd->flags = (uint8_t)(o->flags | (h->invalid ? ACCT_FD_INVALID : 0));
+}
+
+static void malformed_drop(struct acct *a, struct acct_ant *an, enum codif_drop why);
 
 void
 acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
@@ -191,17 +234,26 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 	struct acct_ant *an;
 	struct acct_stream *s;
 	const uint8_t *cp;
+	struct codif_out o;
 	enum pkt_err pe;
 	bool params_ok;
 	int g;
 
 	r->ant = -1;
-	r->stream = -1;
 	r->group = -1;
-	r->cls = CODIF_SEQ_MALFORMED;
-	r->index = 0;
-	r->nlost = 0;
-	r->codif_off = r->codif_len = 0;
+	r->hold = NULL;
+	r->tail = 0;
+	r->fd.pkt = f;
+	r->fd.ant = -1;
+	r->fd.stream = -1;
+	r->fd.cls = CODIF_SEQ_MALFORMED;
+	r->fd.index = 0;
+	r->fd.nlost = 0;
+	r->fd.flags = 0;
+	r->fd.codif_off = 0;
+	r->fd.codif_len = 0;
+	r->fd.wirelen = len;
+	r->fd.slot = ACCT_NO_SLOT;
 	pt->pkts++;
 	pt->bytes += len;
 
@@ -217,6 +269,7 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		pt->cause[r->cause]++;
 		return;
 	}
+	r->fd.ant = (int16_t)r->ant;
 	an = &a->ant[r->ant];
 	an->pkts++;
 	an->wire_bytes += len;
@@ -232,11 +285,14 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		r->cause = g == -2 ? ACCT_C_UNKNOWN_PORT : ACCT_C_UNKNOWN_GROUP;
 		pt->cause[r->cause]++;
 		r->ant = -1;
+		r->fd.ant = -1;
 		return;
 	}
 	r->group = g;
-	r->codif_off = r->pi.payload_off;
-	r->codif_len = r->pi.payload_len;
+	r->fd.dst_ip = r->pi.dst_ip;
+	r->fd.dport = r->pi.dport;
+	r->fd.codif_off = (uint16_t)r->pi.payload_off;
+	r->fd.codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
 	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
 		snprintf(a->err, sizeof(a->err),
@@ -250,12 +306,12 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		return;
 	}
 	codif_decode(cp, r->pi.payload_len, &r->hdr, NULL, 0);
-	r->stream = find_stream(an, &r->hdr, r->pi.dst_ip, r->pi.dport);
-	s = r->stream >= 0 ? &an->stream[r->stream] : NULL;
+	r->fd.stream = (int16_t)find_stream(an, &r->hdr, r->pi.dst_ip, r->pi.dport);
+	s = r->fd.stream >= 0 ? &an->stream[r->fd.stream] : NULL;
 	/* Full validation (three 64-bit divisions) only for a new stream or
 	 * when the parameters differ from the stream's; else the cheap check.
 	 * A header that fails never creates a stream. */
-	params_ok = s != NULL && s->seq.started &&
+	params_ok = s != NULL && s->seq.have_ref &&
 		    codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0);
 	if (!params_ok) {
 		if (codif_validate(&r->hdr, SIZE_MAX, a->err, sizeof(a->err)) != 0) {
@@ -283,34 +339,132 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		return;
 	}
 	if (s == NULL) {
-		r->stream = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
-		if (r->stream >= 0)
-			an->stream[r->stream].group = g;
-		if (r->stream < 0) {
+		int k = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
+
+		if (k < 0) {
 			snprintf(a->err, sizeof(a->err),
 				 "antenna has %d streams already (the most tracked)",
 				 ACCT_MAX_STREAMS);
 			malformed(a, r, ACCT_M_TOO_MANY_STREAMS);
 			return;
 		}
-		s = &an->stream[r->stream];
+		r->fd.stream = (int16_t)k;
+		s = &an->stream[k];
+		s->group = g;
 	}
-	if (!s->seq.started || params_ok)
-		r->cls = codif_seq_push_trusted(&s->seq, &r->hdr, r->pi.payload_len,
-						&r->index, &r->nlost, a->err,
-						sizeof(a->err));
-	else
-		r->cls = codif_seq_push(&s->seq, &r->hdr, r->pi.payload_len, &r->index,
-					&r->nlost, a->err, sizeof(a->err));
-	if (r->cls == CODIF_SEQ_MALFORMED || r->cls == CODIF_SEQ_PARAM_CHANGE) {
-		/* codif_seq_push counted it in the stream already */
-		r->mal = r->cls == CODIF_SEQ_MALFORMED ? ACCT_M_SECONDS :
-							 ACCT_M_PARAM_CHANGE;
-		an->malformed++;
-		an->mal[r->mal]++;
+	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, &o);
+	fd_fill(a, &r->fd, an, g, &r->hdr, &o);
+	r->tail = o.tail;
+	if (o.cls == CODIF_SEQ_SUSPECT) {
+		int64_t d = o.index - an->tl.newest;
+
+		snprintf(a->err, sizeof(a->err),
+			 "held as a suspect: frame index %lld is %lld frames %s the newest "
+			 "(seconds %u, frame %u)%s", (long long)o.index,
+			 (long long)(d < 0 ? -d : d), d < 0 ? "behind" : "ahead of",
+			 r->hdr.seconds, r->hdr.frame,
+			 o.hold == NULL ? ": dropped, no memory to hold it" : "");
+		r->hold = o.hold;
+		if (o.hold != NULL)
+			/* what an action needs to rebuild the descriptor */
+			o.hold->aux = (uint64_t)r->fd.codif_off | (uint64_t)(uint32_t)g << 16 |
+				      (uint64_t)len << 32;
+		else
+			malformed_drop(a, an, CODIF_DROP_TIME);
 	}
-	if (r->cls == CODIF_SEQ_FIRST)
-		s->fpp = s->seq.fpp;
+}
+
+/* A held frame dropped: its antenna's malformed packets, by cause. */
+static void
+malformed_drop(struct acct *a, struct acct_ant *an, enum codif_drop why)
+{
+	enum acct_malformed m = why == CODIF_DROP_PARAMS ? ACCT_M_PARAM_CHANGE :
+							   ACCT_M_IMPLAUSIBLE;
+
+	(void)a;
+	an->malformed++;
+	an->mal[m]++;
+}
+
+/* A resync of antenna ant's timeline into the event log. */
+static void
+log_resyncs(struct acct *a, int ant)
+{
+	struct acct_ant *an = &a->ant[ant];
+
+	if (an->tl.resyncs == an->resyncs_logged)
+		return;
+	an->resyncs_logged = an->tl.resyncs;
+	a->ev[a->nev % ACCT_EVENTS].ant = ant;
+	a->ev[a->nev % ACCT_EVENTS].r = an->tl.last;
+	__atomic_store_n(&a->nev, a->nev + 1, __ATOMIC_RELEASE);
+}
+
+bool
+acct_action(struct acct *a, int ant, struct acct_action *act)
+{
+	struct acct_ant *an;
+	struct codif_act ca;
+	const struct acct_stream *s;
+	int g;
+
+	if (ant < 0 || ant >= ACCT_MAX_ANTENNAS)
+		return false;
+	an = &a->ant[ant];
+	if (!codif_tl_action(&an->tl, &ca)) {
+		log_resyncs(a, ant);
+		return false;
+	}
+	log_resyncs(a, ant);
+	memset(act, 0, sizeof(*act));
+	act->handle = ca.handle;
+	act->drop = ca.drop;
+	act->why = ca.why;
+	act->tail = ca.out.tail;
+	if (ca.drop) {
+		malformed_drop(a, an, ca.why);
+		return true;
+	}
+	s = (const struct acct_stream *)((const uint8_t *)ca.s -
+					 offsetof(struct acct_stream, seq));
+	g = (int)(uint32_t)(ca.aux >> 16 & 0xffff);
+	act->fd.pkt = NULL;
+	act->fd.ant = (int16_t)ant;
+	act->fd.stream = (int16_t)(s - an->stream);
+	act->fd.codif_off = (uint16_t)(ca.aux & 0xffff);
+	act->fd.wirelen = (uint32_t)(ca.aux >> 32);
+	act->fd.codif_len = (uint32_t)(CODIF_HDR_LEN + codif_data_bytes(&ca.h));
+	act->fd.dst_ip = s->dst_ip;
+	act->fd.dport = s->dport;
+	act->fd.arrival_ns = 0;
+	fd_fill(a, &act->fd, an, g, &ca.h, &ca.out);
+	return true;
+}
+
+void
+acct_flush(struct acct *a)
+{
+	struct codif_seq *v[ACCT_MAX_STREAMS];
+	unsigned int i, k;
+
+	for (i = 0; i < ACCT_MAX_ANTENNAS; i++) {
+		struct acct_ant *an = &a->ant[i];
+
+		for (k = 0; k < an->nstream; k++)
+			v[k] = &an->stream[k].seq;
+		if (an->tl.started)
+			codif_tl_flush(&an->tl, v, an->nstream);
+	}
+}
+
+void
+acct_unplaced(struct acct *a, const struct acct_fd *fd)
+{
+	if (fd->ant < 0 || fd->stream < 0)
+		return;
+	codif_seq_unreceive(&a->ant[fd->ant].stream[fd->stream].seq,
+			    (enum codif_seq_class)fd->cls, (fd->flags & ACCT_FD_INVALID) != 0,
+			    fd->codif_len);
 }
 
 void
@@ -333,8 +487,12 @@ acct_stream_add(const struct acct_stream *s, struct acct_ant_totals *t)
 	t->late += st->late;
 	t->duplicate += st->duplicate;
 	t->invalid += st->invalid;
-	t->too_old += st->too_old;
+	t->too_late += st->too_late;
+	t->implausible += st->implausible;
 	t->param_change += st->param_change;
+	t->resyncs += st->resyncs;
+	t->resync_skipped += st->resync_skipped;
+	t->new_params += st->new_params;
 	t->bytes += st->bytes;
 	if (s->seq.started) {
 		if (s->seq.first_time_ns < t->first_ns)
@@ -382,7 +540,7 @@ acct_malformed_name(enum acct_malformed m)
 		[ACCT_M_NOT_CODIF] = "not-codif",
 		[ACCT_M_HEADER] = "bad-header",
 		[ACCT_M_LENGTH] = "bad-length",
-		[ACCT_M_SECONDS] = "bad-seconds",
+		[ACCT_M_IMPLAUSIBLE] = "implausible-time",
 		[ACCT_M_PARAM_CHANGE] = "parameter-change",
 		[ACCT_M_SPLIT] = "split-offset",
 		[ACCT_M_TOO_MANY_STREAMS] = "too-many-streams",

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Accounting of antenna traffic: one Ethernet frame in, classified and counted. */
+/* Accounting of antenna traffic: one Ethernet frame in, classified and
+ * counted, out as one frame descriptor (struct acct_fd) that placement takes
+ * as it is. Owns each antenna's timeline (lib/codif) and its streams. */
 
 #ifndef ACCT_H
 #define ACCT_H
@@ -32,8 +34,9 @@ enum acct_malformed {
 	ACCT_M_NOT_CODIF,     /**< no CODIF v3 header (sync, protocol, VDIF) */
 	ACCT_M_HEADER,        /**< CODIF header fails validation */
 	ACCT_M_LENGTH,        /**< UDP payload length != 64 + framelength8*8 */
-	ACCT_M_SECONDS,       /**< seconds not a whole number of periods on */
-	ACCT_M_PARAM_CHANGE,  /**< stream parameters differ from its first frame */
+	ACCT_M_IMPLAUSIBLE,   /**< held for a time no timeline took (never
+				   confirmed): a bit flip, a stray frame */
+	ACCT_M_PARAM_CHANGE,  /**< held for parameters never confirmed */
 	ACCT_M_SPLIT,         /**< CODIF header not within the readable head
 				   (buffer split at another offset) */
 	ACCT_M_TOO_MANY_STREAMS, /**< antenna has ACCT_MAX_STREAMS already */
@@ -55,8 +58,51 @@ struct acct_layout {
 	/** Learn antennas (any source) and groups (any dst) as they come:
 	 * for offline tools reading unknown captures. */
 	bool learn;
-	uint32_t window; /**< tracker window, frames (0 = default) */
+	/** Threads per group: a frame's buffer slot is group * nthread +
+	 * threadid (0: no slots, every fd.slot is ACCT_NO_SLOT). */
+	unsigned int nthread;
+	/** Each antenna's timeline: window, reorder window, confirm, max gap
+	 * (all 0: lib/codif's defaults). */
+	struct codif_tl_cfg tl;
 };
+
+/** fd.slot of a frame that has no buffer slot (threadid >= nthread). */
+#define ACCT_NO_SLOT 0xffffu
+
+/** struct acct_fd.flags: CODIF_OUT_SEG_START, _RESYNC, _NEW_PARAMS and */
+#define ACCT_FD_INVALID 0x80 /**< the CODIF invalid bit */
+
+/**
+ * One frame, as accounting decided it and placement takes it: where it
+ * goes (antenna, stream, slot), when (index on the antenna's clock, segment),
+ * what it is (class, flags) and where its bytes are.
+ */
+struct acct_fd {
+	const uint8_t *pkt;          /**< the frame from its Ethernet header
+					  (NULL in an action: the caller's copy) */
+	const struct codif_clock *clk; /**< the antenna's timeline clock */
+	int64_t index;               /**< frame index on clk */
+	int64_t arrival_ns;          /**< the caller's: arrival time */
+	uint64_t nlost;              /**< frames newly lost just before it */
+	uint32_t tseg;               /**< the antenna timeline's segment */
+	uint32_t dst_ip;             /**< host order */
+	uint32_t codif_len;          /**< UDP payload: 64 + data bytes */
+	uint32_t wirelen;            /**< frame length on the wire */
+	uint16_t codif_off;          /**< CODIF header offset in pkt */
+	uint16_t dport;
+	int16_t ant;                 /**< antenna, -1 none */
+	int16_t stream;              /**< stream in the antenna, -1 none */
+	uint16_t slot;               /**< buffer slot, ACCT_NO_SLOT none */
+	uint8_t cls;                 /**< enum codif_seq_class */
+	uint8_t flags;               /**< CODIF_OUT_* | ACCT_FD_INVALID */
+};
+
+/** Whether a frame of this class is placed (first, in order, gap, late). */
+static inline bool
+acct_placeable(unsigned int cls)
+{
+	return cls <= CODIF_SEQ_LATE;
+}
 
 /** One stream: CODIF ids + destination, and its tracker. */
 struct acct_stream {
@@ -64,7 +110,6 @@ struct acct_stream {
 	uint16_t dport;
 	uint16_t stationid, groupid, secondaryid, threadid;
 	int group;         /**< index of (dst_ip, dport) in the layout's groups */
-	uint64_t fpp;
 	struct codif_seq seq;
 };
 
@@ -77,13 +122,16 @@ struct acct_ant {
 	unsigned int nstream;
 	struct acct_stream *stream; /**< ACCT_MAX_STREAMS entries */
 	int last;                   /**< last stream hit (cache) */
+	struct codif_tl tl;         /**< the antenna's timeline (its streams') */
+	uint64_t resyncs_logged;    /**< tl.resyncs already in the event log */
 };
 
 /** Per antenna sums (over streams and instances). */
 struct acct_ant_totals {
 	uint64_t streams;
 	uint64_t expected, received, lost, late, duplicate, invalid;
-	uint64_t too_old, param_change, malformed, bytes, pkts, wire_bytes;
+	uint64_t too_late, implausible, param_change, resyncs, resync_skipped, new_params;
+	uint64_t malformed, bytes, pkts, wire_bytes;
 	uint64_t mal[ACCT_M__COUNT];
 	int64_t first_ns;  /**< earliest frame time, INT64_MAX if none */
 	int64_t last_ns;   /**< latest frame time, INT64_MIN if none */
@@ -98,18 +146,35 @@ struct acct_port {
 /** What acct_frame decided about one packet. */
 struct acct_result {
 	int ant;                  /**< antenna index, -1 if none */
-	int stream;               /**< stream index in antenna, -1 if none */
 	int group;                /**< group index of the destination, -1 none */
-	enum codif_seq_class cls; /**< valid when stream >= 0 */
 	enum acct_cause cause;    /**< when ant < 0 */
-	enum acct_malformed mal;  /**< when cls == CODIF_SEQ_MALFORMED */
-	int64_t index;            /**< absolute frame index in the stream */
-	uint64_t nlost;           /**< frames lost before it (GAP) */
-	uint32_t codif_off;       /**< CODIF header offset in the frame */
-	uint32_t codif_len;       /**< UDP payload length */
+	enum acct_malformed mal;  /**< when fd.cls == CODIF_SEQ_MALFORMED */
+	struct acct_fd fd;        /**< the frame (fd.stream -1: none) */
+	struct codif_hold *hold;  /**< fd.cls SUSPECT: keep the frame, put its
+				       handle in hold->handle (NULL: dropped) */
+	uint64_t tail;            /**< frames lost at the end of the stream's
+				       previous segment (fd starts a segment) */
 	struct pkt_info pi;
 	struct codif_hdr hdr;     /**< decoded when a CODIF header was found */
 };
+
+/** A held frame released or dropped (acct_action). */
+struct acct_action {
+	bool drop;                /**< dropped (counted): free the caller's copy */
+	uint64_t handle;          /**< the caller's copy */
+	struct acct_fd fd;        /**< released: place it; fd.pkt is NULL, the
+				       caller points it at its copy */
+	enum codif_drop why;      /**< dropped: why */
+	uint64_t tail;            /**< as struct acct_result.tail */
+};
+
+/** A resync of an antenna's timeline, for the log. */
+struct acct_event {
+	int ant;
+	struct codif_resync r;
+};
+
+#define ACCT_EVENTS 64
 
 /** One accounting instance (one per rx lcore, single writer). */
 struct acct {
@@ -118,6 +183,9 @@ struct acct {
 	struct acct_ant ant[ACCT_MAX_ANTENNAS];
 	struct acct_port port[ACCT_MAX_PORTS];
 	char err[160];               /**< last reason (malformed/param) */
+	/* resyncs, for the log: written here, read by another thread */
+	struct acct_event ev[ACCT_EVENTS];
+	uint64_t nev;                /**< events so far (release) */
 };
 
 /**
@@ -134,7 +202,11 @@ int acct_find_group(const struct acct_layout *l, uint32_t ip, uint16_t port);
 
 /**
  * Classify and count one frame that arrived on port (< ACCT_MAX_PORTS).
- * Reasons for malformed/param-change are left in a->err.
+ * Reasons for malformed frames are left in a->err. r->fd is the frame for
+ * placement when acct_placeable(r->fd.cls). On CODIF_SEQ_SUSPECT the caller
+ * keeps the frame (its bytes must stay readable) and stores a handle to its
+ * copy in r->hold->handle. Then, after every call, it takes the antenna's
+ * actions (acct_action) until there are none.
  */
 void acct_frame(struct acct *a, unsigned int port, const uint8_t *frame,
 		uint32_t len, struct acct_result *r);
@@ -146,6 +218,35 @@ void acct_frame(struct acct *a, unsigned int port, const uint8_t *frame,
  */
 void acct_frame2(struct acct *a, unsigned int port, const uint8_t *frame,
 		 uint32_t caplen, uint32_t wirelen, struct acct_result *r);
+
+/** Whether antenna ant may have actions pending (cheap). */
+static inline bool
+acct_busy(const struct acct *a, int ant)
+{
+	return ant >= 0 && codif_tl_busy(&a->ant[ant].tl);
+}
+
+/**
+ * The next held frame of antenna ant released (place act->fd, pointing
+ * fd.pkt at the copy of act->handle, then free the copy) or dropped (free
+ * the copy; counted).
+ * @return true with *act filled, false when there is none.
+ */
+bool acct_action(struct acct *a, int ant, struct acct_action *act);
+
+/**
+ * End of input: every held frame is dropped (take the actions of every
+ * antenna after this), and each stream's segment runs to its antenna's
+ * newest frame (what it lacks there is lost).
+ */
+void acct_flush(struct acct *a);
+
+/**
+ * A frame taken as received that placement refused as too late (its row
+ * was final): counted too_late and lost instead of received, so the counts
+ * equal what the buffer holds.
+ */
+void acct_unplaced(struct acct *a, const struct acct_fd *fd);
 
 /** Layout in use (the learned one in learn mode). */
 const struct acct_layout *acct_layout_of(const struct acct *a);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Per-antenna frame buffer: layout, placement by frame index, consumer cursors. */
+/* Per-antenna frame buffer: layout, placement of frame descriptors in runs of
+ * rows, consumer cursors. */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +10,6 @@
 #include "antbuf.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-#define FAR_RUN_RESYNC 16
 
 static int
 errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -160,7 +160,6 @@ antbuf_result_name(enum antbuf_result r)
 		[ANTBUF_PLACED] = "placed",
 		[ANTBUF_DUPLICATE] = "duplicate",
 		[ANTBUF_TOO_LATE] = "too-late",
-		[ANTBUF_TOO_FAR] = "too-far-ahead",
 		[ANTBUF_NO_SLOT] = "no-slot",
 		[ANTBUF_BAD_SIZE] = "wrong-size",
 		[ANTBUF_BAD_TIME] = "wrong-timing",
@@ -169,48 +168,137 @@ antbuf_result_name(enum antbuf_result r)
 	return (unsigned int)r < ANTBUF__RESULTS ? names[r] : "?";
 }
 
+const char *
+antbuf_run_kind_name(enum antbuf_run_kind k)
+{
+	switch (k) {
+	case ANTBUF_RUN_START: return "start";
+	case ANTBUF_RUN_RESYNC: return "resync";
+	case ANTBUF_RUN_PARAMS: return "new-parameters";
+	case ANTBUF_RUN_GAP: return "gap";
+	}
+	return "?";
+}
+
+/* ---- runs ----------------------------------------------------------------- */
+
+const struct antbuf_run *
+antbuf_run_of(const struct antbuf *b, int64_t row, uint32_t *runno)
+{
+	uint32_t n = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE), k;
+	/* run n - RUNS may be being overwritten by run n: not trusted */
+	uint32_t lo = n >= ANTBUF_RUNS ? n - (ANTBUF_RUNS - 1) : 0;
+
+	for (k = n; k-- > lo;) {
+		const struct antbuf_run *r = &b->run[k % ANTBUF_RUNS];
+
+		if (r->seq0 <= row) {
+			if (runno != NULL)
+				*runno = k;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+bool
+antbuf_runs_split(const struct antbuf *b, uint32_t from, uint32_t to)
+{
+	uint32_t n = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE), k;
+
+	if (to <= from)
+		return false;
+	if (from + ANTBUF_RUNS <= n)
+		return true; /* runs between are gone: do not guess */
+	for (k = from + 1; k <= to; k++) {
+		uint32_t kind = b->run[k % ANTBUF_RUNS].kind;
+
+		if (kind != ANTBUF_RUN_GAP)
+			return true;
+	}
+	return false;
+}
+
+int64_t
+antbuf_row_time_ns(const struct antbuf *b, int64_t row)
+{
+	const struct antbuf_run *r = antbuf_run_of(b, row, NULL);
+
+	return r != NULL ? codif_clock_time_ns(&r->clk, row - r->delta) : INT64_MIN;
+}
+
 /* ---- producer ----------------------------------------------------------- */
 
-/* The producer's ring position of row r (rows of the current run). */
-static inline uint32_t
-ppos(const struct antbuf *b, int64_t r)
+void
+antbuf_prod_init(struct antbuf_prod *p, struct antbuf *b, uint8_t *payload, bool shared)
 {
-	return (uint32_t)((uint64_t)(r + b->ring_off) & (b->g.nrows - 1));
+	memset(p, 0, sizeof(*p));
+	p->b = b;
+	p->payload = payload;
+	p->shared = shared;
 }
 
 static inline void
-lock(struct antbuf *b)
+lock(struct antbuf_prod *p)
 {
-	while (__atomic_exchange_n(&b->lock, 1, __ATOMIC_ACQUIRE) != 0)
-		while (__atomic_load_n(&b->lock, __ATOMIC_RELAXED) != 0)
+	if (!p->shared)
+		return;
+	while (__atomic_exchange_n(&p->lock, 1, __ATOMIC_ACQUIRE) != 0)
+		while (__atomic_load_n(&p->lock, __ATOMIC_RELAXED) != 0)
 			__builtin_ia32_pause();
 }
 
 static inline void
-unlock(struct antbuf *b)
+unlock(struct antbuf_prod *p)
 {
-	__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
+	if (p->shared)
+		__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
 }
 
-/* Final: missing frames of assigned slots zeroed and flagged, counts set. */
-static void
-finalize_row(struct antbuf *b, uint8_t *payload, int64_t r)
+static inline uint32_t
+rpos(const struct antbuf *b, int64_t r)
 {
-	uint32_t pos = ppos(b, r), s, nvalid = 0;
+	return (uint32_t)((uint64_t)r & (b->g.nrows - 1));
+}
+
+/* The run holding row r, from the producer's side (no race with itself). */
+static struct antbuf_run *
+prod_run_of(struct antbuf_prod *p, int64_t r)
+{
+	struct antbuf *b = p->b;
+	uint32_t k;
+
+	if (p->cur != NULL && p->cur->seq0 <= r)
+		return p->cur;
+	for (k = b->nruns; k-- > (b->nruns > ANTBUF_RUNS ? b->nruns - ANTBUF_RUNS : 0);)
+		if (b->run[k % ANTBUF_RUNS].seq0 <= r)
+			return &b->run[k % ANTBUF_RUNS];
+	return NULL;
+}
+
+/* Final: missing frames of slots started in the row's run zeroed and
+ * flagged, counts set. */
+static void
+finalize_row(struct antbuf_prod *p, int64_t r)
+{
+	struct antbuf *b = p->b;
+	uint32_t pos = rpos(b, r), s, nvalid = 0;
 	struct antbuf_row *row = antbuf_rowp(b, pos);
+	const struct antbuf_run *run;
 
 	if (row->seq != r)
-		return; /* never opened (before the first row) */
+		return; /* never opened */
+	run = prod_run_of(p, r);
 	for (s = 0; s < b->g.nslots; s++) {
 		struct antbuf_meta *m = antbuf_metap(b, pos, s);
 
 		if (m->flags & ANTBUF_F_VALID) {
 			nvalid++;
-		} else if (b->slot[s].assigned) {
+		} else if (run != NULL && run->first[s] <= r) {
 			if (b->payload_indexed)
 				m->ext_off = b->zero_off; /* the shared zero frame */
 			else
-				memset(antbuf_payload(b, payload, pos, s), 0, b->g.data_bytes);
+				memset(antbuf_payload(b, p->payload, pos, s), 0, b->g.data_bytes);
 			m->flags = ANTBUF_F_GAP;
 			b->zero_filled++;
 		}
@@ -221,21 +309,28 @@ finalize_row(struct antbuf *b, uint8_t *payload, int64_t r)
 }
 
 static void
-finalize_upto(struct antbuf *b, uint8_t *payload, int64_t upto)
+finalize_upto(struct antbuf_prod *p, int64_t upto)
 {
+	struct antbuf *b = p->b;
 	int64_t r;
 
 	if (upto <= b->final_row)
 		return;
-	for (r = b->final_row; r < upto; r++)
-		finalize_row(b, payload, r);
+	/* rows more than a ring back were overwritten: never opened now */
+	r = b->final_row;
+	if (upto - r > (int64_t)b->g.nrows)
+		r = upto - (int64_t)b->g.nrows;
+	for (; r < upto; r++)
+		finalize_row(p, r);
+	__atomic_store_n(&b->cum_valid, b->cum_valid, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->final_row, upto, __ATOMIC_RELEASE);
 }
 
 static void
-open_row(struct antbuf *b, int64_t r)
+open_row(struct antbuf_prod *p, int64_t r)
 {
-	uint32_t pos = ppos(b, r), s;
+	struct antbuf *b = p->b;
+	uint32_t pos = rpos(b, r), s;
 	struct antbuf_row *row = antbuf_rowp(b, pos);
 
 	/* the new seq first: a consumer still reading the old row sees it
@@ -246,99 +341,95 @@ open_row(struct antbuf *b, int64_t r)
 		struct antbuf_meta *m = antbuf_metap(b, pos, s);
 
 		/* indexed: what held the old frame's payload goes back */
-		if (b->refs != NULL) {
-			uintptr_t *ref = &b->refs[(uint64_t)pos * b->g.nslots + s];
+		if (p->refs != NULL) {
+			uintptr_t *ref = &p->refs[(uint64_t)pos * b->g.nslots + s];
 
 			if (*ref != 0)
-				b->release(b->release_ctx, *ref);
+				p->release(p->release_ctx, *ref);
 			*ref = 0;
 		}
 		m->flags = 0;
 	}
 }
 
+/* Begin run `kind` at row seq0 for descriptor fd (its frame at row
+ * seq0 + margin), vgap frames lost before it. */
+static struct antbuf_run *
+start_run(struct antbuf_prod *p, enum antbuf_run_kind kind, const struct acct_fd *fd,
+	  int64_t seq0, int64_t margin, int64_t vgap)
+{
+	struct antbuf *b = p->b;
+	struct antbuf_run *n = &b->run[b->nruns % ANTBUF_RUNS];
+	const struct antbuf_run *prev = p->cur;
+	bool carry = prev != NULL && (kind == ANTBUF_RUN_GAP || kind == ANTBUF_RUN_PARAMS);
+	unsigned int s;
+
+	n->seq0 = seq0;
+	n->delta = seq0 + margin - fd->index;
+	n->vgap = vgap;
+	n->tseg = fd->tseg;
+	n->kind = kind;
+	n->clk = *fd->clk;
+	for (s = 0; s < ANTBUF_MAX_SLOTS; s++) {
+		if (carry && prev->first[s] != INT64_MAX) {
+			/* the stream goes on through this run */
+			n->first[s] = INT64_MIN;
+			memcpy(n->ref[s], prev->ref[s], CODIF_HDR_LEN);
+			if (vgap > 0)
+				b->gap_frames += (uint64_t)vgap;
+		} else {
+			n->first[s] = INT64_MAX;
+		}
+	}
+	__atomic_store_n(&b->nruns, b->nruns + 1, __ATOMIC_RELEASE);
+	p->cur = n;
+	return n;
+}
+
 void
-antbuf_set_indexed(struct antbuf *b, uint64_t zero_off, uintptr_t *refs,
+antbuf_set_indexed(struct antbuf_prod *p, uint64_t zero_off, uintptr_t *refs,
 		   void (*release)(void *ctx, uintptr_t ref), void *ctx)
 {
-	b->payload_external = 1;
-	b->payload_indexed = 1;
-	b->zero_off = zero_off;
-	b->refs = refs;
-	b->release = release;
-	b->release_ctx = ctx;
+	p->b->payload_external = 1;
+	p->b->payload_indexed = 1;
+	p->b->zero_off = zero_off;
+	p->refs = refs;
+	p->release = release;
+	p->release_ctx = ctx;
 }
 
 unsigned int
-antbuf_release_all(struct antbuf *b)
+antbuf_release_all(struct antbuf_prod *p)
 {
+	struct antbuf *b = p->b;
 	uint64_t i, n = (uint64_t)b->g.nrows * b->g.nslots;
 	unsigned int k = 0;
 
-	if (b->refs == NULL)
+	if (p->refs == NULL)
 		return 0;
-	lock(b);
+	lock(p);
 	for (i = 0; i < n; i++)
-		if (b->refs[i] != 0) {
-			b->release(b->release_ctx, b->refs[i]);
-			b->refs[i] = 0;
+		if (p->refs[i] != 0) {
+			p->release(p->release_ctx, p->refs[i]);
+			p->refs[i] = 0;
 			k++;
 		}
-	unlock(b);
+	unlock(p);
 	return k;
 }
 
 static enum antbuf_result
-row_of(struct antbuf *b, const struct codif_hdr *h, int64_t *n)
+place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint64_t ext_off,
+      uintptr_t ref, uint32_t data_len)
 {
-	int64_t ds;
-
-	if (!b->origin_set) {
-		b->seconds0 = h->seconds;
-		b->period = h->period;
-		b->epoch = h->epoch;
-		b->fpp = codif_frames_per_period(h);
-		if (b->fpp == 0 || b->period == 0)
-			return ANTBUF_BAD_TIME;
-		b->origin_set = 1;
-	} else if (h->period != b->period || h->epoch != b->epoch ||
-		   codif_frames_per_period(h) != b->fpp) {
-		return ANTBUF_BAD_TIME;
-	}
-	ds = (int64_t)h->seconds - (int64_t)b->seconds0;
-	if (ds % b->period != 0)
-		return ANTBUF_BAD_TIME;
-	*n = ds / b->period * (int64_t)b->fpp + h->frame;
-	return ANTBUF_PLACED;
-}
-
-static void
-jump_to(struct antbuf *b, uint8_t *payload, int64_t n)
-{
-	struct antbuf_jump *j;
-
-	finalize_upto(b, payload, b->newest + 1);
-	j = &b->jump[b->njumps % ANTBUF_JUMPS];
-	j->from = b->newest + 1;
-	j->to = n;
-	/* row n takes the position after the old newest row's */
-	b->ring_off = (int64_t)((uint64_t)(b->newest + 1 + b->ring_off - n) &
-				(b->g.nrows - 1));
-	j->off = b->ring_off;
-	__atomic_store_n(&b->njumps, b->njumps + 1, __ATOMIC_RELEASE);
-	b->newest = n - 1;
-	__atomic_store_n(&b->final_row, n, __ATOMIC_RELEASE);
-}
-
-static enum antbuf_result
-place(struct antbuf *b, uint8_t *payload, unsigned int slot,
-      const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
-      uint64_t ext_off, uintptr_t ref, uint32_t data_len, const uint8_t *l2, uint32_t l2len,
-      uint32_t wirelen, int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
-{
-	enum antbuf_result res;
+	struct antbuf *b = p->b;
+	enum antbuf_result res = ANTBUF_PLACED;
+	const uint8_t *codif = fd->pkt + fd->codif_off;
+	struct antbuf_run *run;
 	struct antbuf_meta *m;
-	int64_t n;
+	unsigned int slot = fd->slot;
+	uint32_t l2len = fd->codif_off;
+	int64_t r, ahead = (int64_t)(b->g.nrows - b->g.window);
 
 	if (slot >= b->g.nslots) {
 		__atomic_fetch_add(&b->result[ANTBUF_NO_SLOT], 1, __ATOMIC_RELAXED);
@@ -348,153 +439,154 @@ place(struct antbuf *b, uint8_t *payload, unsigned int slot,
 		__atomic_fetch_add(&b->result[ANTBUF_BAD_SIZE], 1, __ATOMIC_RELAXED);
 		return ANTBUF_BAD_SIZE;
 	}
-	lock(b);
-	res = row_of(b, h, &n);
-	if (res != ANTBUF_PLACED)
+	lock(p);
+	run = p->cur;
+	if (run == NULL) {
+		/* the first frame: its row leaves room before it for the
+		 * other streams' frames of the same time that come later */
+		__atomic_store_n(&b->first_row, 0, __ATOMIC_RELEASE);
+		run = start_run(p, ANTBUF_RUN_START, fd, 0, b->g.window - 1, 0);
+	} else if (fd->tseg != run->tseg) {
+		if (fd->tseg < run->tseg) {
+			res = ANTBUF_TOO_LATE; /* its segment is over */
+			goto out;
+		}
+		/* the antenna's timeline resynced: the old run ends here */
+		finalize_upto(p, b->newest + 1);
+		run = start_run(p, ANTBUF_RUN_RESYNC, fd, b->newest + 1, b->g.window - 1, 0);
+	} else if (!codif_clock_equal(fd->clk, &run->clk)) {
+		res = ANTBUF_BAD_TIME;
 		goto out;
-	if (b->first_row < 0) {
-		b->first_row = n;
-		b->newest = n - 1;
-		__atomic_store_n(&b->final_row, n, __ATOMIC_RELEASE);
 	}
-	if (n > b->newest) {
-		int64_t r;
+	r = fd->index + run->delta;
+	if (r > b->newest) {
+		int64_t x;
 
-		if (n - b->newest > (int64_t)(b->g.nrows - b->g.window)) {
-			/* one stray frame far ahead must not wipe the ring; a
-			 * run of them means the antenna really moved on */
-			if (++b->far_run < FAR_RUN_RESYNC) {
-				res = ANTBUF_TOO_FAR;
-				goto out;
-			}
-			jump_to(b, payload, n);
+		if (r - b->newest > ahead) {
+			/* more than the ring lost, and the timeline took it as
+			 * loss: a run goes on after them */
+			int64_t vgap = r - b->newest - 1;
+
+			finalize_upto(p, b->newest + 1);
+			run = start_run(p, ANTBUF_RUN_GAP, fd, b->newest + 1, 0, vgap);
+			r = b->newest + 1;
 		}
-		b->far_run = 0;
-		for (r = b->newest + 1; r <= n; r++) {
-			finalize_upto(b, payload, r - (int64_t)b->g.window + 1);
-			open_row(b, r);
+		for (x = b->newest + 1; x <= r; x++) {
+			finalize_upto(p, x - (int64_t)b->g.window + 1);
+			open_row(p, x);
 		}
-		b->newest = n;
-	} else {
-		b->far_run = 0;
+		b->newest = r;
 	}
-	if (n < b->final_row) {
+	if (r < b->final_row) {
 		res = ANTBUF_TOO_LATE;
 		goto out;
 	}
-	m = antbuf_metap(b, ppos(b, n), slot);
+	if ((fd->flags & CODIF_OUT_NEW_PARAMS) && !(fd->flags & CODIF_OUT_RESYNC)) {
+		/* a stream's new parameters on the same clock: files start
+		 * anew at this row */
+		if (r > run->seq0)
+			run = start_run(p, ANTBUF_RUN_PARAMS, fd, r, 0, 0);
+		run->first[slot] = INT64_MAX;
+	}
+	m = antbuf_metap(b, rpos(b, r), slot);
 	if (m->flags & ANTBUF_F_VALID) {
 		res = ANTBUF_DUPLICATE;
 		goto out;
 	}
 	if (data != NULL)
 		/* the one touch of the payload on the rx path */
-		memcpy(antbuf_payload(b, payload, ppos(b, n), slot), data, data_len);
+		memcpy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, data_len);
 	else {
 		m->ext_off = ext_off; /* where the NIC put it */
-		b->refs[(uint64_t)ppos(b, n) * b->g.nslots + slot] = ref;
+		p->refs[(uint64_t)rpos(b, r) * b->g.nslots + slot] = ref;
 	}
 	memcpy(m->codif, codif, CODIF_HDR_LEN);
 	if (l2len > ANTBUF_L2_MAX)
 		l2len = ANTBUF_L2_MAX;
-	memcpy(m->l2, l2, l2len);
+	memcpy(m->l2, fd->pkt, l2len);
 	m->l2len = (uint8_t)l2len;
-	m->wirelen = (uint16_t)(wirelen > UINT16_MAX ? UINT16_MAX : wirelen);
-	m->arrival_ns = arrival_ns;
-	m->flags = ANTBUF_F_VALID | (h->invalid ? ANTBUF_F_INVALID : 0) |
-		   (n < b->newest ? ANTBUF_F_LATE : 0);
+	m->wirelen = (uint16_t)(fd->wirelen > UINT16_MAX ? UINT16_MAX : fd->wirelen);
+	m->arrival_ns = fd->arrival_ns;
+	m->flags = ANTBUF_F_VALID | (fd->flags & ACCT_FD_INVALID ? ANTBUF_F_INVALID : 0) |
+		   (r < b->newest ? ANTBUF_F_LATE : 0);
 	b->placed++;
-	if (n < b->newest)
+	if (r < b->newest)
 		b->late_placed++;
+	{
+		/* the slot's first frame in its row's run: where it starts */
+		struct antbuf_run *rr = r >= run->seq0 ? run : prod_run_of(p, r);
+
+		if (rr != NULL && rr->first[slot] > r) {
+			if (rr->first[slot] == INT64_MAX)
+				memcpy(rr->ref[slot], codif, CODIF_HDR_LEN);
+			__atomic_store_n(&rr->first[slot], r, __ATOMIC_RELEASE);
+		}
+	}
 	if (!b->slot[slot].assigned) {
 		struct antbuf_slot *sl = &b->slot[slot];
+		struct codif_hdr h;
 
-		sl->dst_ip = dst_ip;
-		sl->dport = dport;
-		sl->stationid = h->stationid;
-		sl->groupid = h->groupid;
-		sl->secondaryid = h->secondaryid;
-		sl->threadid = h->threadid;
-		memcpy(sl->ref, codif, CODIF_HDR_LEN);
-		memcpy(sl->l2, l2, l2len);
+		codif_decode(codif, CODIF_HDR_LEN, &h, NULL, 0);
+		sl->dst_ip = fd->dst_ip;
+		sl->dport = fd->dport;
+		sl->stationid = h.stationid;
+		sl->groupid = h.groupid;
+		sl->secondaryid = h.secondaryid;
+		sl->threadid = h.threadid;
+		memcpy(sl->l2, fd->pkt, l2len);
 		sl->l2len = (uint8_t)l2len;
 		__atomic_store_n(&sl->assigned, 1, __ATOMIC_RELEASE);
 	}
 out:
 	if (res != ANTBUF_PLACED)
 		b->result[res]++;
-	unlock(b);
+	unlock(p);
 	return res;
 }
 
 enum antbuf_result
-antbuf_place(struct antbuf *b, uint8_t *payload, unsigned int slot,
-	     const struct codif_hdr *h, const uint8_t *codif, const uint8_t *data,
-	     uint32_t data_len, const uint8_t *l2, uint32_t l2len, uint32_t wirelen,
-	     int64_t arrival_ns, uint32_t dst_ip, uint16_t dport)
+antbuf_place(struct antbuf_prod *p, const struct acct_fd *fd)
 {
-	if (b->payload_indexed) {
-		b->result[ANTBUF_BAD_SIZE]++;
+	if (p->b->payload_indexed) {
+		p->b->result[ANTBUF_BAD_SIZE]++;
 		return ANTBUF_BAD_SIZE; /* an indexed buffer takes references */
 	}
-	return place(b, payload, slot, h, codif, data, 0, 0, data_len, l2, l2len, wirelen,
-		     arrival_ns, dst_ip, dport);
+	return place(p, fd, fd->pkt + fd->codif_off + CODIF_HDR_LEN, 0, 0,
+		     fd->codif_len - CODIF_HDR_LEN);
 }
 
 enum antbuf_result
-antbuf_place_ref(struct antbuf *b, unsigned int slot, const struct codif_hdr *h,
-		 const uint8_t *codif, uint64_t ext_off, uintptr_t ref, uint32_t data_len,
-		 const uint8_t *l2, uint32_t l2len, uint32_t wirelen, int64_t arrival_ns,
-		 uint32_t dst_ip, uint16_t dport)
+antbuf_place_ref(struct antbuf_prod *p, const struct acct_fd *fd, uint64_t ext_off,
+		 uintptr_t ref, uint32_t data_len)
 {
-	if (!b->payload_indexed || b->refs == NULL || ref == 0) {
-		b->result[ANTBUF_BAD_SIZE]++;
+	if (!p->b->payload_indexed || p->refs == NULL || ref == 0) {
+		p->b->result[ANTBUF_BAD_SIZE]++;
 		return ANTBUF_BAD_SIZE;
 	}
-	return place(b, NULL, slot, h, codif, NULL, ext_off, ref, data_len, l2, l2len, wirelen,
-		     arrival_ns, dst_ip, dport);
+	return place(p, fd, NULL, ext_off, ref, data_len);
 }
 
 void
-antbuf_flush(struct antbuf *b, uint8_t *payload)
+antbuf_flush(struct antbuf_prod *p)
 {
-	lock(b);
+	struct antbuf *b = p->b;
+
+	lock(p);
 	if (b->first_row >= 0)
-		finalize_upto(b, payload, b->newest + 1);
+		finalize_upto(p, b->newest + 1);
 	__atomic_store_n(&b->state, 2, __ATOMIC_RELEASE);
-	unlock(b);
+	unlock(p);
 }
 
 /* ---- consumers ---------------------------------------------------------- */
-
-/* A consumer's ring position of row r: the offset of r's run (the latest
- * jump at or before r; 0 before any). -1 when that jump is out of the
- * history (the row is long gone). */
-static int64_t
-cpos(const struct antbuf *b, int64_t r, uint32_t nj)
-{
-	int64_t off = 0, best = INT64_MIN;
-	uint32_t k, lo = nj > ANTBUF_JUMPS ? nj - ANTBUF_JUMPS : 0;
-
-	for (k = lo; k < nj; k++) {
-		const struct antbuf_jump *j = &b->jump[k % ANTBUF_JUMPS];
-
-		if (j->to <= r && j->to > best) {
-			best = j->to;
-			off = j->off;
-		}
-	}
-	if (best == INT64_MIN && lo > 0)
-		return -1;
-	return (int64_t)((uint64_t)(r + off) & (b->g.nrows - 1));
-}
 
 static int64_t
 oldest_safe(const struct antbuf *b, int64_t final)
 {
 	int64_t o = final + (int64_t)b->g.window - (int64_t)b->g.nrows;
+	int64_t first = __atomic_load_n(&b->first_row, __ATOMIC_ACQUIRE);
 
-	return o > b->first_row ? o : b->first_row;
+	return o > first ? o : first;
 }
 
 void
@@ -518,12 +610,21 @@ antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c)
 	return final > c->next ? final - c->next : 0;
 }
 
+static void
+skip_rows(struct antbuf_cursor *c, struct antbuf_view *v, int64_t to)
+{
+	v->lost_rows += (uint64_t)(to - c->next);
+	c->lost_rows += (uint64_t)(to - c->next);
+	c->next = to;
+	c->vdone = 0;
+	v->discontinuity = true;
+}
+
 int
 antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 	    struct antbuf_view *v)
 {
 	int64_t final, first, safe;
-	uint32_t nj, k;
 
 	final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
 	first = __atomic_load_n(&b->first_row, __ATOMIC_ACQUIRE);
@@ -537,67 +638,55 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 			c->cum_next = 0;
 		} else if (c->next < final) {
 			c->cum_next = UINT64_MAX; /* read from the row below */
-		} else if (final > first && cpos(b, final - 1, b->njumps) >= 0) {
+		} else if (final > first) {
 			/* at the live end: the running total after the last
 			 * final row, from that row (consistent with final) */
-			const struct antbuf_row *lr =
-				antbuf_rowp(b, (uint32_t)cpos(b, final - 1, b->njumps));
+			const struct antbuf_row *lr = antbuf_rowp(b, rpos(b, final - 1));
 
-			c->cum_next = lr->cum_before + lr->nvalid;
+			c->cum_next = __atomic_load_n(&lr->seq, __ATOMIC_ACQUIRE) == final - 1 ?
+					      lr->cum_before + lr->nvalid : UINT64_MAX;
 		} else {
 			c->cum_next = 0; /* nothing final yet */
 		}
+		c->vdone = 0;
 		c->started = true;
 	}
 	for (;;) {
+		const struct antbuf_run *run;
 		struct antbuf_row *row;
-		int64_t seq, limit, pos;
+		uint32_t k;
+		int64_t seq;
 
 		final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
 		if (c->next >= final)
 			return 0;
-		/* rows the producer jumped over never existed; and the run of
-		 * opened rows holding `next` ends at the next jump */
-		limit = final;
-		nj = __atomic_load_n(&b->njumps, __ATOMIC_ACQUIRE);
-		for (k = nj > ANTBUF_JUMPS ? nj - ANTBUF_JUMPS : 0; k < nj; k++) {
-			const struct antbuf_jump *j = &b->jump[k % ANTBUF_JUMPS];
-
-			if (c->next >= j->from && c->next < j->to) {
-				c->jumped_rows += (uint64_t)(j->to - c->next);
-				c->next = j->to;
-				v->discontinuity = true;
-				v->jumped = true;
-			}
-		}
-		for (k = nj > ANTBUF_JUMPS ? nj - ANTBUF_JUMPS : 0; k < nj; k++) {
-			const struct antbuf_jump *j = &b->jump[k % ANTBUF_JUMPS];
-
-			if (j->from > c->next && j->from < limit)
-				limit = j->from;
-		}
-		if (c->next >= final)
-			return 0;
-		/* rows older than a ring before the end of their run are
-		 * certainly overwritten */
-		safe = limit == final ? oldest_safe(b, final) :
-					limit - (int64_t)b->g.nrows;
+		/* rows older than a ring before the end are overwritten */
+		safe = oldest_safe(b, final);
 		if (c->next < safe) {
-			v->lost_rows += (uint64_t)(safe - c->next);
-			c->lost_rows += (uint64_t)(safe - c->next);
-			c->next = safe;
-			v->discontinuity = true;
+			skip_rows(c, v, safe);
 			continue;
 		}
-		pos = cpos(b, c->next, nj);
-		row = pos >= 0 ? antbuf_rowp(b, (uint32_t)pos) : NULL;
-		seq = row != NULL ? __atomic_load_n(&row->seq, __ATOMIC_ACQUIRE) : -1;
+		run = antbuf_run_of(b, c->next, &k);
+		if (run == NULL) {
+			/* its run is gone from the history: so is the row */
+			skip_rows(c, v, c->next + 1);
+			continue;
+		}
+		v->run = run;
+		v->runno = k;
+		if (run->kind == ANTBUF_RUN_GAP && c->next == run->seq0 && c->vdone < run->vgap) {
+			/* frames the capture lost, longer than the ring */
+			v->virt = true;
+			v->row = c->next;
+			v->index = c->next - run->delta - run->vgap + c->vdone;
+			v->run_start = c->vdone == 0;
+			return 1;
+		}
+		row = antbuf_rowp(b, rpos(b, c->next));
+		seq = __atomic_load_n(&row->seq, __ATOMIC_ACQUIRE);
 		if (seq != c->next) {
-			/* overwritten by a row after a jump (or just now) */
-			v->lost_rows++;
-			c->lost_rows++;
-			c->next++;
-			v->discontinuity = true;
+			/* overwritten just now */
+			skip_rows(c, v, c->next + 1);
 			continue;
 		}
 		/* the frames of the rows lost before it, exactly, from the
@@ -608,8 +697,10 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 		}
 		c->cum_next = row->cum_before;
 		v->row = c->next;
-		v->pos = (uint32_t)pos;
+		v->pos = rpos(b, c->next);
+		v->index = c->next - run->delta;
 		v->nvalid = row->nvalid;
+		v->run_start = c->next == run->seq0 && run->kind != ANTBUF_RUN_GAP;
 		return 1;
 	}
 }
@@ -618,20 +709,29 @@ bool
 antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 	      const struct antbuf_view *v)
 {
-	const struct antbuf_row *row = antbuf_rowp(b, v->pos);
+	uint32_t nr = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE);
+	bool run_ok = nr < v->runno + ANTBUF_RUNS;
+	const struct antbuf_row *row;
 
-	if (__atomic_load_n(&row->seq, __ATOMIC_ACQUIRE) != v->row) {
+	if (v->virt) {
+		c->vdone++;
+		return run_ok;
+	}
+	row = antbuf_rowp(b, v->pos);
+	if (!run_ok || __atomic_load_n(&row->seq, __ATOMIC_ACQUIRE) != v->row) {
 		/* overwritten while read: its frames are lost to this reader */
 		c->lost_rows++;
 		c->lost_frames += v->nvalid;
 		c->cum_next += v->nvalid;
 		c->next = v->row + 1;
+		c->vdone = 0;
 		return false;
 	}
 	c->rows++;
 	c->frames += v->nvalid;
 	c->cum_next = row->cum_before + v->nvalid;
 	c->next = v->row + 1;
+	c->vdone = 0;
 	return true;
 }
 
@@ -649,24 +749,4 @@ antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c)
 		c->lost_frames += cum - c->cum_next;
 		c->cum_next = cum;
 	}
-}
-
-void
-antbuf_row_hdr_time(const struct antbuf *b, int64_t r, uint32_t *seconds,
-		    uint32_t *frame)
-{
-	codif_index_to_time(r, b->seconds0, b->period, b->fpp, seconds, frame);
-}
-
-int64_t
-antbuf_row_time_ns(const struct antbuf *b, int64_t r)
-{
-	uint32_t sec, fr;
-	unsigned __int128 x;
-
-	if (!b->origin_set || b->fpp == 0)
-		return INT64_MIN;
-	antbuf_row_hdr_time(b, r, &sec, &fr);
-	x = (unsigned __int128)fr * b->period * 1000000000ULL / b->fpp;
-	return (codif_epoch_unix(b->epoch) + (int64_t)sec) * 1000000000LL + (int64_t)x;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Per-antenna time-ordered frame buffer in shared memory: the layout, the
- * producer (placement by CODIF frame index) and consumers (own cursors). */
+/* Per-antenna time-ordered frame buffer in shared memory: the shared layout,
+ * the producer (places frame descriptors from lib/acct, keeps no timeline of
+ * its own) and consumers (any process, each with its own cursor). */
 
 #ifndef ANTBUF_H
 #define ANTBUF_H
@@ -9,14 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "acct.h"
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 2
+#define ANTBUF_VERSION 3
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
-#define ANTBUF_JUMPS 8
+#define ANTBUF_RUNS 16
 #define ANTBUF_PAGE 4096
 
 /** Slot flags (struct antbuf_meta.flags). */
@@ -46,50 +48,76 @@ struct antbuf_meta {
 	uint8_t l2[ANTBUF_L2_MAX];   /**< Ethernet/VLAN/IPv4/UDP as received */
 };
 
-/** Per row state (one per ring position). */
+/**
+ * Per row state (one per ring position). Rows are numbered 0, 1, 2, ... in
+ * the order the producer opens them (row r at ring position r mod nrows);
+ * which frame a row holds is its run's business (struct antbuf_run).
+ */
 struct antbuf_row {
-	int64_t seq;          /**< frame index held, -1 never used (acq/rel) */
+	int64_t seq;          /**< row number held, -1 never used (acq/rel) */
 	uint64_t cum_before;  /**< valid frames in every final row before it */
 	uint32_t nvalid;      /**< valid frames in this row (when final) */
 	uint32_t reserved;
 };
 
-/** A stream's place in the rows. */
+/** A stream's place in the rows: who it is (set by its first frame ever). */
 struct antbuf_slot {
 	uint32_t assigned;    /**< 0 until its first frame */
 	uint32_t dst_ip;
 	uint16_t dport, stationid, groupid, secondaryid, threadid, reserved;
-	uint8_t ref[CODIF_HDR_LEN]; /**< its first CODIF header */
 	uint8_t l2[ANTBUF_L2_MAX];  /**< its first frame's L2-L4 headers */
 	uint8_t l2len, pad[7];
+};
+
+/** Why a run of rows began (struct antbuf_run.kind). */
+enum antbuf_run_kind {
+	ANTBUF_RUN_START = 0, /**< the first frame */
+	ANTBUF_RUN_RESYNC,    /**< the antenna's timeline resynced: another time
+				   (and maybe clock); files start anew */
+	ANTBUF_RUN_PARAMS,    /**< a stream's parameters changed, same clock:
+				   files start anew */
+	ANTBUF_RUN_GAP,       /**< the timeline goes on after `vgap` frames the
+				   capture confirmed lost, more than the ring */
+};
+
+/**
+ * A run of rows on one clock: row r holds frame index r - delta. A run
+ * begins at row seq0; the next run's seq0 ends it. The producer never
+ * computes an index itself: it places each descriptor at index + delta of
+ * the segment the descriptor says, and starts a run when that changes.
+ */
+struct antbuf_run {
+	int64_t seq0;         /**< its first row */
+	int64_t delta;        /**< row of frame index n: n + delta */
+	int64_t vgap;         /**< GAP: frames lost just before seq0 (never in
+				   the ring; consumers write them as gaps) */
+	uint32_t tseg;        /**< the antenna timeline's segment */
+	uint32_t kind;        /**< enum antbuf_run_kind */
+	struct codif_clock clk;
+	/** each slot's first row in the run, INT64_MAX before its first frame
+	 * (acq/rel): rows before it hold nothing of that slot, rows after it
+	 * hold the frame or a gap */
+	int64_t first[ANTBUF_MAX_SLOTS];
+	/** each slot's first CODIF header in the run (placeholders for its gaps) */
+	uint8_t ref[ANTBUF_MAX_SLOTS][CODIF_HDR_LEN];
 };
 
 /** Why a frame was not placed (counters in struct antbuf). */
 enum antbuf_result {
 	ANTBUF_PLACED = 0,
 	ANTBUF_DUPLICATE,   /**< slot already holds that frame */
-	ANTBUF_TOO_LATE,    /**< its row is final (the window passed it) */
-	ANTBUF_TOO_FAR,     /**< more than a ring ahead of the newest row */
+	ANTBUF_TOO_LATE,    /**< its row is final (the window passed it), or
+				 its segment is over */
 	ANTBUF_NO_SLOT,     /**< slot index beyond the buffer's slots */
 	ANTBUF_BAD_SIZE,    /**< data bytes differ from the buffer's */
-	ANTBUF_BAD_TIME,    /**< period/FPP/epoch differ, or seconds off the grid */
+	ANTBUF_BAD_TIME,    /**< another clock within one segment */
 	ANTBUF__RESULTS
 };
 
 /**
- * A jump of the producer past rows never opened (a resync). Rows from `to`
- * on continue the ring where the old rows stopped (ring offset `off`), so
- * the rows before the jump stay readable as long as any others.
- */
-struct antbuf_jump {
-	int64_t from;  /**< first row skipped */
-	int64_t to;    /**< first row after the jump */
-	int64_t off;   /**< ring position of row r >= to: (r + off) mod nrows */
-};
-
-/**
  * The shared header at the start of the buffer's memory. Offsets are from
- * this header (the memory may map at another address in another process).
+ * this header (the memory may map at another address in another process);
+ * nothing in it is a pointer or means something in one process only.
  */
 struct antbuf {
 	uint32_t magic, version, hdr_size, index;
@@ -104,36 +132,36 @@ struct antbuf {
 	uint32_t src_ip;
 	char name[ANTBUF_NAME_LEN];
 
-	/* timing of the antenna, from its first placed frame */
-	uint32_t origin_set;
-	uint32_t seconds0;
-	uint16_t period;
-	uint8_t epoch;
-	uint8_t pad0;
-	uint32_t pad1;
-	uint64_t fpp;
-
 	struct antbuf_slot slot[ANTBUF_MAX_SLOTS];
 
-	/* producer state: only the producer writes these */
-	uint32_t lock;           /**< producers of one antenna serialise here */
+	/* written by the producer, read by consumers */
 	uint32_t state;          /**< 0 new, 1 running, 2 stopped */
-	int64_t first_row;       /**< first row ever opened, -1 none */
+	uint32_t nruns;          /**< runs so far (acq/rel); run k is run[k % ANTBUF_RUNS] */
+	int64_t first_row;       /**< first row ever opened (0), -1 none */
 	int64_t newest;          /**< newest row opened */
 	int64_t final_row;       /**< rows < final_row are final (acq/rel) */
 	uint64_t cum_valid;      /**< valid frames in all final rows */
-	uint32_t far_run;        /**< consecutive too-far frames */
-	uint32_t njumps;         /**< jumps so far (history of the last 8) */
-	int64_t ring_off;        /**< ring offset of rows since the last jump */
-	struct antbuf_jump jump[ANTBUF_JUMPS];
+	struct antbuf_run run[ANTBUF_RUNS];
 
 	/* counters */
 	uint64_t placed, late_placed, zero_filled;
+	uint64_t gap_frames;     /**< frames of GAP runs' vgap rows (not in the ring) */
 	uint64_t result[ANTBUF__RESULTS];
+};
 
-	/* producer-local (meaningful in the primary only): per (pos, slot) what
-	 * holds a payload placed by reference (0: nothing), and the function
-	 * that gives it back when the slot is recycled */
+/**
+ * The producer's side of one buffer: what only the process that places
+ * frames knows (its view of the payload, references held, a lock when
+ * several lcores place into one antenna). Never in shared memory.
+ */
+struct antbuf_prod {
+	struct antbuf *b;
+	uint8_t *payload;        /**< CPU view of external payload (NULL: inline) */
+	bool shared;             /**< several producers: serialise on lock */
+	uint32_t lock;
+	struct antbuf_run *cur;  /**< the current run (in b), NULL before */
+	/* indexed mode: per (pos, slot) what holds a payload placed by
+	 * reference (0: nothing), and the function that gives it back */
 	uintptr_t *refs;
 	void (*release)(void *ctx, uintptr_t ref);
 	void *release_ctx;
@@ -155,6 +183,7 @@ int antbuf_geom_check(const struct antbuf_geom *g, char *err, size_t len);
  * Lay out a buffer in mem (antbuf_size bytes). With payload_inline false
  * the payload lives elsewhere (GPU) and each process passes its own
  * CPU-visible pointer to the payload functions.
+ * @return 0, -EINVAL (geometry) or -ENOSPC (size too small).
  */
 int antbuf_init(void *mem, size_t size, const struct antbuf_geom *g,
 		bool payload_inline, unsigned int index, const char *name,
@@ -182,21 +211,6 @@ antbuf_metap(const struct antbuf *b, uint32_t pos, unsigned int s)
 	       (uint64_t)pos * b->g.nslots + s;
 }
 
-/**
- * Switch a freshly initialised external-payload buffer to indexed mode:
- * frames are placed by reference (antbuf_place_ref) where the NIC wrote
- * them; gaps point at the zeroed frame at zero_off. refs is the producer's
- * table of nrows x nslots zeroed entries; release(ctx, ref) is called, under
- * the buffer's lock, when a slot holding ref is recycled (or by
- * antbuf_release_all).
- */
-void antbuf_set_indexed(struct antbuf *b, uint64_t zero_off, uintptr_t *refs,
-			void (*release)(void *ctx, uintptr_t ref), void *ctx);
-
-/** Indexed mode, at the end (no consumer left): release every reference
- * still held. Returns how many. */
-unsigned int antbuf_release_all(struct antbuf *b);
-
 /** Payload of (position, slot); base is the payload (NULL = inline). */
 static inline uint8_t *
 antbuf_payload(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int s)
@@ -205,38 +219,6 @@ antbuf_payload(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int
 		base = (uint8_t *)((uintptr_t)b + b->payload_off);
 	return base + ((uint64_t)pos * b->g.nslots + s) * (uint64_t)b->g.data_bytes;
 }
-
-/* ---- producer (the primary's rx lcores) -------------------------------- */
-
-/**
- * Place one validated CODIF frame of stream slot `slot`. The payload is
- * copied once into its slot; header, L2-L4 headers and arrival time go
- * beside it. Opening newer rows finalises the rows the window passes:
- * their missing frames are zero-filled and flagged, and final_row is
- * published (release) for consumers. Never waits for a consumer.
- *
- * @param payload  base of the payload array (NULL = inline)
- */
-enum antbuf_result antbuf_place(struct antbuf *b, uint8_t *payload,
-				unsigned int slot, const struct codif_hdr *h,
-				const uint8_t *codif, const uint8_t *data,
-				uint32_t data_len, const uint8_t *l2,
-				uint32_t l2len, uint32_t wirelen,
-				int64_t arrival_ns, uint32_t dst_ip,
-				uint16_t dport);
-
-/**
- * antbuf_place for an indexed buffer: the payload is not copied; ext_off
- * says where it is in the external region, ref (non-zero) what holds it.
- * On ANTBUF_PLACED the buffer keeps ref until it calls release(ctx, ref);
- * on any other result the caller still owns it and frees it at once.
- */
-enum antbuf_result antbuf_place_ref(struct antbuf *b, unsigned int slot,
-				    const struct codif_hdr *h, const uint8_t *codif,
-				    uint64_t ext_off, uintptr_t ref, uint32_t data_len,
-				    const uint8_t *l2, uint32_t l2len,
-				    uint32_t wirelen, int64_t arrival_ns,
-				    uint32_t dst_ip, uint16_t dport);
 
 /** Payload of (position, slot) in either mode (base: CPU view of the
  * external region, NULL = inline). */
@@ -248,34 +230,92 @@ antbuf_payload_of(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned 
 	return antbuf_payload(b, base, pos, s);
 }
 
+/* ---- producer (the primary's rx lcores) -------------------------------- */
+
+/**
+ * Start producing into b (initialised). payload: CPU view of an external
+ * payload (NULL: inline); shared: more than one thread places frames of
+ * this antenna (they then serialise on a lock; else no atomic per frame).
+ */
+void antbuf_prod_init(struct antbuf_prod *p, struct antbuf *b, uint8_t *payload,
+		      bool shared);
+
+/**
+ * Switch a freshly initialised external-payload buffer to indexed mode:
+ * frames are placed by reference (antbuf_place_ref) where the NIC wrote
+ * them; gaps point at the zeroed frame at zero_off. refs is the producer's
+ * table of nrows x nslots zeroed entries; release(ctx, ref) is called when a
+ * slot holding ref is recycled (or by antbuf_release_all).
+ */
+void antbuf_set_indexed(struct antbuf_prod *p, uint64_t zero_off, uintptr_t *refs,
+			void (*release)(void *ctx, uintptr_t ref), void *ctx);
+
+/** Indexed mode, at the end (no consumer left): release every reference
+ * still held. Returns how many. */
+unsigned int antbuf_release_all(struct antbuf_prod *p);
+
+/**
+ * Place one frame as accounting described it (acct_placeable(fd->cls)):
+ * in row fd->index + delta of its segment's run, slot fd->slot. The payload
+ * (fd->pkt + codif_off + 64) is copied once into its slot; header, L2-L4
+ * headers and arrival time go beside it. A descriptor of a newer timeline
+ * segment starts a run (RESYNC), one far ahead in the same segment a GAP
+ * run, one with CODIF_OUT_NEW_PARAMS a PARAMS run. Opening newer rows
+ * finalises the rows the window passes: their missing frames (of slots
+ * started in their run) are zero-filled and flagged, and final_row is
+ * published (release) for consumers. Never waits for a consumer.
+ */
+enum antbuf_result antbuf_place(struct antbuf_prod *p, const struct acct_fd *fd);
+
+/**
+ * antbuf_place for an indexed buffer: the payload is not copied; ext_off
+ * says where it is in the external region (data_len bytes of it whole),
+ * ref (non-zero) what holds it. On ANTBUF_PLACED the buffer keeps ref until
+ * it calls release(ctx, ref); on any other result the caller still owns it.
+ */
+enum antbuf_result antbuf_place_ref(struct antbuf_prod *p, const struct acct_fd *fd,
+				    uint64_t ext_off, uintptr_t ref, uint32_t data_len);
+
 /** Finalise every open row (at stop), so consumers can take everything. */
-void antbuf_flush(struct antbuf *b, uint8_t *payload);
+void antbuf_flush(struct antbuf_prod *p);
 
 /** Name of a placement result, e.g. "too-late". */
 const char *antbuf_result_name(enum antbuf_result r);
+
+/** Name of a run kind, e.g. "resync". */
+const char *antbuf_run_kind_name(enum antbuf_run_kind k);
 
 /* ---- consumers (writers; any process, many at once) --------------------- */
 
 struct antbuf_cursor {
 	int64_t next;            /**< next row to read */
 	uint64_t cum_next;       /**< cum_before of row `next` */
+	int64_t vdone;           /**< virtual gap rows of next's run handed out */
 	bool started;
 	bool from_first;         /**< attached before the first frame */
 	uint64_t rows;           /**< rows taken */
 	uint64_t frames;         /**< valid frames taken */
 	uint64_t lost_rows;      /**< rows overwritten before they were taken */
 	uint64_t lost_frames;    /**< valid frames in them (exact) */
-	uint64_t jumped_rows;    /**< rows the producer never opened (resync) */
 };
 
-/** What antbuf_next hands out. */
+/** What antbuf_next hands out: a ring row, or a row the capture lost. */
 struct antbuf_view {
-	int64_t row;
-	uint32_t pos;                     /**< its ring position */
+	int64_t row;                      /**< the ring row (for a virtual row:
+					       the row after it) */
+	int64_t index;                    /**< its frame index on run->clk */
+	uint32_t pos;                     /**< ring position (ring rows) */
 	uint32_t nvalid;
+	uint32_t runno;                   /**< its run's number */
+	const struct antbuf_run *run;     /**< its run (in b) */
+	bool virt;                        /**< a row of a GAP run's vgap: every
+					       started slot lost, nothing in the ring */
+	bool run_start;                   /**< the first row of its run (or its
+					       run's first virtual row); a reader that
+					       skips rows compares runno instead
+					       (antbuf_runs_split) */
 	uint64_t lost_rows, lost_frames;  /**< overrun just before this row */
-	bool discontinuity;               /**< rows skipped (overrun or jump) */
-	bool jumped;                      /**< ... because the producer jumped */
+	bool discontinuity;               /**< rows skipped (overrun) */
 };
 
 /**
@@ -314,11 +354,35 @@ void antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c);
 /** Rows final but not yet taken by c (its backlog). */
 int64_t antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c);
 
-/** Frame start time (Unix ns) of row r (antenna timing; INT64_MIN if none). */
-int64_t antbuf_row_time_ns(const struct antbuf *b, int64_t r);
+/** Whether slot s has started in run r at frame index idx (its frames, or
+ * its gaps, belong in a row of that index). */
+static inline bool
+antbuf_slot_started(const struct antbuf_run *r, unsigned int s, int64_t idx)
+{
+	return __atomic_load_n(&r->first[s], __ATOMIC_ACQUIRE) <= idx + r->delta;
+}
 
-/** (seconds, frame) of row r. */
-void antbuf_row_hdr_time(const struct antbuf *b, int64_t r, uint32_t *seconds,
-			 uint32_t *frame);
+/**
+ * The run holding row `row` (the latest with seq0 <= row among the last
+ * ANTBUF_RUNS), or NULL when it is gone from the history. runno: its number.
+ */
+const struct antbuf_run *antbuf_run_of(const struct antbuf *b, int64_t row, uint32_t *runno);
+
+/**
+ * Whether the runs after run `from` up to run `to` (numbers) include one
+ * that starts files anew: a resync or new parameters (or a run already gone
+ * from the history). GAP runs go on the same timeline.
+ */
+bool antbuf_runs_split(const struct antbuf *b, uint32_t from, uint32_t to);
+
+/** Frame start time (Unix ns) of frame index idx of run r. */
+static inline int64_t
+antbuf_index_time_ns(const struct antbuf_run *r, int64_t idx)
+{
+	return codif_clock_time_ns(&r->clk, idx);
+}
+
+/** Frame start time of row `row` (INT64_MIN when its run is gone). */
+int64_t antbuf_row_time_ns(const struct antbuf *b, int64_t row);
 
 #endif /* ANTBUF_H */

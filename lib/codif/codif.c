@@ -60,6 +60,11 @@ st_le64(uint8_t *p, uint64_t v)
 	}
 }
 
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 #define BITS(w, lo, n) (((w) >> (lo)) & ((n) == 64 ? ~0ULL : ((1ULL << (n)) - 1)))
 
 int
@@ -507,34 +512,6 @@ codif_parse_time(const char *s, int64_t *unix_ns)
 	return 0;
 }
 
-int64_t
-codif_frame_index(const struct codif_hdr *h, uint32_t seconds_first,
-		  uint64_t fpp)
-{
-	int64_t ds = (int64_t)h->seconds - (int64_t)seconds_first;
-
-	if (h->period == 0)
-		return h->frame;
-	return ds / h->period * (int64_t)fpp + h->frame;
-}
-
-void
-codif_index_to_time(int64_t n, uint32_t seconds_first, uint16_t period,
-		    uint64_t fpp, uint32_t *seconds, uint32_t *frame)
-{
-	int64_t p, f;
-
-	if (fpp == 0) {
-		*seconds = seconds_first;
-		*frame = 0;
-		return;
-	}
-	p = n >= 0 ? n / (int64_t)fpp : -((-n + (int64_t)fpp - 1) / (int64_t)fpp);
-	f = n - p * (int64_t)fpp;
-	*seconds = (uint32_t)((int64_t)seconds_first + p * period);
-	*frame = (uint32_t)f;
-}
-
 void
 codif_station_str(uint16_t stationid, char out[3])
 {
@@ -554,9 +531,9 @@ codif_seq_class_name(enum codif_seq_class c)
 		[CODIF_SEQ_GAP] = "gap",
 		[CODIF_SEQ_LATE] = "late",
 		[CODIF_SEQ_DUPLICATE] = "duplicate",
-		[CODIF_SEQ_TOO_OLD] = "too-old",
+		[CODIF_SEQ_TOO_LATE] = "too-late",
+		[CODIF_SEQ_SUSPECT] = "suspect",
 		[CODIF_SEQ_MALFORMED] = "malformed",
-		[CODIF_SEQ_PARAM_CHANGE] = "parameter-change",
 	};
 
 	if ((unsigned int)c >= CODIF_SEQ__COUNT)
@@ -564,18 +541,166 @@ codif_seq_class_name(enum codif_seq_class c)
 	return names[c];
 }
 
-/* ---- sequence tracker ---------------------------------------------------- */
+/* ---- clock ---------------------------------------------------------------- */
 
 int
-codif_seq_init(struct codif_seq *s, uint32_t window)
+codif_clock_init(struct codif_clock *c, const struct codif_hdr *h)
 {
-	uint32_t w = 64;
+	uint64_t fpp = codif_frames_per_period(h);
+
+	memset(c, 0, sizeof(*c));
+	if (fpp == 0 || h->period == 0)
+		return -EINVAL;
+	c->fpp = fpp;
+	c->period = h->period;
+	c->epoch = h->epoch;
+	c->period_ns = (uint64_t)h->period * 1000000000ULL;
+	c->step_q = c->period_ns / fpp;
+	c->step_r = c->period_ns % fpp;
+	c->epoch_ns = codif_epoch_unix(h->epoch) * 1000000000LL;
+	c->phase = h->seconds % h->period;
+	return 0;
+}
+
+bool
+codif_clock_equal(const struct codif_clock *a, const struct codif_clock *b)
+{
+	return a->fpp == b->fpp && a->period == b->period && a->epoch == b->epoch &&
+	       a->phase == b->phase;
+}
+
+bool
+codif_clock_index(const struct codif_clock *c, uint32_t seconds, uint32_t frame,
+		  int64_t *n)
+{
+	unsigned __int128 v;
+	uint32_t ds;
+
+	if (c->period == 0 || seconds < c->phase)
+		return false;
+	ds = seconds - c->phase;
+	if (ds % c->period != 0)
+		return false;
+	v = (unsigned __int128)(ds / c->period) * c->fpp + frame;
+	if (v > INT64_MAX)
+		return false;
+	*n = (int64_t)v;
+	return true;
+}
+
+/* Period and frame within it of index n (floor division: n may be < 0). */
+static inline void
+clock_split(const struct codif_clock *c, int64_t n, int64_t *p, uint64_t *f)
+{
+	int64_t fpp = (int64_t)c->fpp;
+
+	*p = n >= 0 ? n / fpp : -((-n + fpp - 1) / fpp);
+	*f = (uint64_t)(n - *p * fpp);
+}
+
+int64_t
+codif_clock_time_ns(const struct codif_clock *c, int64_t n)
+{
+	int64_t p;
+	uint64_t f;
+
+	if (c->fpp == 0)
+		return INT64_MIN;
+	clock_split(c, n, &p, &f);
+	return c->epoch_ns + ((int64_t)c->phase + p * c->period) * 1000000000LL +
+	       (int64_t)((unsigned __int128)f * c->period_ns / c->fpp);
+}
+
+void
+codif_clock_hdr_time(const struct codif_clock *c, int64_t n, uint32_t *seconds,
+		     uint32_t *frame)
+{
+	int64_t p;
+	uint64_t f;
+
+	if (c->fpp == 0) {
+		*seconds = c->phase;
+		*frame = 0;
+		return;
+	}
+	clock_split(c, n, &p, &f);
+	*seconds = (uint32_t)((int64_t)c->phase + p * c->period);
+	*frame = (uint32_t)f;
+}
+
+uint64_t
+codif_clock_frames_in(const struct codif_clock *c, uint64_t ns)
+{
+	if (c->period_ns == 0)
+		return 0;
+	return (uint64_t)((unsigned __int128)ns * c->fpp / c->period_ns);
+}
+
+/* ---- timeline and stream trackers ------------------------------------------ */
+
+void
+codif_tl_cfg_defaults(struct codif_tl_cfg *c)
+{
+	c->window = CODIF_SEQ_WINDOW_DEFAULT;
+	c->ahead = CODIF_AHEAD_DEFAULT;
+	c->confirm = CODIF_CONFIRM_DEFAULT;
+	c->max_gap_ns = CODIF_MAX_GAP_NS_DEFAULT;
+}
+
+int
+codif_tl_cfg_check(const struct codif_tl_cfg *c, char *err, size_t len)
+{
+	if (c->window < 64 || c->window > (1u << 30) || (c->window & (c->window - 1)) != 0) {
+		seterr(err, len, "window of %" PRIu32 " frames, expected a power of two 64..2^30",
+		       c->window);
+		return -EINVAL;
+	}
+	if (c->ahead < 1 || c->ahead > c->window) {
+		seterr(err, len, "reorder window of %" PRIu32 " frames, expected 1..%" PRIu32
+		       " (the window)", c->ahead, c->window);
+		return -EINVAL;
+	}
+	if (c->confirm < 2 || c->confirm > CODIF_MAX_CONFIRM) {
+		seterr(err, len, "confirm %" PRIu32 ", expected 2..%d agreeing frames",
+		       c->confirm, CODIF_MAX_CONFIRM);
+		return -EINVAL;
+	}
+	if (c->max_gap_ns < 1000) {
+		seterr(err, len, "max gap %" PRIu64 " ns, expected at least 1 us",
+		       c->max_gap_ns);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+codif_tl_init(struct codif_tl *t, const struct codif_tl_cfg *cfg)
+{
+	memset(t, 0, sizeof(*t));
+	if (cfg != NULL)
+		t->cfg = *cfg;
+	else
+		codif_tl_cfg_defaults(&t->cfg);
+	if (codif_tl_cfg_check(&t->cfg, NULL, 0) != 0)
+		return -EINVAL;
+	return 0;
+}
+
+void
+codif_tl_free(struct codif_tl *t)
+{
+	free(t->act);
+	t->act = NULL;
+	t->clist = NULL;
+	t->nact = t->iact = t->capact = 0;
+}
+
+int
+codif_seq_init(struct codif_seq *s, const struct codif_tl *t)
+{
+	uint32_t w = t->cfg.window ? t->cfg.window : CODIF_SEQ_WINDOW_DEFAULT;
 
 	memset(s, 0, sizeof(*s));
-	if (window == 0)
-		window = CODIF_SEQ_WINDOW_DEFAULT;
-	while (w < window && w < (1u << 30))
-		w <<= 1;
 	s->window = w;
 	s->seen = calloc(w / 64, sizeof(uint64_t));
 	if (s->seen == NULL)
@@ -587,20 +712,64 @@ void
 codif_seq_free(struct codif_seq *s)
 {
 	free(s->seen);
+	free(s->cand[0]);
+	free(s->cand[1]);
 	s->seen = NULL;
+	s->cand[0] = s->cand[1] = NULL;
+}
+
+bool
+codif_params_equal(const struct codif_hdr *ref, const struct codif_hdr *h,
+		   char *errbuf, size_t errlen)
+{
+#define CHK(f, fmt)                                                         \
+	do {                                                                \
+		if (ref->f != h->f) {                                       \
+			seterr(errbuf, errlen,                              \
+			       "parameter change: " #f " %" fmt             \
+			       ", expected %" fmt " (the stream's first frame)", \
+			       h->f, ref->f);                               \
+			return false;                                       \
+		}                                                           \
+	} while (0)
+	CHK(nchan, "u");
+	CHK(nbits, "u");
+	CHK(complex, "d");
+	CHK(representation, "u");
+	CHK(period, "u");
+	CHK(totalsamples, PRIu64);
+	CHK(epoch, "u");
+	CHK(framelength8, PRIu32);
+#undef CHK
+	return true;
+}
+
+uint64_t
+codif_seq_expected(const struct codif_seq *s)
+{
+	return s->closed + (s->started ? (uint64_t)(s->end - s->first + 1) : 0);
 }
 
 void
-codif_seq_reset(struct codif_seq *s)
+codif_seq_malformed(struct codif_seq *s)
 {
-	uint64_t *seen = s->seen;
-	uint32_t w = s->window;
+	s->st.malformed++;
+}
 
-	memset(s, 0, sizeof(*s));
-	s->seen = seen;
-	s->window = w;
-	if (seen != NULL)
-		memset(seen, 0, w / 8);
+void
+codif_seq_unreceive(struct codif_seq *s, enum codif_seq_class cls, bool invalid,
+		    uint32_t frame_bytes)
+{
+	if (s->st.received == 0)
+		return;
+	s->st.received--;
+	s->st.lost++;
+	s->st.too_late++;
+	s->st.bytes -= frame_bytes;
+	if (invalid && s->st.invalid > 0)
+		s->st.invalid--;
+	if (cls == CODIF_SEQ_LATE && s->st.late > 0)
+		s->st.late--;
 }
 
 static inline bool
@@ -641,182 +810,668 @@ seen_clear_range(struct codif_seq *s, int64_t from, int64_t to)
 	}
 }
 
-bool
-codif_params_equal(const struct codif_hdr *ref, const struct codif_hdr *h,
-		   char *errbuf, size_t errlen)
-{
-#define CHK(f, fmt)                                                         \
-	do {                                                                \
-		if (ref->f != h->f) {                                       \
-			seterr(errbuf, errlen,                              \
-			       "parameter change: " #f " %" fmt             \
-			       ", expected %" fmt " (the stream's first frame)", \
-			       h->f, ref->f);                               \
-			return false;                                       \
-		}                                                           \
-	} while (0)
-	CHK(nchan, "u");
-	CHK(nbits, "u");
-	CHK(complex, "d");
-	CHK(representation, "u");
-	CHK(period, "u");
-	CHK(totalsamples, PRIu64);
-	CHK(epoch, "u");
-	CHK(framelength8, PRIu32);
-#undef CHK
-	return true;
-}
-
-uint64_t
-codif_seq_expected(const struct codif_seq *s)
-{
-	if (!s->started)
-		return 0;
-	return (uint64_t)(s->newest - s->first + 1);
-}
-
-void
-codif_seq_malformed(struct codif_seq *s)
-{
-	s->st.malformed++;
-}
-
-/* Exact start time of frame `frame` of the period starting at `seconds`,
- * and the remainder of frame * period_ns / FPP (for stepping). */
+/* Exact start time of frame (seconds, frame) and the remainder of
+ * frame * period_ns / FPP (for stepping). */
 static int64_t
-seq_time(const struct codif_seq *s, uint32_t seconds, uint32_t frame, uint64_t *rem)
+clk_time(const struct codif_clock *c, uint32_t seconds, uint32_t frame, uint64_t *rem)
 {
-	unsigned __int128 x = (unsigned __int128)frame * s->period_ns;
+	unsigned __int128 x = (unsigned __int128)frame * c->period_ns;
 
-	*rem = (uint64_t)(x % s->fpp);
-	return s->epoch_ns + (int64_t)seconds * 1000000000LL + (int64_t)(x / s->fpp);
+	*rem = (uint64_t)(x % c->fpp);
+	return c->epoch_ns + (int64_t)seconds * 1000000000LL + (int64_t)(x / c->fpp);
 }
 
-/* Make frame (seconds, frame) the newest: time by one exact step from the
- * previous newest when consecutive (no division), else computed anew. */
+/* Make frame n (header h) the stream's newest: its time by one exact step
+ * from the previous newest when consecutive (no division), else anew. */
 static void
-seq_set_newest(struct codif_seq *s, const struct codif_hdr *h, int64_t n)
+set_newest(const struct codif_clock *c, struct codif_seq *s, const struct codif_hdr *h,
+	   int64_t n)
 {
 	if (n == s->newest + 1 && h->seconds == s->newest_sec && h->frame != 0) {
-		s->newest_time_ns += (int64_t)s->step_q;
-		s->newest_rem += s->step_r;
-		if (s->newest_rem >= s->fpp) {
-			s->newest_rem -= s->fpp;
+		s->newest_time_ns += (int64_t)c->step_q;
+		s->newest_rem += c->step_r;
+		if (s->newest_rem >= c->fpp) {
+			s->newest_rem -= c->fpp;
 			s->newest_time_ns++;
 		}
 	} else {
-		s->newest_time_ns = seq_time(s, h->seconds, h->frame, &s->newest_rem);
+		s->newest_time_ns = clk_time(c, h->seconds, h->frame, &s->newest_rem);
 	}
 	s->newest = n;
 	s->newest_sec = h->seconds;
-	s->newest_base = n - h->frame;
 }
 
-enum codif_seq_class
-codif_seq_push(struct codif_seq *s, const struct codif_hdr *h,
-	       size_t frame_bytes, int64_t *index, uint64_t *nlost, char *errbuf,
-	       size_t errlen)
+/* ---- actions ---- */
+
+static struct codif_act *
+act_push(struct codif_tl *t)
 {
-	if (s->started && !codif_params_equal(&s->ref, h, errbuf, errlen)) {
-		*nlost = 0;
-		*index = 0;
-		s->st.param_change++;
-		return CODIF_SEQ_PARAM_CHANGE;
+	if (t->iact == t->nact)
+		t->iact = t->nact = 0;
+	if (t->nact == t->capact) {
+		uint32_t nc = t->capact ? t->capact * 2 : 2 * CODIF_MAX_CONFIRM;
+		struct codif_act *v = realloc(t->act, nc * sizeof(*v));
+
+		if (v == NULL)
+			return NULL;
+		t->act = v;
+		t->capact = nc;
 	}
-	return codif_seq_push_trusted(s, h, frame_bytes, index, nlost, errbuf, errlen);
+	return &t->act[t->nact++];
 }
 
-enum codif_seq_class
-codif_seq_push_trusted(struct codif_seq *s, const struct codif_hdr *h,
-		       size_t frame_bytes, int64_t *index, uint64_t *nlost,
-		       char *errbuf, size_t errlen)
+static void
+drop_hold(struct codif_tl *t, const struct codif_hold *k, enum codif_drop why)
 {
-	int64_t n, ds;
-	uint64_t rem;
+	struct codif_act *a;
 
-	*nlost = 0;
-	*index = 0;
-	if (!s->started) {
-		s->ref = *h;
-		s->fpp = codif_frames_per_period(h);
-		s->period_ns = (uint64_t)h->period * 1000000000ULL;
-		s->step_q = s->period_ns / s->fpp;
-		s->step_r = s->period_ns % s->fpp;
-		s->epoch_ns = codif_epoch_unix(h->epoch) * 1000000000LL;
-		s->seconds_first = h->seconds;
-		s->first = h->frame;
-		s->newest = (int64_t)h->frame - 2; /* not consecutive: full time */
-		s->started = true;
-		seq_set_newest(s, h, h->frame);
-		seen_set(s, h->frame);
-		s->st.received++;
-		s->st.bytes += frame_bytes;
-		if (h->invalid)
-			s->st.invalid++;
-		s->first_time_ns = s->newest_time_ns;
-		*index = h->frame;
-		return CODIF_SEQ_FIRST;
+	if (why == CODIF_DROP_PARAMS)
+		k->s->st.param_change++;
+	else
+		k->s->st.implausible++;
+	a = act_push(t);
+	if (a == NULL) {
+		t->err = -ENOMEM; /* the caller keeps the frame: it leaks, counted */
+		return;
 	}
-	/* the index without a division while the period is the newest's or
-	 * the next one: the common case by far */
-	if (h->seconds == s->newest_sec) {
-		n = s->newest_base + h->frame;
-	} else if (h->seconds == s->newest_sec + s->ref.period) {
-		n = s->newest_base + (int64_t)s->fpp + h->frame;
-	} else {
-		ds = (int64_t)h->seconds - (int64_t)s->seconds_first;
-		if (ds % s->ref.period != 0) {
-			seterr(errbuf, errlen,
-			       "seconds %" PRIu32 ", expected the first frame's %" PRIu32
-			       " plus a multiple of the period %u",
-			       h->seconds, s->seconds_first, s->ref.period);
-			s->st.malformed++;
-			return CODIF_SEQ_MALFORMED;
-		}
-		n = ds / s->ref.period * (int64_t)s->fpp + h->frame;
-	}
-	*index = n;
-	if (n > s->newest) {
-		enum codif_seq_class c = CODIF_SEQ_IN_ORDER;
+	memset(a, 0, sizeof(*a));
+	a->handle = k->handle;
+	a->aux = k->aux;
+	a->s = k->s;
+	a->drop = true;
+	a->why = why;
+	a->h = k->h;
+}
 
-		if (n > s->newest + 1) {
-			*nlost = (uint64_t)(n - s->newest - 1);
-			s->st.lost += *nlost;
+static void
+cand_drop(struct codif_tl *t, struct codif_cand *c)
+{
+	uint32_t i;
+
+	if (c == NULL || c->n == 0)
+		return;
+	for (i = 0; i < c->n; i++)
+		drop_hold(t, &c->hold[i], c->kind);
+	c->n = 0;
+	if (t->pending == c)
+		t->pending = NULL;
+}
+
+/* Whether stream s holds timeline suspects (then it is on t's list). */
+static bool
+has_tl_cand(const struct codif_seq *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (s->cand[i] != NULL && s->cand[i]->n > 0 && s->cand[i]->timeline)
+			return true;
+	return false;
+}
+
+static void
+list_add(struct codif_tl *t, struct codif_seq *s)
+{
+	if (s->listed)
+		return;
+	s->listed = true;
+	s->cnext = t->clist;
+	t->clist = s;
+}
+
+/* ---- taking a frame into its stream ---- */
+
+/* The stream's first frame in a new segment (of the timeline, or its own
+ * with new parameters): the old one is closed first. */
+static void
+seg_start(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, int64_t n,
+	  uint32_t bytes, struct codif_out *o)
+{
+	uint8_t flags = CODIF_OUT_SEG_START;
+
+	s->renew = false;
+	if (s->started) {
+		int64_t end = s->end;
+
+		if (s->seg != t->seg) {
+			/* its timeline resynced: the segment ran to the
+			 * timeline's newest there; what it lacked is lost */
+			if (s->seg + 1 == t->seg && t->prev_newest > end) {
+				o->tail = (uint64_t)(t->prev_newest - end);
+				s->st.lost += o->tail;
+				end = t->prev_newest;
+			}
+			flags |= CODIF_OUT_RESYNC;
+			s->st.resyncs++;
+			if (t->last.skipped > 0 && t->last.seg == t->seg && n > end)
+				s->st.resync_skipped += (uint64_t)(n - end - 1);
+		} else if (n > end + 1) {
+			/* new parameters on the same clock: the frames between
+			 * were expected and did not come */
+			s->st.lost += (uint64_t)(n - end - 1);
+			s->closed += (uint64_t)(n - end - 1);
 			s->st.gaps++;
-			c = CODIF_SEQ_GAP;
+		}
+		s->closed += (uint64_t)(end - s->first + 1);
+		if (!codif_params_equal(&s->ref, h, NULL, 0)) {
+			flags |= CODIF_OUT_NEW_PARAMS;
+			s->st.new_params++;
+		}
+	}
+	s->started = true;
+	s->have_ref = true;
+	s->seg = t->seg;
+	s->ref = *h;
+	s->fpp = t->clk.fpp;
+	s->first = n;
+	s->end = n;
+	memset(s->seen, 0, s->window / 8);
+	s->newest = n - 2; /* not consecutive: time computed anew */
+	set_newest(&t->clk, s, h, n);
+	if (s->st.received == 0 && s->closed == 0 && !(flags & CODIF_OUT_RESYNC))
+		s->first_time_ns = s->newest_time_ns;
+	seen_set(s, n);
+	s->st.received++;
+	s->st.bytes += bytes;
+	if (h->invalid)
+		s->st.invalid++;
+	o->cls = CODIF_SEQ_FIRST;
+	o->flags = flags;
+}
+
+/* The timeline advanced: timeline suspects grow older; those that have seen
+ * `confirm` advances since their first frame lose (the old timeline lives). */
+static void
+age_timeline(struct codif_tl *t)
+{
+	struct codif_seq **pp = &t->clist;
+
+	while (*pp != NULL) {
+		struct codif_seq *s = *pp;
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			struct codif_cand *c = s->cand[i];
+
+			if (c != NULL && c->n > 0 && c->timeline && ++c->age >= t->cfg.confirm)
+				cand_drop(t, c);
+		}
+		if (!has_tl_cand(s)) {
+			*pp = s->cnext;
+			s->listed = false;
+			s->cnext = NULL;
+		} else {
+			pp = &s->cnext;
+		}
+	}
+}
+
+/* The stream advanced: its own suspects (new parameters) grow older. */
+static void
+age_stream(struct codif_tl *t, struct codif_seq *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct codif_cand *c = s->cand[i];
+
+		if (c != NULL && c->n > 0 && !c->timeline && ++c->age >= t->cfg.confirm)
+			cand_drop(t, c);
+	}
+}
+
+static void
+accept(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, int64_t n,
+       uint32_t bytes, struct codif_out *o)
+{
+	int64_t d;
+
+	o->index = n;
+	o->seg = t->seg;
+	o->nlost = 0;
+	o->tail = 0;
+	o->flags = 0;
+	if (!s->started || s->seg != t->seg || s->renew) {
+		seg_start(t, s, h, n, bytes, o);
+		goto advanced;
+	}
+	d = n - s->newest;
+	if (d > 0) {
+		o->cls = CODIF_SEQ_IN_ORDER;
+		if (d > 1) {
+			o->nlost = (uint64_t)(d - 1);
+			s->st.lost += o->nlost;
+			s->st.gaps++;
+			o->cls = CODIF_SEQ_GAP;
 		}
 		seen_clear_range(s, s->newest, n);
-		seq_set_newest(s, h, n);
+		set_newest(&t->clk, s, h, n);
+		if (n > s->end)
+			s->end = n;
 		seen_set(s, n);
 		s->st.received++;
-		s->st.bytes += frame_bytes;
+		s->st.bytes += bytes;
 		if (h->invalid)
 			s->st.invalid++;
-		return c;
+		if (unlikely(s->cand[0] != NULL || s->cand[1] != NULL))
+			age_stream(t, s);
+		goto advanced;
 	}
-	if (s->newest - n >= (int64_t)s->window) {
-		s->st.too_old++;
-		return CODIF_SEQ_TOO_OLD;
+	if (-d >= (int64_t)s->window) {
+		s->st.too_late++;
+		o->cls = CODIF_SEQ_TOO_LATE;
+		return;
+	}
+	if (d == 0 || seen_test(s, n)) {
+		s->st.duplicate++;
+		o->cls = CODIF_SEQ_DUPLICATE;
+		return;
 	}
 	if (n < s->first) {
 		/* older than anything so far yet within the window: the
 		 * stream started earlier than its first arrival said, and the
 		 * frames between it and the old first are now lost */
-		*nlost = (uint64_t)(s->first - n - 1);
-		s->st.lost += *nlost;
+		uint64_t rem;
+
+		o->nlost = (uint64_t)(s->first - n - 1);
+		s->st.lost += o->nlost;
 		s->first = n;
-		s->first_time_ns = seq_time(s, h->seconds, h->frame, &rem);
-	} else if (seen_test(s, n)) {
-		s->st.duplicate++;
-		return CODIF_SEQ_DUPLICATE;
+		if (s->closed == 0 && s->st.resyncs == 0 && s->st.new_params == 0)
+			s->first_time_ns = clk_time(&t->clk, h->seconds, h->frame, &rem);
 	} else {
 		s->st.lost--;
 	}
 	seen_set(s, n);
 	s->st.late++;
 	s->st.received++;
-	s->st.bytes += frame_bytes;
+	s->st.bytes += bytes;
 	if (h->invalid)
 		s->st.invalid++;
-	return CODIF_SEQ_LATE;
+	o->cls = CODIF_SEQ_LATE;
+	return;
+advanced:
+	if (n > t->newest) {
+		t->newest = n;
+		if (h->seconds != t->hint_sec) {
+			t->hint_sec = h->seconds;
+			t->hint_base = n - (int64_t)h->frame;
+		}
+		if (unlikely(t->clist != NULL))
+			age_timeline(t);
+	}
+}
+
+/* Release held frames, in frame order (equal indices of several streams
+ * keep their arrival order), as if they had just arrived. */
+static void
+release(struct codif_tl *t, struct codif_hold *v, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct codif_hold k = v[i];
+
+		for (j = i; j > 0 && v[j - 1].index > k.index; j--)
+			v[j] = v[j - 1];
+		v[j] = k;
+	}
+	for (i = 0; i < n; i++) {
+		struct codif_act *a = act_push(t);
+		struct codif_out o;
+
+		memset(&o, 0, sizeof(o));
+		accept(t, v[i].s, &v[i].h, v[i].index, v[i].bytes, &o);
+		if (a == NULL) {
+			t->err = -ENOMEM;
+			continue;
+		}
+		memset(a, 0, sizeof(*a));
+		a->handle = v[i].handle;
+		a->aux = v[i].aux;
+		a->s = v[i].s;
+		a->h = v[i].h;
+		a->out = o;
+	}
+}
+
+/* After the timeline moved: the held frames of every stream that fit it
+ * now (its clock, within the windows) are taken out of their sets and
+ * appended to *v (n of cap, grown). */
+static void
+gather(struct codif_tl *t, struct codif_hold **v, uint32_t *n, uint32_t *cap)
+{
+	struct codif_seq *s;
+
+	for (s = t->clist; s != NULL; s = s->cnext) {
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			struct codif_cand *c = s->cand[i];
+			uint32_t k, keep = 0;
+
+			if (c == NULL || c->n == 0 || !c->timeline ||
+			    !codif_clock_equal(&c->clk, &t->clk))
+				continue;
+			for (k = 0; k < c->n; k++) {
+				int64_t d = c->hold[k].index - t->newest;
+
+				if (d > (int64_t)t->cfg.ahead || d <= -(int64_t)t->cfg.window) {
+					c->hold[keep++] = c->hold[k];
+					continue;
+				}
+				if (*n == *cap) {
+					uint32_t nc = *cap * 2;
+					struct codif_hold *x = realloc(*v, nc * sizeof(*x));
+
+					if (x == NULL) {
+						/* no room: it stays held (and ages out) */
+						t->err = -ENOMEM;
+						c->hold[keep++] = c->hold[k];
+						continue;
+					}
+					*v = x;
+					*cap = nc;
+				}
+				(*v)[(*n)++] = c->hold[k];
+			}
+			c->n = keep;
+			if (c->n == 0 && t->pending == c)
+				t->pending = NULL;
+		}
+	}
+}
+
+static void
+confirm(struct codif_tl *t, struct codif_cand *c)
+{
+	uint32_t n = c->n, cap = 4 * CODIF_MAX_CONFIRM;
+	struct codif_hold *v = malloc(cap * sizeof(*v));
+	int64_t first = c->lo;
+
+	if (v == NULL) {
+		t->err = -ENOMEM;
+		return; /* stays held: ages out, counted */
+	}
+	memcpy(v, c->hold, n * sizeof(v[0]));
+	c->n = 0;
+	if (!c->timeline) {
+		/* a stream's new parameters on the same clock: its next
+		 * segment starts at the first of them */
+		v[0].s->renew = true;
+		release(t, v, n);
+		free(v);
+		return;
+	}
+	if (!c->new_clock && first > t->newest &&
+	    (uint64_t)(first - t->newest - 1) <= t->max_gap) {
+		/* the same timeline, frames lost in between: a gap; the
+		 * timeline stands just before the first of them */
+		t->newest = first - 1;
+	} else {
+		t->last.seg = t->seg + 1;
+		t->last.new_clock = c->new_clock;
+		t->last.old_ns = codif_clock_time_ns(&t->clk, t->newest);
+		t->last.new_ns = codif_clock_time_ns(&c->clk, first);
+		t->last.skipped = !c->new_clock && first > t->newest ? first - t->newest - 1 : 0;
+		t->prev_newest = t->newest;
+		t->seg++;
+		t->resyncs++;
+		t->clk = c->clk;
+		t->max_gap = codif_clock_frames_in(&t->clk, t->cfg.max_gap_ns);
+		/* the first released frame advances it (and the hint) */
+		t->newest = first - 1;
+		t->hint_sec = UINT32_MAX;
+	}
+	/* the other streams' frames held for the same move go with it: all
+	 * released in one batch, in frame order */
+	gather(t, &v, &n, &cap);
+	release(t, v, n);
+	free(v);
+}
+
+void
+codif_tl_run(struct codif_tl *t)
+{
+	struct codif_cand *c = t->pending;
+
+	if (c == NULL)
+		return;
+	t->pending = NULL;
+	if (c->n >= t->cfg.confirm)
+		confirm(t, c);
+}
+
+bool
+codif_tl_action(struct codif_tl *t, struct codif_act *a)
+{
+	codif_tl_run(t);
+	if (t->iact >= t->nact) {
+		t->iact = t->nact = 0;
+		return false;
+	}
+	*a = t->act[t->iact++];
+	return true;
+}
+
+/* Whether stream s already holds frame n in c. */
+static bool
+cand_holds(const struct codif_cand *c, int64_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->hold[i].index == n)
+			return true;
+	return false;
+}
+
+/* Does a suspect (clock clk, index n, header h) agree with candidate c?
+ * It must go on from the set's newest frame, at most `confirm` frames on:
+ * a stream really on another timeline sends its frames in order there;
+ * stragglers (reordering beyond the window) and bit flips do not. */
+static bool
+cand_agrees(const struct codif_tl *t, const struct codif_cand *c, bool timeline,
+	    const struct codif_clock *clk, const struct codif_hdr *h, int64_t n)
+{
+	return c != NULL && c->n > 0 && c->timeline == timeline &&
+	       codif_clock_equal(&c->clk, clk) && codif_params_equal(&c->hold[0].h, h, NULL, 0) &&
+	       n > c->hi && n <= c->hi + (int64_t)t->cfg.confirm;
+}
+
+/* Hold a frame of stream s aside. timeline: a suspect of the timeline
+ * (time, clock); else of the stream alone (new parameters, same clock). A
+ * stream keeps two sets of agreeing suspects; a third kind pushes out the
+ * weaker set (dropped, counted). */
+static void
+suspect(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_t bytes,
+	const struct codif_clock *clk, int64_t n, enum codif_drop kind, bool timeline,
+	struct codif_out *o)
+{
+	struct codif_cand *c = NULL;
+	struct codif_hold *k;
+	unsigned int i;
+
+	o->cls = CODIF_SEQ_SUSPECT;
+	o->index = n;
+	o->seg = t->seg;
+	for (i = 0; i < 2 && c == NULL; i++)
+		if (cand_agrees(t, s->cand[i], timeline, clk, h, n))
+			c = s->cand[i];
+	if (c == NULL) {
+		for (i = 0; i < 2 && c == NULL; i++) {
+			if (s->cand[i] == NULL)
+				s->cand[i] = calloc(1, sizeof(*s->cand[i]));
+			if (s->cand[i] != NULL && s->cand[i]->n == 0)
+				c = s->cand[i];
+		}
+		if (c == NULL && s->cand[0] != NULL && s->cand[1] != NULL) {
+			struct codif_cand *x = s->cand[0], *y = s->cand[1];
+
+			c = x->n < y->n || (x->n == y->n && x->age >= y->age) ? x : y;
+			cand_drop(t, c);
+		}
+		if (c == NULL)
+			goto nomem;
+		c->n = 0;
+		c->age = 0;
+		c->kind = kind;
+		c->timeline = timeline;
+		c->clk = *clk;
+		c->new_clock = timeline && !codif_clock_equal(clk, &t->clk);
+	}
+	if (cand_holds(c, n)) {
+		/* a second copy of a held frame */
+		s->st.duplicate++;
+		o->cls = CODIF_SEQ_DUPLICATE;
+		return;
+	}
+	k = &c->hold[c->n++];
+	memset(k, 0, sizeof(*k));
+	k->s = s;
+	k->h = *h;
+	k->index = n;
+	k->bytes = bytes;
+	if (c->n == 1 || n < c->lo)
+		c->lo = n;
+	if (c->n == 1 || n > c->hi)
+		c->hi = n;
+	/* age counts from the set's first frame, not its latest: when the
+	 * timeline really moved its old frames stop; while they keep coming
+	 * (reordering, a stray) the set cannot win */
+	if (timeline)
+		list_add(t, s);
+	o->hold = k;
+	if (c->n >= t->cfg.confirm) {
+		/* confirmed: done when the caller has stored this frame's
+		 * handle, at its next codif_tl_action */
+		t->pending = c;
+	}
+	return;
+nomem:
+	/* cannot hold it: dropped at once (hold NULL), counted */
+	t->err = -ENOMEM;
+	if (kind == CODIF_DROP_PARAMS)
+		s->st.param_change++;
+	else
+		s->st.implausible++;
+}
+
+/* same: 1 h has s->ref's parameters (the caller compared), 0 it has not,
+ * -1 unknown */
+static inline void
+push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_t bytes,
+     int same, struct codif_out *o)
+{
+	struct codif_clock hc;
+	int64_t n, d;
+
+	o->hold = NULL;
+	o->flags = 0;
+	o->nlost = 0;
+	o->tail = 0;
+	if (unlikely(t->pending != NULL))
+		codif_tl_run(t); /* a confirmation the caller did not take yet */
+	if (!t->started) {
+		if (codif_clock_init(&t->clk, h) != 0) {
+			o->cls = CODIF_SEQ_MALFORMED;
+			return;
+		}
+		if (!codif_clock_index(&t->clk, h->seconds, h->frame, &n)) {
+			o->cls = CODIF_SEQ_MALFORMED; /* beyond 63 bits */
+			return;
+		}
+		t->started = true;
+		t->newest = n;
+		t->prev_newest = n;
+		t->max_gap = codif_clock_frames_in(&t->clk, t->cfg.max_gap_ns);
+		t->hint_sec = h->seconds;
+		t->hint_base = n - (int64_t)h->frame;
+		accept(t, s, h, n, bytes, o);
+		return;
+	}
+	if (same < 0)
+		same = s->have_ref && codif_params_equal(&s->ref, h, NULL, 0);
+	if (likely(s->started && s->seg == t->seg && same)) {
+		/* the common case: the stream's parameters, the timeline's
+		 * clock; the index without a division in the newest period
+		 * or the next */
+		if (h->seconds == t->hint_sec)
+			n = t->hint_base + h->frame;
+		else if (h->seconds == t->hint_sec + t->clk.period)
+			n = t->hint_base + (int64_t)t->clk.fpp + h->frame;
+		else if (!codif_clock_index(&t->clk, h->seconds, h->frame, &n))
+			goto other_clock; /* off the grid */
+	} else {
+		if (codif_clock_init(&hc, h) != 0) {
+			o->cls = CODIF_SEQ_MALFORMED;
+			return;
+		}
+		if (!codif_clock_equal(&hc, &t->clk) ||
+		    !codif_clock_index(&t->clk, h->seconds, h->frame, &n))
+			goto other_clock;
+		if (s->started && s->seg == t->seg) {
+			/* the timeline's clock, other parameters: the stream's
+			 * own suspect (a lone odd frame, or new parameters) */
+			d = n - t->newest;
+			if (d > (int64_t)t->cfg.ahead || d <= -(int64_t)t->cfg.window)
+				goto implausible;
+			suspect(t, s, h, bytes, &hc, n, CODIF_DROP_PARAMS, false, o);
+			return;
+		}
+	}
+	d = n - t->newest;
+	if (d > (int64_t)t->cfg.ahead || d <= -(int64_t)t->cfg.window)
+		goto implausible;
+	accept(t, s, h, n, bytes, o);
+	return;
+implausible:
+	suspect(t, s, h, bytes, &t->clk, n, CODIF_DROP_TIME, true, o);
+	return;
+other_clock:
+	if (codif_clock_init(&hc, h) != 0) {
+		o->cls = CODIF_SEQ_MALFORMED;
+		return;
+	}
+	if (!codif_clock_index(&hc, h->seconds, h->frame, &n))
+		n = 0; /* beyond 63 bits: agrees with nothing real */
+	suspect(t, s, h, bytes, &hc, n,
+		s->have_ref && !same ? CODIF_DROP_PARAMS : CODIF_DROP_TIME, true, o);
+}
+
+void
+codif_seq_push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+	       uint32_t bytes, struct codif_out *o)
+{
+	push(t, s, h, bytes, -1, o);
+}
+
+void
+codif_seq_push_same(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+		    uint32_t bytes, bool same, struct codif_out *o)
+{
+	push(t, s, h, bytes, same ? 1 : 0, o);
+}
+
+void
+codif_tl_flush(struct codif_tl *t, struct codif_seq *const *streams, unsigned int n)
+{
+	unsigned int i, k;
+
+	codif_tl_run(t);
+	for (i = 0; i < n; i++) {
+		struct codif_seq *s = streams[i];
+
+		for (k = 0; k < 2; k++)
+			if (s->cand[k] != NULL && s->cand[k]->n > 0)
+				cand_drop(t, s->cand[k]);
+		s->listed = false;
+		s->cnext = NULL;
+		/* the segment runs to the timeline's newest frame: what
+		 * the stream lacks there is lost (its buffer slots too) */
+		if (s->started && s->seg == t->seg && t->newest > s->end) {
+			s->st.lost += (uint64_t)(t->newest - s->end);
+			s->end = t->newest;
+		}
+	}
+	t->clist = NULL;
 }

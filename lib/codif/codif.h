@@ -54,16 +54,19 @@ struct codif_hdr {
 	uint8_t metadata[18];
 };
 
-/** Result of classifying one frame of a stream. */
+/** What a stream tracker made of one frame (struct codif_out.cls). */
 enum codif_seq_class {
-	CODIF_SEQ_FIRST = 0,  /**< first frame of the stream */
-	CODIF_SEQ_IN_ORDER,   /**< N == expected */
-	CODIF_SEQ_GAP,        /**< N > expected: frames lost before it */
-	CODIF_SEQ_LATE,       /**< N < expected, not seen before: fills a gap */
-	CODIF_SEQ_DUPLICATE,  /**< N < expected, seen before */
-	CODIF_SEQ_TOO_OLD,    /**< N older than the tracking window */
-	CODIF_SEQ_MALFORMED,  /**< header failed validation */
-	CODIF_SEQ_PARAM_CHANGE, /**< valid header, parameters differ */
+	CODIF_SEQ_FIRST = 0,  /**< first frame of the stream in this segment */
+	CODIF_SEQ_IN_ORDER,   /**< N == newest + 1 */
+	CODIF_SEQ_GAP,        /**< N > newest + 1: frames lost before it */
+	CODIF_SEQ_LATE,       /**< N < newest, not seen before: fills a gap */
+	CODIF_SEQ_DUPLICATE,  /**< N <= newest, seen before: dropped */
+	CODIF_SEQ_TOO_LATE,   /**< behind the window (or refused by the buffer):
+				   not received, its slot stays lost */
+	CODIF_SEQ_SUSPECT,    /**< held aside: its time (or clock, or parameters)
+				   does not fit the timeline; released or dropped
+				   later (struct codif_act) */
+	CODIF_SEQ_MALFORMED,  /**< (callers) header failed validation */
 	CODIF_SEQ__COUNT
 };
 
@@ -137,115 +140,333 @@ char *codif_time_str(int64_t unix_ns, char *buf, size_t len);
  */
 int codif_parse_time(const char *s, int64_t *unix_ns);
 
-/**
- * Absolute frame index relative to a stream's first seconds value:
- * ((seconds - seconds_first) / period) * FPP + frame (may be negative).
- */
-int64_t codif_frame_index(const struct codif_hdr *h, uint32_t seconds_first,
-			  uint64_t fpp);
-
-/** (seconds, frame) of absolute index n relative to seconds_first. */
-void codif_index_to_time(int64_t n, uint32_t seconds_first, uint16_t period,
-			 uint64_t fpp, uint32_t *seconds, uint32_t *frame);
-
 /** Station id as two printable chars (non-printables as '.'), NUL ended. */
 void codif_station_str(uint16_t stationid, char out[3]);
 
-/** Name of a sequence class, e.g. "late". */
-const char *codif_seq_class_name(enum codif_seq_class c);
+/* ---- The clock: one frame index, one frame time ------------------------ */
 
-/* ---- Per-stream sequence tracker -------------------------------------- */
-
-/** Default number of frames behind the newest one tracked for late/dup. */
-#define CODIF_SEQ_WINDOW_DEFAULT 4096u
-
-/** Counters of one stream; received + lost == expected at all times. */
-struct codif_seq_stats {
-	uint64_t received;   /**< distinct frames (in order + late), incl. invalid */
-	uint64_t lost;       /**< frames in [first, newest] never received */
-	uint64_t late;       /**< arrived after a newer frame, filled its gap */
-	uint64_t duplicate;  /**< second and later copies, dropped */
-	uint64_t invalid;    /**< received with the invalid bit set */
-	uint64_t malformed;  /**< failed validation (not counted as received) */
-	uint64_t too_old;    /**< older than the window: cannot tell late/dup */
-	uint64_t param_change; /**< valid frames whose parameters changed */
-	uint64_t gaps;       /**< number of gap events */
-	uint64_t bytes;      /**< bytes of accepted frames (header + data) */
-};
-
-/** Sequence state of one stream. Treat as opaque; init with codif_seq_init. */
-struct codif_seq {
-	bool started;
-	uint32_t seconds_first;   /**< seconds of the first frame */
-	uint64_t fpp;             /**< frames per period of the stream */
-	int64_t first;            /**< lowest index accounted for */
-	int64_t newest;           /**< highest index received */
-	struct codif_hdr ref;     /**< parameters of the first valid frame */
-	uint32_t window;          /**< bitmap size in frames, power of two */
-	uint64_t *seen;           /**< window bits, slot = index & (window-1) */
-	struct codif_seq_stats st;
-	int64_t first_time_ns;    /**< start time of frame `first` */
-	int64_t newest_time_ns;   /**< start time of frame `newest` */
-	/* fast path state: no division per in-order frame */
-	uint32_t newest_sec;      /**< seconds of frame `newest` */
-	int64_t newest_base;      /**< index of frame 0 of newest's period */
-	uint64_t newest_rem;      /**< (frame * period_ns) % fpp of newest */
-	uint64_t period_ns, step_q, step_r; /**< period_ns = step_q*fpp + step_r */
-	int64_t epoch_ns;         /**< Unix ns of the reference epoch */
+/**
+ * The clock of a timeline: what turns (seconds, frame) into one frame index
+ * and back. The index counts frames from the start of the alignment grid
+ * (the periods start at seconds = phase + k * period), so every stream on
+ * the same clock gets the same index for the same time, whatever its first
+ * frame. This is the only place a frame index is computed.
+ */
+struct codif_clock {
+	uint64_t fpp;        /**< frames per period */
+	uint64_t period_ns;  /**< period * 1e9 */
+	uint64_t step_q;     /**< period_ns / fpp: a frame's duration, rounded down */
+	uint64_t step_r;     /**< period_ns % fpp */
+	int64_t epoch_ns;    /**< Unix ns of the reference epoch */
+	uint32_t phase;      /**< seconds of every period start, mod period */
+	uint16_t period;     /**< alignment period, s */
+	uint8_t epoch;       /**< reference epoch (half-years since 2000) */
+	uint8_t pad;
 };
 
 /**
- * Initialise a tracker. window is rounded up to a power of two (>= 64);
- * 0 means CODIF_SEQ_WINDOW_DEFAULT.
+ * The clock of a validated header (codif_validate): its period, epoch,
+ * frames per period, and the grid its seconds lie on.
+ * @return 0, or -EINVAL when the header has no frames per period.
+ */
+int codif_clock_init(struct codif_clock *c, const struct codif_hdr *h);
+
+/** Whether two clocks count the same frames (period, epoch, FPP, phase). */
+bool codif_clock_equal(const struct codif_clock *a, const struct codif_clock *b);
+
+/**
+ * Frame index of (seconds, frame) on clock c.
+ * @return false when seconds is not on the clock's grid (phase + k*period)
+ *   or the index would not fit 63 bits; frame < FPP is the caller's check.
+ */
+bool codif_clock_index(const struct codif_clock *c, uint32_t seconds, uint32_t frame,
+		       int64_t *n);
+
+/** Start time of frame n (Unix ns, exact, no leap seconds). */
+int64_t codif_clock_time_ns(const struct codif_clock *c, int64_t n);
+
+/** (seconds, frame) of frame n: the header fields that give it. */
+void codif_clock_hdr_time(const struct codif_clock *c, int64_t n, uint32_t *seconds,
+			  uint32_t *frame);
+
+/** Frames of c in ns of data time, rounded down (0 when ns < a frame). */
+uint64_t codif_clock_frames_in(const struct codif_clock *c, uint64_t ns);
+
+/* ---- Timelines and stream trackers --------------------------------------
+ *
+ * A timeline (struct codif_tl) is the clock and the newest frame index of a
+ * group of streams that share one clock: an antenna's streams in the
+ * capture, one stream in a file. Each stream (struct codif_seq) keeps its
+ * own counts, duplicate window, first and newest frame.
+ *
+ * A frame moves nothing on its own. One that does not fit the timeline --
+ * more than `ahead` frames ahead of the newest, more than `window` behind,
+ * off the clock's grid, another clock or other parameters -- is held aside
+ * as a suspect (CODIF_SEQ_SUSPECT): the caller keeps the frame and gives
+ * its handle. When `confirm` suspects of one stream agree (same clock and
+ * parameters, each one going on from the last, at most `confirm` frames
+ * on) before the timeline advances `confirm` times, the timeline follows
+ * them (and the other streams' suspects that then fit it go with them):
+ *
+ *  - same clock, ahead, at most max_gap of data time skipped: the stream
+ *    just lost those frames (counted lost), nothing else changes;
+ *  - otherwise a resync: a new segment of the timeline begins (its clock
+ *    the suspects'), each stream's next segment starts at its first frame
+ *    there, and the frames a forward resync skipped are counted apart
+ *    (resync_skipped), not as lost;
+ *  - a stream's own suspects with new parameters on the same clock start
+ *    a new segment of that stream only (new_params).
+ *
+ * The held frames are then released, in frame order, as actions
+ * (struct codif_act): classified as if they had just arrived. Suspects
+ * that `confirm` advances of the timeline pass without their agreement (a
+ * lone bit flip, a stray frame, reordering beyond the window) are dropped
+ * and counted: implausible (time) or param_change (parameters). So no header alone moves the timeline, and no
+ * good frame is dropped for being held.
+ */
+
+/** Most agreeing suspects a timeline can ask for. */
+#define CODIF_MAX_CONFIRM 16
+/** Default number of frames behind the newest told late from duplicate. */
+#define CODIF_SEQ_WINDOW_DEFAULT 4096u
+/** Default frames ahead of the newest taken without question. */
+#define CODIF_AHEAD_DEFAULT 64u
+/** Default agreeing suspects that move a timeline. */
+#define CODIF_CONFIRM_DEFAULT 4u
+/** Default largest confirmed jump counted as loss (data time, ns). */
+#define CODIF_MAX_GAP_NS_DEFAULT 1000000000ULL
+
+struct codif_tl_cfg {
+	uint32_t window;     /**< W: bitmap of frames behind the newest (power of two) */
+	uint32_t ahead;      /**< A: frames ahead taken at once (the reorder window) */
+	uint32_t confirm;    /**< K: agreeing suspects that move the timeline (>= 2) */
+	uint64_t max_gap_ns; /**< confirmed jump ahead counted as loss, at most */
+};
+
+/** W 4096, A 64, K 4, max gap 1 s. */
+void codif_tl_cfg_defaults(struct codif_tl_cfg *c);
+
+/**
+ * Check a configuration: window 64..2^30, ahead 1..window, confirm
+ * 2..CODIF_MAX_CONFIRM, max_gap_ns >= 1 us.
+ * @return 0, or -EINVAL with "what value, expected ..." in err.
+ */
+int codif_tl_cfg_check(const struct codif_tl_cfg *c, char *err, size_t len);
+
+/** Counters of one stream; received + lost == frames expected at all times. */
+struct codif_seq_stats {
+	uint64_t received;     /**< distinct frames taken (in order + late), incl. invalid */
+	uint64_t lost;         /**< frames of its segments never received */
+	uint64_t late;         /**< arrived after a newer frame, filled its gap */
+	uint64_t duplicate;    /**< second and later copies, dropped */
+	uint64_t invalid;      /**< received with the invalid bit set */
+	uint64_t malformed;    /**< counted by the caller: bad header or length */
+	uint64_t too_late;     /**< behind the window or refused by the buffer */
+	uint64_t implausible;  /**< held for their time, never confirmed: dropped */
+	uint64_t param_change; /**< held for other parameters, never confirmed: dropped */
+	uint64_t resyncs;      /**< segments begun by a resync of its timeline */
+	uint64_t resync_skipped; /**< frames those resyncs skipped (forward, same clock) */
+	uint64_t new_params;   /**< segments begun with new parameters */
+	uint64_t gaps;         /**< gap events */
+	uint64_t bytes;        /**< bytes of received frames (header + data) */
+};
+
+/** Why a held frame was dropped. */
+enum codif_drop {
+	CODIF_DROP_TIME = 0,   /**< its time fitted no timeline (counted implausible) */
+	CODIF_DROP_PARAMS,     /**< its parameters were never confirmed (param_change) */
+};
+
+struct codif_seq;
+
+/** A frame held aside. The caller fills handle (and aux) for its copy. */
+struct codif_hold {
+	uint64_t handle;       /**< the caller's: its copy of the frame */
+	uint64_t aux;          /**< the caller's, carried along */
+	struct codif_seq *s;
+	struct codif_hdr h;
+	int64_t index;         /**< on the suspects' clock */
+	uint32_t bytes;
+};
+
+/** A stream's suspects that agree with each other. */
+struct codif_cand {
+	uint32_t n;            /**< frames held */
+	uint32_t age;          /**< advances (of the timeline, or of the stream
+				    for new parameters) since its first frame */
+	enum codif_drop kind;
+	bool timeline;         /**< would move the timeline (time, clock); else
+				    the stream's new parameters on the same clock */
+	bool new_clock;        /**< clock differs from the timeline's */
+	struct codif_clock clk;
+	int64_t lo, hi;        /**< lowest, highest index held */
+	struct codif_hold hold[CODIF_MAX_CONFIRM];
+};
+
+/** struct codif_out.flags */
+#define CODIF_OUT_SEG_START 0x01  /**< first frame of a new segment of the stream */
+#define CODIF_OUT_RESYNC 0x02     /**< ... begun by a resync of the timeline */
+#define CODIF_OUT_NEW_PARAMS 0x04 /**< ... with parameters other than before */
+
+/** What one push made of a frame. */
+struct codif_out {
+	enum codif_seq_class cls;
+	uint8_t flags;         /**< CODIF_OUT_* */
+	uint32_t seg;          /**< timeline segment */
+	int64_t index;         /**< frame index on the timeline's clock */
+	uint64_t nlost;        /**< frames newly lost just before it (GAP), or
+				    between it and the old first (LATE) */
+	uint64_t tail;         /**< SEG_START: frames lost at the end of the
+				    stream's previous segment, closed now */
+	struct codif_hold *hold; /**< SUSPECT: fill hold->handle (and aux) now;
+				      NULL: not held after all (no memory:
+				      dropped and counted at once) */
+};
+
+/** A held frame's fate, handed to the caller after a push or a flush. */
+struct codif_act {
+	uint64_t handle, aux;
+	struct codif_seq *s;
+	bool drop;             /**< dropped (counted); else released as out */
+	enum codif_drop why;   /**< when dropped */
+	struct codif_hdr h;    /**< its header */
+	struct codif_out out;  /**< when released: as if it had just arrived */
+};
+
+/** A resync of a timeline. */
+struct codif_resync {
+	uint32_t seg;          /**< the new segment */
+	bool new_clock;        /**< the clock (period, epoch, FPP or grid) changed */
+	int64_t old_ns;        /**< time of the newest frame before it */
+	int64_t new_ns;        /**< time of the first frame after it */
+	int64_t skipped;       /**< frames skipped (same clock, forward), else 0 */
+};
+
+struct codif_tl {
+	struct codif_tl_cfg cfg;
+	bool started;
+	uint32_t seg;            /**< segment: 0, +1 per resync */
+	struct codif_clock clk;
+	int64_t newest;          /**< highest index taken in this segment */
+	int64_t prev_newest;     /**< ... in the segment before: streams close there */
+	uint64_t max_gap;        /**< cfg.max_gap_ns in frames of clk */
+	uint32_t hint_sec;       /**< division-free index: seconds of a period start */
+	int64_t hint_base;       /**< ... and the index of its frame 0 */
+	struct codif_seq *clist; /**< streams holding timeline suspects */
+	struct codif_cand *pending; /**< confirmed, to run at the next action */
+	struct codif_act *act;   /**< pending actions */
+	uint32_t nact, iact, capact;
+	uint64_t resyncs;        /**< resyncs so far */
+	struct codif_resync last; /**< the latest */
+	int err;                 /**< -ENOMEM: a suspect could not be held (dropped) */
+};
+
+/** Sequence state of one stream (within a timeline). */
+struct codif_seq {
+	bool started;            /**< has a segment (frames in the timeline) */
+	bool have_ref;
+	uint32_t seg;            /**< timeline segment of its current segment */
+	uint32_t window;         /**< bitmap size, power of two */
+	uint64_t *seen;          /**< window bits, slot = index & (window-1) */
+	struct codif_hdr ref;    /**< parameters in force: its segment's first frame */
+	uint64_t fpp;            /**< frames per period of ref */
+	int64_t first;           /**< lowest index of the segment accounted for */
+	int64_t newest;          /**< highest index received in the segment */
+	int64_t end;             /**< the segment is counted up to here (>= newest;
+				      more at a flush: the timeline's newest) */
+	bool renew;              /**< its next frame starts a new segment */
+	uint64_t closed;         /**< frames expected in its earlier segments */
+	struct codif_seq_stats st;
+	int64_t first_time_ns;   /**< its first frame (first segment) */
+	int64_t newest_time_ns;  /**< newest frame of the current segment */
+	uint32_t newest_sec;     /**< seconds of frame `newest` (time stepping) */
+	uint64_t newest_rem;     /**< (frame * period_ns) % fpp of newest */
+	struct codif_cand *cand[2]; /**< its held frames: two sets at most */
+	struct codif_seq *cnext; /**< next on its timeline's clist */
+	bool listed;             /**< on the clist */
+};
+
+/**
+ * Initialise a timeline (cfg checked by codif_tl_cfg_check; NULL: defaults).
+ * @return 0 or -EINVAL.
+ */
+int codif_tl_init(struct codif_tl *t, const struct codif_tl_cfg *cfg);
+/** Free what a timeline allocated (held frames are forgotten: flush first). */
+void codif_tl_free(struct codif_tl *t);
+
+/**
+ * Initialise a stream tracker with the timeline's window.
  * @return 0, or -ENOMEM.
  */
-int codif_seq_init(struct codif_seq *s, uint32_t window);
-/** Free the tracker's window. */
+int codif_seq_init(struct codif_seq *s, const struct codif_tl *t);
+/** Free the tracker's window and held-frame space. */
 void codif_seq_free(struct codif_seq *s);
-/** Forget the stream (counters too), keep the window allocation. */
-void codif_seq_reset(struct codif_seq *s);
 
 /**
- * Whether h has the same stream parameters as the stream's first frame
- * (nchan, nbits, complex, representation, period, totalsamples, epoch,
- * framelength8). When not, the first differing field is described.
+ * Whether h has the parameters of ref (nchan, nbits, complex,
+ * representation, period, totalsamples, epoch, framelength8). When not,
+ * the first differing field is described.
  */
 bool codif_params_equal(const struct codif_hdr *ref, const struct codif_hdr *h,
 			char *errbuf, size_t errlen);
 
 /**
- * Account one frame whose header was decoded and validated. Parameters
- * are checked against the stream's first frame; a change is counted as
- * CODIF_SEQ_PARAM_CHANGE, a seconds value that is not a whole number of
- * periods from the first as CODIF_SEQ_MALFORMED; neither is placed.
- *
- * @param index  out: absolute frame index (valid for FIRST .. TOO_OLD)
- * @param nlost  out: for GAP, frames lost before this one; for a LATE
- *               frame older than the stream's first, the frames between it
- *               and that first (now lost); else 0
- * @param errbuf optional reason for PARAM_CHANGE / MALFORMED (may be NULL)
+ * Account one frame of stream s, whose header was decoded and validated
+ * (codif_validate; or, when s already has a ref, codif_params_equal and
+ * frame < s->fpp). On CODIF_SEQ_SUSPECT the caller keeps the frame and
+ * stores its handle in o->hold. Then, and after every push, it takes the
+ * actions (codif_tl_action) that the push may have produced: held frames
+ * released (place them as o says) or dropped.
  */
-enum codif_seq_class codif_seq_push(struct codif_seq *s,
-				    const struct codif_hdr *h, size_t frame_bytes,
-				    int64_t *index, uint64_t *nlost,
-				    char *errbuf, size_t errlen);
+void codif_seq_push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+		    uint32_t frame_bytes, struct codif_out *o);
+
+/** Whether actions may be pending (cheap; then call codif_tl_action). */
+static inline bool
+codif_tl_busy(const struct codif_tl *t)
+{
+	return t->pending != NULL || t->iact < t->nact;
+}
+
+/** Run a pending confirmation (codif_tl_action does this first). */
+void codif_tl_run(struct codif_tl *t);
 
 /**
- * codif_seq_push for a caller that has already checked the parameters
- * against s->ref (codif_params_equal) for every frame after the first:
- * the capture path, which must not compare twice.
+ * codif_seq_push for a caller that has compared h with s->ref already
+ * (codif_params_equal: same) and need not compare again.
  */
-enum codif_seq_class codif_seq_push_trusted(struct codif_seq *s,
-					    const struct codif_hdr *h,
-					    size_t frame_bytes, int64_t *index,
-					    uint64_t *nlost, char *errbuf,
-					    size_t errlen);
+void codif_seq_push_same(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+			 uint32_t frame_bytes, bool same, struct codif_out *o);
+
+/**
+ * The next pending action, if any.
+ * @return true with *a filled.
+ */
+bool codif_tl_action(struct codif_tl *t, struct codif_act *a);
+
+/**
+ * End of input: every held frame is dropped (actions follow), and each
+ * stream of the timeline closes its segment at the timeline's newest frame
+ * (the frames it lacks there are lost). streams: the timeline's streams.
+ */
+void codif_tl_flush(struct codif_tl *t, struct codif_seq *const *streams, unsigned int n);
+
+/**
+ * A frame taken as received (a push said FIRST .. LATE) that the caller
+ * could not keep after all (its buffer refused it as too late): counted
+ * too_late and lost instead of received.
+ */
+void codif_seq_unreceive(struct codif_seq *s, enum codif_seq_class cls, bool invalid,
+			 uint32_t frame_bytes);
 
 /** Count a malformed packet against this stream. */
 void codif_seq_malformed(struct codif_seq *s);
 
-/** Frames expected so far: newest - first + 1 (0 before the first). */
+/** Frames expected so far: all its segments, first to newest. */
 uint64_t codif_seq_expected(const struct codif_seq *s);
+
+/** Name of a sequence class, e.g. "late". */
+const char *codif_seq_class_name(enum codif_seq_class c);
 
 #ifdef __cplusplus
 }

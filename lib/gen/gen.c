@@ -106,32 +106,14 @@ gen_cfg_defaults(struct gen_cfg *c)
 	c->ttl = 1;
 }
 
-/* (seconds0, frame0) of the first frame: the start time rounded down to a
- * frame boundary, with seconds at the start of its alignment period. */
-struct gen_origin {
-	uint32_t seconds0;
-	uint64_t frame0;
-};
-
-static struct gen_origin
-origin_of(const struct gen *g)
-{
-	const struct gen_stream *s = &g->st[0];
-	struct gen_origin o = { s->hdr.seconds, s->hdr.frame };
-
-	return o;
-}
-
 void
 gen_frame_hdr(const struct gen *g, unsigned int s, int64_t index,
 	      struct codif_hdr *h)
 {
 	const struct gen_stream *st = &g->st[s];
-	struct gen_origin o = origin_of(g);
 
 	*h = st->hdr;
-	codif_index_to_time(index + (int64_t)o.frame0, o.seconds0, h->period,
-			    st->fpp, &h->seconds, &h->frame);
+	codif_clock_hdr_time(&g->clk, g->idx0 + index, &h->seconds, &h->frame);
 }
 
 static void
@@ -322,6 +304,10 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 			}
 		}
 	}
+	t.seconds = seconds0;
+	t.frame = (uint32_t)frame0;
+	codif_clock_init(&g->clk, &t);
+	codif_clock_index(&g->clk, seconds0, (uint32_t)frame0, &g->idx0);
 	g->frame_ns = codif_frame_ns(&t);
 	g->step_ns = g->frame_ns / (4ULL * g->nstream + 1);
 	g->slot = -1;

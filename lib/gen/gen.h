@@ -99,6 +99,8 @@ struct gen {
 	unsigned int cur;     /**< stream being visited in this slot */
 	struct gen_pkt *out;  /**< packets of the current (slot, stream) */
 	unsigned int nout, iout, capout;
+	struct codif_clock clk; /**< the streams' clock */
+	int64_t idx0;         /**< its index of every stream's frame 0 */
 	uint64_t frame_ns;    /**< exact CODIF frame duration (rounded down) */
 	uint64_t step_ns;     /**< spacing of packets within a slot */
 	unsigned int in_slot; /**< packets emitted in the current slot */

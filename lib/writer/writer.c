@@ -266,7 +266,7 @@ hexstr(const uint8_t *p, size_t n, char *out)
 
 static void
 runs_json(struct jsonw *j, const char *key, const struct wr_run *r, size_t n,
-	  const struct antbuf *b, int64_t first_row, int64_t rows)
+	  const struct wr_out *out, int64_t rows)
 {
 	char ts[CODIF_TIMESTR_LEN];
 	size_t i;
@@ -283,7 +283,8 @@ runs_json(struct jsonw *j, const char *key, const struct wr_run *r, size_t n,
 		jsonw_u64(j, "slot", r[i].slot);
 		jsonw_i64(j, "first", r[i].first);
 		jsonw_i64(j, "count", c);
-		jsonw_str(j, "utc", codif_time_str(antbuf_row_time_ns(b, first_row + r[i].first),
+		jsonw_str(j, "utc", codif_time_str(codif_clock_time_ns(&out->clk,
+								       out->first_index + r[i].first),
 						   ts, sizeof(ts)));
 		jsonw_obj_end(j);
 	}
@@ -319,7 +320,7 @@ write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
 	jsonw_obj_end(&j);
 	jsonw_u64(&j, "data_bytes", b->g.data_bytes);
 	jsonw_i64(&j, "rows", rows);
-	jsonw_i64(&j, "first_index", out->first_row);
+	jsonw_i64(&j, "first_index", out->first_index);
 	jsonw_arr_begin(&j, "streams");
 	for (k = 0; k < b->g.nslots; k++) {
 		const struct antbuf_slot *sl = &b->slot[k];
@@ -337,13 +338,13 @@ write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
 		jsonw_u64(&j, "groupid", sl->groupid);
 		jsonw_u64(&j, "secondaryid", sl->secondaryid);
 		jsonw_u64(&j, "threadid", sl->threadid);
-		hexstr(sl->ref, CODIF_HDR_LEN, hex);
+		hexstr(out->ref[k], CODIF_HDR_LEN, hex);
 		jsonw_str(&j, "header", hex);
 		jsonw_obj_end(&j);
 	}
 	jsonw_arr_end(&j);
 	if (first_slot < ANTBUF_MAX_SLOTS) {
-		codif_decode(b->slot[first_slot].ref, CODIF_HDR_LEN, &h, NULL, 0);
+		codif_decode(out->ref[first_slot], CODIF_HDR_LEN, &h, NULL, 0);
 		jsonw_obj_begin(&j, "params");
 		jsonw_u64(&j, "nchan", h.nchan);
 		jsonw_u64(&j, "nbits", h.nbits);
@@ -356,16 +357,17 @@ write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
 		jsonw_u64(&j, "epoch", h.epoch);
 		jsonw_obj_end(&j);
 	}
-	antbuf_row_hdr_time(b, out->first_row, &sec, &fr);
+	codif_clock_hdr_time(&out->clk, out->first_index, &sec, &fr);
 	jsonw_obj_begin(&j, "first_frame");
 	jsonw_u64(&j, "seconds", sec);
 	jsonw_u64(&j, "frame", fr);
-	jsonw_str(&j, "utc", codif_time_str(antbuf_row_time_ns(b, out->first_row), ts, sizeof(ts)));
+	jsonw_str(&j, "utc", codif_time_str(codif_clock_time_ns(&out->clk, out->first_index),
+					    ts, sizeof(ts)));
 	jsonw_obj_end(&j);
-	runs_json(&j, "gaps", out->gaps, out->ngaps, b, out->first_row, rows);
-	runs_json(&j, "invalid", out->invalid, out->ninvalid, b, out->first_row, rows);
+	runs_json(&j, "gaps", out->gaps, out->ngaps, out, rows);
+	runs_json(&j, "invalid", out->invalid, out->ninvalid, out, rows);
 	/* rows this writer fell behind on: zeros, though the capture had them */
-	runs_json(&j, "overrun", out->overrun, out->noverrun, b, out->first_row, rows);
+	runs_json(&j, "overrun", out->overrun, out->noverrun, out, rows);
 	jsonw_obj_end(&j);
 	rc = jsonw_finish(&j);
 	if (fclose(f) != 0 || rc != 0) {
@@ -392,25 +394,27 @@ reserve_err(const struct wfile *f)
 	return f->err ? -f->err : -E2BIG;
 }
 
+/* Slots whose stream has started, in v's run, at v's frame. */
 static uint64_t
-assigned_mask(const struct antbuf *b)
+started_mask(const struct antbuf *b, const struct antbuf_view *v)
 {
 	uint64_t m = 0;
 	unsigned int k;
 
 	for (k = 0; k < b->g.nslots; k++)
-		if (__atomic_load_n(&b->slot[k].assigned, __ATOMIC_ACQUIRE))
+		if (antbuf_slot_started(v->run, k, v->index))
 			m |= 1ULL << k;
 	return m;
 }
 
-/* A new file for antenna s from its row, or (s NULL: all=yes) for the
+/* A new file for antenna s from view v, or (s NULL: all=yes) for the
  * merged rows from data time t_all. */
 static int
-open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row, int64_t t_all)
+open_out(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v,
+	 int64_t t_all)
 {
 	const struct antbuf *b = s != NULL ? s->b : NULL;
-	int64_t t = b != NULL ? antbuf_row_time_ns(b, row) : t_all;
+	int64_t t = b != NULL ? antbuf_index_time_ns(v->run, v->index) : t_all;
 	char path[PATH_MAX], err[PATH_MAX + 128];
 	int rc;
 
@@ -427,15 +431,21 @@ open_out(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row, in
 		return rc;
 	}
 	out->open = true;
-	out->first_row = row;
-	out->last_row = row - 1;
 	out->t0_ns = t;
+	if (b != NULL) {
+		out->first_index = v->index;
+		out->last_index = v->index - 1;
+		out->last_row = v->row - 1;
+		out->clk = v->run->clk;
+		out->runno = v->runno;
+		memcpy(out->ref, v->run->ref, sizeof(out->ref));
+	}
 	if (w->o.format == WR_PCAP)
 		wfile_pcap_header(&out->f, w->o.snaplen);
 	if (w->o.format == WR_RAW && b != NULL) {
 		unsigned int k;
 
-		out->mask = assigned_mask(b);
+		out->mask = started_mask(b, v);
 		for (k = 0; k < ANTBUF_MAX_SLOTS; k++)
 			out->gap_start[k] = out->inv_start[k] = -1;
 	}
@@ -502,6 +512,21 @@ close_out(struct writer *w, struct wr_src *s, struct wr_out *out)
 
 /* ---- rows --------------------------------------------------------------- */
 
+/* An invalid zero frame for slot k at frame index idx: its stream's header
+ * in the run, the time of idx, the invalid bit. */
+static void
+placeholder_frame(const struct antbuf_run *run, unsigned int k, int64_t idx, uint8_t *p,
+		  uint32_t data_bytes)
+{
+	struct codif_hdr h;
+
+	codif_decode(run->ref[k], CODIF_HDR_LEN, &h, NULL, 0);
+	codif_clock_hdr_time(&run->clk, idx, &h.seconds, &h.frame);
+	h.invalid = true;
+	codif_encode(&h, p);
+	memset(p + CODIF_HDR_LEN, 0, data_bytes);
+}
+
 static int
 row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
 {
@@ -520,21 +545,36 @@ row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct a
 			return reserve_err(&out->f);
 		if (m->flags & ANTBUF_F_VALID) {
 			memcpy(p, m->codif, CODIF_HDR_LEN);
+			memcpy(p + CODIF_HDR_LEN, antbuf_payload_of(b, s->payload, v->pos, k), D);
 			w->st.frames++;
 		} else {
 			/* a missing frame stays in the file: its stream's header
 			 * at its time, the invalid bit set, zero data */
-			struct codif_hdr h;
-
-			codif_decode(b->slot[k].ref, CODIF_HDR_LEN, &h, NULL, 0);
-			antbuf_row_hdr_time(b, v->row, &h.seconds, &h.frame);
-			h.invalid = true;
-			codif_encode(&h, p);
+			placeholder_frame(v->run, k, v->index, p, D);
 			w->st.gap_frames++;
 		}
-		memcpy(p + CODIF_HDR_LEN, antbuf_payload_of(b, s->payload, v->pos, k), D);
 	}
 	return 0;
+}
+
+/* Raw: a run of rows (gaps, invalid) per slot, for the index. */
+static void
+raw_mark(struct wr_out *out, unsigned int k, int64_t r, bool gap, bool inv)
+{
+	if (gap && out->gap_start[k] < 0)
+		out->gap_start[k] = r;
+	if (!gap && out->gap_start[k] >= 0) {
+		run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
+			 r - out->gap_start[k]);
+		out->gap_start[k] = -1;
+	}
+	if (inv && out->inv_start[k] < 0)
+		out->inv_start[k] = r;
+	if (!inv && out->inv_start[k] >= 0) {
+		run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k, out->inv_start[k],
+			 r - out->inv_start[k]);
+		out->inv_start[k] = -1;
+	}
 }
 
 static int
@@ -543,12 +583,11 @@ row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct ant
 	const struct antbuf *b = s->b;
 	uint32_t D = b->g.data_bytes;
 	unsigned int k;
-	int64_t r = out->rows;
 
 	for (k = 0; k < b->g.nslots; k++) {
 		const struct antbuf_meta *m;
 		uint8_t *p;
-		bool gap, inv;
+		bool gap;
 
 		if (!(out->mask >> k & 1))
 			continue;
@@ -557,27 +596,14 @@ row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct ant
 		if (p == NULL)
 			return reserve_err(&out->f);
 		gap = !(m->flags & ANTBUF_F_VALID);
-		inv = (m->flags & ANTBUF_F_INVALID) != 0;
-		if (gap)
+		if (gap) {
 			memset(p, 0, D);
-		else
+			w->st.gap_frames++;
+		} else {
 			memcpy(p, antbuf_payload_of(b, s->payload, v->pos, k), D);
-		if (!gap)
 			w->st.frames++;
-		if (gap && out->gap_start[k] < 0)
-			out->gap_start[k] = r;
-		if (!gap && out->gap_start[k] >= 0) {
-			run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
-				 r - out->gap_start[k]);
-			out->gap_start[k] = -1;
 		}
-		if (inv && out->inv_start[k] < 0)
-			out->inv_start[k] = r;
-		if (!inv && out->inv_start[k] >= 0) {
-			run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k,
-				 out->inv_start[k], r - out->inv_start[k]);
-			out->inv_start[k] = -1;
-		}
+		raw_mark(out, k, out->rows, gap, (m->flags & ANTBUF_F_INVALID) != 0);
 	}
 	return 0;
 }
@@ -615,11 +641,18 @@ row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 	return 0;
 }
 
-/* A row this writer lost (overrun, or overwritten while being copied):
- * codif and raw stay time-regular, with invalid zero frames (codif) or
- * zeros listed under "overrun" in the index (raw). pcap writes nothing. */
+/* Why a row is written as placeholders. */
+enum ph_kind {
+	PH_GAP,     /* the capture lost it (a GAP run's frames) */
+	PH_OVERRUN, /* this writer lost it (fell behind, or torn while copied) */
+};
+
+/* A row written without frames, at frame index idx of run: codif and raw
+ * stay time-regular, with invalid zero frames (codif) or zeros listed in
+ * the index (raw; "gaps" or "overrun"). pcap writes nothing. */
 static int
-placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t row)
+placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out,
+		const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
 {
 	const struct antbuf *b = s->b;
 	uint32_t D = b->g.data_bytes;
@@ -627,20 +660,18 @@ placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t 
 
 	if (w->o.format == WR_CODIF) {
 		for (k = 0; k < b->g.nslots; k++) {
-			struct codif_hdr h;
 			uint8_t *p;
 
-			if (!__atomic_load_n(&b->slot[k].assigned, __ATOMIC_ACQUIRE))
+			if (!antbuf_slot_started(run, k, idx))
 				continue;
 			p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
 			if (p == NULL)
 				return reserve_err(&out->f);
-			codif_decode(b->slot[k].ref, CODIF_HDR_LEN, &h, NULL, 0);
-			antbuf_row_hdr_time(b, row, &h.seconds, &h.frame);
-			h.invalid = true;
-			codif_encode(&h, p);
-			memset(p + CODIF_HDR_LEN, 0, D);
-			w->st.placeholder_frames++;
+			placeholder_frame(run, k, idx, p, D);
+			if (kind == PH_GAP)
+				w->st.gap_frames++;
+			else
+				w->st.placeholder_frames++;
 		}
 	} else if (w->o.format == WR_RAW) {
 		uint8_t *p;
@@ -650,12 +681,19 @@ placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out, int64_t 
 		if (p == NULL)
 			return reserve_err(&out->f);
 		memset(p, 0, n);
-		if (out->noverrun > 0 &&
-		    out->overrun[out->noverrun - 1].first + out->overrun[out->noverrun - 1].count ==
-			    out->rows)
+		if (kind == PH_GAP) {
+			for (k = 0; k < b->g.nslots; k++)
+				if (out->mask >> k & 1) {
+					raw_mark(out, k, out->rows, true, false);
+					w->st.gap_frames++;
+				}
+		} else if (out->noverrun > 0 &&
+			   out->overrun[out->noverrun - 1].first +
+				   out->overrun[out->noverrun - 1].count == out->rows) {
 			out->overrun[out->noverrun - 1].count++;
-		else
+		} else {
 			run_push(&out->overrun, &out->noverrun, &out->capoverrun, 0, out->rows, 1);
+		}
 	} else {
 		return 0;
 	}
@@ -678,6 +716,15 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 		return rc;
 	mark = wfile_size(&out->f);
 
+	if (v->virt) {
+		rc = placeholder_row(w, s, out, v->run, v->index, PH_GAP);
+		if (rc < 0)
+			return rc;
+		if (!antbuf_commit(s->b, &s->cur, v))
+			return 0;
+		out->last_index = v->index;
+		return 1;
+	}
 	switch (w->o.format) {
 	case WR_CODIF: rc = row_codif(w, s, out, v); break;
 	case WR_RAW: rc = row_raw(w, s, out, v); break;
@@ -693,11 +740,13 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 		w->st.frames = before;
 		w->st.gap_frames = gaps;
 		w->st.torn_rows++;
-		rc = placeholder_row(w, s, out, v->row);
+		rc = placeholder_row(w, s, out, v->run, v->index, PH_OVERRUN);
 		out->last_row = v->row;
+		out->last_index = v->index;
 		return rc < 0 ? rc : 0;
 	}
 	out->last_row = v->row;
+	out->last_index = v->index;
 	wfile_record_end(&out->f);
 	w->st.rows++;
 	w->st.bytes += wfile_size(&out->f) - mark;
@@ -706,13 +755,29 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 	return rc != 0 ? rc : 1;
 }
 
+/* A row of nothing: no stream of the antenna has started there (the room
+ * before a run's first frame). */
+static bool
+row_empty(const struct antbuf *b, const struct antbuf_view *v)
+{
+	unsigned int k;
+
+	if (v->virt)
+		return false;
+	for (k = 0; k < b->g.nslots; k++)
+		if (antbuf_metap(b, v->pos, k)->flags & (ANTBUF_F_VALID | ANTBUF_F_GAP))
+			return false;
+	return true;
+}
+
 static bool
 rotate_due(const struct writer *w, const struct wr_src *s, const struct wr_out *out,
-	   int64_t row)
+	   const struct antbuf_view *v)
 {
-	if (wr_rotate_due(&w->o, wfile_size(&out->f), antbuf_row_time_ns(s->b, row) - out->t0_ns))
+	if (wr_rotate_due(&w->o, wfile_size(&out->f),
+			  antbuf_index_time_ns(v->run, v->index) - out->t0_ns))
 		return true;
-	if (w->o.format == WR_RAW && assigned_mask(s->b) != out->mask)
+	if (w->o.format == WR_RAW && started_mask(s->b, v) != out->mask)
 		return true; /* a stream started: the raw row layout changes */
 	return false;
 }
@@ -725,35 +790,58 @@ poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
 	int rc;
 
 	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
-		int64_t hole;
+		struct wr_out *out = &s->out;
+		int64_t hole = 0;
+		bool newfile = false;
 
-		hole = s->out.open ? v.row - s->out.last_row - 1 : 0;
-		/* a jump of the capture, or a hole too big to pad: a new file
-		 * (files stay time-contiguous) */
-		if (s->out.open && (v.jumped || hole > (int64_t)s->b->g.nrows * 4 ||
-				    rotate_due(w, s, &s->out, v.row))) {
-			if (v.jumped || hole > 0)
-				w->st.discontinuities++;
-			if ((rc = close_out(w, s, &s->out)) != 0)
-				return rc;
-			hole = 0;
+		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
+			/* nothing to write: before the file, or before any stream */
+			antbuf_commit(s->b, &s->cur, &v);
+			done++;
+			continue;
 		}
-		if (!s->out.open && (rc = open_out(w, s, &s->out, v.row, 0)) != 0)
+		if (out->open) {
+			/* a resync or new parameters: a new file there */
+			if (antbuf_runs_split(s->b, out->runno, v.runno) ||
+			    !codif_clock_equal(&v.run->clk, &out->clk)) {
+				w->st.run_files++;
+				newfile = true;
+			} else {
+				hole = v.index - out->last_index - 1;
+				/* a hole too big to pad: a new file (files stay
+				 * time-contiguous) */
+				if (hole < 0 || hole > (int64_t)s->b->g.nrows * 4) {
+					w->st.discontinuities++;
+					newfile = true;
+				} else if (!v.virt && rotate_due(w, s, out, &v)) {
+					if (hole > 0)
+						w->st.discontinuities++;
+					newfile = true;
+				}
+			}
+			if (newfile) {
+				if ((rc = close_out(w, s, out)) != 0)
+					return rc;
+				hole = 0;
+			}
+		}
+		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		while (hole-- > 0) {
 			/* rows this writer fell behind on, kept as placeholders */
-			rc = placeholder_row(w, s, &s->out, s->out.last_row + 1);
+			rc = placeholder_row(w, s, out, v.run, out->last_index + 1, PH_OVERRUN);
 			if (rc < 0)
 				return rc;
-			s->out.last_row++;
+			out->last_index++;
 		}
-		rc = do_row(w, s, &s->out, &v);
+		rc = do_row(w, s, out, &v);
+		out->runno = v.runno;
 		if (rc < 0) {
 			char e[PATH_MAX + 64];
 
-			snprintf(e, sizeof(e), "%s: %s", s->out.f.part, strerror(-rc));
+			snprintf(e, sizeof(e), "%s: %s", out->f.part, strerror(-rc));
 			fail(w, rc, e);
-			close_out(w, s, &s->out);
+			close_out(w, s, out);
 			return rc;
 		}
 		done++;
@@ -781,7 +869,14 @@ poll_all(struct writer *w, unsigned int max_rows)
 
 			if (!s->on || antbuf_next(s->b, &s->cur, &v) != 1)
 				continue;
-			t = antbuf_row_time_ns(s->b, v.row);
+			if (v.virt || row_empty(s->b, &v)) {
+				/* nothing a pcap holds */
+				antbuf_commit(s->b, &s->cur, &v);
+				done++;
+				i--;
+				continue;
+			}
+			t = antbuf_index_time_ns(v.run, v.index);
 			if (t < best_t) {
 				best_t = t;
 				best = s;
@@ -798,7 +893,7 @@ poll_all(struct writer *w, unsigned int max_rows)
 		    wr_rotate_due(&w->o, wfile_size(&w->all.f), best_t - w->all.t0_ns))
 			if ((rc = close_out(w, NULL, &w->all)) != 0)
 				return rc;
-		if (!w->all.open && (rc = open_out(w, NULL, &w->all, best_v.row, best_t)) != 0)
+		if (!w->all.open && (rc = open_out(w, NULL, &w->all, &best_v, best_t)) != 0)
 			return rc;
 		if (best_t > w->all_max_t)
 			w->all_max_t = best_t;

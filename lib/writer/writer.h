@@ -55,14 +55,18 @@ struct wr_run {
 struct wr_out {
 	struct wfile f;
 	bool open;
-	int64_t first_row;   /**< antenna row of the file's row 0 */
+	int64_t first_index; /**< frame index of the file's row 0 (on clk) */
 	int64_t rows;
 	int64_t t0_ns;       /**< data time of row 0 */
+	struct codif_clock clk;  /**< the clock of its rows (one run's) */
+	uint32_t runno;      /**< the antenna buffer run it began in */
 	uint64_t mask;       /**< raw: slots in the file */
+	uint8_t ref[ANTBUF_MAX_SLOTS][CODIF_HDR_LEN]; /**< each slot's header (run's) */
 	struct wr_run *gaps, *invalid;
 	size_t ngaps, ninvalid, capgaps, capinvalid;
 	int64_t gap_start[ANTBUF_MAX_SLOTS], inv_start[ANTBUF_MAX_SLOTS];
 	int64_t last_row;    /**< antenna row written last */
+	int64_t last_index;  /**< frame index written last */
 	struct wr_run *overrun; /**< raw: rows this writer lost (zeros) */
 	size_t noverrun, capoverrun;
 };
@@ -86,6 +90,7 @@ struct wr_stats {
 	uint64_t torn_rows;    /**< rows overwritten while being written */
 	uint64_t placeholder_frames; /**< codif: invalid frames written for lost rows */
 	uint64_t discontinuities;    /**< new files started after a hole */
+	uint64_t run_files;          /**< new files started at a resync or new parameters */
 };
 
 struct writer {

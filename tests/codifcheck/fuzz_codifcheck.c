@@ -19,7 +19,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const struct cc_scan_opts opts = {
-	.pattern = true, .window = 64, .max_problems = 4,
+	.pattern = true, .max_problems = 4,
+	.tl = { .window = 64, .ahead = 8, .confirm = 3, .max_gap_ns = 1000000 },
 };
 
 /* The report code over a finished scan, into /dev/null. */
@@ -50,6 +51,7 @@ fuzz_codif(const uint8_t *data, size_t size, FILE *null)
 	/* a small buffer makes refills and resyncs cross buffer edges */
 	if (s != NULL && cc_rd_open_mem(&rd, data, size, 256, CC_MAX_DATA + 256) == 0) {
 		cc_scan_codif(s, &rd);
+		cc_scan_finish(s);
 		report(s, CC_FMT_CODIF, null);
 		cc_rd_close(&rd);
 	}
@@ -75,6 +77,7 @@ fuzz_raw(const uint8_t *data, size_t size, FILE *null)
 	s = cc_scan_new(&opts);
 	if (s != NULL && cc_rd_open_mem(&rd, raw, rlen, 256, CC_MAX_DATA + 256) == 0) {
 		cc_scan_raw(s, &ri, &rd, rlen);
+		cc_scan_finish(s);
 		report(s, CC_FMT_RAW, null);
 		cc_rd_close(&rd);
 	}
@@ -105,6 +108,7 @@ fuzz_pcap(const uint8_t *data, size_t size, enum cc_fmt fmt, FILE *null)
 	if (s != NULL) {
 		s->fmt = fmt;
 		cc_scan_pcap(s, p);
+		cc_scan_finish(s);
 		report(s, fmt, null);
 	}
 	cc_scan_free(s);

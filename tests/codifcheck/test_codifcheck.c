@@ -392,12 +392,16 @@ put_frame(uint8_t *p, uint32_t frame, uint16_t thread, bool invalid, uint8_t fil
 static struct cc_scan *
 scan_mem(const uint8_t *b, size_t n)
 {
-	struct cc_scan_opts o = { .window = 64, .max_problems = 16 };
+	struct cc_scan_opts o = {
+		.max_problems = 16,
+		.tl = { .window = 64, .ahead = 64, .confirm = 4, .max_gap_ns = 1000000000 },
+	};
 	struct cc_scan *s = cc_scan_new(&o);
 	struct cc_rd rd;
 
 	cc_rd_open_mem(&rd, b, n, 128, 1 << 20);
 	CHECK(cc_scan_codif(s, &rd) == 0);
+	CHECK(cc_scan_finish(s) == 0);
 	cc_rd_close(&rd);
 	return s;
 }

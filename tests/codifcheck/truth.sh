@@ -207,8 +207,9 @@ done
 run_expect_fail "codif with gaps: verify --strict" 1 "problem (--strict): " \
 	"$CC" verify --strict "$T/loss.codif.d"
 
-# --window: a packet further behind the newest than the window is too old:
-# counted, and its frame lost (as the capture program does)
+# --window: a packet further behind the newest than the window is held as a
+# suspect; nothing agrees with it, so it is dropped as implausible, counted,
+# and its frame lost (as the capture program does)
 "$GEN" --frames 400 --seed 77 --reorder 0.05 --reorder-depth 150 --pcap "$T/deep.pcap" \
 	--truth "$T/deep.truth.json" --quiet
 "$CC" info --json "$T/deep.pcap" > "$T/deep.json"
@@ -219,12 +220,13 @@ python3 - "$T/deep.truth.json" "$T/deep64.json" <<'PY' || fail "--window 64"
 import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 s = json.load(open(sys.argv[2]))["streams"]
-old = sum(x["too_old"] for x in s)
-assert old > 0, "nothing too old with --window 64"
+old = sum(x["implausible"] for x in s)
+assert old > 0, "nothing held and dropped with --window 64"
 assert sum(x["received"] for x in s) + old == t["received"], (old, t)
 assert sum(x["lost"] for x in s) == old
+assert sum(x["resyncs"] for x in s) == 0
 PY
-ok "--window: 4096 = truth; 64 turns packets 150 frames late into too-old, counted and lost"
+ok "--window: 4096 = truth; 64 holds packets 150 frames late, drops them as implausible, counted and lost, no resync"
 
 # --max-gaps and --max-problems cap the lists, never the counts
 "$CC" info --json --max-gaps 1 "$T/loss.pcap" > "$T/mg.json"

@@ -48,6 +48,20 @@ seeds = {
     "eth-frame": rec(eth_udp(hdr(**small) + bytes(32))),
     "eth-frames": b"".join(rec(eth_udp(hdr(frame=f, **small) + bytes(32))) for f in (0, 2, 1)),
     "time-string": rec(b"2025-03-10T12:00:13.5Z"),
+    # timelines: a lone far frame (held, dropped), a permanent step (held,
+    # confirmed: a resync), a burst of loss beyond the reorder window, new
+    # parameters for good, seconds off the grid
+    "stray": b"".join(rec(hdr(frame=f, seconds=(540000 if f == 3 else 27), **small) + bytes(32))
+                      for f in range(8)),
+    "step": b"".join(rec(hdr(frame=f % 2000, seconds=(27 if f < 4 else 27 * 400) + 27 * (f // 2000), **small) + bytes(32))
+                     for f in range(12)),
+    "burst": b"".join(rec(hdr(frame=f, **small) + bytes(32)) for f in (0, 1, 2, 300, 301, 302, 303, 304)),
+    "new-params": b"".join(rec(hdr(frame=f, **(small if f < 3 else dict(small, nbits=4, total=128000)))
+                               + bytes(32)) for f in range(10)),
+    "off-grid": b"".join(rec(hdr(frame=f, seconds=27 + (5 if f >= 2 else 0), **small) + bytes(32))
+                         for f in range(8)),
+    "eth-step": b"".join(rec(eth_udp(hdr(frame=f, seconds=(27 if f < 3 else 27 * 90), **small) + bytes(32)))
+                         for f in range(10)),
 }
 for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f:

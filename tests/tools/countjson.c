@@ -28,6 +28,30 @@ totals_json(struct jsonw *w, const struct acct_ant_totals *t)
 }
 
 void
+count_frame(struct acct *a, const uint8_t *f, uint32_t len, struct acct_result *r)
+{
+	struct acct_action act;
+
+	acct_frame(a, 0, f, len, r);
+	if (r->fd.cls == CODIF_SEQ_SUSPECT && r->hold != NULL)
+		r->hold->handle = 1; /* kept: nothing to keep but its fate */
+	while (acct_busy(a, r->ant) && acct_action(a, r->ant, &act))
+		;
+}
+
+void
+count_finish(struct acct *a)
+{
+	struct acct_action act;
+	int i;
+
+	acct_flush(a);
+	for (i = 0; i < ACCT_MAX_ANTENNAS; i++)
+		while (acct_action(a, i, &act))
+			;
+}
+
+void
 count_json(FILE *f, struct acct *a, uint64_t pkts, uint64_t bad_payload,
 	   uint64_t caplen_short, const char *tsprec)
 {

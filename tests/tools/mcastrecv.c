@@ -162,12 +162,13 @@ main(int argc, char **argv)
 				sp.dport = gport[i];
 				sp.ttl = 1;
 				hl = pkt_build_udp4(frame, &sp, (uint32_t)len);
-				acct_frame(a, 0, frame, hl + (uint32_t)len, &res);
+				count_frame(a, frame, hl + (uint32_t)len, &res);
 				pkts++;
 				last = now_s();
 			}
 		}
 	}
+	count_finish(a);
 	count_json(stdout, a, pkts, 0, 0, NULL);
 	acct_free(a);
 	free(store);

@@ -45,16 +45,16 @@ main(int argc, char **argv)
 		pkts++;
 		if (h->caplen < h->len)
 			caplen_short++;
-		acct_frame(a, 0, data, h->caplen, &r);
-		if (r.stream >= 0 && r.cls != CODIF_SEQ_MALFORMED &&
-		    r.cls != CODIF_SEQ_PARAM_CHANGE) {
+		count_frame(a, data, h->caplen, &r);
+		if (acct_placeable(r.fd.cls)) {
 			size_t off;
 
-			if (!codif_pattern_check(&r.hdr, data + r.codif_off + 64,
-						 r.codif_len - 64, &off))
+			if (!codif_pattern_check(&r.hdr, data + r.fd.codif_off + 64,
+						 r.fd.codif_len - 64, &off))
 				bad_payload++;
 		}
 	}
+	count_finish(a);
 	if (rc == -1) {
 		fprintf(stderr, "pcapcount: %s: %s\n", argv[1], pcap_geterr(p));
 		return 1;

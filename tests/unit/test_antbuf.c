@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of lib/antbuf: placement by frame index, window, gaps, jumps,
- * consumers with their own cursors, exact overrun accounting. */
+/* Unit tests of lib/antbuf: placement of frame descriptors, window, gaps,
+ * runs (resync, gap beyond the ring, new parameters), consumers with their
+ * own cursors, exact overrun accounting, indexed (by reference) mode. */
 
 #include <stdlib.h>
 
 #include "antbuf.h"
 #include "check.h"
-#include "testhdr.h"
 #include "codif_pattern.h"
+#include "testfd.h"
+#include "testhdr.h"
 
 #define D 64
+/* frame n of testhdr.h's stream is at index IDX0 + n of its clock */
+#define IDX0 100000
+
+static struct codif_clock clk;
 
 static struct codif_hdr
 hdr_for(int64_t n, uint16_t thread)
@@ -18,27 +24,62 @@ hdr_for(int64_t n, uint16_t thread)
 }
 
 static struct antbuf *
-make(uint32_t slots, uint32_t rows, uint32_t window)
+make(uint32_t slots, uint32_t rows, uint32_t window, struct antbuf_prod *p)
 {
 	struct antbuf_geom g = { slots, rows, window, D };
 	size_t sz = antbuf_size(&g, true);
 	void *mem = aligned_alloc(ANTBUF_PAGE, sz);
+	struct codif_hdr h = hdr_for(0, 0);
 
 	CHECK(antbuf_init(mem, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
 	CHECK(antbuf_check(mem, sz, NULL, 0) == 0);
+	antbuf_prod_init(p, mem, NULL, false);
+	codif_clock_init(&clk, &h);
 	return mem;
 }
 
+/* Place frame n of slot `slot` in timeline segment tseg (flags CODIF_OUT_*),
+ * its time moved by `shift` frames. */
 static enum antbuf_result
-put(struct antbuf *b, int64_t n, unsigned int slot)
+put_at(struct antbuf_prod *p, int64_t n, unsigned int slot, uint32_t tseg, uint8_t flags,
+       int64_t shift)
 {
-	struct codif_hdr h = hdr_for(n, (uint16_t)slot);
-	uint8_t hb[64], data[D], l2[42] = { 0 };
+	struct codif_hdr h = hdr_for(n + shift, (uint16_t)slot);
+	uint8_t data[D], pkt[TEST_L2 + 64 + D];
+	struct acct_fd fd;
 
-	codif_encode(&h, hb);
 	codif_pattern_fill(&h, data, D);
-	return antbuf_place(b, NULL, slot, &h, hb, data, D, l2, 42, 42 + 64 + D,
-			    1000 + n, 0xEF110001, 36001);
+	test_fd(&fd, pkt, &h, data, D, &clk, (uint16_t)slot, tseg, flags, 1000 + n);
+	return antbuf_place(p, &fd);
+}
+
+static enum antbuf_result
+put(struct antbuf_prod *p, int64_t n, unsigned int slot)
+{
+	return put_at(p, n, slot, 0, 0, 0);
+}
+
+/* The next row with something in it (rows before a run's first frame are
+ * empty: room for late frames of its other streams). */
+static int
+next_real(const struct antbuf *b, struct antbuf_cursor *c, struct antbuf_view *v)
+{
+	unsigned int s;
+
+	for (;;) {
+		bool empty = true;
+
+		if (antbuf_next(b, c, v) != 1)
+			return 0;
+		if (v->virt)
+			return 1;
+		for (s = 0; s < b->g.nslots; s++)
+			if (antbuf_metap(b, v->pos, s)->flags & (ANTBUF_F_VALID | ANTBUF_F_GAP))
+				empty = false;
+		if (!empty)
+			return 1;
+		CHECK(antbuf_commit(b, c, v));
+	}
 }
 
 static void
@@ -86,7 +127,8 @@ test_geometry(void)
 static void
 test_place(void)
 {
-	struct antbuf *b = make(2, 64, 8);
+	struct antbuf_prod p;
+	struct antbuf *b = make(2, 64, 8, &p);
 	struct antbuf_cursor c;
 	struct antbuf_view v;
 	int64_t n;
@@ -94,33 +136,51 @@ test_place(void)
 
 	antbuf_cursor_init(b, &c, true);
 	CHECK(antbuf_next(b, &c, &v) == 0); /* nothing yet */
-	/* frames 0..29 of slot 0 and 1, slot 1 misses 10 and 11; 5 of slot 0
-	 * arrives late (after 7), 3 twice */
-	for (n = 0; n < 30; n++) {
-		if (n != 5)
-			CHECK(put(b, n, 0) == ANTBUF_PLACED);
-		if (n == 7)
-			CHECK(put(b, 5, 0) == ANTBUF_PLACED);
-		if (n != 10 && n != 11)
-			CHECK(put(b, n, 1) == ANTBUF_PLACED);
+	/* frames 10..39 of slot 0 and 1, slot 1 misses 20 and 21; 15 of slot
+	 * 0 arrives late (after 17), 13 twice */
+	for (n = 10; n < 40; n++) {
+		if (n != 15)
+			CHECK(put(&p, n, 0) == ANTBUF_PLACED);
+		if (n == 17)
+			CHECK(put(&p, 15, 0) == ANTBUF_PLACED);
+		if (n != 20 && n != 21)
+			CHECK(put(&p, n, 1) == ANTBUF_PLACED);
+		if (n == 12)
+			/* a late frame before the very first is still placed
+			 * (room left before a run's first frame) */
+			CHECK(put(&p, 8, 1) == ANTBUF_PLACED);
 	}
-	CHECK(put(b, 3, 0) == ANTBUF_TOO_LATE);   /* the window (8) passed it */
-	CHECK(put(b, 28, 0) == ANTBUF_DUPLICATE);
-	CHECK_EQ_U(b->late_placed, 1);
-	CHECK_EQ_I(b->newest, 29);
-	CHECK_EQ_I(b->final_row, 22);             /* rows < 29 - 8 + 1 */
-	while (antbuf_next(b, &c, &v) == 1) {
+	CHECK(put(&p, 13, 0) == ANTBUF_TOO_LATE);   /* the window (8) passed it */
+	CHECK(put(&p, 38, 0) == ANTBUF_DUPLICATE);
+	CHECK_EQ_U(b->late_placed, 2);
+	CHECK_EQ_U(b->nruns, 1);
+	CHECK_EQ_U(b->run[0].kind, ANTBUF_RUN_START);
+	while (next_real(b, &c, &v) == 1) {
 		struct antbuf_meta *m0 = antbuf_metap(b, v.pos, 0);
 		struct antbuf_meta *m1 = antbuf_metap(b, v.pos, 1);
-		struct codif_hdr h = hdr_for(v.row, 0);
+		int64_t fr = v.index - IDX0;
+		struct codif_hdr h = hdr_for(fr, 0);
 		size_t off;
 
+		if (fr == 8) {
+			CHECK_EQ_U(m0->flags, 0); /* slot 0 starts at 10 */
+			CHECK(m1->flags & ANTBUF_F_VALID);
+			CHECK(antbuf_commit(b, &c, &v));
+			continue;
+		}
+		if (fr == 9) {
+			/* slot 1 started at 8: its 9 is a gap; slot 0 not yet */
+			CHECK_EQ_U(m0->flags, 0);
+			CHECK_EQ_U(m1->flags, ANTBUF_F_GAP);
+			CHECK(antbuf_commit(b, &c, &v));
+			continue;
+		}
 		CHECK(m0->flags & ANTBUF_F_VALID);
 		CHECK(codif_pattern_check(&h, antbuf_payload(b, NULL, v.pos, 0), D, &off));
-		CHECK_EQ_I(m0->arrival_ns, 1000 + v.row);
-		if (v.row == 5)
+		CHECK_EQ_I(m0->arrival_ns, 1000 + fr);
+		if (fr == 15)
 			CHECK(m0->flags & ANTBUF_F_LATE);
-		if (v.row == 10 || v.row == 11) {
+		if (fr == 20 || fr == 21) {
 			static const uint8_t zero[D];
 
 			CHECK_EQ_U(m1->flags, ANTBUF_F_GAP);
@@ -133,22 +193,30 @@ test_place(void)
 		CHECK(antbuf_commit(b, &c, &v));
 		got++;
 	}
-	CHECK_EQ_U(got, 22);
-	CHECK_EQ_U(c.frames, 42);
-	CHECK_EQ_U(b->zero_filled, 2);
+	CHECK_EQ_U(got, 22);                /* frames 10..31: rows < 39 - 8 + 1 */
 	/* flush at stop: the rest becomes final */
-	antbuf_flush(b, NULL);
-	while (antbuf_next(b, &c, &v) == 1) {
+	antbuf_flush(&p);
+	while (next_real(b, &c, &v) == 1) {
 		CHECK(antbuf_commit(b, &c, &v));
 		got++;
 	}
 	CHECK_EQ_U(got, 30);
-	CHECK_EQ_U(c.frames, 58);
+	CHECK_EQ_U(c.frames, 59);
 	CHECK_EQ_U(c.lost_frames, 0);
+	CHECK_EQ_U(b->zero_filled, 3);
 	/* slots learnt their streams */
 	CHECK(b->slot[1].assigned);
 	CHECK_EQ_U(b->slot[1].threadid, 1);
 	CHECK_EQ_U(b->slot[1].dport, 36001);
+	/* time of a row from its run's clock */
+	{
+		struct codif_hdr h = hdr_for(250, 0);
+		const struct antbuf_run *r = antbuf_run_of(b, b->newest, NULL);
+
+		CHECK(r != NULL);
+		CHECK_EQ_I(antbuf_index_time_ns(r, IDX0 + 250), codif_frame_time_ns(&h));
+		CHECK_EQ_I(antbuf_row_time_ns(b, IDX0 + 250 + r->delta), codif_frame_time_ns(&h));
+	}
 	free(b);
 }
 
@@ -157,7 +225,8 @@ test_place(void)
 static void
 test_overrun(void)
 {
-	struct antbuf *b = make(3, 32, 4);
+	struct antbuf_prod p;
+	struct antbuf *b = make(3, 32, 4, &p);
 	struct antbuf_cursor slow, fast;
 	struct antbuf_view v;
 	uint64_t placed_valid = 0, rows_read = 0;
@@ -166,19 +235,19 @@ test_overrun(void)
 
 	antbuf_cursor_init(b, &slow, true);
 	antbuf_cursor_init(b, &fast, true);
-	CHECK(put(b, 0, 0) == ANTBUF_PLACED);
+	CHECK(put(&p, 0, 0) == ANTBUF_PLACED);
 	CHECK(antbuf_next(b, &slow, &v) == 0); /* starts the cursor at row 0 */
 	placed_valid = 1;
 	for (n = 1; n < 500; n++) {
 		for (s = 0; s < 3; s++)
 			if ((n + s) % 7 != 0) {
-				CHECK(put(b, n, s) == ANTBUF_PLACED);
+				CHECK(put(&p, n, s) == ANTBUF_PLACED);
 				placed_valid++;
 			}
 		while (antbuf_next(b, &fast, &v) == 1)
 			CHECK(antbuf_commit(b, &fast, &v));
 	}
-	antbuf_flush(b, NULL);
+	antbuf_flush(&p);
 	while (antbuf_next(b, &fast, &v) == 1)
 		CHECK(antbuf_commit(b, &fast, &v));
 	CHECK_EQ_U(fast.frames, placed_valid);
@@ -190,7 +259,8 @@ test_overrun(void)
 		CHECK(antbuf_commit(b, &slow, &v));
 		rows_read++;
 	}
-	CHECK_EQ_U(slow.rows + slow.lost_rows, 500);
+	/* 500 rows of frames and the 3 empty ones before the first */
+	CHECK_EQ_U(slow.rows + slow.lost_rows, 503);
 	CHECK_EQ_U(slow.frames + slow.lost_frames, placed_valid);
 	CHECK(slow.lost_rows > 400);
 	CHECK_EQ_U(slow.rows, 32 - 4); /* what the ring still held */
@@ -201,87 +271,180 @@ test_overrun(void)
 static void
 test_torn(void)
 {
-	struct antbuf *b = make(1, 16, 2);
+	struct antbuf_prod p;
+	struct antbuf *b = make(1, 16, 2, &p);
 	struct antbuf_cursor c;
 	struct antbuf_view v;
 	int64_t n;
 
 	antbuf_cursor_init(b, &c, true);
 	for (n = 0; n < 10; n++)
-		put(b, n, 0);
-	CHECK(antbuf_next(b, &c, &v) == 1);
-	CHECK_EQ_I(v.row, 0);
+		put(&p, n, 0);
+	CHECK(next_real(b, &c, &v) == 1);
+	CHECK_EQ_I(v.index, IDX0);
 	for (n = 10; n < 40; n++) /* producer laps the reader */
-		put(b, n, 0);
+		put(&p, n, 0);
 	CHECK(!antbuf_commit(b, &c, &v));
 	CHECK_EQ_U(c.lost_frames, 1);
 	CHECK(antbuf_next(b, &c, &v) == 1);
 	CHECK(v.lost_rows > 0);
 	CHECK(antbuf_commit(b, &c, &v));
-	CHECK_EQ_U(c.frames + c.lost_frames, (uint64_t)v.row + 1);
+	CHECK_EQ_U(c.frames + c.lost_frames, (uint64_t)(v.index - IDX0) + 1);
 	free(b);
 }
 
-/* One stray frame far ahead is dropped; a run of them resyncs the ring
- * and consumers see a jump, not a loss. */
+/* What a consumer saw of runs, read as the producer goes. */
+struct runseen {
+	unsigned int resync_starts, params_starts, virt;
+	uint32_t runno;
+	int64_t last_index;
+	uint64_t frames_after_gap;
+	unsigned int breaks;      /* index not last + 1 without a resync */
+};
+
 static void
-test_far(void)
+drain(const struct antbuf *b, struct antbuf_cursor *c, struct runseen *rs)
 {
-	struct antbuf *b = make(1, 64, 8);
-	struct antbuf_cursor c;
 	struct antbuf_view v;
-	int64_t n;
+
+	while (next_real(b, c, &v) == 1) {
+		bool split = antbuf_runs_split(b, rs->runno, v.runno);
+		bool resync = split && v.run->kind == ANTBUF_RUN_RESYNC;
+
+		if (resync)
+			rs->resync_starts++;
+		if (split && v.run->kind == ANTBUF_RUN_PARAMS)
+			rs->params_starts++;
+		rs->runno = v.runno;
+		if (v.virt)
+			rs->virt++;
+		else if (v.run->kind == ANTBUF_RUN_GAP || v.run->kind == ANTBUF_RUN_PARAMS)
+			rs->frames_after_gap += v.nvalid;
+		if (!resync && rs->last_index >= 0 && v.index != rs->last_index + 1)
+			rs->breaks++;
+		rs->last_index = v.index;
+		CHECK(antbuf_commit(b, c, &v));
+	}
+}
+
+/* Runs: a resync of the antenna's timeline (a newer segment), forward and
+ * back; a confirmed gap longer than the ring; new parameters of a stream. */
+static void
+test_runs(void)
+{
+	struct antbuf_prod p;
+	struct antbuf *b = make(2, 64, 8, &p);
+	struct antbuf_cursor c;
+	struct runseen rs = { .last_index = -1 };
 	unsigned int i;
+	int64_t n;
 
 	antbuf_cursor_init(b, &c, true);
 	for (n = 0; n < 20; n++) {
-		put(b, n, 0);
-		while (antbuf_next(b, &c, &v) == 1)
-			CHECK(antbuf_commit(b, &c, &v));
+		put(&p, n, 0);
+		put(&p, n, 1);
+		drain(b, &c, &rs);
 	}
-	CHECK(put(b, 100000, 0) == ANTBUF_TOO_FAR);
-	CHECK(put(b, 20, 0) == ANTBUF_PLACED);
-	for (i = 0; i < 15; i++)
-		CHECK(put(b, 200000 + i, 0) == ANTBUF_TOO_FAR);
-	CHECK(put(b, 200015, 0) == ANTBUF_PLACED); /* the 16th: resync */
-	CHECK_EQ_U(b->result[ANTBUF_TOO_FAR], 16);
-	CHECK_EQ_U(b->njumps, 1);
-	for (n = 200016; n < 200040; n++) {
-		put(b, n, 0);
-		while (antbuf_next(b, &c, &v) == 1)
-			CHECK(antbuf_commit(b, &c, &v));
+	/* segment 1: +100000 frames; its first frame of slot 1 comes late */
+	CHECK(put_at(&p, 20, 0, 1, CODIF_OUT_SEG_START | CODIF_OUT_RESYNC, 100000) ==
+	      ANTBUF_PLACED);
+	CHECK_EQ_U(b->nruns, 2);
+	CHECK_EQ_U(b->run[1].kind, ANTBUF_RUN_RESYNC);
+	CHECK(put_at(&p, 21, 0, 1, 0, 100000) == ANTBUF_PLACED);
+	CHECK(put_at(&p, 20, 1, 1, CODIF_OUT_SEG_START | CODIF_OUT_RESYNC, 100000) ==
+	      ANTBUF_PLACED);
+	/* a frame of the old segment now: its segment is over */
+	CHECK(put_at(&p, 19, 0, 0, 0, 0) == ANTBUF_TOO_LATE);
+	for (n = 22; n < 40; n++) {
+		put_at(&p, n, 0, 1, 0, 100000);
+		put_at(&p, n, 1, 1, 0, 100000);
+		drain(b, &c, &rs);
 	}
-	antbuf_flush(b, NULL);
-	while (antbuf_next(b, &c, &v) == 1)
-		CHECK(antbuf_commit(b, &c, &v));
-	CHECK_EQ_U(c.frames, 21 + 25);
+	/* segment 2: back in time (-50000 frames from the start) */
+	CHECK(put_at(&p, 40, 0, 2, CODIF_OUT_SEG_START | CODIF_OUT_RESYNC, -50000) ==
+	      ANTBUF_PLACED);
+	put_at(&p, 40, 1, 2, CODIF_OUT_SEG_START | CODIF_OUT_RESYNC, -50000);
+	for (n = 41; n < 50; n++) {
+		put_at(&p, n, 0, 2, 0, -50000);
+		put_at(&p, n, 1, 2, 0, -50000);
+		drain(b, &c, &rs);
+	}
+	CHECK_EQ_U(b->nruns, 3);
+	/* in segment 2, 300 frames lost (confirmed: the same segment), more
+	 * than the ring can hold: a GAP run */
+	for (n = 350; n < 360; n++) {
+		CHECK(put_at(&p, n, 0, 2, 0, -50000) == ANTBUF_PLACED);
+		put_at(&p, n, 1, 2, 0, -50000);
+		drain(b, &c, &rs);
+	}
+	CHECK_EQ_U(b->nruns, 4);
+	CHECK_EQ_U(b->run[3].kind, ANTBUF_RUN_GAP);
+	CHECK_EQ_I(b->run[3].vgap, 300);
+	CHECK_EQ_U(b->gap_frames, 600);
+	/* new parameters of slot 1 at frame 360 of the segment: a PARAMS
+	 * run from its row */
+	{
+		struct codif_hdr h = hdr_for(360 - 50000, 1);
+		uint8_t pkt[TEST_L2 + 64 + D];
+		struct acct_fd fd;
+
+		h.representation = 3;
+		test_fd(&fd, pkt, &h, NULL, D, &clk, 1, 2, CODIF_OUT_SEG_START |
+			CODIF_OUT_NEW_PARAMS, 0);
+		put_at(&p, 360, 0, 2, 0, -50000);
+		CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
+		CHECK_EQ_U(b->nruns, 5);
+		CHECK_EQ_U(b->run[4].kind, ANTBUF_RUN_PARAMS);
+		CHECK_EQ_U(b->run[4].ref[1][10] >> 4, 3); /* representation: bits 20-23 */
+		for (n = 361; n < 372; n++) {
+			put_at(&p, n, 0, 2, 0, -50000);
+			h = hdr_for(n - 50000, 1);
+			h.representation = 3;
+			test_fd(&fd, pkt, &h, NULL, D, &clk, 1, 2, 0, 0);
+			antbuf_place(&p, &fd);
+		}
+	}
+	antbuf_flush(&p);
+	drain(b, &c, &rs);
+	CHECK_EQ_U(rs.resync_starts, 2);
+	CHECK_EQ_U(rs.params_starts, 1);
+	CHECK_EQ_U(rs.virt, 300);
+	CHECK_EQ_U(rs.breaks, 0);
+	CHECK_EQ_U(rs.frames_after_gap, 2 * 22);
+	/* every frame placed: slot 1 never sent frame 21 (a gap) */
+	CHECK_EQ_U(c.frames, 2 * 50 + 2 * 22 - 1);
 	CHECK_EQ_U(c.lost_frames, 0);
-	CHECK_EQ_U(c.lost_rows, 0);
-	CHECK_EQ_U(c.jumped_rows, 200015 - 21);
+	/* the run history names each run's kind */
+	for (i = 0; i < 5; i++)
+		CHECK(antbuf_run_kind_name((enum antbuf_run_kind)b->run[i].kind)[0] != '?');
 	free(b);
 }
 
 static void
 test_timing(void)
 {
-	struct antbuf *b = make(1, 64, 8);
+	struct antbuf_prod p;
+	struct antbuf *b = make(1, 64, 8, &p);
 	struct codif_hdr h = hdr_for(0, 0), bad;
-	uint8_t hb[64], data[D] = { 0 }, l2[42] = { 0 };
-	uint32_t sec, fr;
+	struct codif_clock other;
+	uint8_t pkt[TEST_L2 + 64 + D];
+	struct acct_fd fd;
 
-	codif_encode(&h, hb);
-	CHECK(antbuf_place(b, NULL, 0, &h, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_PLACED);
+	test_fd(&fd, pkt, &h, NULL, D, &clk, 0, 0, 0, 0);
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
+	/* another clock within one segment: refused */
 	bad = hdr_for(1, 0);
 	bad.period = 2;
-	CHECK(antbuf_place(b, NULL, 0, &bad, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_BAD_TIME);
+	bad.totalsamples = 200ULL * D;
+	codif_clock_init(&other, &bad);
+	test_fd(&fd, pkt, &bad, NULL, D, &other, 0, 0, 0, 0);
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_BAD_TIME);
 	bad = hdr_for(1, 0);
-	CHECK(antbuf_place(b, NULL, 0, &bad, hb, data, D - 8, l2, 42, 0, 0, 0, 0) == ANTBUF_BAD_SIZE);
-	CHECK(antbuf_place(b, NULL, 5, &bad, hb, data, D, l2, 42, 0, 0, 0, 0) == ANTBUF_NO_SLOT);
-	antbuf_row_hdr_time(b, 250, &sec, &fr);
-	CHECK_EQ_U(sec, 1002);
-	CHECK_EQ_U(fr, 50);
-	h = hdr_for(250, 0);
-	CHECK_EQ_I(antbuf_row_time_ns(b, 250), codif_frame_time_ns(&h));
+	test_fd(&fd, pkt, &bad, NULL, D, &clk, 0, 0, 0, 0);
+	fd.codif_len -= 8;
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_BAD_SIZE);
+	test_fd(&fd, pkt, &bad, NULL, D, &clk, 5, 0, 0, 0);
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_NO_SLOT);
 	CHECK_STR(antbuf_result_name(ANTBUF_TOO_LATE), "too-late");
 	free(b);
 }
@@ -313,18 +476,19 @@ pool_release(void *ctx, uintptr_t ref)
 }
 
 static enum antbuf_result
-put_ref(struct antbuf *b, struct pool *p, int64_t n, unsigned int slot)
+put_ref(struct antbuf_prod *bp, struct pool *p, int64_t n, unsigned int slot)
 {
 	struct codif_hdr h = hdr_for(n, (uint16_t)slot);
-	uint8_t hb[64], l2[42] = { 0 };
+	uint8_t pkt[TEST_L2 + 64];
 	unsigned int f = p->next++ % POOL_FRAMES;
 	enum antbuf_result r;
+	struct acct_fd fd;
 
 	CHECK(!p->held[f]); /* the pool never hands out a held frame */
-	codif_encode(&h, hb);
 	codif_pattern_fill(&h, p->mem + (size_t)f * D, D);
-	r = antbuf_place_ref(b, slot, &h, hb, (uint64_t)f * D, f + 1, D, l2, 42,
-			     42 + 64 + D, 1000 + n, 0xEF110001, 36001);
+	test_fd(&fd, pkt, &h, NULL, 0, &clk, (uint16_t)slot, 0, 0, 1000 + n);
+	fd.codif_len = 64 + D;
+	r = antbuf_place_ref(bp, &fd, (uint64_t)f * D, f + 1, D);
 	if (r == ANTBUF_PLACED)
 		p->held[f] = 1; /* the buffer holds it now */
 	return r;
@@ -341,10 +505,10 @@ check_indexed_row(const struct antbuf *b, const struct pool *p, const struct ant
 	for (s = 0; s < 2; s++) {
 		const struct antbuf_meta *m = antbuf_metap(b, v->pos, s);
 		const uint8_t *pl = antbuf_payload_of(b, p->mem, v->pos, s);
-		struct codif_hdr h = hdr_for(v->row, (uint16_t)s);
+		struct codif_hdr h = hdr_for(v->index - IDX0, (uint16_t)s);
 
 		if (m->flags & ANTBUF_F_GAP) {
-			CHECK(s == 1 && v->row % 10 == 3);
+			CHECK(s == 1 && (v->index - IDX0) % 10 == 3);
 			CHECK(pl == p->mem + (size_t)POOL_FRAMES * D);
 			CHECK(memcmp(pl, zero, D) == 0);
 			gaps++;
@@ -359,41 +523,35 @@ check_indexed_row(const struct antbuf *b, const struct pool *p, const struct ant
 static void
 test_indexed(void)
 {
-	struct antbuf *b = make(2, 64, 8);
+	struct antbuf_prod bp;
+	struct antbuf *b = make(2, 64, 8, &bp);
 	struct pool *p = calloc(1, sizeof(*p));
 	struct antbuf_cursor c;
 	struct antbuf_view v;
-	uint8_t zero[D] = { 0 };
 	unsigned int pos, placed = 0, held = 0, rows = 0, gaps = 0;
 	int64_t n;
 
 	p->mem = calloc(POOL_FRAMES + 1, D);
-	antbuf_set_indexed(b, (uint64_t)POOL_FRAMES * D, p->refs, pool_release, p);
+	antbuf_set_indexed(&bp, (uint64_t)POOL_FRAMES * D, p->refs, pool_release, p);
+	bp.payload = p->mem;
 	CHECK(b->payload_indexed && b->payload_external);
 	/* a copy into an indexed buffer is refused, counted */
-	{
-		struct codif_hdr h = hdr_for(0, 0);
-		uint8_t hb[64], l2[42] = { 0 };
-
-		codif_encode(&h, hb);
-		CHECK(antbuf_place(b, p->mem, 0, &h, hb, zero, D, l2, 42, 0, 0, 0, 0) ==
-		      ANTBUF_BAD_SIZE);
-	}
+	CHECK(put(&bp, 0, 0) == ANTBUF_BAD_SIZE);
 	antbuf_cursor_init(b, &c, true);
 	for (n = 0; n < 300; n++) {
-		if (put_ref(b, p, n, 0) == ANTBUF_PLACED)
+		if (put_ref(&bp, p, n, 0) == ANTBUF_PLACED)
 			placed++;
-		if (n % 10 != 3 && put_ref(b, p, n, 1) == ANTBUF_PLACED) /* slot 1 loses n%10==3 */
+		if (n % 10 != 3 && put_ref(&bp, p, n, 1) == ANTBUF_PLACED) /* slot 1 loses n%10==3 */
 			placed++;
-		CHECK(put_ref(b, p, n, 0) == ANTBUF_DUPLICATE); /* freed by the caller */
-		while (antbuf_next(b, &c, &v) == 1) {
+		CHECK(put_ref(&bp, p, n, 0) == ANTBUF_DUPLICATE); /* freed by the caller */
+		while (next_real(b, &c, &v) == 1) {
 			gaps += check_indexed_row(b, p, &v);
 			CHECK(antbuf_commit(b, &c, &v));
 			rows++;
 		}
 	}
-	antbuf_flush(b, p->mem);
-	while (antbuf_next(b, &c, &v) == 1) {
+	antbuf_flush(&bp);
+	while (next_real(b, &c, &v) == 1) {
 		gaps += check_indexed_row(b, p, &v);
 		CHECK(antbuf_commit(b, &c, &v));
 		rows++;
@@ -410,19 +568,20 @@ test_indexed(void)
 	CHECK(held <= 64 * 2);
 	CHECK(p->released >= placed - 128);
 	/* at the end every reference still held goes back, once */
-	CHECK_EQ_U(antbuf_release_all(b), held);
+	CHECK_EQ_U(antbuf_release_all(&bp), held);
 	CHECK_EQ_U(p->released, placed);
-	CHECK_EQ_U(antbuf_release_all(b), 0);
+	CHECK_EQ_U(antbuf_release_all(&bp), 0);
 	CHECK_EQ_U(p->bad_release, 0);
-	/* placement by copy is refused, place_ref on a copying buffer too */
+	/* place_ref on a copying buffer is refused */
 	{
-		struct antbuf *b2 = make(1, 64, 8);
+		struct antbuf_prod p2;
+		struct antbuf *b2 = make(1, 64, 8, &p2);
 		struct codif_hdr h = hdr_for(0, 0);
-		uint8_t hb[64], l2[42] = { 0 };
+		uint8_t pkt[TEST_L2 + 64];
+		struct acct_fd fd;
 
-		codif_encode(&h, hb);
-		CHECK(antbuf_place_ref(b2, 0, &h, hb, 0, 1, D, l2, 42, 0, 0, 0, 0) ==
-		      ANTBUF_BAD_SIZE);
+		test_fd(&fd, pkt, &h, NULL, 0, &clk, 0, 0, 0, 0);
+		CHECK(antbuf_place_ref(&p2, &fd, 0, 1, D) == ANTBUF_BAD_SIZE);
 		free(b2);
 	}
 	free(p->mem);
@@ -437,7 +596,7 @@ main(void)
 	test_place();
 	test_overrun();
 	test_torn();
-	test_far();
+	test_runs();
 	test_timing();
 	test_indexed();
 	return check_report("test_antbuf");

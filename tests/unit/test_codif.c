@@ -202,27 +202,87 @@ test_time(void)
 }
 
 static void
-test_index(void)
+test_clock(void)
 {
 	struct codif_hdr h = example();
+	struct codif_clock c, c2;
 	uint32_t s, f;
-	int64_t n;
+	int64_t n, k;
 
-	h.frame = 62499;
-	CHECK_EQ_I(codif_frame_index(&h, 5918400, 62500), 62499);
-	h.seconds += 27;
-	h.frame = 0;
-	CHECK_EQ_I(codif_frame_index(&h, 5918400, 62500), 62500);
-	h.seconds -= 54;
-	h.frame = 62499;
-	CHECK_EQ_I(codif_frame_index(&h, 5918400, 62500), -1);
-	for (n = -200000; n < 200000; n += 7919) {
-		codif_index_to_time(n, 5918400, 27, 62500, &s, &f);
+	CHECK(codif_clock_init(&c, &h) == 0);
+	CHECK_EQ_U(c.fpp, 62500);
+	CHECK_EQ_U(c.phase, 5918400 % 27);
+	/* the worked example: frame 31250 of the period at 5918400 s */
+	CHECK(codif_clock_index(&c, 5918400, 31250, &n));
+	CHECK_EQ_I(codif_clock_time_ns(&c, n), codif_frame_time_ns(&h));
+	CHECK_EQ_I(n, (int64_t)(5918400 / 27) * 62500 + 31250);
+	/* period wrap: the last frame of a period and the first of the next */
+	CHECK(codif_clock_index(&c, 5918400, 62499, &n));
+	CHECK(codif_clock_index(&c, 5918400 + 27, 0, &k));
+	CHECK_EQ_I(k, n + 1);
+	CHECK_EQ_I(codif_clock_time_ns(&c, k) - codif_clock_time_ns(&c, n), 432000);
+	/* off the grid: seconds not phase + k * period */
+	CHECK(!codif_clock_index(&c, 5918400 + 13, 0, &n));
+	CHECK(!codif_clock_index(&c, 0, 0, &n) || c.phase == 0);
+	/* index <-> (seconds, frame) both ways, times exact */
+	for (n = 0; n < 4000000000LL; n += 7919 * 1013) {
+		codif_clock_hdr_time(&c, n, &s, &f);
+		CHECK(f < 62500);
+		CHECK(codif_clock_index(&c, s, f, &k));
+		CHECK_EQ_I(k, n);
 		h.seconds = s;
 		h.frame = f;
-		CHECK_EQ_I(codif_frame_index(&h, 5918400, 62500), n);
-		CHECK(f < 62500);
+		CHECK_EQ_I(codif_clock_time_ns(&c, n), codif_frame_time_ns(&h));
 	}
+	/* huge seconds, a period of 1 s and 2^31 frames: 63 bits hold it;
+	 * 2^32 - 1 frames do not (refused, never wrapped) */
+	h = example();
+	h.period = 1;
+	h.nchan = 1;
+	h.nbits = 2;
+	h.complex = false;
+	h.framelength8 = 1;      /* 32 samples per frame */
+	h.totalsamples = 32ULL << 31;
+	h.seconds = 0;
+	h.frame = 0;
+	CHECK(codif_clock_init(&c, &h) == 0);
+	CHECK(codif_clock_index(&c, UINT32_MAX, 12345, &n));
+	CHECK_EQ_I(n, (int64_t)UINT32_MAX * (1LL << 31) + 12345);
+	codif_clock_hdr_time(&c, n, &s, &f);
+	CHECK_EQ_U(s, UINT32_MAX);
+	CHECK_EQ_U(f, 12345);
+	h.totalsamples = 32ULL * 0xFFFFFFFFULL;
+	CHECK(codif_clock_init(&c, &h) == 0);
+	CHECK(!codif_clock_index(&c, UINT32_MAX, 12345, &n));
+	/* every epoch: 0 (2000-01-01), 1 (2000-07-01), 255 */
+	h = example();
+	h.seconds = 27;
+	h.frame = 0;
+	h.epoch = 0;
+	CHECK(codif_clock_init(&c, &h) == 0);
+	CHECK(codif_clock_index(&c, 27, 0, &n));
+	CHECK_EQ_I(codif_clock_time_ns(&c, n), (CODIF_Y2K_UNIX + 27) * 1000000000LL);
+	h.epoch = 1;
+	CHECK(codif_clock_init(&c2, &h) == 0);
+	CHECK(!codif_clock_equal(&c, &c2));
+	CHECK_EQ_I(codif_clock_time_ns(&c2, n) - codif_clock_time_ns(&c, n),
+		   182LL * 86400 * 1000000000LL);
+	h.epoch = 255;
+	CHECK(codif_clock_init(&c2, &h) == 0);
+	CHECK_EQ_I(c2.epoch_ns, codif_epoch_unix(255) * 1000000000LL);
+	/* clocks: another grid (phase) or FPP is another clock */
+	h = example();
+	codif_clock_init(&c, &h);
+	h.seconds += 1;
+	codif_clock_init(&c2, &h);
+	CHECK(!codif_clock_equal(&c, &c2));
+	h = example();
+	h.seconds += 27 * 1000;
+	codif_clock_init(&c2, &h);
+	CHECK(codif_clock_equal(&c, &c2));
+	/* frames in a span of data time */
+	CHECK_EQ_U(codif_clock_frames_in(&c, 1000000000ULL), 2314);
+	CHECK_EQ_U(codif_clock_frames_in(&c, 27000000000ULL), 62500);
 }
 
 static void
@@ -326,18 +386,148 @@ test_validate(void)
 	CHECK_HAS(err, "sync 0xFEEDCAFF");
 }
 
-/* Push frame (seconds offset in periods, frame) into s. */
-static enum codif_seq_class
-push(struct codif_seq *s, int periods, uint32_t frame, bool invalid)
+/* ---- stream trackers and timelines ---------------------------------------- */
+
+/* The header of frame k of the example stream (k = 0: seconds 5918400,
+ * frame 0), on the example's clock. */
+static struct codif_hdr
+fr(int64_t k)
 {
 	struct codif_hdr h = example();
-	int64_t idx;
-	uint64_t nl;
+	int64_t p = k >= 0 ? k / 62500 : -((-k + 62499) / 62500);
 
-	h.seconds = (uint32_t)(5918400 + periods * 27);
-	h.frame = frame;
-	h.invalid = invalid;
-	return codif_seq_push(s, &h, 8256, &idx, &nl, NULL, 0);
+	h.seconds = (uint32_t)(5918400 + p * 27);
+	h.frame = (uint32_t)(k - p * 62500);
+	return h;
+}
+
+/* A timeline with streams; frames carry an id (their handle). What the
+ * caller would place is recorded in order; dropped frames are counted. */
+struct harness {
+	struct codif_tl t;
+	struct codif_seq s[8];
+	unsigned int ns;
+	uint64_t *placed;        /* ids, in placement order */
+	unsigned int np, cap;
+	uint64_t dropped, dropped_time, dropped_params;
+	unsigned int seg_starts, resync_flags, newparam_flags;
+	struct codif_out out;    /* the last push's */
+};
+
+static void
+h_init(struct harness *x, unsigned int ns, const struct codif_tl_cfg *cfg)
+{
+	unsigned int i;
+
+	memset(x, 0, sizeof(*x));
+	CHECK(codif_tl_init(&x->t, cfg) == 0);
+	x->ns = ns;
+	for (i = 0; i < ns; i++)
+		CHECK(codif_seq_init(&x->s[i], &x->t) == 0);
+	x->cap = 1u << 16;
+	x->placed = malloc(x->cap * sizeof(*x->placed));
+}
+
+static void
+h_free(struct harness *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->ns; i++)
+		codif_seq_free(&x->s[i]);
+	codif_tl_free(&x->t);
+	free(x->placed);
+}
+
+static bool
+placeable(enum codif_seq_class c)
+{
+	return c == CODIF_SEQ_FIRST || c == CODIF_SEQ_IN_ORDER || c == CODIF_SEQ_GAP ||
+	       c == CODIF_SEQ_LATE;
+}
+
+static void
+h_place(struct harness *x, uint64_t id, const struct codif_out *o)
+{
+	if (x->np < x->cap)
+		x->placed[x->np++] = id;
+	if (o->flags & CODIF_OUT_SEG_START)
+		x->seg_starts++;
+	if (o->flags & CODIF_OUT_RESYNC)
+		x->resync_flags++;
+	if (o->flags & CODIF_OUT_NEW_PARAMS)
+		x->newparam_flags++;
+}
+
+static void
+h_actions(struct harness *x)
+{
+	struct codif_act a;
+
+	while (codif_tl_action(&x->t, &a)) {
+		if (a.drop) {
+			x->dropped++;
+			if (a.why == CODIF_DROP_TIME)
+				x->dropped_time++;
+			else
+				x->dropped_params++;
+			continue;
+		}
+		CHECK(placeable(a.out.cls));
+		h_place(x, a.handle, &a.out);
+	}
+}
+
+static enum codif_seq_class
+h_push(struct harness *x, unsigned int si, const struct codif_hdr *h, uint64_t id)
+{
+	codif_seq_push(&x->t, &x->s[si], h, 8256, &x->out);
+	if (placeable(x->out.cls))
+		h_place(x, id, &x->out);
+	if (x->out.cls == CODIF_SEQ_SUSPECT && x->out.hold != NULL)
+		x->out.hold->handle = id;
+	h_actions(x);
+	return x->out.cls;
+}
+
+static void
+h_flush(struct harness *x)
+{
+	struct codif_seq *v[8];
+	unsigned int i;
+
+	for (i = 0; i < x->ns; i++)
+		v[i] = &x->s[i];
+	codif_tl_flush(&x->t, v, x->ns);
+	h_actions(x);
+}
+
+/* Every id 0..n-1 except those in skip[] placed exactly once, in order of
+ * placement sorted by id equal to the list. */
+static bool
+placed_all_but(const struct harness *x, uint64_t n, const uint64_t *skip, unsigned int nskip)
+{
+	unsigned char *seen = calloc(n, 1);
+	unsigned int i, j;
+	bool ok = true;
+
+	for (i = 0; i < x->np; i++) {
+		if (x->placed[i] >= n || seen[x->placed[i]]) {
+			ok = false;
+			break;
+		}
+		seen[x->placed[i]] = 1;
+	}
+	for (i = 0; ok && i < n; i++) {
+		bool skipped = false;
+
+		for (j = 0; j < nskip; j++)
+			skipped |= skip[j] == i;
+		if (seen[i] == skipped)
+			ok = false;
+	}
+	free(seen);
+	return ok;
 }
 
 #define INVARIANT(s) CHECK_EQ_U((s).st.received + (s).st.lost, codif_seq_expected(&(s)))
@@ -345,154 +535,137 @@ push(struct codif_seq *s, int periods, uint32_t frame, bool invalid)
 static void
 test_sequence(void)
 {
-	struct codif_seq s;
+	struct codif_tl_cfg cfg;
+	struct harness x;
 	struct codif_hdr h;
-	int64_t idx;
-	uint64_t nl;
-	char err[256];
 	uint32_t i;
 
-	CHECK(codif_seq_init(&s, 0) == 0);
-	CHECK_EQ_U(s.window, CODIF_SEQ_WINDOW_DEFAULT);
-
+	codif_tl_cfg_defaults(&cfg);
+	CHECK_EQ_U(cfg.window, CODIF_SEQ_WINDOW_DEFAULT);
 	/* in order */
-	CHECK(push(&s, 0, 0, false) == CODIF_SEQ_FIRST);
-	for (i = 1; i < 10; i++)
-		CHECK(push(&s, 0, i, false) == CODIF_SEQ_IN_ORDER);
-	CHECK_EQ_U(s.st.received, 10);
-	CHECK_EQ_U(s.st.lost, 0);
-	CHECK_EQ_U(s.st.bytes, 10 * 8256);
-	INVARIANT(s);
+	h_init(&x, 1, &cfg);
+	h = fr(0);
+	CHECK(h_push(&x, 0, &h, 0) == CODIF_SEQ_FIRST);
+	CHECK(x.out.flags & CODIF_OUT_SEG_START);
+	for (i = 1; i < 10; i++) {
+		h = fr(i);
+		CHECK(h_push(&x, 0, &h, i) == CODIF_SEQ_IN_ORDER);
+	}
+	CHECK_EQ_U(x.s[0].st.received, 10);
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	CHECK_EQ_U(x.s[0].st.bytes, 10 * 8256);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
 	/* period wrap: 62498, 62499, then the next period's 0, 1 */
-	codif_seq_reset(&s);
-	CHECK(push(&s, 0, 62498, false) == CODIF_SEQ_FIRST);
-	CHECK(push(&s, 0, 62499, false) == CODIF_SEQ_IN_ORDER);
-	CHECK(push(&s, 1, 0, false) == CODIF_SEQ_IN_ORDER);
-	CHECK(push(&s, 1, 1, false) == CODIF_SEQ_IN_ORDER);
-	CHECK_EQ_U(s.st.lost, 0);
-	CHECK_EQ_U(s.st.received, 4);
-	INVARIANT(s);
+	h_init(&x, 1, &cfg);
+	for (i = 62498; i < 62502; i++) {
+		h = fr(i);
+		CHECK(h_push(&x, 0, &h, i) == (i == 62498 ? CODIF_SEQ_FIRST : CODIF_SEQ_IN_ORDER));
+	}
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	CHECK_EQ_U(x.s[0].st.received, 4);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
-	/* a gap across the wrap: 62498 then next period's 1 = 2 lost */
-	codif_seq_reset(&s);
-	push(&s, 0, 62498, false);
-	h = example();
-	h.seconds = 5918400 + 27;
-	h.frame = 1;
-	CHECK(codif_seq_push(&s, &h, 8256, &idx, &nl, NULL, 0) == CODIF_SEQ_GAP);
-	CHECK_EQ_U(nl, 2);
-	CHECK_EQ_I(idx, 62501);
-	CHECK_EQ_U(s.st.lost, 2);
-	CHECK_EQ_U(s.st.gaps, 1);
-	INVARIANT(s);
-	/* ... one of them arrives late */
-	CHECK(push(&s, 1, 0, false) == CODIF_SEQ_LATE);
-	CHECK_EQ_U(s.st.lost, 1);
-	CHECK_EQ_U(s.st.late, 1);
-	INVARIANT(s);
+	/* a gap across the wrap: 62498 then next period's 1 = 2 lost; one of
+	 * them arrives late */
+	h_init(&x, 1, &cfg);
+	h = fr(62498);
+	h_push(&x, 0, &h, 0);
+	h = fr(62501);
+	CHECK(h_push(&x, 0, &h, 1) == CODIF_SEQ_GAP);
+	CHECK_EQ_U(x.out.nlost, 2);
+	CHECK_EQ_U(x.s[0].st.lost, 2);
+	CHECK_EQ_U(x.s[0].st.gaps, 1);
+	INVARIANT(x.s[0]);
+	h = fr(62500);
+	CHECK(h_push(&x, 0, &h, 2) == CODIF_SEQ_LATE);
+	CHECK_EQ_U(x.s[0].st.lost, 1);
+	CHECK_EQ_U(x.s[0].st.late, 1);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
 	/* a swapped pair: 0 lost, 1 late (not "3 mismatches") */
-	codif_seq_reset(&s);
-	push(&s, 0, 0, false);
-	CHECK(push(&s, 0, 2, false) == CODIF_SEQ_GAP);
-	CHECK(push(&s, 0, 1, false) == CODIF_SEQ_LATE);
-	CHECK(push(&s, 0, 3, false) == CODIF_SEQ_IN_ORDER);
-	CHECK_EQ_U(s.st.lost, 0);
-	CHECK_EQ_U(s.st.late, 1);
-	CHECK_EQ_U(s.st.duplicate, 0);
-	CHECK_EQ_U(s.st.received, 4);
-	INVARIANT(s);
+	h_init(&x, 1, &cfg);
+	{
+		static const int order[] = { 0, 2, 1, 3 };
 
-	/* reordering deeper: 0 4 1 3 2 5 */
-	codif_seq_reset(&s);
-	push(&s, 0, 0, false);
-	push(&s, 0, 4, false);
-	CHECK_EQ_U(s.st.lost, 3);
-	push(&s, 0, 1, false);
-	push(&s, 0, 3, false);
-	push(&s, 0, 2, false);
-	push(&s, 0, 5, false);
-	CHECK_EQ_U(s.st.lost, 0);
-	CHECK_EQ_U(s.st.late, 3);
-	CHECK_EQ_U(s.st.received, 6);
-	INVARIANT(s);
+		for (i = 0; i < 4; i++) {
+			h = fr(order[i]);
+			h_push(&x, 0, &h, (uint64_t)order[i]);
+		}
+	}
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	CHECK_EQ_U(x.s[0].st.late, 1);
+	CHECK_EQ_U(x.s[0].st.duplicate, 0);
+	CHECK_EQ_U(x.s[0].st.received, 4);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
-	/* duplicates: in order and of a late frame */
-	codif_seq_reset(&s);
-	push(&s, 0, 0, false);
-	push(&s, 0, 1, false);
-	CHECK(push(&s, 0, 1, false) == CODIF_SEQ_DUPLICATE);
-	CHECK(push(&s, 0, 0, false) == CODIF_SEQ_DUPLICATE);
-	push(&s, 0, 3, false);
-	CHECK(push(&s, 0, 2, false) == CODIF_SEQ_LATE);
-	CHECK(push(&s, 0, 2, false) == CODIF_SEQ_DUPLICATE);
-	CHECK_EQ_U(s.st.duplicate, 3);
-	CHECK_EQ_U(s.st.received, 4);
-	CHECK_EQ_U(s.st.bytes, 4 * 8256);
-	INVARIANT(s);
+	/* duplicates: in order, and of a late frame */
+	h_init(&x, 1, &cfg);
+	{
+		static const int order[] = { 0, 1, 1, 0, 3, 2, 2 };
+		static const enum codif_seq_class want[] = {
+			CODIF_SEQ_FIRST, CODIF_SEQ_IN_ORDER, CODIF_SEQ_DUPLICATE,
+			CODIF_SEQ_DUPLICATE, CODIF_SEQ_GAP, CODIF_SEQ_LATE, CODIF_SEQ_DUPLICATE };
+
+		for (i = 0; i < 7; i++) {
+			h = fr(order[i]);
+			CHECK(h_push(&x, 0, &h, i) == want[i]);
+		}
+	}
+	CHECK_EQ_U(x.s[0].st.duplicate, 3);
+	CHECK_EQ_U(x.s[0].st.received, 4);
+	CHECK_EQ_U(x.s[0].st.bytes, 4 * 8256);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
 	/* invalid-flagged: received, not lost, counted apart */
-	codif_seq_reset(&s);
-	push(&s, 0, 0, false);
-	CHECK(push(&s, 0, 1, true) == CODIF_SEQ_IN_ORDER);
-	push(&s, 0, 2, false);
-	CHECK_EQ_U(s.st.received, 3);
-	CHECK_EQ_U(s.st.invalid, 1);
-	CHECK_EQ_U(s.st.lost, 0);
+	h_init(&x, 1, &cfg);
+	for (i = 0; i < 3; i++) {
+		h = fr(i);
+		h.invalid = i == 1;
+		h_push(&x, 0, &h, i);
+	}
+	CHECK_EQ_U(x.s[0].st.received, 3);
+	CHECK_EQ_U(x.s[0].st.invalid, 1);
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	h_free(&x);
 
 	/* a frame older than the first, within the window */
-	codif_seq_reset(&s);
-	push(&s, 0, 5, false);
-	h = example();
-	h.seconds = 5918400;
-	h.frame = 3;
-	CHECK(codif_seq_push(&s, &h, 8256, &idx, &nl, NULL, 0) == CODIF_SEQ_LATE);
-	CHECK_EQ_U(nl, 1);
-	codif_seq_reset(&s);
-	push(&s, 0, 5, false);
-	CHECK(push(&s, 0, 3, false) == CODIF_SEQ_LATE);
-	CHECK_EQ_U(s.st.lost, 1);
-	CHECK_EQ_U(codif_seq_expected(&s), 3);
-	CHECK(push(&s, 0, 4, false) == CODIF_SEQ_LATE);
-	CHECK_EQ_U(s.st.lost, 0);
-	INVARIANT(s);
+	h_init(&x, 1, &cfg);
+	h = fr(5);
+	h_push(&x, 0, &h, 5);
+	h = fr(3);
+	CHECK(h_push(&x, 0, &h, 3) == CODIF_SEQ_LATE);
+	CHECK_EQ_U(x.out.nlost, 1);
+	CHECK_EQ_U(x.s[0].st.lost, 1);
+	CHECK_EQ_U(codif_seq_expected(&x.s[0]), 3);
+	h = fr(4);
+	CHECK(h_push(&x, 0, &h, 4) == CODIF_SEQ_LATE);
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 
-	/* parameter change: counted, not placed */
-	codif_seq_reset(&s);
-	push(&s, 0, 0, false);
-	h = example();
-	h.frame = 1;
-	h.nchan = 8;
-	h.totalsamples = 16000000;
-	CHECK(codif_seq_push(&s, &h, 8256, &idx, &nl, err, sizeof(err)) ==
-	      CODIF_SEQ_PARAM_CHANGE);
-	CHECK_HAS(err, "parameter change: nchan 8, expected 4");
-	CHECK_EQ_U(s.st.param_change, 1);
-	CHECK_EQ_U(s.st.received, 1);
-
-	/* seconds not on a period boundary from the first */
-	h = example();
-	h.seconds += 13;
-	CHECK(codif_seq_push(&s, &h, 8256, &idx, &nl, err, sizeof(err)) ==
-	      CODIF_SEQ_MALFORMED);
-	CHECK_HAS(err, "plus a multiple of the period 27");
-	codif_seq_free(&s);
-
-	/* too old for the window */
-	CHECK(codif_seq_init(&s, 64) == 0);
-	push(&s, 0, 0, false);
-	push(&s, 0, 200, false);
-	CHECK(push(&s, 0, 100, false) == CODIF_SEQ_TOO_OLD);
-	CHECK(push(&s, 0, 137, false) == CODIF_SEQ_LATE);
-	CHECK(push(&s, 0, 136, false) == CODIF_SEQ_TOO_OLD);
-	CHECK_EQ_U(s.st.too_old, 2);
-	/* the window bits are recycled correctly after big jumps */
-	push(&s, 0, 100000, false);
-	CHECK(push(&s, 0, 99990, false) == CODIF_SEQ_LATE);
-	CHECK(push(&s, 0, 99990, false) == CODIF_SEQ_DUPLICATE);
-	INVARIANT(s);
-	codif_seq_free(&s);
+	/* the window bits are recycled correctly as the stream moves on */
+	cfg.window = 64;
+	h_init(&x, 1, &cfg);
+	for (i = 0; i <= 100000; i += 50) {
+		h = fr(i);
+		h_push(&x, 0, &h, i);
+	}
+	h = fr(99990);
+	CHECK(h_push(&x, 0, &h, 1) == CODIF_SEQ_LATE);
+	CHECK(h_push(&x, 0, &h, 2) == CODIF_SEQ_DUPLICATE);
+	INVARIANT(x.s[0]);
+	/* a frame the buffer refused after all: too late, lost again */
+	codif_seq_unreceive(&x.s[0], CODIF_SEQ_LATE, false, 8256);
+	CHECK_EQ_U(x.s[0].st.too_late, 1);
+	CHECK_EQ_U(x.s[0].st.late, 0);
+	INVARIANT(x.s[0]);
+	h_free(&x);
 }
 
 /* The newest frame's time is stepped without division: it must equal the
@@ -500,20 +673,18 @@ test_sequence(void)
 static void
 test_sequence_times(void)
 {
-	struct codif_seq s;
+	struct harness x;
 	struct codif_hdr h = example();
 	unsigned int i;
-	int64_t idx;
-	uint64_t nl;
 
 	h.period = 1;
 	h.totalsamples = 7 * 512; /* FPP 7: 142857142.857 ns frames */
-	CHECK(codif_seq_init(&s, 0) == 0);
+	h_init(&x, 1, NULL);
 	h.seconds = 1000;
 	h.frame = 5;
 	for (i = 0; i < 40; i++) {
-		codif_seq_push(&s, &h, 8256, &idx, &nl, NULL, 0);
-		CHECK_EQ_I(s.newest_time_ns, codif_frame_time_ns(&h));
+		h_push(&x, 0, &h, i);
+		CHECK_EQ_I(x.s[0].newest_time_ns, codif_frame_time_ns(&h));
 		/* next: usually +1, sometimes a gap of 3 */
 		h.frame += (i % 5 == 4) ? 3 : 1;
 		while (h.frame >= 7) {
@@ -521,29 +692,33 @@ test_sequence_times(void)
 			h.seconds += 1;
 		}
 	}
-	CHECK_EQ_I(s.first_time_ns, 1000 * 1000000000LL + 5 * 1000000000LL / 7 +
+	CHECK_EQ_I(x.s[0].first_time_ns, 1000 * 1000000000LL + 5 * 1000000000LL / 7 +
 		   codif_epoch_unix(50) * 1000000000LL);
-	codif_seq_free(&s);
+	h_free(&x);
 }
 
 /* Random arrivals against a model that remembers every frame. */
 static void
 test_sequence_model(void)
 {
-	struct codif_seq s;
+	struct codif_tl_cfg cfg;
 	unsigned int seed = 12345, round;
 
+	codif_tl_cfg_defaults(&cfg);
+	cfg.window = 1024;
 	for (round = 0; round < 50; round++) {
 		enum { N = 3000 };
 		static unsigned char seen[N];
 		uint64_t late = 0, dup = 0, recv = 0;
 		int64_t newest = -1, first = -1;
+		struct harness x;
 		int i;
 
 		memset(seen, 0, sizeof(seen));
-		CHECK(codif_seq_init(&s, 1024) == 0);
+		h_init(&x, 1, &cfg);
 		for (i = 0; i < N * 2; i++) {
 			int64_t base = i / 2, f;
+			struct codif_hdr h;
 			uint32_t r;
 
 			seed = seed * 1103515245 + 12345;
@@ -553,7 +728,8 @@ test_sequence_model(void)
 				continue; /* not sent */
 			if (f < 0 || f >= N)
 				continue;
-			push(&s, (int)(f / 62500), (uint32_t)(f % 62500), false);
+			h = fr(f);
+			h_push(&x, 0, &h, (uint64_t)f);
 			if (first < 0) {
 				first = newest = f;
 				seen[f] = 1;
@@ -573,12 +749,298 @@ test_sequence_model(void)
 			if (f > newest)
 				newest = f;
 		}
-		CHECK_EQ_U(s.st.received, recv);
-		CHECK_EQ_U(s.st.late, late);
-		CHECK_EQ_U(s.st.duplicate, dup);
-		CHECK_EQ_U(codif_seq_expected(&s), (uint64_t)(newest - first + 1));
-		CHECK_EQ_U(s.st.lost, (uint64_t)(newest - first + 1) - recv);
-		codif_seq_free(&s);
+		CHECK_EQ_U(x.s[0].st.received, recv);
+		CHECK_EQ_U(x.s[0].st.late, late);
+		CHECK_EQ_U(x.s[0].st.duplicate, dup);
+		CHECK_EQ_U(codif_seq_expected(&x.s[0]), (uint64_t)(newest - first + 1));
+		CHECK_EQ_U(x.s[0].st.lost, (uint64_t)(newest - first + 1) - recv);
+		CHECK_EQ_U(x.np, recv);
+		h_free(&x);
+	}
+}
+
+/* 2000 good frames of one stream, frame `at` replaced (replace) or
+ * followed (extra) by the header h_bad. */
+static void
+one_outlier(const struct codif_hdr *bad, bool replace, const char *what)
+{
+	struct harness x;
+	uint64_t skip = 1000;
+	int64_t k;
+
+	h_init(&x, 1, NULL);
+	for (k = 0; k < 2000; k++) {
+		struct codif_hdr h = fr(k);
+
+		if (k == 1000) {
+			CHECK(h_push(&x, 0, bad, 1000000) == CODIF_SEQ_SUSPECT);
+			if (replace)
+				continue;
+		}
+		h_push(&x, 0, &h, (uint64_t)k);
+	}
+	h_flush(&x);
+	if (x.s[0].st.received != (replace ? 1999 : 2000))
+		fprintf(stderr, "outlier %s (%s)\n", what, replace ? "replace" : "extra");
+	CHECK_EQ_U(x.s[0].st.received, replace ? 1999 : 2000);
+	CHECK_EQ_U(x.s[0].st.lost, replace ? 1 : 0);
+	CHECK_EQ_U(x.s[0].st.implausible + x.s[0].st.param_change, 1);
+	CHECK_EQ_U(x.dropped, 1);
+	CHECK_EQ_U(x.s[0].st.resyncs, 0);
+	CHECK_EQ_U(x.t.resyncs, 0);
+	CHECK(placed_all_but(&x, 2000, &skip, replace ? 1 : 0));
+	INVARIANT(x.s[0]);
+	h_free(&x);
+}
+
+static void
+test_timeline(void)
+{
+	struct codif_hdr bad;
+	struct harness x;
+	uint64_t three_h = 3ULL * 3600 / 27 * 62500, month = 30ULL * 86400 / 27 * 62500;
+	int64_t k, skip[600];
+	unsigned int i;
+	bool replace;
+
+	/* one bad header moves nothing: bit flips and lone far frames */
+	for (replace = false; ; replace = true) {
+		bad = fr(1000);
+		bad.frame ^= 1u << 14;
+		one_outlier(&bad, replace, "frame bit 14");
+		bad = fr(1000);
+		bad.seconds ^= 1u << 20;
+		one_outlier(&bad, replace, "seconds bit 20");
+		bad = fr(1000);
+		bad.seconds ^= 1u << 3; /* on the grid? 8 s: no; still one outlier */
+		one_outlier(&bad, replace, "seconds bit 3");
+		bad = fr(1000);
+		bad.epoch ^= 1;
+		one_outlier(&bad, replace, "epoch");
+		bad = fr(1000);
+		bad.period ^= 1u << 3;
+		bad.totalsamples = 32000000; /* still valid: FPP follows */
+		one_outlier(&bad, replace, "period");
+		bad = fr(1000 + (int64_t)month);
+		one_outlier(&bad, replace, "+1 month");
+		bad = fr(1000 - (int64_t)three_h);
+		one_outlier(&bad, replace, "-3 h");
+		bad = fr(1000);
+		bad.nchan = 8;
+		bad.totalsamples = 16000000;
+		one_outlier(&bad, replace, "lone nchan");
+		if (replace)
+			break;
+	}
+
+	/* a burst of 500 lost frames (longer than the reorder window) is
+	 * loss, every other frame placed */
+	h_init(&x, 1, NULL);
+	for (k = 0; k < 2000; k++) {
+		struct codif_hdr h = fr(k);
+
+		if (k >= 1000 && k < 1500) {
+			skip[k - 1000] = k;
+			continue;
+		}
+		h_push(&x, 0, &h, (uint64_t)k);
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.s[0].st.lost, 500);
+	CHECK_EQ_U(x.s[0].st.received, 1500);
+	CHECK_EQ_U(x.s[0].st.implausible, 0);
+	CHECK_EQ_U(x.t.resyncs, 0);
+	CHECK(placed_all_but(&x, 2000, (uint64_t *)skip, 500));
+	INVARIANT(x.s[0]);
+	h_free(&x);
+
+	/* permanent clock steps of +3 h and -3 h: one resync each, every
+	 * frame placed (the confirming ones too), nothing lost */
+	for (i = 0; i < 2; i++) {
+		int64_t step = i == 0 ? (int64_t)three_h : -(int64_t)three_h;
+
+		h_init(&x, 1, NULL);
+		for (k = 0; k < 2000; k++) {
+			struct codif_hdr h = fr(k >= 1000 ? k + step : k);
+
+			h_push(&x, 0, &h, (uint64_t)k);
+		}
+		h_flush(&x);
+		CHECK_EQ_U(x.t.resyncs, 1);
+		CHECK_EQ_U(x.s[0].st.resyncs, 1);
+		CHECK_EQ_U(x.resync_flags, 1);
+		CHECK_EQ_U(x.s[0].st.received, 2000);
+		CHECK_EQ_U(x.s[0].st.lost, 0);
+		CHECK_EQ_U(x.s[0].st.implausible, 0);
+		CHECK_EQ_U(x.s[0].st.resync_skipped, i == 0 ? three_h : 0);
+		CHECK_EQ_U(x.t.last.skipped, i == 0 ? three_h : 0);
+		CHECK_EQ_I(x.t.last.new_ns - x.t.last.old_ns,
+			   (step + 1) * 432000LL);
+		CHECK_EQ_U(codif_seq_expected(&x.s[0]), 2000);
+		CHECK(placed_all_but(&x, 2000, NULL, 0));
+		/* placed in frame order, the step frames in theirs */
+		for (k = 1; k < 2000; k++)
+			CHECK(x.placed[k] == (uint64_t)k);
+		h_free(&x);
+	}
+
+	/* a gap longer than --max-gap is a resync: skipped, not lost */
+	h_init(&x, 1, NULL);
+	for (k = 0; k < 6000; k++) {
+		struct codif_hdr h = fr(k);
+
+		if (k >= 1000 && k < 4000)
+			continue; /* 3000 frames = 1.3 s > 1 s */
+		h_push(&x, 0, &h, (uint64_t)k);
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.t.resyncs, 1);
+	CHECK_EQ_U(x.s[0].st.resync_skipped, 3000);
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	CHECK_EQ_U(x.s[0].st.received, 3000);
+	h_free(&x);
+
+	/* a parameter change that changes the clock (nchan 4 -> 8 with the
+	 * same totalsamples: FPP 62500 -> 125000): a resync with new
+	 * parameters after K frames, time going on */
+	h_init(&x, 1, NULL);
+	for (k = 0; k < 2000; k++) {
+		struct codif_hdr h = fr(k);
+
+		if (k >= 1000) {
+			int64_t j = 2000 + (k - 1000);
+
+			h.nchan = 8;
+			h.seconds = 5918400 + 27 * (uint32_t)(j / 125000);
+			h.frame = (uint32_t)(j % 125000);
+		}
+		h_push(&x, 0, &h, (uint64_t)k);
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.t.resyncs, 1);
+	CHECK(x.t.last.new_clock);
+	CHECK_EQ_I(x.t.last.new_ns - x.t.last.old_ns, 432000);
+	CHECK_EQ_U(x.s[0].st.resync_skipped, 0);
+	CHECK_EQ_U(x.s[0].st.new_params, 1);
+	CHECK_EQ_U(x.newparam_flags, 1);
+	CHECK_EQ_U(x.s[0].st.received, 2000);
+	CHECK_EQ_U(x.s[0].st.param_change, 0);
+	CHECK_EQ_U(x.s[0].ref.nchan, 8);
+	CHECK(placed_all_but(&x, 2000, NULL, 0));
+	h_free(&x);
+
+	/* new parameters on the same clock (representation 1 -> 0): the
+	 * stream's own new segment, no resync of the timeline */
+	h_init(&x, 2, NULL);
+	for (k = 0; k < 200; k++) {
+		struct codif_hdr h = fr(k);
+
+		h.threadid = 1;
+		h_push(&x, 1, &h, 10000 + (uint64_t)k);
+		h = fr(k);
+		if (k >= 100)
+			h.representation = 0;
+		h_push(&x, 0, &h, (uint64_t)k);
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.t.resyncs, 0);
+	CHECK_EQ_U(x.s[0].st.new_params, 1);
+	CHECK_EQ_U(x.s[1].st.new_params, 0);
+	CHECK_EQ_U(x.s[0].st.received, 200);
+	CHECK_EQ_U(x.s[0].st.lost, 0);
+	CHECK_EQ_U(codif_seq_expected(&x.s[0]), 200);
+	CHECK_EQ_U(x.np, 400);
+	h_free(&x);
+
+	/* eight streams of one antenna step together (+3 h): the timeline
+	 * resyncs once, every stream starts a new segment, nothing lost; and
+	 * a lone stray frame of one stream among them moves nothing */
+	h_init(&x, 8, NULL);
+	for (k = 0; k < 400; k++) {
+		unsigned int si;
+
+		for (si = 0; si < 8; si++) {
+			struct codif_hdr h = fr(k >= 200 ? k + (int64_t)three_h : k);
+
+			h.threadid = (uint16_t)si;
+			h_push(&x, si, &h, (uint64_t)(k * 8 + si));
+		}
+		if (k == 100) {
+			struct codif_hdr h = fr(k + (int64_t)month);
+
+			h.threadid = 3;
+			CHECK(h_push(&x, 3, &h, 100000) == CODIF_SEQ_SUSPECT);
+		}
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.t.resyncs, 1);
+	for (i = 0; i < 8; i++) {
+		CHECK_EQ_U(x.s[i].st.resyncs, 1);
+		CHECK_EQ_U(x.s[i].st.received, 400);
+		CHECK_EQ_U(x.s[i].st.lost, 0);
+		CHECK_EQ_U(x.s[i].st.resync_skipped, three_h);
+		INVARIANT(x.s[i]);
+	}
+	CHECK_EQ_U(x.s[3].st.implausible, 1);
+	CHECK_EQ_U(x.dropped, 1);
+	CHECK(placed_all_but(&x, 3200, NULL, 0));
+	h_free(&x);
+
+	/* a stray among the step's frames does not cost a good frame */
+	h_init(&x, 1, NULL);
+	for (k = 0; k < 400; k++) {
+		struct codif_hdr h = fr(k >= 200 ? k + (int64_t)three_h : k);
+
+		h_push(&x, 0, &h, (uint64_t)k);
+		if (k == 201) {
+			h = fr(k + (int64_t)month);
+			h_push(&x, 0, &h, 100000);
+		}
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.t.resyncs, 1);
+	CHECK_EQ_U(x.s[0].st.received, 400);
+	CHECK_EQ_U(x.s[0].st.implausible, 1);
+	CHECK(placed_all_but(&x, 400, NULL, 0));
+	h_free(&x);
+
+	/* a stream that stops while its antenna goes on: at the end its
+	 * missing frames are lost (its buffer slot holds gaps there) */
+	h_init(&x, 2, NULL);
+	for (k = 0; k < 100; k++) {
+		struct codif_hdr h = fr(k);
+
+		h_push(&x, 0, &h, (uint64_t)k);
+		if (k < 60) {
+			h.threadid = 1;
+			h_push(&x, 1, &h, 1000 + (uint64_t)k);
+		}
+	}
+	h_flush(&x);
+	CHECK_EQ_U(x.s[1].st.lost, 40);
+	CHECK_EQ_U(codif_seq_expected(&x.s[1]), 100);
+	INVARIANT(x.s[1]);
+	h_flush(&x); /* twice: nothing more */
+	CHECK_EQ_U(x.s[1].st.lost, 40);
+	h_free(&x);
+
+	/* configuration checks */
+	{
+		struct codif_tl_cfg c;
+		char err[200];
+
+		codif_tl_cfg_defaults(&c);
+		CHECK(codif_tl_cfg_check(&c, err, sizeof(err)) == 0);
+		c.confirm = 1;
+		CHECK(codif_tl_cfg_check(&c, err, sizeof(err)) == -EINVAL);
+		CHECK_HAS(err, "confirm 1, expected 2..16");
+		codif_tl_cfg_defaults(&c);
+		c.window = 1000;
+		CHECK(codif_tl_cfg_check(&c, err, sizeof(err)) == -EINVAL);
+		CHECK_HAS(err, "power of two");
+		codif_tl_cfg_defaults(&c);
+		c.ahead = 5000;
+		CHECK(codif_tl_cfg_check(&c, err, sizeof(err)) == -EINVAL);
 	}
 }
 
@@ -627,12 +1089,13 @@ main(void)
 	test_fields();
 	test_worked_example();
 	test_time();
-	test_index();
+	test_clock();
 	test_identify();
 	test_validate();
 	test_sequence();
 	test_sequence_times();
 	test_sequence_model();
+	test_timeline();
 	test_pattern();
 	test_station();
 	return check_report("test_codif");

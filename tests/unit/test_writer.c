@@ -11,6 +11,7 @@
 
 #include "antbuf.h"
 #include "check.h"
+#include "testfd.h"
 #include "testhdr.h"
 #include "codif_pattern.h"
 #include "wfile.h"
@@ -34,24 +35,28 @@ make_full(void)
 	struct antbuf_geom g = { SLOTS, 2 * ROWS, 2, D };
 	size_t sz = antbuf_size(&g, true);
 	struct antbuf *b = aligned_alloc(ANTBUF_PAGE, sz);
-	static uint8_t data[D];
+	static uint8_t data[D], pkt[TEST_L2 + CODIF_HDR_LEN + D];
+	static struct codif_clock clk;
+	struct antbuf_prod p;
 	int64_t n;
 	unsigned int s;
 
 	CHECK(b != NULL && antbuf_init(b, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
+	antbuf_prod_init(&p, b, NULL, false);
 	for (n = 0; n < ROWS; n++)
 		for (s = 0; s < SLOTS; s++) {
 			struct codif_hdr h = hdr_for(n, (uint16_t)s);
-			uint8_t hb[CODIF_HDR_LEN], l2[42] = { 0 };
+			struct acct_fd fd;
 
+			if (n == 0 && s == 0)
+				codif_clock_init(&clk, &h);
 			if (n == GAP_ROW && s == GAP_SLOT)
 				continue;
-			codif_encode(&h, hb);
 			codif_pattern_fill(&h, data, D);
-			CHECK(antbuf_place(b, NULL, s, &h, hb, data, D, l2, 42, 42 + 64 + D,
-					   1000 + n, 0xEF110001, 36001) == ANTBUF_PLACED);
+			test_fd(&fd, pkt, &h, data, D, &clk, (uint16_t)s, 0, 0, 1000 + n);
+			CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
 		}
-	antbuf_flush(b, NULL);
+	antbuf_flush(&p);
 	return b;
 }
 
