@@ -384,6 +384,16 @@ to_raw_frame(void *ctx, const struct cc_frame_ev *ev)
 			 "order; a raw file needs rows in time order", ev->off);
 		return -1;
 	}
+	if ((ev->flags & (CODIF_OUT_RESYNC | CODIF_OUT_NEW_PARAMS)) && c->nframes > 0) {
+		char ts[CODIF_TIMESTR_LEN];
+
+		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 " (%s): the "
+			 "stream's timeline resyncs or its parameters change there; a raw "
+			 "file holds one clock and one layout (a capture's writer starts a "
+			 "new file there: convert each part)", ev->off,
+			 codif_time_str(codif_frame_time_ns(ev->h), ts, sizeof(ts)));
+		return -1;
+	}
 	if (c->nframes == 0 && to_raw_open(c, ev->h) != 0)
 		return -1;
 	if (!c->rows_known) {

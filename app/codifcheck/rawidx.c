@@ -217,10 +217,23 @@ parse_streams(const struct cc_jr *root, struct cc_raw_index *ri, char *err,
 	for (i = 0; i < ri->nstream; i++)
 		if (parse_stream(&a->v[i], ri, i, err, errlen) != 0)
 			return -EINVAL;
-	/* rows hold one frame of every slot: one frame rate for all */
-	for (i = 1; i < ri->nstream; i++)
-		if (!codif_params_equal(&ri->st[0].hdr, &ri->st[i].hdr, why, sizeof(why)))
-			return ri_fail(err, errlen, "streams: slot %u: %s", i, why);
+	/* rows hold one frame of every slot: one clock and one frame size for
+	 * all (other parameters, such as the representation, are each
+	 * stream's own: its header says them) */
+	for (i = 1; i < ri->nstream; i++) {
+		struct codif_clock c0, ci;
+		struct codif_hdr a0 = ri->st[0].hdr, ai = ri->st[i].hdr;
+
+		a0.seconds = ai.seconds = 0;
+		if (codif_clock_init(&c0, &a0) != 0 || codif_clock_init(&ci, &ai) != 0 ||
+		    !codif_clock_equal(&c0, &ci) ||
+		    codif_data_bytes(&a0) != codif_data_bytes(&ai)) {
+			codif_params_equal(&ri->st[0].hdr, &ri->st[i].hdr, why, sizeof(why));
+			return ri_fail(err, errlen, "streams: slot %u: %s: rows need one clock "
+				       "(period, epoch, frames per period) and one frame size",
+				       i, why);
+		}
+	}
 	return 0;
 }
 

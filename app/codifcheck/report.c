@@ -191,7 +191,7 @@ stream_text(FILE *out, const struct cc_stream *st, uint64_t max_gaps)
 
 	fprintf(out, "  stream %s  (%sstation/groupid/secondaryid/threadid)\n",
 		cc_stream_name(st, name, sizeof(name)), st->net ? "src>dst:port " : "");
-	params_text(out, &st->seq->ref);
+	params_text(out, st->nseg > 0 ? &st->seg[0].ref : &st->seq->ref);
 	fprintf(out, "    time        %s .. %s\n",
 		codif_time_str(st->seq->first_time_ns, a, sizeof(a)),
 		codif_time_str(st->seq->newest_time_ns, b, sizeof(b)));

@@ -26,6 +26,7 @@ cc_pkind_name(enum cc_pkind k)
 		[CC_P_HEADER] = "bad-header",
 		[CC_P_LENGTH] = "wrong-length",
 		[CC_P_PARAM] = "parameter-change",
+		[CC_P_IMPLAUSIBLE] = "implausible-time",
 		[CC_P_BACKWARDS] = "time-backwards",
 		[CC_P_TRUNCATED] = "truncated",
 		[CC_P_PCAP] = "pcap-damage",

@@ -128,6 +128,24 @@ usage(FILE *f)
 "  --non-codif P          a VDIF frame instead     (malformed, frame lost)\n"
 "  --non-ipv4 P           an IPv6 frame instead    (not attributable, lost)\n"
 "\n"
+"Timeline events (deterministic; random faults keep clear of them):\n"
+"  --event KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra]   repeatable\n"
+"     flip:FIELD.BIT     frame FRAME's header with one bit flipped (FIELD:\n"
+"                        frame, seconds, epoch, nbits, complex,\n"
+"                        representation, period, nchan, framelength8,\n"
+"                        totalsamples, sync); a lone odd frame\n"
+"     stray:+-DURATION   frame FRAME at a time DURATION away; a lone odd frame\n"
+"     step:+-DURATION    every frame from FRAME on DURATION away (a clock step)\n"
+"     param:FIELD=VALUE  a stream parameter changed from FRAME on\n"
+"     burst:N            N frames from FRAME on never sent\n"
+"     ant=A: antenna A only (all); stream=S: the antenna's S-th stream\n"
+"     (flip, stray: 0; others: all); extra: the odd frame besides frame\n"
+"     FRAME, not in its place. The truth counts as a receiver with the\n"
+"     timeline options below must.\n"
+"  --window N, --reorder-window N, --confirm K, --max-gap T\n"
+"                         the receivers' timeline, for the truth (4096, 64,\n"
+"                         4, 1s: dpdk-ibvcap's and codifcheck's defaults)\n"
+"\n"
 "Socket output:\n"
 "  --ttl N                multicast TTL (1)\n"
 "DPDK output:\n"
@@ -153,6 +171,7 @@ enum {
 	O_COMPLEX, O_PERIOD, O_TOTAL, O_STATION, O_GROUPID_BASE, O_START,
 	O_EPOCH, O_FRAMES, O_DURATION, O_RATE_FPS, O_RATE_GBPS, O_SEED,
 	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS, O_QPA, O_LINGER, O_TX_DROP,
+	O_EVENT, O_TL_WINDOW, O_TL_REORDER, O_TL_CONFIRM, O_TL_MAX_GAP,
 	O_FAULT_BASE /* + enum gen_fault */
 };
 
@@ -205,6 +224,11 @@ static const struct option long_opts[] = {
 	{"truncated", required_argument, NULL, O_FAULT_BASE + GEN_F_TRUNCATED},
 	{"non-codif", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_CODIF},
 	{"non-ipv4", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_IPV4},
+	{"event", required_argument, NULL, O_EVENT},
+	{"window", required_argument, NULL, O_TL_WINDOW},
+	{"reorder-window", required_argument, NULL, O_TL_REORDER},
+	{"confirm", required_argument, NULL, O_TL_CONFIRM},
+	{"max-gap", required_argument, NULL, O_TL_MAX_GAP},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -516,8 +540,37 @@ parse_args(int argc, char **argv, struct opts *o)
 					       &o->linger_ns, err, ERRLEN);
 			break;
 		default:
-			if (opt >= O_FAULT_BASE && opt < O_FAULT_BASE + GEN_F__COUNT) {
+			if (opt >= O_FAULT_BASE && opt < O_FAULT_BASE + GEN_F_EVENT) {
 				rc = parse_prob(optname, a, &c->p[opt - O_FAULT_BASE], err);
+				break;
+			}
+			if (opt == O_EVENT) {
+				if (c->nev == GEN_MAX_EVENTS) {
+					snprintf(err, ERRLEN, "--event: at most %d", GEN_MAX_EVENTS);
+					rc = -1;
+					break;
+				}
+				rc = gen_event_parse(a, &c->ev[c->nev], err, ERRLEN) ? -1 : 0;
+				c->nev += rc == 0;
+				break;
+			}
+			if (opt == O_TL_WINDOW || opt == O_TL_REORDER || opt == O_TL_CONFIRM) {
+				uint64_t tv;
+
+				rc = parse_u64(optname, a, opt == O_TL_CONFIRM ? 2 : 1,
+					       opt == O_TL_CONFIRM ? CODIF_MAX_CONFIRM : 1u << 30, &tv,
+					       err, ERRLEN) ? -1 : 0;
+				if (opt == O_TL_WINDOW)
+					c->tl.window = (uint32_t)tv;
+				else if (opt == O_TL_REORDER)
+					c->tl.ahead = (uint32_t)tv;
+				else
+					c->tl.confirm = (uint32_t)tv;
+				break;
+			}
+			if (opt == O_TL_MAX_GAP) {
+				rc = parse_duration_ns(optname, a, 1000, 3600ULL * 1000000000ULL,
+						       &c->tl.max_gap_ns, err, ERRLEN) ? -1 : 0;
 				break;
 			}
 			fprintf(stderr, "codifgen: try --help\n");

@@ -62,6 +62,7 @@ gen_fault_name(enum gen_fault f)
 		[GEN_F_TRUNCATED] = "truncated",
 		[GEN_F_NON_CODIF] = "non-codif",
 		[GEN_F_NON_IPV4] = "non-ipv4",
+		[GEN_F_EVENT] = "event",
 	};
 
 	return (unsigned int)f < GEN_F__COUNT ? names[f] : "?";
@@ -106,16 +107,6 @@ gen_cfg_defaults(struct gen_cfg *c)
 	c->ttl = 1;
 }
 
-void
-gen_frame_hdr(const struct gen *g, unsigned int s, int64_t index,
-	      struct codif_hdr *h)
-{
-	const struct gen_stream *st = &g->st[s];
-
-	*h = st->hdr;
-	codif_clock_hdr_time(&g->clk, g->idx0 + index, &h->seconds, &h->frame);
-}
-
 static void
 pend_free(struct gen_stream *s)
 {
@@ -144,6 +135,514 @@ gen_free(struct gen *g)
 	free(g->out);
 	g->st = NULL;
 	g->out = NULL;
+}
+
+/* ---- timeline events: deterministic faults with exact truth --------------- */
+
+const char *
+gen_event_kind_name(enum gen_ev_kind k)
+{
+	static const char *const names[GEN_EV__COUNT] = {
+		[GEN_EV_FLIP] = "flip", [GEN_EV_STRAY] = "stray", [GEN_EV_STEP] = "step",
+		[GEN_EV_PARAM] = "param", [GEN_EV_BURST] = "burst",
+	};
+
+	return (unsigned int)k < GEN_EV__COUNT ? names[k] : "?";
+}
+
+/* Header fields a flip or a param event may touch: (word, first bit, width). */
+struct hfield {
+	const char *name;
+	unsigned int word, lo, width;
+};
+
+static const struct hfield hfields[] = {
+	{ "frame", 0, 0, 32 },      { "seconds", 0, 32, 32 },   { "epoch", 1, 0, 8 },
+	{ "nbits", 1, 8, 8 },       { "complex", 1, 18, 1 },    { "representation", 1, 20, 4 },
+	{ "period", 1, 48, 16 },    { "nchan", 3, 0, 16 },      { "framelength8", 3, 32, 32 },
+	{ "totalsamples", 4, 0, 64 }, { "sync", 5, 0, 32 },
+};
+
+static const struct hfield *
+hfield(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hfields) / sizeof(hfields[0]); i++)
+		if (strcmp(hfields[i].name, name) == 0)
+			return &hfields[i];
+	return NULL;
+}
+
+/* Set (or flip, when flip) bits of a field in an encoded header. */
+static void
+hfield_apply(const struct hfield *f, uint8_t *b, uint64_t value, bool flip)
+{
+	uint64_t w, mask = f->width == 64 ? ~0ULL : ((1ULL << f->width) - 1) << f->lo;
+	unsigned int i;
+
+	w = 0;
+	for (i = 0; i < 8; i++)
+		w |= (uint64_t)b[8 * f->word + i] << (8 * i);
+	if (flip)
+		w ^= 1ULL << (f->lo + value);
+	else
+		w = (w & ~mask) | ((value << f->lo) & mask);
+	for (i = 0; i < 8; i++)
+		b[8 * f->word + i] = (uint8_t)(w >> (8 * i));
+}
+
+int
+gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len)
+{
+	char buf[128], *colon, *at, *opt, *save = NULL, *arg;
+	uint64_t v;
+	int64_t ns;
+
+	memset(e, 0, sizeof(*e));
+	e->ant = -1;
+	e->stream = -1;
+	if (strlen(spec) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	colon = strchr(buf, ':');
+	at = strchr(buf, '@');
+	if (colon == NULL || at == NULL || at < colon)
+		goto bad;
+	*colon = '\0';
+	*at = '\0';
+	arg = colon + 1;
+	opt = strchr(at + 1, ',');
+	if (opt != NULL)
+		*opt++ = '\0';
+	for (e->kind = 0; e->kind < GEN_EV__COUNT; e->kind++)
+		if (strcmp(buf, gen_event_kind_name(e->kind)) == 0)
+			break;
+	if (e->kind == GEN_EV__COUNT) {
+		snprintf(err, len, "--event '%s': kind '%s', expected flip, stray, step, param "
+			 "or burst", spec, buf);
+		return -EINVAL;
+	}
+	if (parse_u64("--event frame", at + 1, 1, UINT32_MAX, &v, err, len) != 0)
+		return -EINVAL;
+	e->at = (int64_t)v;
+	switch (e->kind) {
+	case GEN_EV_FLIP: {
+		char *dot = strrchr(arg, '.');
+		const struct hfield *f;
+
+		if (dot == NULL)
+			goto bad;
+		*dot = '\0';
+		f = hfield(arg);
+		if (f == NULL) {
+			snprintf(err, len, "--event '%s': field '%s', expected frame, seconds, "
+				 "epoch, nbits, complex, representation, period, nchan, "
+				 "framelength8, totalsamples or sync", spec, arg);
+			return -EINVAL;
+		}
+		if (parse_u64("--event bit", dot + 1, 0, f->width - 1, &v, err, len) != 0)
+			return -EINVAL;
+		snprintf(e->field, sizeof(e->field), "%s", arg);
+		e->bit = (unsigned int)v;
+		e->stream = 0;
+		break;
+	}
+	case GEN_EV_STRAY:
+	case GEN_EV_STEP: {
+		bool neg = arg[0] == '-';
+
+		if (arg[0] != '+' && arg[0] != '-') {
+			snprintf(err, len, "--event '%s': '%s', expected a signed duration "
+				 "(+1d, -3h, +500ms)", spec, arg);
+			return -EINVAL;
+		}
+		if (parse_duration_ns("--event shift", arg + 1, 1, 3650ULL * 86400 * 1000000000ULL,
+				      (uint64_t *)&ns, err, len) != 0)
+			return -EINVAL;
+		e->shift = neg ? -ns : ns; /* ns until gen_init turns it into frames */
+		if (e->kind == GEN_EV_STRAY)
+			e->stream = 0;
+		break;
+	}
+	case GEN_EV_PARAM: {
+		char *eq = strchr(arg, '=');
+
+		if (eq == NULL)
+			goto bad;
+		*eq = '\0';
+		if (hfield(arg) == NULL || strcmp(arg, "frame") == 0 || strcmp(arg, "seconds") == 0 ||
+		    strcmp(arg, "sync") == 0) {
+			snprintf(err, len, "--event '%s': parameter '%s', expected epoch, nbits, "
+				 "complex, representation, period, nchan, framelength8 or "
+				 "totalsamples", spec, arg);
+			return -EINVAL;
+		}
+		if (parse_u64("--event value", eq + 1, 0, UINT64_MAX, &e->value, err, len) != 0)
+			return -EINVAL;
+		snprintf(e->field, sizeof(e->field), "%s", arg);
+		break;
+	}
+	case GEN_EV_BURST:
+		if (parse_u64("--event frames", arg, 1, UINT32_MAX, &e->value, err, len) != 0)
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	for (opt = opt != NULL ? strtok_r(opt, ",", &save) : NULL; opt != NULL;
+	     opt = strtok_r(NULL, ",", &save)) {
+		if (strncmp(opt, "ant=", 4) == 0) {
+			if (parse_u64("--event ant", opt + 4, 0, GEN_MAX_ANTENNAS - 1, &v, err, len))
+				return -EINVAL;
+			e->ant = (int)v;
+		} else if (strncmp(opt, "stream=", 7) == 0) {
+			if (strcmp(opt + 7, "all") == 0) {
+				e->stream = -1;
+				continue;
+			}
+			if (parse_u64("--event stream", opt + 7, 0, GEN_MAX_GROUPS * GEN_MAX_THREADS,
+				      &v, err, len))
+				return -EINVAL;
+			e->stream = (int)v;
+		} else if (strcmp(opt, "extra") == 0 &&
+			   (e->kind == GEN_EV_FLIP || e->kind == GEN_EV_STRAY)) {
+			e->extra = true;
+		} else {
+			snprintf(err, len, "--event '%s': '%s', expected ant=A, stream=S|all%s",
+				 spec, opt, e->kind == GEN_EV_FLIP || e->kind == GEN_EV_STRAY ?
+				 " or extra" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+bad:
+	snprintf(err, len, "--event '%s': expected KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra] "
+		 "(flip:FIELD.BIT, stray:+-DURATION, step:+-DURATION, param:FIELD=VALUE, "
+		 "burst:FRAMES)", spec);
+	return -EINVAL;
+}
+
+static bool
+ev_applies(const struct gen_event *e, const struct gen_stream *s)
+{
+	return (e->ant < 0 || (unsigned int)e->ant == s->ant) &&
+	       (e->stream < 0 || (unsigned int)e->stream == s->nth);
+}
+
+/* The clock of stream s from frame k on: its header's, after the param
+ * events before k. */
+static void
+stream_params_at(const struct gen *g, const struct gen_stream *s, int64_t k,
+		 struct codif_hdr *h)
+{
+	unsigned int i;
+
+	*h = s->hdr;
+	for (i = 0; i < g->cfg.nev; i++) {
+		const struct gen_event *e = &g->cfg.ev[i];
+		uint8_t b[CODIF_HDR_LEN];
+
+		if (e->kind != GEN_EV_PARAM || !ev_applies(e, s) || k < e->at)
+			continue;
+		codif_encode(h, b);
+		hfield_apply(hfield(e->field), b, e->value, false);
+		codif_decode(b, CODIF_HDR_LEN, h, NULL, 0);
+	}
+}
+
+void
+gen_frame_hdr(const struct gen *g, unsigned int si, int64_t index,
+	      struct codif_hdr *h)
+{
+	const struct gen_stream *st = &g->st[si];
+	int64_t idx = g->idx0 + index;
+	unsigned int i;
+
+	*h = st->hdr;
+	for (i = 0; i < g->cfg.nev; i++) {
+		const struct gen_event *e = &g->cfg.ev[i];
+
+		if (e->kind == GEN_EV_STEP && ev_applies(e, st) && index >= e->at)
+			idx += e->shift;
+	}
+	if (g->st[si].ev_param >= 0 && index >= g->cfg.ev[g->st[si].ev_param].at) {
+		/* new parameters: time goes on from frame `at`, on their clock */
+		const struct gen_event *e = &g->cfg.ev[g->st[si].ev_param];
+		struct codif_clock c2;
+
+		stream_params_at(g, st, index, h);
+		codif_clock_init(&c2, h);
+		codif_clock_hdr_time(&c2, g->st[si].ev_idx2 + (index - e->at), &h->seconds, &h->frame);
+		return;
+	}
+	codif_clock_hdr_time(&g->clk, idx, &h->seconds, &h->frame);
+}
+
+/* The odd frame of flip/stray event e for stream s (frame e->at). */
+static void
+ev_odd_hdr(const struct gen *g, unsigned int si, const struct gen_event *e,
+	   struct codif_hdr *h)
+{
+	uint8_t b[CODIF_HDR_LEN];
+
+	gen_frame_hdr(g, si, e->at, h);
+	if (e->kind == GEN_EV_STRAY) {
+		int64_t idx;
+
+		codif_clock_index(&g->clk, h->seconds, h->frame, &idx);
+		codif_clock_hdr_time(&g->clk, idx + e->shift, &h->seconds, &h->frame);
+		return;
+	}
+	codif_encode(h, b);
+	hfield_apply(hfield(e->field), b, e->bit, true);
+	codif_decode(b, CODIF_HDR_LEN, h, NULL, 0);
+}
+
+/* How a receiver counts an odd frame (lib/acct's order of checks), or -1
+ * with the reason when it cannot be told from a good frame. */
+enum odd_class { ODD_MALFORMED, ODD_IMPLAUSIBLE, ODD_PARAMS };
+
+static int
+odd_class(const struct gen *g, unsigned int si, const struct gen_event *e, char *why, size_t len)
+{
+	const struct gen_stream *s = &g->st[si];
+	struct codif_hdr h, good;
+	struct codif_clock c;
+	uint8_t b[CODIF_HDR_LEN];
+	int64_t n, n0, d, A = g->tl.ahead, W = g->tl.window;
+
+	ev_odd_hdr(g, si, e, &h);
+	gen_frame_hdr(g, si, e->at, &good);
+	codif_encode(&h, b);
+	if (codif_identify(b, CODIF_HDR_LEN, NULL, 0) != 0)
+		return ODD_MALFORMED;
+	if (!codif_params_equal(&good, &h, NULL, 0)) {
+		if (codif_validate(&h, SIZE_MAX, NULL, 0) != 0)
+			return ODD_MALFORMED;
+		if (codif_data_bytes(&h) != codif_data_bytes(&good))
+			return ODD_MALFORMED; /* bad-length: the packet keeps its size */
+		return ODD_PARAMS;
+	}
+	if (h.frame >= s->fpp)
+		return ODD_MALFORMED;
+	codif_clock_init(&c, &good);
+	codif_clock_index(&c, good.seconds, good.frame, &n0);
+	if (!codif_clock_index(&c, h.seconds, h.frame, &n))
+		return ODD_IMPLAUSIBLE; /* off the grid */
+	d = n - n0;
+	/* the timeline's newest is the frame before, or this very row */
+	if (d > A + 1 || d <= -W - 1)
+		return ODD_IMPLAUSIBLE;
+	snprintf(why, len, "the odd frame lands %lld frames from its place, within the "
+		 "reorder window (%lld ahead, %lld behind): a receiver takes it as reordering, "
+		 "not as an odd frame", (long long)d, (long long)A, (long long)W);
+	return -1;
+}
+
+/* Check the events against the streams; derive what they need. */
+static int
+events_init(struct gen *g)
+{
+	const struct gen_cfg *c = &g->cfg;
+	unsigned int i, si;
+	int64_t guard = (int64_t)g->tl.confirm + c->depth + 2;
+
+	for (si = 0; si < g->nstream; si++)
+		g->st[si].ev_param = -1;
+	for (i = 0; i < c->nev; i++) {
+		struct gen_event *e = &g->cfg.ev[i];
+		int64_t span = e->kind == GEN_EV_BURST ? (int64_t)e->value : 1;
+		unsigned int hit = 0;
+
+		if (e->ant >= 0 && (unsigned int)e->ant >= c->nant) {
+			gerr(g, "event %u (%s@%lld): antenna %d, expected < %u", i,
+			     gen_event_kind_name(e->kind), (long long)e->at, e->ant, c->nant);
+			return -EINVAL;
+		}
+		if (e->at < guard || e->at + span + guard > (int64_t)c->frames) {
+			gerr(g, "event %u (%s@%lld): needs %lld clean frames before it and %lld "
+			     "from it on: frame %lld or later, and --frames %lld or more (%" PRIu64
+			     " given)", i, gen_event_kind_name(e->kind), (long long)e->at,
+			     (long long)guard, (long long)(span + guard), (long long)guard,
+			     (long long)(e->at + span + guard), c->frames);
+			return -EINVAL;
+		}
+		if (e->kind == GEN_EV_STRAY || e->kind == GEN_EV_STEP) {
+			/* a duration is a whole number of frames on the clock */
+			int64_t ns = e->shift < 0 ? -e->shift : e->shift;
+			unsigned __int128 fr = (unsigned __int128)ns * g->clk.fpp;
+
+			if (fr % g->clk.period_ns != 0) {
+				gerr(g, "event %u (%s@%lld): a shift of %lld ns is not a whole number "
+				     "of frames (%u s / %" PRIu64 " = %" PRIu64 " ns each)", i,
+				     gen_event_kind_name(e->kind), (long long)e->at, (long long)ns,
+				     g->clk.period, g->clk.fpp, codif_frame_ns(&g->cfg.tmpl));
+				return -EINVAL;
+			}
+			e->shift = (e->shift < 0 ? -1 : 1) * (int64_t)(fr / g->clk.period_ns);
+		}
+		for (si = 0; si < g->nstream; si++) {
+			struct gen_stream *s = &g->st[si];
+			char why[256];
+
+			if (!ev_applies(e, s))
+				continue;
+			hit++;
+			if ((e->kind == GEN_EV_FLIP || e->kind == GEN_EV_STRAY) &&
+			    odd_class(g, si, e, why, sizeof(why)) < 0) {
+				gerr(g, "event %u (%s@%lld): %s", i, gen_event_kind_name(e->kind),
+				     (long long)e->at, why);
+				return -EINVAL;
+			}
+			if (e->kind == GEN_EV_PARAM) {
+				struct codif_hdr h0, h1;
+				struct codif_clock c1;
+				unsigned __int128 f;
+
+				if (g->st[si].ev_param >= 0) {
+					gerr(g, "event %u: one param event per stream", i);
+					return -EINVAL;
+				}
+				gen_frame_hdr(g, si, e->at, &h0); /* before the change */
+				g->st[si].ev_param = (int)i;
+				stream_params_at(g, s, e->at, &h1);
+				h1.seconds = h0.seconds;
+				h1.frame = 0;
+				if (codif_validate(&h1, SIZE_MAX, why, sizeof(why)) != 0) {
+					gerr(g, "event %u (param %s=%" PRIu64 "): %s", i, e->field,
+					     e->value, why);
+					g->st[si].ev_param = -1;
+					return -EINVAL;
+				}
+				codif_clock_init(&c1, &h1);
+				/* time goes on: frame `at` at the same time on the new clock */
+				f = (unsigned __int128)h0.frame * c1.fpp;
+				if (f % g->clk.fpp != 0 || c1.phase != g->clk.phase) {
+					gerr(g, "event %u (param %s=%" PRIu64 "): frame %lld's time is not "
+					     "on the new clock's grid (%" PRIu64 " frames per period)",
+					     i, e->field, e->value, (long long)e->at, c1.fpp);
+					g->st[si].ev_param = -1;
+					return -EINVAL;
+				}
+				codif_clock_index(&c1, h0.seconds, (uint32_t)(f / g->clk.fpp),
+						  &g->st[si].ev_idx2);
+			}
+		}
+		if (hit == 0) {
+			gerr(g, "event %u (%s@%lld): no stream has antenna %d and stream %d", i,
+			     gen_event_kind_name(e->kind), (long long)e->at, e->ant, e->stream);
+			return -EINVAL;
+		}
+	}
+	/* a step or a clock-changing parameter moves the antenna's timeline:
+	 * every stream of the antenna must take part */
+	for (i = 0; i < c->nev; i++) {
+		const struct gen_event *e = &c->ev[i];
+		bool moves = e->kind == GEN_EV_STEP;
+
+		if (e->kind == GEN_EV_STEP && e->shift < 0 && -e->shift < (int64_t)g->tl.window) {
+			gerr(g, "event %u (step@%lld): a step back of %lld frames is within the "
+			     "receivers' window (%u): its frames are duplicates, not a resync; "
+			     "step back further", i, (long long)e->at, (long long)-e->shift,
+			     g->tl.window);
+			return -EINVAL;
+		}
+		for (si = 0; si < g->nstream && e->kind == GEN_EV_PARAM; si++)
+			if (ev_applies(e, &g->st[si])) {
+				struct codif_hdr h1;
+				struct codif_clock c1;
+
+				stream_params_at(g, &g->st[si], e->at, &h1);
+				codif_clock_init(&c1, &h1);
+				moves = c1.fpp != g->clk.fpp || c1.period != g->clk.period ||
+					c1.epoch != g->clk.epoch;
+				break;
+			}
+		if (!moves || e->stream < 0)
+			continue;
+		for (si = 0; si < g->nstream; si++)
+			if ((e->ant < 0 || g->st[si].ant == (unsigned int)e->ant) &&
+			    !ev_applies(e, &g->st[si])) {
+				gerr(g, "event %u (%s@%lld): it moves the antenna's timeline, so "
+				     "every stream of the antenna takes part: stream=all",
+				     i, gen_event_kind_name(e->kind), (long long)e->at);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* Is frame k of stream s near an event (no random fault there)? */
+static bool
+near_event(const struct gen *g, const struct gen_stream *s, int64_t k)
+{
+	int64_t guard = (int64_t)g->tl.confirm + g->cfg.depth + 2;
+	unsigned int i;
+
+	for (i = 0; i < g->cfg.nev; i++) {
+		const struct gen_event *e = &g->cfg.ev[i];
+		int64_t span = e->kind == GEN_EV_BURST ? (int64_t)e->value : 1;
+
+		if (ev_applies(e, s) && k >= e->at - guard && k < e->at + span + guard)
+			return true;
+	}
+	return false;
+}
+
+/* The ground truth of the events of stream s, as receivers must count. */
+static void
+events_truth(const struct gen *g, const struct gen_stream *s, struct gen_truth *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->cfg.nev; i++) {
+		const struct gen_event *e = &g->cfg.ev[i];
+
+		if (!ev_applies(e, s))
+			continue;
+		switch (e->kind) {
+		case GEN_EV_STEP:
+			if (e->shift > 0 && (uint64_t)e->shift <= g->max_gap) {
+				/* frames lost, as a receiver sees it */
+				t->frames += (uint64_t)e->shift;
+				t->lost += (uint64_t)e->shift;
+			} else {
+				t->resyncs++;
+				if (e->shift > 0)
+					t->resync_skipped += (uint64_t)e->shift;
+			}
+			break;
+		case GEN_EV_PARAM: {
+			struct codif_hdr h1;
+			struct codif_clock c1;
+
+			stream_params_at(g, s, e->at, &h1);
+			codif_clock_init(&c1, &h1);
+			t->new_params++;
+			if (c1.fpp != g->clk.fpp || c1.period != g->clk.period ||
+			    c1.epoch != g->clk.epoch)
+				t->resyncs++;
+			break;
+		}
+		case GEN_EV_BURST: {
+			unsigned int k, all = 1;
+
+			for (k = 0; k < g->nstream; k++)
+				if (g->st[k].ant == s->ant && !ev_applies(e, &g->st[k]))
+					all = 0;
+			if (all && e->value > g->max_gap) {
+				t->frames -= e->value;
+				t->lost -= e->value;
+				t->resyncs++;
+				t->resync_skipped += e->value;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
 }
 
 int
@@ -210,7 +709,7 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 			return -EINVAL;
 		}
 	}
-	for (a = GEN_F_LOSS; a < GEN_F__COUNT; a++) {
+	for (a = GEN_F_LOSS; a < GEN_F_EVENT; a++) {
 		if (c->p[a] < 0 || c->p[a] > 1) {
 			gerr(g, "%s probability %g, expected 0..1",
 			     gen_fault_name((enum gen_fault)a), c->p[a]);
@@ -275,6 +774,8 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 	g->nstream = n;
 	n = 0;
 	for (a = 0; a < c->nant; a++) {
+		unsigned int nth = 0;
+
 		for (gi = 0; gi < c->ngroup; gi++) {
 			if (!(c->ant_groups[a] >> gi & 1))
 				continue;
@@ -282,6 +783,8 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 				struct gen_stream *s = &g->st[n++];
 
 				s->ant = a;
+				s->nth = nth++;
+				s->ev_param = -1;
 				s->group = gi;
 				s->thread = th;
 				s->hdr = t;
@@ -308,6 +811,25 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 	t.frame = (uint32_t)frame0;
 	codif_clock_init(&g->clk, &t);
 	codif_clock_index(&g->clk, seconds0, (uint32_t)frame0, &g->idx0);
+	codif_tl_cfg_defaults(&g->tl);
+	if (c->tl.window)
+		g->tl.window = c->tl.window;
+	if (c->tl.ahead)
+		g->tl.ahead = c->tl.ahead;
+	if (c->tl.confirm)
+		g->tl.confirm = c->tl.confirm;
+	if (c->tl.max_gap_ns)
+		g->tl.max_gap_ns = c->tl.max_gap_ns;
+	g->max_gap = codif_clock_frames_in(&g->clk, g->tl.max_gap_ns);
+	if (c->nev > GEN_MAX_EVENTS) {
+		gerr(g, "%u events, at most %d", c->nev, GEN_MAX_EVENTS);
+		gen_free(g);
+		return -EINVAL;
+	}
+	if (events_init(g) != 0) {
+		gen_free(g);
+		return -EINVAL;
+	}
 	g->frame_ns = codif_frame_ns(&t);
 	g->step_ns = g->frame_ns / (4ULL * g->nstream + 1);
 	g->slot = -1;
@@ -382,15 +904,36 @@ schedule(struct gen *g, unsigned int si)
 	struct gen_stream *s = &g->st[si];
 	const struct gen_cfg *c = &g->cfg;
 	int64_t k = g->slot;
-	struct gen_pkt p = { .stream = si, .index = k, .fault = GEN_F_NONE };
+	struct gen_pkt p = { .stream = si, .index = k, .fault = GEN_F_NONE, .ev = -1 };
 	uint64_t r = frame_rng(g, si, k);
-	unsigned int d = 0, f;
+	unsigned int d = 0, f, i;
+	bool near = c->nev > 0 && near_event(g, s, k);
 	int rc = 0;
 
-	if (k > 0 && k < (int64_t)c->frames - 1) {
+	for (i = 0; near && i < c->nev; i++) {
+		const struct gen_event *e = &c->ev[i];
+		struct gen_pkt odd = p;
+
+		if (!ev_applies(e, s))
+			continue;
+		if (e->kind == GEN_EV_BURST && k >= e->at && k < e->at + (int64_t)e->value) {
+			s->t.fault[GEN_F_LOSS]++;
+			return 0; /* never sent */
+		}
+		if ((e->kind != GEN_EV_FLIP && e->kind != GEN_EV_STRAY) || k != e->at)
+			continue;
+		/* the odd frame: in place of frame k, or besides it */
+		odd.fault = GEN_F_EVENT;
+		odd.ev = (int)i;
+		s->t.fault[GEN_F_EVENT]++;
+		rc |= out_push(g, &odd);
+		if (!e->extra)
+			return rc;
+	}
+	if (!near && k > 0 && k < (int64_t)c->frames - 1) {
 		double u = rand01(&r), acc = 0;
 
-		for (f = GEN_F_LOSS; f < GEN_F__COUNT; f++) {
+		for (f = GEN_F_LOSS; f < GEN_F_EVENT; f++) {
 			acc += c->p[f];
 			if (c->p[f] > 0 && u < acc) {
 				p.fault = (enum gen_fault)f;
@@ -424,9 +967,12 @@ schedule(struct gen *g, unsigned int si)
 static uint32_t
 frame_len(const struct gen *g, const struct gen_pkt *p)
 {
-	uint32_t data = (uint32_t)codif_data_bytes(&g->cfg.tmpl);
-	uint32_t full = PKT_HDRS_LEN + CODIF_HDR_LEN + data;
+	struct codif_hdr h;
+	uint32_t data, full;
 
+	gen_frame_hdr(g, p->stream, p->index, &h);
+	data = (uint32_t)codif_data_bytes(&h);
+	full = PKT_HDRS_LEN + CODIF_HDR_LEN + data;
 	switch (p->fault) {
 	case GEN_F_VLAN:
 		return full + PKT_VLAN_LEN;
@@ -445,13 +991,31 @@ static void
 account(struct gen *g, const struct gen_pkt *p)
 {
 	struct gen_stream *s = &g->st[p->stream];
-	uint64_t data = codif_data_bytes(&g->cfg.tmpl);
-	uint64_t bit = (uint64_t)p->index;
+	struct codif_hdr fh;
+	uint64_t data, bit = (uint64_t)p->index;
 
+	gen_frame_hdr(g, p->stream, p->index, &fh);
+	data = codif_data_bytes(&fh);
 	s->t.sent++;
 	s->t.wire_bytes += frame_len(g, p);
 	g->packets++;
 	switch (p->fault) {
+	case GEN_F_EVENT: {
+		char why[8];
+
+		switch (odd_class(g, p->stream, &g->cfg.ev[p->ev], why, sizeof(why))) {
+		case ODD_IMPLAUSIBLE:
+			s->t.implausible++;
+			break;
+		case ODD_PARAMS:
+			s->t.param_change++;
+			break;
+		default:
+			break;
+		}
+		s->t.malformed++; /* every odd frame is its antenna's malformed packet */
+		break;
+	}
 	case GEN_F_NONE:
 	case GEN_F_INVALID:
 	case GEN_F_DUPLICATE:
@@ -554,10 +1118,21 @@ uint32_t
 gen_build_payload(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 {
 	struct codif_hdr h;
-	uint32_t data = (uint32_t)codif_data_bytes(&g->cfg.tmpl);
-	uint32_t len = CODIF_HDR_LEN + data;
+	uint32_t data, len;
 
 	gen_frame_hdr(g, p->stream, p->index, &h);
+	data = (uint32_t)codif_data_bytes(&h);
+	len = CODIF_HDR_LEN + data;
+	if (p->fault == GEN_F_EVENT) {
+		/* the odd header over the frame's own data: a flipped bit or a
+		 * wrong time does not change the packet */
+		struct codif_hdr odd;
+
+		ev_odd_hdr(g, p->stream, &g->cfg.ev[p->ev], &odd);
+		codif_encode(&odd, buf);
+		codif_pattern_fill(&h, buf + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
+		return len;
+	}
 	if (p->fault == GEN_F_NON_CODIF) {
 		build_vdif(g, &h, buf, len);
 		return len;
@@ -657,6 +1232,11 @@ truth_fields(struct jsonw *w, const struct gen_truth *t)
 	jsonw_u64(w, "malformed", t->malformed);
 	jsonw_u64(w, "non_ipv4", t->non_ipv4);
 	jsonw_u64(w, "vlan", t->vlan);
+	jsonw_u64(w, "implausible", t->implausible);
+	jsonw_u64(w, "param_change", t->param_change);
+	jsonw_u64(w, "resyncs", t->resyncs);
+	jsonw_u64(w, "resync_skipped", t->resync_skipped);
+	jsonw_u64(w, "new_params", t->new_params);
 	jsonw_u64(w, "bytes", t->bytes);
 	jsonw_u64(w, "wire_bytes", t->wire_bytes);
 	jsonw_i64(w, "first_frame_ns", t->first_ns);
@@ -680,6 +1260,11 @@ truth_add(struct gen_truth *sum, const struct gen_truth *t)
 	sum->malformed += t->malformed;
 	sum->non_ipv4 += t->non_ipv4;
 	sum->vlan += t->vlan;
+	sum->implausible += t->implausible;
+	sum->param_change += t->param_change;
+	sum->resyncs += t->resyncs;
+	sum->resync_skipped += t->resync_skipped;
+	sum->new_params += t->new_params;
 	sum->bytes += t->bytes;
 	sum->wire_bytes += t->wire_bytes;
 	for (f = 0; f < GEN_F__COUNT; f++)
@@ -688,6 +1273,21 @@ truth_add(struct gen_truth *sum, const struct gen_truth *t)
 		sum->first_ns = t->first_ns;
 	if (t->last_ns > sum->last_ns)
 		sum->last_ns = t->last_ns;
+}
+
+void
+gen_truth(const struct gen *g, unsigned int si, struct gen_truth *t)
+{
+	const struct gen_stream *s = &g->st[si];
+	struct codif_hdr h;
+
+	*t = s->t;
+	events_truth(g, s, t);
+	/* a run cut short ends at the newest frame sent */
+	if (s->max_valid >= 0) {
+		gen_frame_hdr(g, si, s->max_valid, &h);
+		t->last_ns = codif_frame_time_ns(&h);
+	}
 }
 
 int
@@ -728,22 +1328,72 @@ gen_truth_json(const struct gen *g, FILE *f)
 		jsonw_dbl(&w, gen_fault_name((enum gen_fault)fl), c->p[fl]);
 	jsonw_dbl(&w, "reorder", c->p_reorder);
 	jsonw_obj_end(&w);
+	/* what the truth assumes of the receivers */
+	jsonw_obj_begin(&w, "receiver");
+	jsonw_u64(&w, "window", g->tl.window);
+	jsonw_u64(&w, "reorder_window", g->tl.ahead);
+	jsonw_u64(&w, "confirm", g->tl.confirm);
+	jsonw_u64(&w, "max_gap_ns", g->tl.max_gap_ns);
+	jsonw_u64(&w, "max_gap_frames", g->max_gap);
 	jsonw_obj_end(&w);
+	jsonw_obj_end(&w);
+
+	/* the timeline events, and each odd frame they sent (its header, so a
+	 * checker can tell it from the good frames) */
+	jsonw_arr_begin(&w, "events");
+	for (i = 0; i < c->nev; i++) {
+		const struct gen_event *e = &c->ev[i];
+		unsigned int si;
+
+		jsonw_obj_begin(&w, NULL);
+		jsonw_str(&w, "kind", gen_event_kind_name(e->kind));
+		jsonw_i64(&w, "frame", e->at);
+		jsonw_i64(&w, "antenna", e->ant);
+		jsonw_i64(&w, "stream", e->stream);
+		jsonw_bool(&w, "extra", e->extra);
+		if (e->kind == GEN_EV_STEP || e->kind == GEN_EV_STRAY)
+			jsonw_i64(&w, "shift_frames", e->shift);
+		if (e->kind == GEN_EV_BURST)
+			jsonw_u64(&w, "frames", e->value);
+		if (e->kind == GEN_EV_FLIP || e->kind == GEN_EV_PARAM)
+			jsonw_str(&w, "field", e->field);
+		jsonw_arr_begin(&w, "odd_frames");
+		for (si = 0; si < g->nstream && (e->kind == GEN_EV_FLIP || e->kind == GEN_EV_STRAY);
+		     si++) {
+			const struct gen_stream *s = &g->st[si];
+			struct codif_hdr h;
+			uint8_t b[CODIF_HDR_LEN];
+			char hex[2 * CODIF_HDR_LEN + 1];
+			unsigned int k;
+
+			if (!selected(g, s) || !ev_applies(e, s))
+				continue;
+			ev_odd_hdr(g, si, e, &h);
+			codif_encode(&h, b);
+			for (k = 0; k < CODIF_HDR_LEN; k++)
+				snprintf(hex + 2 * k, 3, "%02x", b[k]);
+			jsonw_obj_begin(&w, NULL);
+			jsonw_str(&w, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
+			jsonw_u64(&w, "threadid", s->hdr.threadid);
+			jsonw_u64(&w, "groupid", s->hdr.groupid);
+			jsonw_u64(&w, "secondaryid", s->hdr.secondaryid);
+			jsonw_str(&w, "header", hex);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
 
 	jsonw_arr_begin(&w, "streams");
 	for (i = 0; i < g->nstream; i++) {
 		const struct gen_stream *s = &g->st[i];
 
-		struct gen_truth t = s->t;
-		struct codif_hdr h;
+		struct gen_truth t;
 
 		if (!selected(g, s))
 			continue;
-		/* a run cut short ends at the newest frame sent */
-		if (s->max_valid >= 0) {
-			gen_frame_hdr(g, i, s->max_valid, &h);
-			t.last_ns = codif_frame_time_ns(&h);
-		}
+		gen_truth(g, i, &t);
 		truth_add(&ant[s->ant], &t);
 		nstreams_ant[s->ant]++;
 		truth_add(&tot, &t);

@@ -29,8 +29,40 @@ enum gen_fault {
 	GEN_F_TRUNCATED,  /**< Ethernet frame cut inside the payload */
 	GEN_F_NON_CODIF,  /**< a VDIF frame in its place */
 	GEN_F_NON_IPV4,   /**< an IPv6 frame in its place */
+	GEN_F_EVENT,      /**< the odd frame of a flip or stray event (struct gen_event) */
 	GEN_F__COUNT
 };
+
+/** Deterministic timeline faults at a chosen frame (struct gen_event). */
+enum gen_ev_kind {
+	GEN_EV_FLIP = 0,  /**< one header bit flipped: a lone odd frame */
+	GEN_EV_STRAY,     /**< one frame's time moved: a lone odd frame */
+	GEN_EV_STEP,      /**< from the frame on, every frame's time moved (a clock step) */
+	GEN_EV_PARAM,     /**< from the frame on, a stream parameter changed */
+	GEN_EV_BURST,     /**< `value` frames from the frame on never sent */
+	GEN_EV__COUNT
+};
+
+#define GEN_MAX_EVENTS 16
+
+struct gen_event {
+	enum gen_ev_kind kind;
+	int64_t at;          /**< the frame (0-based) of each stream it touches */
+	int ant;             /**< antenna index, -1: every antenna */
+	int stream;          /**< the antenna's n-th stream, -1: all of them */
+	bool extra;          /**< flip, stray: an extra packet (else in place of frame at) */
+	char field[16];      /**< flip, param: the header field */
+	unsigned int bit;    /**< flip */
+	int64_t shift;       /**< stray, step: frames (of the stream's clock) */
+	uint64_t value;      /**< param: the new value; burst: frames */
+};
+
+/**
+ * Parse "KIND:ARG@FRAME[,ant=A][,stream=S][,extra]": flip:FIELD.BIT,
+ * stray:[+-]DURATION, step:[+-]DURATION, param:FIELD=VALUE, burst:FRAMES.
+ * @return 0, or -EINVAL with "what, expected what" in err.
+ */
+int gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len);
 
 struct gen_group {
 	uint32_t ip;
@@ -53,6 +85,11 @@ struct gen_cfg {
 	unsigned int depth;     /**< delay of 1..depth frames (reorder, duplicate copies) */
 	uint16_t vlan_id;
 	uint8_t ttl;
+	struct gen_event ev[GEN_MAX_EVENTS];
+	unsigned int nev;
+	/** the receivers' timeline (reorder window, window, confirm, max
+	 * gap): the ground truth counts as they must (0: lib/codif defaults) */
+	struct codif_tl_cfg tl;
 };
 
 /** Ground truth of one stream, as a receiver must count it. */
@@ -65,12 +102,20 @@ struct gen_truth {
 	uint64_t vlan;       /**< valid frames sent with a VLAN tag */
 	uint64_t bytes;      /**< CODIF bytes (64 + data) of received frames */
 	uint64_t wire_bytes; /**< Ethernet bytes of every packet sent */
+	uint64_t implausible;  /**< odd frames held and dropped for their time */
+	uint64_t param_change; /**< odd frames held and dropped for their parameters */
+	uint64_t resyncs;      /**< segments begun by a resync of its timeline */
+	uint64_t resync_skipped; /**< frames those skipped */
+	uint64_t new_params;   /**< segments begun with new parameters */
 	uint64_t fault[GEN_F__COUNT];
 	int64_t first_ns, last_ns;
 };
 
 struct gen_stream {
 	unsigned int ant, thread, group;
+	unsigned int nth;       /**< its place among its antenna's streams */
+	int ev_param;           /**< its param event, -1 none */
+	int64_t ev_idx2;        /**< ... the new clock's index of that frame */
 	struct codif_hdr hdr;   /**< ids, params; time of frame 0 */
 	uint64_t fpp;
 	struct gen_truth t;
@@ -86,6 +131,7 @@ struct gen_pkt {
 	unsigned int stream;
 	int64_t index;        /**< frame index in the stream, 0-based */
 	enum gen_fault fault;
+	int ev;               /**< GEN_F_EVENT: the event, else -1 */
 	bool copy;            /**< the second copy of a duplicate */
 	int64_t ts_ns;        /**< timestamp (frame time based, monotonic) */
 };
@@ -100,6 +146,8 @@ struct gen {
 	struct gen_pkt *out;  /**< packets of the current (slot, stream) */
 	unsigned int nout, iout, capout;
 	struct codif_clock clk; /**< the streams' clock */
+	struct codif_tl_cfg tl; /**< the receivers' timeline (cfg.tl or defaults) */
+	uint64_t max_gap;       /**< tl.max_gap_ns in frames */
 	int64_t idx0;         /**< its index of every stream's frame 0 */
 	uint64_t frame_ns;    /**< exact CODIF frame duration (rounded down) */
 	uint64_t step_ns;     /**< spacing of packets within a slot */
@@ -138,12 +186,22 @@ uint32_t gen_build(const struct gen *g, const struct gen_pkt *p, uint8_t *buf);
 uint32_t gen_build_payload(const struct gen *g, const struct gen_pkt *p,
 			   uint8_t *buf);
 
-/** Header of frame index of stream s (time filled in, no faults). */
+/** Header of frame index of stream s (time filled in, no faults; steps and
+ * parameter changes of events applied). */
 void gen_frame_hdr(const struct gen *g, unsigned int s, int64_t index,
 		   struct codif_hdr *h);
 
+/** Name of an event kind ("step"). */
+const char *gen_event_kind_name(enum gen_ev_kind k);
+
 /** Name of a fault, as used on the command line ("bad-sync"). */
 const char *gen_fault_name(enum gen_fault f);
+
+/**
+ * Stream si's ground truth as a receiver must count it: what was sent, and
+ * what the events make of it (steps, bursts, new parameters).
+ */
+void gen_truth(const struct gen *g, unsigned int si, struct gen_truth *t);
 
 /** Write the ground truth as JSON. @return 0 or -EIO. */
 int gen_truth_json(const struct gen *g, FILE *f);

@@ -172,7 +172,7 @@ parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
 		double mul;
 	} units[] = {
 		{"", 1e9}, {"s", 1e9}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6},
-		{"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+		{"m", 60e9}, {"min", 60e9}, {"h", 3600e9}, {"d", 86400e9},
 	};
 	char *e;
 	double v;
@@ -198,7 +198,7 @@ parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
 	}
 bad:
 	return fail(-EINVAL, err, errlen, opt, s,
-		    "a duration: a number with optional unit ns, us, ms, s, m or h");
+		    "a duration: a number with optional unit ns, us, ms, s, m, h or d");
 }
 
 int

@@ -207,6 +207,36 @@ done
 run_expect_fail "codif with gaps: verify --strict" 1 "problem (--strict): " \
 	"$CC" verify --strict "$T/loss.codif.d"
 
+# one frame 270 s ahead in a capture: reported, held, dropped; never turned
+# into a gap: convert writes no placeholder for it (it once wrote 625,000)
+"$GEN" --antennas 1 --groups 1 --threads 1 --frames 2000 --event stray:+270s@1000,extra \
+	--pcap "$T/stray.pcap" --truth "$T/stray.truth.json" --quiet
+mkdir -p "$T/stray.d"
+"$CC" info --json "$T/stray.pcap" > "$T/stray.json"
+python3 "$CMP" "$T/stray.truth.json" "$T/stray.json" > "$T/stray.cmp" ||
+	{ cat "$T/stray.cmp"; fail "stray frame: info differs from the truth"; }
+run_expect_fail "stray frame: verify names it" 1 \
+	"implausible-time: 10.17.0.211>239.17.0.1:36001 AK/257/0/0: a frame at 2025-01-01T00:04:30.432000000Z (seconds 270, frame 1000) fits no timeline" \
+	"$CC" verify "$T/stray.pcap"
+"$CC" convert --to codif --outdir "$T/stray.d" "$T/stray.pcap" > "$T/stray.conv" 2>&1 || true
+expect_eq "stray frame: convert writes one file of 2000 frames, no placeholder" \
+	"$(ls "$T/stray.d" | wc -l) $(stat -c %s "$T/stray.d"/*.codif)" "1 $((2000 * 8256))"
+# a real gap longer than --max-gap (1 s = 2314 frames): a resync, never
+# placeholders: convert splits the output there; with --max-gap 2s it is a
+# gap, written as 3000 placeholder frames in one file
+"$GEN" --antennas 1 --groups 1 --threads 1 --frames 6000 --event burst:3000@1000 \
+	--pcap "$T/long.pcap" --truth "$T/long.truth.json" --quiet
+mkdir -p "$T/long.d" "$T/long2.d"
+"$CC" info --json "$T/long.pcap" > "$T/long.json"
+python3 "$CMP" "$T/long.truth.json" "$T/long.json" > "$T/long.cmp" ||
+	{ cat "$T/long.cmp"; fail "gap beyond --max-gap: info differs from the truth"; }
+"$CC" convert --to codif --outdir "$T/long.d" "$T/long.pcap" > /dev/null
+expect_eq "gap of 3000 frames > --max-gap: two files, 3000 frames, no placeholder" \
+	"$(ls "$T/long.d" | wc -l) $(cat "$T/long.d"/*.codif | wc -c)" "2 $((3000 * 8256))"
+"$CC" convert --to codif --max-gap 2s --outdir "$T/long2.d" "$T/long.pcap" > /dev/null
+expect_eq "--max-gap 2s: one file, the 3000 lost frames written as placeholders" \
+	"$(ls "$T/long2.d" | wc -l) $(stat -c %s "$T/long2.d"/*.codif)" "1 $((6000 * 8256))"
+
 # --window: a packet further behind the newest than the window is held as a
 # suspect; nothing agrees with it, so it is dropped as implausible, counted,
 # and its frame lost (as the capture program does)

@@ -8,7 +8,8 @@ import json
 import sys
 
 STREAM_FIELDS = ["frames", "received", "lost", "late", "duplicate", "invalid",
-                 "bytes", "first_frame_utc", "last_frame_utc"]
+                 "bytes", "first_frame_utc", "last_frame_utc",
+                 "implausible", "param_change", "resyncs", "resync_skipped", "new_params"]
 ANT_FIELDS = STREAM_FIELDS + ["malformed"]
 
 

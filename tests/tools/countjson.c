@@ -20,6 +20,12 @@ totals_json(struct jsonw *w, const struct acct_ant_totals *t)
 	jsonw_u64(w, "duplicate", t->duplicate);
 	jsonw_u64(w, "invalid", t->invalid);
 	jsonw_u64(w, "malformed", t->malformed);
+	jsonw_u64(w, "implausible", t->implausible);
+	jsonw_u64(w, "param_change", t->param_change);
+	jsonw_u64(w, "resyncs", t->resyncs);
+	jsonw_u64(w, "resync_skipped", t->resync_skipped);
+	jsonw_u64(w, "new_params", t->new_params);
+	jsonw_u64(w, "too_late", t->too_late);
 	jsonw_u64(w, "bytes", t->bytes);
 	if (t->first_ns != INT64_MAX) {
 		jsonw_str(w, "first_frame_utc", codif_time_str(t->first_ns, ts, sizeof(ts)));

@@ -15,8 +15,16 @@ that never arrived validly (lost) follow. Then, independently of the C code:
   pcap:  every packet is a sent packet byte for byte; every valid frame of
          the selected antennas appears once.
 
+With --truth (codifgen's ground truth), the odd frames of timeline events
+(bit flips, stray frames) are not good frames: none may appear in a file.
+Each stream's good frames fall into segments, as a receiver must see them:
+a new segment where the clock changes (parameters), where the stream steps
+back beyond the receivers' window, or jumps ahead by more than their max
+gap; files must not span two segments, and lost frames are counted within
+segments only.
+
 Usage: verify_outputs.py REF.pcap --format codif|raw|pcap [--antennas LIST]
-                         [--expect-antennas N] FILE...
+                         [--truth TRUTH.json] FILE...
 Exit 0 when all holds, 1 listing the first problems.
 """
 import argparse
@@ -117,18 +125,50 @@ def strip_time(raw):
     return struct.pack("<Q", w1) + raw[16:64]
 
 
-class Ref:
-    """What was sent: valid frames by (src, ids, seconds, frame)."""
+def clock_of(h):
+    """(period, fpp, epoch, phase) of a header: its timeline clock."""
+    return (h.period, h.fpp(), h.epoch, h.seconds % h.period)
 
-    def __init__(self, path):
+
+def abs_index(h):
+    """The frame index on the header's own clock (lib/codif's)."""
+    return ((h.seconds - h.seconds % h.period) // h.period) * h.fpp() + h.frame
+
+
+class Seg:
+    def __init__(self, clock, h0):
+        self.clock, self.hdr0, self.idx = clock, h0, set()
+
+    def lost(self):
+        return set(range(min(self.idx), max(self.idx) + 1)) - self.idx
+
+
+class Ref:
+    """What was sent: good frames by (src, ids, seconds, frame), and each
+    stream's segments."""
+
+    def __init__(self, path, truth=None):
+        odd = set()
+        window, max_gap = 4096, 2314
+        if truth is not None:
+            rcv = truth["config"].get("receiver", {})
+            window = rcv.get("window", window)
+            max_gap = rcv.get("max_gap_frames", max_gap)
+            for e in truth.get("events", []):
+                for o in e.get("odd_frames", []):
+                    odd.add(bytes.fromhex(o["header"]))
+        self.odd_sent = 0
         self.frames = {}     # key -> (packet, codif bytes, hdr)
-        self.streams = {}    # (src, ids) -> dict(dst, port, indexes, hdr0)
+        self.streams = {}    # (src, ids) -> dict(dst, port, hdr0, segs)
         for _, pkt, orig in pcap_records(path):
             u = parse_udp(pkt)
             if u is None or len(pkt) != orig:
                 continue
             src, dst, dport, pl = u
             if len(pl) < 64:
+                continue
+            if bytes(pl[:64]) in odd:
+                self.odd_sent += 1
                 continue
             h = Hdr(pl)
             if h.sync != 0xFEEDCAFE or h.protocol != 7 or len(pl) != 64 + h.fl8 * 8:
@@ -137,16 +177,29 @@ class Ref:
             if key not in self.frames:
                 self.frames[key] = (pkt, bytes(pl), h)
             sk = (src, h.ids())
-            st = self.streams.setdefault(sk, {"dst": dst, "port": dport, "hdr0": h, "idx": set()})
-            st["idx"].add(self.index(h, st["hdr0"]))
+            st = self.streams.setdefault(sk, {"dst": dst, "port": dport, "hdr0": h, "segs": []})
+            segs, c, n = st["segs"], clock_of(h), abs_index(h)
+            cur = segs[-1] if segs else None
+            if (cur is None or cur.clock != c or n > max(cur.idx) + 1 + max_gap or
+                    n <= max(cur.idx) - window):
+                cur = Seg(c, h)
+                segs.append(cur)
+            cur.idx.add(n)
 
-    @staticmethod
-    def index(h, h0):
-        return ((h.seconds - h0.seconds) // h.period) * h.fpp() + h.frame
+    def seg(self, sk, h):
+        """The segment of stream sk that a header (sent or a gap frame) is in."""
+        c, n = clock_of(h), abs_index(h)
+        for g in self.streams[sk]["segs"]:
+            if g.clock == c and min(g.idx) <= n <= max(g.idx):
+                return g
+        return None
 
-    def lost(self, sk):
-        st = self.streams[sk]
-        return set(range(min(st["idx"]), max(st["idx"]) + 1)) - st["idx"]
+    def is_lost(self, sk, h):
+        g = self.seg(sk, h)
+        return g is not None and abs_index(h) in g.lost()
+
+    def lost_total(self, sk):
+        return sum(len(g.lost()) for g in self.streams[sk]["segs"])
 
 
 def antenna_map(spec):
@@ -190,12 +243,17 @@ def check_codif(ref, files, amap, errors, partial=False, placeholders=None):
             if sk not in ref.streams:
                 errors.append("%s@%d: stream %s was never sent" % (path, off, sk))
                 break
-            st = ref.streams[sk]
-            idx = ref.index(h, st["hdr0"])
-            if sk in last and idx != last[sk] + 1:
-                errors.append("%s@%d: stream %s index %d after %d (rows not contiguous)"
-                              % (path, off, sk, idx, last[sk]))
-            last[sk] = idx
+            g = ref.seg(sk, h)
+            if g is None:
+                errors.append("%s@%d: frame %s in no segment of its stream (an odd frame?)"
+                              % (path, off, key))
+                break
+            idx = abs_index(h)
+            if sk in last and (last[sk][0] is not g or idx != last[sk][1] + 1):
+                errors.append("%s@%d: stream %s index %d after %d%s (rows not contiguous)"
+                              % (path, off, sk, idx, last[sk][1],
+                                 "" if last[sk][0] is g else " of another segment"))
+            last[sk] = (g, idx)
             if key in ref.frames and frame == ref.frames[key][1]:
                 seen[key] += 1
             elif key in ref.frames and partial and h.invalid and not any(frame[64:]):
@@ -204,14 +262,14 @@ def check_codif(ref, files, amap, errors, partial=False, placeholders=None):
             elif key in ref.frames:
                 errors.append("%s@%d: frame %s differs from the one sent" % (path, off, key))
             else:
-                # a gap frame: lost, invalid bit, zero data, the stream's header
-                if idx not in ref.lost(sk):
+                # a gap frame: lost, invalid bit, zero data, the segment's header
+                if not ref.is_lost(sk, h):
                     errors.append("%s@%d: frame %s neither sent nor lost" % (path, off, key))
                 elif not h.invalid:
                     errors.append("%s@%d: gap frame %s without the invalid bit" % (path, off, key))
                 elif any(frame[64:]):
                     errors.append("%s@%d: gap frame %s with non-zero data" % (path, off, key))
-                elif strip_time(h.raw) != strip_time(st["hdr0"].raw):
+                elif strip_time(h.raw) != strip_time(g.hdr0.raw):
                     errors.append("%s@%d: gap frame %s header differs from its stream's" % (path, off, key))
                 gaps += 1
             off += n
@@ -258,16 +316,15 @@ def check_raw(ref, files, amap, errors, partial=False, placeholders=None):
             if sk not in ref.streams:
                 errors.append("%s: slot %d stream %s never sent" % (path, sl["slot"], sk))
                 continue
-            st = ref.streams[sk]
-            lost = ref.lost(sk)
             for r in range(rows):
                 n = fr0 + r
                 sec = sec0 + (n // fpp) * period
                 fr = n % fpp
                 key = (src, ids, sec, fr)
                 chunk = data[(r * S + k) * D:(r * S + k + 1) * D]
-                sidx = ref.index(type("H", (), {"seconds": sec, "period": period, "frame": fr,
-                                                "fpp": lambda self=None: fpp})(), st["hdr0"])
+                ph = type("H", (), {"seconds": sec, "period": period, "frame": fr,
+                                    "epoch": idx["params"]["epoch"],
+                                    "fpp": lambda self=None: fpp})()
                 if r in over_rows:
                     if any(chunk):
                         errors.append("%s: row %d (overrun) not zero" % (path, r))
@@ -282,7 +339,7 @@ def check_raw(ref, files, amap, errors, partial=False, placeholders=None):
                         errors.append("%s: row %d slot %d: invalid runs disagree (sent invalid=%d)" % (path, r, sl["slot"], sent[2].invalid))
                     seen[key] += 1
                 else:
-                    if sidx not in lost:
+                    if not ref.is_lost(sk, ph):
                         errors.append("%s: row %d slot %d: frame %s neither sent nor lost" % (path, r, sl["slot"], key))
                     if (sl["slot"], r) not in gap_set:
                         errors.append("%s: row %d slot %d: lost frame %s not in the index gaps" % (path, r, sl["slot"], key))
@@ -321,6 +378,8 @@ def main():
     ap.add_argument("--format", required=True, choices=["codif", "raw", "pcap"])
     ap.add_argument("--antennas", help="NAME=IP,... (default ant<i>=10.17.0.<211+i>)")
     ap.add_argument("--only", help="source IPs the files should cover (default: all sent)")
+    ap.add_argument("--truth", help="codifgen's ground truth: its events' odd frames "
+                    "are not good frames")
     ap.add_argument("--partial", action="store_true",
                     help="files from a writer that did not see the whole run: every "
                          "frame in them must be right, not every frame be there")
@@ -335,7 +394,7 @@ def main():
     if not files:
         print("verify_outputs: no %s files" % a.format)
         return 1
-    ref = Ref(a.ref)
+    ref = Ref(a.ref, json.load(open(a.truth)) if a.truth else None)
     amap = antenna_map(a.antennas)
     errors = []
     fn = {"codif": check_codif, "raw": check_raw, "pcap": check_pcap}[a.format]
@@ -349,7 +408,7 @@ def main():
         errors.append("%d sent frames missing, e.g. %s" % (len(missing), missing[:3]))
     if dup:
         errors.append("%d frames written more than once, e.g. %s" % (len(dup), dup[:3]))
-    lost_total = sum(len(ref.lost(sk)) for sk in ref.streams if sk[0] in only)
+    lost_total = sum(ref.lost_total(sk) for sk in ref.streams if sk[0] in only)
     if a.format in ("codif", "raw") and gaps != lost_total and not a.partial:
         errors.append("%d gap frames written, %d frames were lost" % (gaps, lost_total))
     for e in errors[:20]:

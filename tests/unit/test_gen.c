@@ -130,6 +130,7 @@ run(const char *name, struct gen_cfg *c)
 		const struct gen_stream *s = &g.st[i];
 		const struct acct_ant *an = &a->ant[s->ant];
 		const struct acct_stream *as = NULL;
+		struct gen_truth t;
 
 		for (k = 0; k < an->nstream; k++)
 			if (an->stream[k].threadid == s->hdr.threadid &&
@@ -139,15 +140,21 @@ run(const char *name, struct gen_cfg *c)
 		CHECK(as != NULL);
 		if (as == NULL)
 			continue;
-		CHECK_EQ_U(codif_seq_expected(&as->seq), s->t.frames);
-		CHECK_EQ_U(as->seq.st.received, s->t.received);
-		CHECK_EQ_U(as->seq.st.lost, s->t.lost);
-		CHECK_EQ_U(as->seq.st.late, s->t.late);
-		CHECK_EQ_U(as->seq.st.duplicate, s->t.duplicate);
-		CHECK_EQ_U(as->seq.st.invalid, s->t.invalid);
-		CHECK_EQ_U(as->seq.st.bytes, s->t.bytes);
-		CHECK_EQ_U(as->seq.first_time_ns, s->t.first_ns);
-		CHECK_EQ_U(as->seq.newest_time_ns, s->t.last_ns);
+		gen_truth(&g, i, &t);
+		CHECK_EQ_U(codif_seq_expected(&as->seq), t.frames);
+		CHECK_EQ_U(as->seq.st.received, t.received);
+		CHECK_EQ_U(as->seq.st.lost, t.lost);
+		CHECK_EQ_U(as->seq.st.late, t.late);
+		CHECK_EQ_U(as->seq.st.duplicate, t.duplicate);
+		CHECK_EQ_U(as->seq.st.invalid, t.invalid);
+		CHECK_EQ_U(as->seq.st.bytes, t.bytes);
+		CHECK_EQ_U(as->seq.st.implausible, t.implausible);
+		CHECK_EQ_U(as->seq.st.param_change, t.param_change);
+		CHECK_EQ_U(as->seq.st.resyncs, t.resyncs);
+		CHECK_EQ_U(as->seq.st.resync_skipped, t.resync_skipped);
+		CHECK_EQ_U(as->seq.st.new_params, t.new_params);
+		CHECK_EQ_U(as->seq.first_time_ns, t.first_ns);
+		CHECK_EQ_U(as->seq.newest_time_ns, t.last_ns);
 		non_ipv4 += s->t.non_ipv4;
 		for (k = GEN_F_LOSS; k < GEN_F__COUNT; k++)
 			faults += s->t.fault[k];
@@ -237,9 +244,32 @@ test_faults(void)
 	c.seed = 99;
 	c.p_reorder = 0.05;
 	c.depth = 8;
-	for (i = GEN_F_LOSS; i < GEN_F__COUNT; i++)
+	for (i = GEN_F_LOSS; i < GEN_F_EVENT; i++)
 		c.p[i] = 0.02;
 	run("everything", &c);
+	/* timeline events, one per antenna, random faults around them */
+	{
+		static const char *const ev[] = {
+			"flip:frame.14@100,ant=0", "stray:+30d@200,ant=1,extra",
+			"step:+3h@300,ant=2", "step:-3h@300,ant=3", "burst:500@100,ant=4",
+			"param:nchan=8@400,ant=5", "flip:seconds.20@700,ant=2,stream=3",
+			"param:representation=3@800,ant=0,stream=5",
+			"burst:3000@900,ant=1", "flip:period.3@1000,ant=4",
+		};
+		char err[256];
+
+		gen_cfg_defaults(&c);
+		c.frames = 4000;
+		c.seed = 5;
+		c.p[GEN_F_LOSS] = 0.01;
+		c.p_reorder = 0.02;
+		c.depth = 6;
+		for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+			CHECK(gen_event_parse(ev[i], &c.ev[c.nev], err, sizeof(err)) == 0);
+			c.nev++;
+		}
+		run("events", &c);
+	}
 }
 
 /* --select emits exactly the selected antennas' packets of the full run. */
