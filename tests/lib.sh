@@ -121,3 +121,10 @@ wait_for_line() {
 }
 
 EAL_COMMON="--no-pci --file-prefix=$PREFIX --log-level=lib.eal:error"
+
+# the programs under test and the independent checkers
+GEN=$BUILD/app/codifgen
+CAP=$BUILD/app/dpdk-ibvcap
+CHK=$BUILD/app/codifcheck/codifcheck
+CMP=$SRC/tests/tools/compare.py
+VER=$SRC/tests/tools/verify_outputs.py

@@ -592,7 +592,6 @@ cc_ri_write(FILE *f, const struct cc_raw_index *ri)
 	struct codif_hdr h;
 	struct jsonw w;
 	uint32_t i;
-	unsigned int k;
 
 	jsonw_init(&w, f, true);
 	jsonw_obj_begin(&w, NULL);
@@ -610,8 +609,7 @@ cc_ri_write(FILE *f, const struct cc_raw_index *ri)
 	for (i = 0; i < ri->nstream; i++) {
 		const struct cc_ri_stream *s = &ri->st[i];
 
-		for (k = 0; k < CODIF_HDR_LEN; k++)
-			snprintf(hex + 2 * k, 3, "%02x", s->raw_hdr[k]);
+		str_hex(s->raw_hdr, CODIF_HDR_LEN, hex);
 		jsonw_obj_begin(&w, NULL);
 		jsonw_u64(&w, "slot", i);
 		jsonw_str(&w, "dst", ipv4_str(s->dst, ip, sizeof(ip)));

@@ -47,16 +47,6 @@ cc_all_zero(const uint8_t *p, size_t len)
 	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
 }
 
-/* The scan's timeline configuration, or NULL for the defaults. */
-static const struct codif_tl_cfg *
-tl_cfg(const struct cc_scan_opts *o)
-{
-	return o->tl.window == 0 && o->tl.ahead == 0 && o->tl.confirm == 0 &&
-			       o->tl.max_gap_ns == 0 ?
-		       NULL :
-		       &o->tl;
-}
-
 uint64_t
 cc_stream_received(const struct cc_stream *st)
 {
@@ -504,7 +494,7 @@ codif_stream(struct cc_scan *s, const struct codif_hdr *h, uint64_t off)
 		return NULL;
 	}
 	st = stream_add(s);
-	if (st == NULL || codif_tl_init(&st->own_tl, tl_cfg(&s->o)) != 0 ||
+	if (st == NULL || codif_tl_init(&st->own_tl, &s->o.tl) != 0 ||
 	    codif_seq_init(&st->own, &st->own_tl) != 0) {
 		s->err = -ENOMEM;
 		return NULL;

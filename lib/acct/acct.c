@@ -10,16 +10,6 @@
 
 #include "acct.h"
 
-/* The layout's timeline configuration, or NULL for the defaults. */
-static const struct codif_tl_cfg *
-tl_cfg(const struct acct_layout *l)
-{
-	return l->tl.window == 0 && l->tl.ahead == 0 && l->tl.confirm == 0 &&
-			       l->tl.max_gap_ns == 0 ?
-		       NULL :
-		       &l->tl;
-}
-
 struct acct *
 acct_create(const struct acct_layout *layout)
 {
@@ -42,7 +32,7 @@ acct_create(const struct acct_layout *layout)
 	}
 	for (i = 0; i < ACCT_MAX_ANTENNAS; i++) {
 		a->ant[i].last = -1;
-		if (codif_tl_init(&a->ant[i].tl, tl_cfg(layout)) != 0) {
+		if (codif_tl_init(&a->ant[i].tl, &layout->tl) != 0) {
 			acct_free(a);
 			errno = EINVAL;
 			return NULL;

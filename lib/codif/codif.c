@@ -676,11 +676,22 @@ codif_tl_cfg_check(const struct codif_tl_cfg *c, char *err, size_t len)
 int
 codif_tl_init(struct codif_tl *t, const struct codif_tl_cfg *cfg)
 {
+	struct codif_tl_cfg d;
+
 	memset(t, 0, sizeof(*t));
-	if (cfg != NULL)
-		t->cfg = *cfg;
-	else
-		codif_tl_cfg_defaults(&t->cfg);
+	codif_tl_cfg_defaults(&d);
+	t->cfg = d;
+	if (cfg != NULL) {
+		/* a field left 0 takes its default */
+		if (cfg->window)
+			t->cfg.window = cfg->window;
+		if (cfg->ahead)
+			t->cfg.ahead = cfg->ahead;
+		if (cfg->confirm)
+			t->cfg.confirm = cfg->confirm;
+		if (cfg->max_gap_ns)
+			t->cfg.max_gap_ns = cfg->max_gap_ns;
+	}
 	if (codif_tl_cfg_check(&t->cfg, NULL, 0) != 0)
 		return -EINVAL;
 	return 0;

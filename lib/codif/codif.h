@@ -387,7 +387,8 @@ struct codif_seq {
 };
 
 /**
- * Initialise a timeline (cfg checked by codif_tl_cfg_check; NULL: defaults).
+ * Initialise a timeline (cfg checked by codif_tl_cfg_check; NULL, or a field
+ * left 0: the defaults).
  * @return 0 or -EINVAL.
  */
 int codif_tl_init(struct codif_tl *t, const struct codif_tl_cfg *cfg);

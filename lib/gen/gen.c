@@ -1364,14 +1364,12 @@ gen_truth_json(const struct gen *g, FILE *f)
 			struct codif_hdr h;
 			uint8_t b[CODIF_HDR_LEN];
 			char hex[2 * CODIF_HDR_LEN + 1];
-			unsigned int k;
 
 			if (!selected(g, s) || !ev_applies(e, s))
 				continue;
 			ev_odd_hdr(g, si, e, &h);
 			codif_encode(&h, b);
-			for (k = 0; k < CODIF_HDR_LEN; k++)
-				snprintf(hex + 2 * k, 3, "%02x", b[k]);
+			str_hex(b, CODIF_HDR_LEN, hex);
 			jsonw_obj_begin(&w, NULL);
 			jsonw_str(&w, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
 			jsonw_u64(&w, "threadid", s->hdr.threadid);

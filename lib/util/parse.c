@@ -304,3 +304,16 @@ parse_list(const char *opt, const char *s, char sep, char **pieces, int max,
 	*storage = copy;
 	return n;
 }
+
+void
+str_hex(const uint8_t *p, size_t n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hx[p[i] >> 4];
+		out[2 * i + 1] = hx[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

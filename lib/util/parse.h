@@ -50,6 +50,9 @@ int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
  */
 void str_copy(char *dst, size_t len, const char *src);
 
+/** n bytes as 2n lower-case hex digits and a NUL into out (2n + 1 bytes). */
+void str_hex(const uint8_t *p, size_t n, char *out);
+
 /** Format a host-order IPv4 address into buf (>= 16 bytes). */
 char *ipv4_str(uint32_t ip, char *buf, size_t len);
 

@@ -252,19 +252,6 @@ run_push(struct wr_run **v, size_t *n, size_t *cap, uint32_t slot, int64_t first
 }
 
 static void
-hexstr(const uint8_t *p, size_t n, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hx[p[i] >> 4];
-		out[2 * i + 1] = hx[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static void
 runs_json(struct jsonw *j, const char *key, const struct wr_run *r, size_t n,
 	  const struct wr_out *out, int64_t rows)
 {
@@ -338,7 +325,7 @@ write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
 		jsonw_u64(&j, "groupid", sl->groupid);
 		jsonw_u64(&j, "secondaryid", sl->secondaryid);
 		jsonw_u64(&j, "threadid", sl->threadid);
-		hexstr(out->ref[k], CODIF_HDR_LEN, hex);
+		str_hex(out->ref[k], CODIF_HDR_LEN, hex);
 		jsonw_str(&j, "header", hex);
 		jsonw_obj_end(&j);
 	}

@@ -6,7 +6,6 @@
 # directories: .part files are incomplete, unknown files skipped, --since.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
 CC=$BUILD/app/codifcheck/codifcheck
 
 # run_all NAME MESSAGE FILE: info, verify and convert (to codif from a

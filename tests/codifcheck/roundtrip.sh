@@ -7,7 +7,6 @@
 # --force, and leave no .part behind.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
 CC=$BUILD/app/codifcheck/codifcheck
 PT=$SRC/tests/codifcheck/pcaptool.py
 

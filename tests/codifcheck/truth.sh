@@ -6,9 +6,7 @@
 # frames/lost/invalid per stream; arrival timing and --pattern are real.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
 CC=$BUILD/app/codifcheck/codifcheck
-CMP=$SRC/tests/tools/compare.py
 
 # Every stream's gap runs add up to its lost count, received + lost =
 # frames; gaps of kind $2 only, when given.

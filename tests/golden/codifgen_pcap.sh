@@ -6,9 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_cmd tshark
-GEN=$BUILD/app/codifgen
 COUNT=$BUILD/tests/pcapcount
-CMP=$SRC/tests/tools/compare.py
 
 # clean run, default ASKAP-like layout: 6 antennas x 4 groups x 2 threads
 "$GEN" --frames 40 --pcap "$T/clean.pcap" --truth "$T/clean.json" --quiet

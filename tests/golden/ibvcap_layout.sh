@@ -8,10 +8,6 @@
 # Then the other ways to stop: --frames per antenna, SIGTERM; --no-buffers.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
-CMP=$SRC/tests/tools/compare.py
-VER=$SRC/tests/tools/verify_outputs.py
 EAL="--lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/e.pcap"
 

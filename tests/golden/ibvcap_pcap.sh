@@ -7,9 +7,6 @@
 # the port falls back to software steering, saying so in exactly one line.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
-CMP=$SRC/tests/tools/compare.py
 EAL="-l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 

@@ -10,11 +10,6 @@
 # written, files split at resyncs and new parameters, all of them valid.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
-CHK=$BUILD/app/codifcheck/codifcheck
-VER=$SRC/tests/tools/verify_outputs.py
-CMP=$SRC/tests/tools/compare.py
 # 5 lcores on 2 CPUs: main, rx, three writers (they sleep when idle)
 EAL="--lcores 0@0,1@1,2@0,3@1,4@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"

@@ -8,10 +8,6 @@
 # tests/tools/verify_outputs.py, and by codifcheck verify --pattern).
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
-CHK=$BUILD/app/codifcheck/codifcheck
-VER=$SRC/tests/tools/verify_outputs.py
 # 5 lcores on 2 CPUs: main, rx, three writers (they sleep when idle)
 EAL="--lcores 0@0,1@1,2@0,3@1,4@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
@@ -33,7 +29,7 @@ mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 	--ring 512 --reorder-window 32 \
 	--write "codif:$T/codif" --write "raw:$T/raw" --write "pcap:$T/pcap" \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
-python3 "$SRC/tests/tools/compare.py" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
+python3 "$CMP" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
 	{ head "$T/cmp"; fail "capture counts differ from the truth"; }
 ok "capture counts = truth with three writers attached"
 

@@ -8,10 +8,7 @@
 set -e
 need_root
 need_hugepages 300
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
 DUMP=$BUILD/app/dpdk-ibvcap-dump
-CHK=$BUILD/app/codifcheck/codifcheck
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock

@@ -16,8 +16,6 @@ need_cmd dpdk-pdump
 need_cmd dpdk-dumpcap
 need_cmd dpdk-telemetry.py
 need_cmd mergecap
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
 SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 GPREFIX=${PREFIX}g

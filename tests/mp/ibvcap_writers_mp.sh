@@ -12,11 +12,7 @@
 set -e
 need_root
 need_hugepages 400
-GEN=$BUILD/app/codifgen
-CAP=$BUILD/app/dpdk-ibvcap
 DUMP=$BUILD/app/dpdk-ibvcap-dump
-CHK=$BUILD/app/codifcheck/codifcheck
-VER=$SRC/tests/tools/verify_outputs.py
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock

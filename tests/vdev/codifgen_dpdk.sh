@@ -5,7 +5,6 @@
 # to the truth; rate control never runs ahead of its schedule.
 . "$(dirname "$0")/../lib.sh"
 set -e
-GEN=$BUILD/app/codifgen
 EAL="$EAL_COMMON --no-huge -m 512 --no-telemetry"
 
 # shellcheck disable=SC2086

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
-GEN=$BUILD/app/codifgen
 STAT=$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py
 # the tools as installed: by name on PATH
 mkdir -p "$T/bin"
