@@ -45,34 +45,8 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 				t->cause[c] += lc->acct->port[p].cause[c];
 			}
 	}
-	for (a = 0; a < l->nant; a++) {
-		const struct acct_ant_totals *s = &t->ant[a];
-		struct acct_ant_totals *d = &t->all;
-
-		d->streams += s->streams;
-		d->expected += s->expected;
-		d->received += s->received;
-		d->lost += s->lost;
-		d->late += s->late;
-		d->duplicate += s->duplicate;
-		d->invalid += s->invalid;
-		d->too_late += s->too_late;
-		d->implausible += s->implausible;
-		d->param_change += s->param_change;
-		d->resyncs += s->resyncs;
-		d->resync_skipped += s->resync_skipped;
-		d->new_params += s->new_params;
-		d->malformed += s->malformed;
-		d->bytes += s->bytes;
-		d->pkts += s->pkts;
-		d->wire_bytes += s->wire_bytes;
-		for (c = 0; c < ACCT_M__COUNT; c++)
-			d->mal[c] += s->mal[c];
-		if (s->first_ns < d->first_ns)
-			d->first_ns = s->first_ns;
-		if (s->last_ns > d->last_ns)
-			d->last_ns = s->last_ns;
-	}
+	for (a = 0; a < l->nant; a++)
+		acct_totals_add(&t->all, &t->ant[a]);
 }
 
 static uint64_t
@@ -228,9 +202,10 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		fprintf(f, "\n");
 	}
 	if (t.all.resyncs || t.all.new_params || t.all.too_late)
-		fprintf(f, "timeline: resyncs %" PRIu64 " (frames skipped %" PRIu64 "), new "
-			"parameters %" PRIu64 ", too late for the buffer %" PRIu64 "\n",
-			t.all.resyncs, t.all.resync_skipped, t.all.new_params, t.all.too_late);
+		fprintf(f, "timeline: resyncs %" PRIu64 " (streams moved %" PRIu64 ", frames "
+			"skipped %" PRIu64 "), new parameters %" PRIu64 ", too late for the "
+			"buffer %" PRIu64 "\n", t.all.tl_resyncs, t.all.resyncs,
+			t.all.resync_skipped, t.all.new_params, t.all.too_late);
 
 	if (unattributed(&t)) {
 		fprintf(f, "unattributed packets:");
@@ -331,6 +306,7 @@ totals_json(struct jsonw *w, const struct acct_ant_totals *s)
 	jsonw_u64(w, "param_change", s->param_change);
 	jsonw_u64(w, "resyncs", s->resyncs);
 	jsonw_u64(w, "resync_skipped", s->resync_skipped);
+	jsonw_u64(w, "timeline_resyncs", s->tl_resyncs);
 	jsonw_u64(w, "new_params", s->new_params);
 	jsonw_u64(w, "bytes", s->bytes);
 	jsonw_u64(w, "packets", s->pkts);

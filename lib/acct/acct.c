@@ -507,6 +507,38 @@ acct_ant_add(const struct acct *a, unsigned int ant, struct acct_ant_totals *t)
 		t->mal[i] += an->mal[i];
 	t->pkts += an->pkts;
 	t->wire_bytes += an->wire_bytes;
+	t->tl_resyncs += __atomic_load_n(&an->tl.resyncs, __ATOMIC_RELAXED);
+}
+
+void
+acct_totals_add(struct acct_ant_totals *d, const struct acct_ant_totals *s)
+{
+	unsigned int c;
+
+	d->streams += s->streams;
+	d->expected += s->expected;
+	d->received += s->received;
+	d->lost += s->lost;
+	d->late += s->late;
+	d->duplicate += s->duplicate;
+	d->invalid += s->invalid;
+	d->too_late += s->too_late;
+	d->implausible += s->implausible;
+	d->param_change += s->param_change;
+	d->resyncs += s->resyncs;
+	d->resync_skipped += s->resync_skipped;
+	d->tl_resyncs += s->tl_resyncs;
+	d->new_params += s->new_params;
+	d->malformed += s->malformed;
+	d->bytes += s->bytes;
+	d->pkts += s->pkts;
+	d->wire_bytes += s->wire_bytes;
+	for (c = 0; c < ACCT_M__COUNT; c++)
+		d->mal[c] += s->mal[c];
+	if (s->first_ns < d->first_ns)
+		d->first_ns = s->first_ns;
+	if (s->last_ns > d->last_ns)
+		d->last_ns = s->last_ns;
 }
 
 const char *

@@ -131,6 +131,8 @@ struct acct_ant_totals {
 	uint64_t streams;
 	uint64_t expected, received, lost, late, duplicate, invalid;
 	uint64_t too_late, implausible, param_change, resyncs, resync_skipped, new_params;
+	uint64_t tl_resyncs; /**< resyncs of the antennas' timelines (resyncs
+				  counts them once per stream they moved) */
 	uint64_t malformed, bytes, pkts, wire_bytes;
 	uint64_t mal[ACCT_M__COUNT];
 	int64_t first_ns;  /**< earliest frame time, INT64_MAX if none */
@@ -258,6 +260,8 @@ void acct_ant_add(const struct acct *a, unsigned int ant,
 		  struct acct_ant_totals *t);
 /** Add one stream's counters into t. */
 void acct_stream_add(const struct acct_stream *s, struct acct_ant_totals *t);
+/** Add the totals s into d (an antenna's into all antennas'). */
+void acct_totals_add(struct acct_ant_totals *d, const struct acct_ant_totals *s);
 
 /** Short names. */
 const char *acct_cause_name(enum acct_cause c);

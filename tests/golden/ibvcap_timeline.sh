@@ -167,4 +167,26 @@ w3 = [struct.unpack("<Q", open(f, "rb").read(64)[24:32])[0] & 0xFFFF for f in fi
 assert w3 == [4, 8], w3
 PY
 ok "param: nchan 4 -> 8 and representation 1 -> 3: new epoch after K frames, new files with the new parameters, all valid"
+# a clock that flaps: 16 steps of alternately +3 h and -3 h, 40 frames
+# apart (the confirming frames of one step are the next step's first):
+# 16 resyncs of the one timeline, 17 files per format, every frame written
+EV=""
+for ((i = 0; i < 16; i++)); do
+	EV="$EV --event step:$( ((i % 2)) && echo -3h || echo +3h)@$((100 + 40 * i))"
+done
+run flap "--antennas 1 --groups 2 --threads 2" "--frames 800 $EV"
+python3 - "$T/flap/sum.json" <<'PY' || fail "flap: counts"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = j["antennas"][0]
+assert a["timeline_resyncs"] == 16 and a["resyncs"] == 64, a
+assert a["received"] == 3200 and a["lost"] == 0 and a["malformed"] == 0, a
+assert a["resync_skipped"] == 4 * 8 * 25000000, a
+assert len(j["resyncs"]) == 16, j["resyncs"]
+PY
+expect_eq "flap: codif/raw/pcap files (17 stretches of one clock)" \
+	"$(nfiles "$T/flap/codif" 0 codif) $(nfiles "$T/flap/raw" 0 raw) $(nfiles "$T/flap/pcap" 0 pcap)" "17 17 17"
+grep -q "^timeline: resyncs 16 (streams moved 64, frames skipped 800000000)" "$T/flap/cap.log" ||
+	{ grep timeline: "$T/flap/cap.log"; fail "flap: summary line"; }
+ok "flap: 16 clock steps 40 frames apart: 16 resyncs, 17 files per format, every frame written"
 echo "$CHECKS checks passed"

@@ -274,7 +274,7 @@ def check_codif(ref, files, amap, errors, partial=False, placeholders=None):
                 gaps += 1
             off += n
             if len(errors) > 20:
-                return 0, 0
+                return seen, gaps
     return seen, gaps
 
 
