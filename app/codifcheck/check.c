@@ -135,8 +135,7 @@ scan_opts(const struct cc_check_opts *o)
 /* ---- info ---------------------------------------------------------------- */
 
 static int
-info_one(const struct cc_entry *en, const struct cc_check_opts *o,
-	 struct jsonw *w)
+info_one(const struct cc_entry *en, const struct cc_check_opts *o, json_t *w)
 {
 	struct cc_scan_opts so = scan_opts(o);
 	struct cc_file f;
@@ -176,7 +175,7 @@ int
 cc_cmd_info(char **paths, int n, const struct cc_check_opts *o)
 {
 	struct cc_entries e;
-	struct jsonw w;
+	json_t *files = o->json ? json_array() : NULL;
 	size_t i, nfile = 0;
 	int status = CC_EXIT_OK;
 
@@ -186,22 +185,21 @@ cc_cmd_info(char **paths, int n, const struct cc_check_opts *o)
 	}
 	for (i = 0; i < e.n; i++)
 		nfile += e.v[i].kind == CC_E_FILE;
-	if (o->json) {
-		jsonw_init(&w, stdout, true);
-		if (nfile != 1) {
-			jsonw_obj_begin(&w, NULL);
-			jsonw_arr_begin(&w, "files");
-		}
-	}
 	for (i = 0; i < e.n; i++)
-		if (info_one(&e.v[i], o, o->json ? &w : NULL) != CC_EXIT_OK)
+		if (info_one(&e.v[i], o, files) != CC_EXIT_OK)
 			status = CC_EXIT_PROBLEMS;
-	if (o->json) {
-		if (nfile != 1) {
-			jsonw_arr_end(&w);
-			jsonw_obj_end(&w);
+	if (files != NULL) {
+		/* one file: its object; else {"files": [...]} */
+		if (nfile == 1 && json_array_size(files) == 1) {
+			js_write(json_array_get(files, 0), stdout, true);
+		} else {
+			json_t *root = json_object();
+
+			json_object_set(root, "files", files);
+			js_write(root, stdout, true);
+			json_decref(root);
 		}
-		jsonw_finish(&w);
+		json_decref(files);
 	}
 	cc_entries_free(&e);
 	return status;
@@ -214,8 +212,8 @@ struct verify_sum {
 };
 
 static void
-skipped(const struct cc_entry *en, const char *why, bool problem,
-	struct jsonw *w, struct verify_sum *sum)
+skipped(const struct cc_entry *en, const char *why, bool problem, json_t *w,
+	struct verify_sum *sum)
 {
 	sum->skipped++;
 	if (problem) {
@@ -223,11 +221,11 @@ skipped(const struct cc_entry *en, const char *why, bool problem,
 		sum->problems++;
 	}
 	if (w != NULL) {
-		jsonw_obj_begin(w, NULL);
-		jsonw_str(w, "file", en->path);
-		jsonw_str(w, "skipped", why);
-		jsonw_bool(w, "ok", !problem);
-		jsonw_obj_end(w);
+		json_t *x = js_obj(w, NULL);
+
+		js_str(x, "file", en->path);
+		js_str(x, "skipped", why);
+		js_bool(x, "ok", !problem);
 	} else {
 		printf("%s: %s%s\n", en->path, problem ? "problem (--strict): " : "", why);
 	}
@@ -243,8 +241,8 @@ older(const struct cc_entry *en, const struct cc_check_opts *o)
 }
 
 static int
-verify_one(const struct cc_entry *en, const struct cc_check_opts *o,
-	   struct jsonw *w, struct verify_sum *sum)
+verify_one(const struct cc_entry *en, const struct cc_check_opts *o, json_t *w,
+	   struct verify_sum *sum)
 {
 	struct cc_scan_opts so = scan_opts(o);
 	struct cc_notes notes;
@@ -290,7 +288,7 @@ cc_cmd_verify(char **paths, int n, const struct cc_check_opts *o)
 {
 	struct verify_sum sum;
 	struct cc_entries e;
-	struct jsonw w;
+	json_t *root = NULL, *files = NULL;
 	size_t i;
 	int rc = 0;
 
@@ -300,22 +298,20 @@ cc_cmd_verify(char **paths, int n, const struct cc_check_opts *o)
 		return CC_EXIT_PROBLEMS;
 	}
 	if (o->json) {
-		jsonw_init(&w, stdout, true);
-		jsonw_obj_begin(&w, NULL);
-		jsonw_arr_begin(&w, "files");
+		root = json_object();
+		files = js_arr(root, "files");
 	}
 	for (i = 0; i < e.n && rc == 0; i++)
-		rc = verify_one(&e.v[i], o, o->json ? &w : NULL, &sum);
+		rc = verify_one(&e.v[i], o, files, &sum);
 	if (o->json) {
-		jsonw_arr_end(&w);
-		jsonw_u64(&w, "files_checked", sum.files);
-		jsonw_u64(&w, "files_with_problems", sum.bad_files);
-		jsonw_u64(&w, "files_skipped", sum.skipped);
-		jsonw_u64(&w, "files_older_than_since", sum.older);
-		jsonw_u64(&w, "problems", sum.problems);
-		jsonw_bool(&w, "ok", sum.problems == 0 && rc == 0);
-		jsonw_obj_end(&w);
-		jsonw_finish(&w);
+		js_u64(root, "files_checked", sum.files);
+		js_u64(root, "files_with_problems", sum.bad_files);
+		js_u64(root, "files_skipped", sum.skipped);
+		js_u64(root, "files_older_than_since", sum.older);
+		js_u64(root, "problems", sum.problems);
+		js_bool(root, "ok", sum.problems == 0 && rc == 0);
+		js_write(root, stdout, true);
+		json_decref(root);
 	} else {
 		printf("verify: %" PRIu64 " files checked, %" PRIu64 " with problems, %"
 		       PRIu64 " problems", sum.files, sum.bad_files, sum.problems);

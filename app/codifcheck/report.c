@@ -7,6 +7,7 @@
 #include "codif.h"
 #include "parse.h"
 #include "report.h"
+#include "stats.h"
 
 static const char hist_resolution[] =
 	"exact below 16 ns; above, 16 log-spaced buckets per power of two: "
@@ -223,14 +224,14 @@ antennas_text(FILE *out, const struct cc_scan *s)
 	char ip[16];
 
 	for (i = 0; i < l->nant; i++) {
-		struct acct_ant_totals t;
+		struct acct_counts t;
 		const char *sep = " (";
 
-		acct_totals_init(&t);
+		stats_zero(&stats_counts, &t);
 		acct_ant_add(s->acct, i, &t);
 		fprintf(out, "  antenna %s: %" PRIu64 " streams, %" PRIu64 " packets, "
 			"malformed %" PRIu64, ipv4_str(l->ant_ip[i], ip, sizeof(ip)),
-			t.streams, t.pkts, t.malformed);
+			t.streams, t.packets, t.malformed);
 		for (c = 0; c < ACCT_M__COUNT; c++) {
 			if (t.mal[c] == 0)
 				continue;
@@ -327,272 +328,227 @@ cc_verify_text(FILE *out, const struct cc_file *f, bool strict)
 /* ---- JSON ---------------------------------------------------------------- */
 
 void
-cc_problems_json(struct jsonw *w, const struct cc_scan *s)
+cc_problems_json(json_t *o, const struct cc_scan *s)
 {
 	char ts[CODIF_TIMESTR_LEN];
 	unsigned int i;
+	json_t *arr;
 
-	jsonw_u64(w, "problems_total", s->problems);
-	jsonw_arr_begin(w, "problems");
+	js_u64(o, "problems_total", s->problems);
+	arr = js_arr(o, "problems");
 	for (i = 0; i < s->npr; i++) {
 		const struct cc_problem *p = &s->pr[i];
+		json_t *x = js_obj(arr, NULL);
 
-		jsonw_obj_begin(w, NULL);
-		jsonw_str(w, "kind", cc_pkind_name(p->kind));
+		js_str(x, "kind", cc_pkind_name(p->kind));
 		if (p->off != UINT64_MAX)
-			jsonw_u64(w, "offset", p->off);
+			js_u64(x, "offset", p->off);
 		else
-			jsonw_null(w, "offset");
-		if (p->utc_ns != INT64_MIN)
-			jsonw_str(w, "utc", codif_time_str(p->utc_ns, ts, sizeof(ts)));
-		else
-			jsonw_null(w, "utc");
-		jsonw_str(w, "message", p->msg);
-		jsonw_obj_end(w);
+			js_null(x, "offset");
+		js_str(x, "utc", p->utc_ns != INT64_MIN ?
+				 codif_time_str(p->utc_ns, ts, sizeof(ts)) : NULL);
+		js_str(x, "message", p->msg);
 	}
-	jsonw_arr_end(w);
 }
 
 static void
-params_json(struct jsonw *w, const struct codif_hdr *h)
+params_json(json_t *o, const struct codif_hdr *h)
 {
-	jsonw_obj_begin(w, "params");
-	jsonw_u64(w, "nchan", h->nchan);
-	jsonw_u64(w, "nbits", h->nbits);
-	jsonw_bool(w, "complex", h->complex);
-	jsonw_u64(w, "representation", h->representation);
-	jsonw_u64(w, "period", h->period);
-	jsonw_u64(w, "totalsamples", h->totalsamples);
-	jsonw_u64(w, "frames_per_period", codif_frames_per_period(h));
-	jsonw_u64(w, "frame_ns", codif_frame_ns(h));
-	jsonw_u64(w, "data_bytes", codif_data_bytes(h));
-	jsonw_dbl(w, "data_rate_bps", codif_data_rate_bps(h));
-	jsonw_u64(w, "epoch", h->epoch);
-	jsonw_obj_end(w);
+	json_t *p = js_obj(o, "params");
+
+	js_u64(p, "nchan", h->nchan);
+	js_u64(p, "nbits", h->nbits);
+	js_bool(p, "complex", h->complex);
+	js_u64(p, "representation", h->representation);
+	js_u64(p, "period", h->period);
+	js_u64(p, "totalsamples", h->totalsamples);
+	js_u64(p, "frames_per_period", codif_frames_per_period(h));
+	js_u64(p, "frame_ns", codif_frame_ns(h));
+	js_u64(p, "data_bytes", codif_data_bytes(h));
+	js_dbl(p, "data_rate_bps", codif_data_rate_bps(h));
+	js_u64(p, "epoch", h->epoch);
 }
 
 static void
-gaps_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
+gaps_json(json_t *o, const struct cc_stream *st, uint64_t max_gaps)
 {
 	char ts[CODIF_TIMESTR_LEN];
+	json_t *arr;
 	size_t i;
 
-	jsonw_u64(w, "gap_count", st->gaps.n);
-	jsonw_arr_begin(w, "gaps");
+	js_u64(o, "gap_count", st->gaps.n);
+	arr = js_arr(o, "gaps");
 	for (i = 0; i < st->gaps.n && (max_gaps == 0 || i < max_gaps); i++) {
 		const struct cc_gap *g = &st->gaps.v[i];
+		json_t *x = js_obj(arr, NULL);
 
-		jsonw_obj_begin(w, NULL);
-		jsonw_u64(w, "segment", pos_segno(st, g->first));
-		jsonw_i64(w, "first", pos_index(st, g->first));
-		jsonw_i64(w, "last", pos_index(st, g->last));
-		jsonw_u64(w, "count", (uint64_t)(g->last - g->first + 1));
-		jsonw_str(w, "first_utc", codif_time_str(pos_ns(st, g->first), ts, sizeof(ts)));
-		jsonw_str(w, "last_utc", codif_time_str(pos_ns(st, g->last), ts, sizeof(ts)));
-		jsonw_str(w, "kind", g->kind == CC_GAP_FILLED ? "filled" : "missing");
-		jsonw_obj_end(w);
+		js_u64(x, "segment", pos_segno(st, g->first));
+		js_i64(x, "first", pos_index(st, g->first));
+		js_i64(x, "last", pos_index(st, g->last));
+		js_u64(x, "count", (uint64_t)(g->last - g->first + 1));
+		js_str(x, "first_utc", codif_time_str(pos_ns(st, g->first), ts, sizeof(ts)));
+		js_str(x, "last_utc", codif_time_str(pos_ns(st, g->last), ts, sizeof(ts)));
+		js_str(x, "kind", g->kind == CC_GAP_FILLED ? "filled" : "missing");
 	}
-	jsonw_arr_end(w);
 }
 
 static void
-hist_json(struct jsonw *w, const char *key, const struct cc_hist *h)
+hist_json(json_t *o, const char *key, const struct cc_hist *h)
 {
-	jsonw_obj_begin(w, key);
-	jsonw_u64(w, "count", h->n);
+	json_t *x = js_obj(o, key);
+
+	js_u64(x, "count", h->n);
 	if (h->n != 0) {
-		jsonw_i64(w, "min", h->min);
-		jsonw_i64(w, "median", cc_hist_quantile(h, 0.5));
-		jsonw_i64(w, "p99", cc_hist_quantile(h, 0.99));
-		jsonw_i64(w, "max", h->max);
+		js_i64(x, "min", h->min);
+		js_i64(x, "median", cc_hist_quantile(h, 0.5));
+		js_i64(x, "p99", cc_hist_quantile(h, 0.99));
+		js_i64(x, "max", h->max);
 	}
-	jsonw_obj_end(w);
 }
 
 static void
-timing_json(struct jsonw *w, const struct cc_stream *st)
+timing_json(json_t *o, const struct cc_stream *st)
 {
+	json_t *x;
+
 	if (st->offset == NULL)
 		return;
-	jsonw_obj_begin(w, "arrival");
-	hist_json(w, "offset_ns", st->offset);
-	hist_json(w, "jitter_ns", st->jitter);
-	jsonw_u64(w, "rfc3550_jitter_ns", st->rfc_jitter16 >> 4);
-	jsonw_str(w, "resolution", hist_resolution);
-	jsonw_obj_end(w);
+	x = js_obj(o, "arrival");
+	hist_json(x, "offset_ns", st->offset);
+	hist_json(x, "jitter_ns", st->jitter);
+	js_u64(x, "rfc3550_jitter_ns", st->rfc_jitter16 >> 4);
+	js_str(x, "resolution", hist_resolution);
+}
+
+/* A stream's counts as the capture counts them, less the placeholders a
+ * codif file holds for lost frames (they were not received). */
+static void
+stream_counts(const struct cc_stream *st, struct acct_counts *c)
+{
+	stats_zero(&stats_counts, c);
+	acct_seq_add(st->seq, c);
+	c->received = cc_stream_received(st);
+	c->lost = cc_stream_lost(st);
+	c->invalid = cc_stream_invalid(st);
+	c->bytes = stream_bytes(st);
 }
 
 static void
-stream_json(struct jsonw *w, const struct cc_stream *st, uint64_t max_gaps)
+stream_json(json_t *arr, const struct cc_stream *st, uint64_t max_gaps)
 {
-	const struct codif_seq_stats *q = &st->seq->st;
 	char ip[16], sta[3], ts[CODIF_TIMESTR_LEN];
+	json_t *o = js_obj(arr, NULL), *segs;
+	struct acct_counts c;
+	unsigned int i;
 
-	jsonw_obj_begin(w, NULL);
 	if (st->net) {
-		jsonw_i64(w, "antenna", st->ant);
-		jsonw_str(w, "src", ipv4_str(st->src, ip, sizeof(ip)));
-		jsonw_str(w, "dst", ipv4_str(st->dst, ip, sizeof(ip)));
-		jsonw_u64(w, "port", st->port);
+		js_i64(o, "antenna", st->ant);
+		js_str(o, "src", ipv4_str(st->src, ip, sizeof(ip)));
+		js_str(o, "dst", ipv4_str(st->dst, ip, sizeof(ip)));
+		js_u64(o, "port", st->port);
 	}
 	codif_station_str(st->stationid, sta);
-	jsonw_str(w, "station", sta);
-	jsonw_u64(w, "groupid", st->groupid);
-	jsonw_u64(w, "secondaryid", st->secondaryid);
-	jsonw_u64(w, "threadid", st->threadid);
-	jsonw_u64(w, "frames", codif_seq_expected(st->seq));
-	jsonw_u64(w, "received", cc_stream_received(st));
-	jsonw_u64(w, "lost", cc_stream_lost(st));
-	jsonw_u64(w, "late", q->late);
-	jsonw_u64(w, "duplicate", q->duplicate);
-	jsonw_u64(w, "invalid", cc_stream_invalid(st));
-	jsonw_u64(w, "too_late", q->too_late);
-	jsonw_u64(w, "implausible", q->implausible);
-	jsonw_u64(w, "param_change", q->param_change);
-	jsonw_u64(w, "resyncs", q->resyncs);
-	jsonw_u64(w, "resync_skipped", q->resync_skipped);
-	jsonw_u64(w, "new_params", q->new_params);
-	jsonw_u64(w, "filled", st->filled);
-	jsonw_u64(w, "bytes", stream_bytes(st));
-	jsonw_u64(w, "pattern_mismatch", st->pattern_bad);
-	jsonw_i64(w, "first_frame_ns", st->seq->first_time_ns);
-	jsonw_str(w, "first_frame_utc", codif_time_str(st->seq->first_time_ns, ts, sizeof(ts)));
-	jsonw_i64(w, "last_frame_ns", st->seq->newest_time_ns);
-	jsonw_str(w, "last_frame_utc", codif_time_str(st->seq->newest_time_ns, ts, sizeof(ts)));
-	params_json(w, &st->seq->ref);
-	{
-		unsigned int i;
+	js_str(o, "station", sta);
+	js_u64(o, "groupid", st->groupid);
+	js_u64(o, "secondaryid", st->secondaryid);
+	js_u64(o, "threadid", st->threadid);
+	stream_counts(st, &c);
+	stats_json(&stats_counts, &c, STATS_STREAM, o);
+	js_u64(o, "filled", st->filled);
+	js_u64(o, "pattern_mismatch", st->pattern_bad);
+	params_json(o, &st->seq->ref);
+	segs = js_arr(o, "segments");
+	for (i = 0; i < st->nseg; i++) {
+		const struct cc_seg *g = &st->seg[i];
+		json_t *x = js_obj(segs, NULL);
 
-		jsonw_arr_begin(w, "segments");
-		for (i = 0; i < st->nseg; i++) {
-			const struct cc_seg *g = &st->seg[i];
-
-			jsonw_obj_begin(w, NULL);
-			jsonw_str(w, "from_utc", codif_time_str(codif_clock_time_ns(&g->clk,
-										   g->first_index),
-								ts, sizeof(ts)));
-			jsonw_bool(w, "resync", (g->flags & CODIF_OUT_RESYNC) != 0);
-			jsonw_bool(w, "new_params", (g->flags & CODIF_OUT_NEW_PARAMS) != 0);
-			jsonw_i64(w, "frames_skipped", g->skipped);
-			jsonw_obj_end(w);
-		}
-		jsonw_arr_end(w);
+		js_str(x, "from_utc", codif_time_str(codif_clock_time_ns(&g->clk, g->first_index),
+						     ts, sizeof(ts)));
+		js_bool(x, "resync", (g->flags & CODIF_OUT_RESYNC) != 0);
+		js_bool(x, "new_params", (g->flags & CODIF_OUT_NEW_PARAMS) != 0);
+		js_i64(x, "frames_skipped", g->skipped);
 	}
-	gaps_json(w, st, max_gaps);
-	timing_json(w, st);
-	jsonw_obj_end(w);
+	gaps_json(o, st, max_gaps);
+	timing_json(o, st);
 }
 
 /* Per antenna sums from lib/acct: the capture program's own counting. */
 static void
-antennas_json(struct jsonw *w, const struct cc_scan *s)
+antennas_json(json_t *o, const struct cc_scan *s)
 {
 	const struct acct_layout *l = acct_layout_of(s->acct);
-	char ip[16], ts[CODIF_TIMESTR_LEN];
+	json_t *arr = js_arr(o, "antennas"), *u;
+	char ip[16];
 	unsigned int i, c;
 
-	jsonw_arr_begin(w, "antennas");
 	for (i = 0; i < l->nant; i++) {
-		struct acct_ant_totals t;
+		struct acct_counts t;
+		json_t *x = js_obj(arr, NULL);
 
-		acct_totals_init(&t);
+		stats_zero(&stats_counts, &t);
 		acct_ant_add(s->acct, i, &t);
-		jsonw_obj_begin(w, NULL);
-		jsonw_u64(w, "antenna", i);
-		jsonw_str(w, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
-		jsonw_u64(w, "streams", t.streams);
-		jsonw_u64(w, "packets", t.pkts);
-		jsonw_u64(w, "wire_bytes", t.wire_bytes);
-		jsonw_u64(w, "frames", t.expected);
-		jsonw_u64(w, "received", t.received);
-		jsonw_u64(w, "lost", t.lost);
-		jsonw_u64(w, "late", t.late);
-		jsonw_u64(w, "duplicate", t.duplicate);
-		jsonw_u64(w, "invalid", t.invalid);
-		jsonw_u64(w, "too_late", t.too_late);
-		jsonw_u64(w, "implausible", t.implausible);
-		jsonw_u64(w, "param_change", t.param_change);
-		jsonw_u64(w, "resyncs", t.resyncs);
-		jsonw_u64(w, "resync_skipped", t.resync_skipped);
-		jsonw_u64(w, "new_params", t.new_params);
-		jsonw_u64(w, "malformed", t.malformed);
-		jsonw_u64(w, "bytes", t.bytes);
-		if (t.first_ns != INT64_MAX) {
-			jsonw_str(w, "first_frame_utc", codif_time_str(t.first_ns, ts, sizeof(ts)));
-			jsonw_str(w, "last_frame_utc", codif_time_str(t.last_ns, ts, sizeof(ts)));
-		}
-		jsonw_obj_begin(w, "malformed_by_cause");
-		for (c = 0; c < ACCT_M__COUNT; c++)
-			jsonw_u64(w, acct_malformed_name((enum acct_malformed)c), t.mal[c]);
-		jsonw_obj_end(w);
-		jsonw_obj_end(w);
+		js_u64(x, "antenna", i);
+		js_str(x, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
+		stats_json(&stats_counts, &t, STATS_ANTENNA, x);
 	}
-	jsonw_arr_end(w);
-	jsonw_obj_begin(w, "unattributed");
+	u = js_obj(o, "unattributed");
 	for (c = 1; c < ACCT_C__COUNT; c++)
-		jsonw_u64(w, acct_cause_name((enum acct_cause)c), s->unattributed[c]);
-	jsonw_obj_end(w);
+		js_u64(u, acct_cause_name((enum acct_cause)c), s->unattributed[c]);
 }
 
 static void
-file_head_json(struct jsonw *w, const struct cc_file *f)
+file_head_json(json_t *o, const struct cc_file *f)
 {
-	jsonw_str(w, "file", f->path);
+	js_str(o, "file", f->path);
 	if (f->have_ri)
-		jsonw_str(w, "index", f->index_path);
-	jsonw_str(w, "format", cc_fmt_name(f->det.fmt));
-	jsonw_str(w, "description", f->det.desc);
-	jsonw_u64(w, "size", f->size);
-	jsonw_u64(w, f->scan->acct != NULL ? "records" : "frames_read", f->scan->records);
-	jsonw_bool(w, "damaged", f->scan->damaged);
+		js_str(o, "index", f->index_path);
+	js_str(o, "format", cc_fmt_name(f->det.fmt));
+	js_str(o, "description", f->det.desc);
+	js_u64(o, "size", f->size);
+	js_u64(o, f->scan->acct != NULL ? "records" : "frames_read", f->scan->records);
+	js_bool(o, "damaged", f->scan->damaged);
 }
 
 void
-cc_info_json(struct jsonw *w, const struct cc_file *f, uint64_t max_gaps)
+cc_info_json(json_t *arr, const struct cc_file *f, uint64_t max_gaps)
 {
 	const struct cc_scan *s = f->scan;
+	json_t *o = js_obj(arr, NULL), *sts;
 	unsigned int i;
 
-	jsonw_obj_begin(w, NULL);
-	file_head_json(w, f);
-	jsonw_arr_begin(w, "streams");
+	file_head_json(o, f);
+	sts = js_arr(o, "streams");
 	for (i = 0; i < s->nst; i++)
-		stream_json(w, s->st[i], max_gaps);
-	jsonw_arr_end(w);
-	if (s->acct != NULL) {
-		antennas_json(w, s);
-	} else {
-		jsonw_arr_begin(w, "antennas");
-		jsonw_arr_end(w);
-	}
-	cc_problems_json(w, s);
-	jsonw_obj_end(w);
+		stream_json(sts, s->st[i], max_gaps);
+	if (s->acct != NULL)
+		antennas_json(o, s);
+	else
+		js_arr(o, "antennas");
+	cc_problems_json(o, s);
 }
 
 void
-cc_verify_json(struct jsonw *w, const struct cc_file *f, bool strict)
+cc_verify_json(json_t *arr, const struct cc_file *f, bool strict)
 {
+	json_t *o = js_obj(arr, NULL), *x;
 	struct cc_notes n;
 	uint64_t total;
 
 	cc_notes_of(f, &n);
 	total = f->scan->problems + (strict ? cc_notes_count(&n) : 0);
-	jsonw_obj_begin(w, NULL);
-	file_head_json(w, f);
-	jsonw_bool(w, "ok", total == 0);
-	jsonw_u64(w, "streams", f->scan->nst);
-	cc_problems_json(w, f->scan);
-	jsonw_obj_begin(w, "notes");
-	jsonw_bool(w, "strict", strict);
-	jsonw_u64(w, "lost", n.lost);
-	jsonw_u64(w, "gaps", n.gaps);
-	jsonw_u64(w, "invalid", n.invalid);
-	jsonw_u64(w, "late", n.late);
-	jsonw_u64(w, "duplicate", n.duplicate);
-	jsonw_u64(w, "too_late", n.too_late);
-	jsonw_u64(w, "resyncs", n.resyncs);
-	jsonw_u64(w, "new_params", n.new_params);
-	jsonw_u64(w, "unattributed", n.unattributed);
-	jsonw_obj_end(w);
-	jsonw_obj_end(w);
+	file_head_json(o, f);
+	js_bool(o, "ok", total == 0);
+	js_u64(o, "streams", f->scan->nst);
+	cc_problems_json(o, f->scan);
+	x = js_obj(o, "notes");
+	js_bool(x, "strict", strict);
+	js_u64(x, "lost", n.lost);
+	js_u64(x, "gaps", n.gaps);
+	js_u64(x, "invalid", n.invalid);
+	js_u64(x, "late", n.late);
+	js_u64(x, "duplicate", n.duplicate);
+	js_u64(x, "too_late", n.too_late);
+	js_u64(x, "resyncs", n.resyncs);
+	js_u64(x, "new_params", n.new_params);
+	js_u64(x, "unattributed", n.unattributed);
 }

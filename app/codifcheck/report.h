@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "inspect.h"
-#include "jsonw.h"
+#include "json.h"
 
 /** The --strict issues of a file: counts that are problems only then. */
 struct cc_notes {
@@ -23,15 +23,18 @@ unsigned int cc_notes_count(const struct cc_notes *n);
 
 /** info: every stream (and antenna, for pcap) with counts, gaps, timing. */
 void cc_info_text(FILE *out, const struct cc_file *f, uint64_t max_gaps);
-/** info --json: one object for the file (streams/antennas as compare.py reads). */
-void cc_info_json(struct jsonw *w, const struct cc_file *f, uint64_t max_gaps);
+/** info --json: one object for the file appended to arr (streams and
+ * antennas as compare.py reads). */
+void cc_info_json(json_t *arr, const struct cc_file *f, uint64_t max_gaps);
 
 /** verify: one line for the file, then its problems (and notes). */
 void cc_verify_text(FILE *out, const struct cc_file *f, bool strict);
-void cc_verify_json(struct jsonw *w, const struct cc_file *f, bool strict);
+/** verify --json: one object for the file appended to arr. */
+void cc_verify_json(json_t *arr, const struct cc_file *f, bool strict);
 
 /** Problems of a scan, one line each (at most the kept ones). */
 void cc_problems_text(FILE *out, const struct cc_scan *s, const char *indent);
-void cc_problems_json(struct jsonw *w, const struct cc_scan *s);
+/** The problems of a scan as members of o. */
+void cc_problems_json(json_t *o, const struct cc_scan *s);
 
 #endif /* CC_REPORT_H */

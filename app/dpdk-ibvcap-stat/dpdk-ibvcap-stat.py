@@ -17,11 +17,9 @@ import tempfile
 import time
 
 RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
-ANT_FIELDS = ["received", "lost", "late", "duplicate", "invalid", "malformed",
-              "bytes", "frames", "streams"]
-BUF_FIELDS = ["placed", "late_placed", "duplicate", "too_late", "too_far", "no_slot",
-              "wrong_size", "wrong_timing", "gap_zeroed", "final_row"]
-WR_FIELDS = ["frames", "gap_frames", "bytes", "lost_frames", "files", "pid", "active"]
+# every counter's name, unit, kind and help come from the capture
+# (/ibvcap/counters, the tables of lib/stats): none is written here
+GROUPS = ("counts", "buffer", "writer", "port", "capture")
 
 
 class TelemetryError(Exception):
@@ -54,6 +52,23 @@ class Telemetry:
         self.sock.close()
 
 
+def rows(reply):
+    """A reply of rows: {"fields": [names], key: [values], ...} -> {key: {name: value}}."""
+    if not isinstance(reply, dict):
+        return {}
+    fields = reply.get("fields", [])
+    return {k: dict(zip(fields, v)) for k, v in reply.items() if k != "fields"}
+
+
+def describe(tel):
+    """What each counter means: group -> name -> (unit, kind, help)."""
+    d = {}
+    for g in GROUPS:
+        r = tel.query("/ibvcap/counters,%s" % g)
+        d[g] = {k: tuple(v) for k, v in r.items()} if isinstance(r, dict) else {}
+    return d
+
+
 def snapshot(tel):
     """Everything the table, JSON and Prometheus outputs need."""
     s = {"time": time.time(), "pid": tel.pid}
@@ -62,23 +77,15 @@ def snapshot(tel):
         raise TelemetryError("the process at this prefix is not dpdk-ibvcap "
                              "(no /ibvcap/stats)")
     s["stats"] = stats
-    ants = tel.query("/ibvcap/antennas") or {}
-    fields = ants.get("fields", ANT_FIELDS)
-    s["antennas"] = {name: dict(zip(fields, vals)) for name, vals in ants.items()
-                     if name != "fields"}
-    bufs = tel.query("/ibvcap/buffers")
-    s["buffers"] = ({name: dict(zip(BUF_FIELDS, vals)) for name, vals in bufs.items()}
-                    if isinstance(bufs, dict) else {})
-    wrs = tel.query("/ibvcap/writers")
-    s["writers"] = ({name: dict(zip(WR_FIELDS, vals)) for name, vals in wrs.items()}
-                    if isinstance(wrs, dict) else {})
+    s["antennas"] = rows(tel.query("/ibvcap/antennas"))
+    s["buffers"] = rows(tel.query("/ibvcap/buffers"))
+    s["writers"] = rows(tel.query("/ibvcap/writers"))
     s["ports"] = {}
     ports = tel.query("/ethdev/list")
     for p in ports if isinstance(ports, list) else []:
         st = tel.query("/ethdev/stats,%d" % p)
         if isinstance(st, dict):
-            s["ports"][str(p)] = {k: st.get(k, 0) for k in
-                                  ("ipackets", "ibytes", "imissed", "ierrors", "rx_nombuf")}
+            s["ports"][str(p)] = st
     return s
 
 
@@ -96,39 +103,39 @@ def rates(prev, cur):
     return out
 
 
-def table(prefix, prev, cur):
+# levels, not events: shown by rate, not as columns
+LEVELS = ("streams", "expected", "bytes", "last_frame_ns")
+
+
+def table(prefix, prev, cur, desc):
     r = rates(prev, cur)
     st = cur["stats"]
     lines = []
-    lines.append("dpdk-ibvcap '%s' (pid %s), up %.0f s: %s packets, %.3f Gb/s, %s frames, "
-                 "lost %s, late %s, dup %s, invalid %s, malformed %s, unattributed %s"
+    ev = [k for k in desc["counts"] if k in st and k not in LEVELS]
+    lines.append("dpdk-ibvcap '%s' (pid %s), up %.0f s: %s packets, %.3f Gb/s, %s, "
+                 "unattributed %s"
                  % (prefix, cur["pid"], st.get("uptime_ms", 0) / 1000, st["packets"],
-                    st.get("rate_mbps", 0) / 1000, st["received"], st["lost"], st["late"],
-                    st["duplicate"], st["invalid"], st["malformed"], st["unattributed"]))
-    lines.append("%-12s %8s %10s %12s %9s %8s %8s %8s %9s %9s %9s" %
-                 ("antenna", "Gb/s", "frames/s", "received", "lost", "late", "dup",
-                  "invalid", "malformed", "too-late", "too-far"))
+                    st.get("rate_mbps", 0) / 1000,
+                    ", ".join("%s %s" % (k, st[k]) for k in ev), st["unattributed"]))
+    cols = [k for k in (next(iter(cur["antennas"].values()), {}) or {}) if k not in LEVELS]
+    lines.append("%-12s %8s %10s" % ("antenna", "Gb/s", "frames/s") +
+                 "".join(" %*s" % (max(8, len(k)), k) for k in cols))
     for name in sorted(cur["antennas"]):
         a = cur["antennas"][name]
-        b = cur["buffers"].get(name, {})
-        lines.append("%-12s %8.3f %10.0f %12d %9d %8d %8d %8d %9d %9s %9s" %
-                     (name, r[name][0], r[name][1], a["received"], a["lost"], a["late"],
-                      a["duplicate"], a["invalid"], a["malformed"],
-                      b.get("too_late", "-"), b.get("too_far", "-")))
+        lines.append("%-12s %8.3f %10.0f" % (name, r[name][0], r[name][1]) +
+                     "".join(" %*d" % (max(8, len(k)), a[k]) for k in cols))
     if cur["writers"]:
-        lines.append("%-12s %12s %12s %16s %10s %6s" %
-                     ("writer", "frames", "gap-frames", "bytes", "overrun", "files"))
+        wcols = [k for k in next(iter(cur["writers"].values())) if k not in ("active",)]
+        lines.append("%-12s" % "writer" + "".join(" %*s" % (max(8, len(k)), k) for k in wcols))
         for name in sorted(cur["writers"]):
             w = cur["writers"][name]
-            lines.append("%-12s %12d %12d %16d %10d %6d%s" %
-                         (name, w["frames"], w["gap_frames"], w["bytes"], w["lost_frames"],
-                          w["files"], "" if w["active"] else "  (ended)"))
-    lines.append("%-12s %12s %10s %10s %10s" % ("port", "ipackets", "imissed", "ierrors",
-                                               "rx_nombuf"))
+            lines.append("%-12s" % name + "".join(" %*d" % (max(8, len(k)), w[k]) for k in wcols) +
+                         ("" if w.get("active") else "  (ended)"))
+    pcols = [k for k in desc["port"]]
+    lines.append("%-12s" % "port" + "".join(" %*s" % (max(10, len(k)), k) for k in pcols))
     for p in sorted(cur["ports"], key=int):
         q = cur["ports"][p]
-        lines.append("%-12s %12d %10d %10d %10d" % (p, q["ipackets"], q["imissed"],
-                                                   q["ierrors"], q["rx_nombuf"]))
+        lines.append("%-12s" % p + "".join(" %*d" % (max(10, len(k)), q.get(k, 0)) for k in pcols))
     return "\n".join(lines)
 
 
@@ -136,52 +143,48 @@ def prom_escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
-def prometheus(prefix, cur):
-    """The counters in the Prometheus text exposition format."""
+def prometheus(prefix, cur, desc):
+    """The counters in the Prometheus text exposition format, named and
+    explained by the capture's own tables."""
     out = []
     inst = 'instance_prefix="%s"' % prom_escape(prefix)
 
-    def metric(name, kind, help_, samples):
+    # metric names: ibvcap_<what>_<counter>[_<unit>][_total], what: antenna,
+    # buffer, writer, port, or nothing for the capture's own figures
+    prefix = {"counts": "antenna_", "buffer": "buffer_", "writer": "writer_",
+              "port": "port_", "capture": ""}
+
+    def metric(group, key, label, samples):
+        unit, kind, help_ = desc[group].get(key, ("", "gauge", key))
+        name = "ibvcap_%s%s" % (prefix[group], key)
+        scale = 1
+        if unit == "ns":
+            name = (name[:-3] if name.endswith("_ns") else name) + "_seconds"
+            scale = 1e-9
+        elif unit and unit not in name and unit not in ("errno",):
+            name += "_" + unit
+        if kind == "counter":
+            name += "_total"
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
-        for labels, value in samples:
-            lab = ",".join([inst] + ['%s="%s"' % (k, prom_escape(v)) for k, v in labels])
-            out.append("%s{%s} %s" % (name, lab, value))
+        for lab, value in samples:
+            labs = ",".join([inst] + (['%s="%s"' % (label, prom_escape(lab))] if label else []))
+            out.append("%s{%s} %s" % (name, labs, value * scale if scale != 1 else value))
 
     st = cur["stats"]
-    metric("ibvcap_packets_total", "counter", "Packets received by dpdk-ibvcap.", [((), st["packets"])])
-    metric("ibvcap_bytes_total", "counter", "Bytes received by dpdk-ibvcap.", [((), st["bytes"])])
-    metric("ibvcap_unattributed_packets_total", "counter",
-           "Packets from no configured antenna, group or port.", [((), st["unattributed"])])
-    metric("ibvcap_uptime_seconds", "gauge", "Seconds since the capture started.",
-           [((), st.get("uptime_ms", 0) / 1000)])
-    for key, name, help_ in (
-            ("received", "frames_received", "Distinct frames received."),
-            ("lost", "frames_lost", "Frames never received (gaps)."),
-            ("late", "frames_late", "Frames received after a newer one."),
-            ("duplicate", "frames_duplicate", "Second copies of frames."),
-            ("invalid", "frames_invalid", "Frames received with the invalid bit set."),
-            ("malformed", "malformed_packets", "Packets from the antenna that are not valid CODIF frames."),
-            ("bytes", "frame_bytes", "CODIF bytes of received frames.")):
-        metric("ibvcap_antenna_%s_total" % name, "counter", help_,
-               [((("antenna", n),), a[key]) for n, a in sorted(cur["antennas"].items())])
-    for key, help_ in (("too_late", "Frames behind the buffer's reorder window."),
-                       ("too_far", "Frames more than a ring ahead."),
-                       ("placed", "Frames placed in the antenna buffer.")):
-        metric("ibvcap_buffer_%s_total" % key, "counter", help_,
-               [((("antenna", n),), b[key]) for n, b in sorted(cur["buffers"].items())])
-    for key, help_ in (("frames", "Frames written by the writer."),
-                       ("lost_frames", "Frames the writer lost to overrun."),
-                       ("bytes", "Bytes written by the writer."),
-                       ("files", "Files the writer completed.")):
-        metric("ibvcap_writer_%s_total" % key, "counter", help_,
-               [((("writer", n),), w[key]) for n, w in sorted(cur["writers"].items())])
-    for key, help_ in (("imissed", "Packets the NIC dropped (no rx descriptor)."),
-                       ("ierrors", "Erroneous packets received by the NIC."),
-                       ("rx_nombuf", "Receive mbuf allocation failures."),
-                       ("ipackets", "Packets received by the NIC.")):
-        metric("ibvcap_port_%s_total" % key, "counter", help_,
-               [((("port", p),), q[key]) for p, q in sorted(cur["ports"].items())])
+    for key in desc["capture"]:
+        if key in st:
+            metric("capture", key, None, [(None, st[key])])
+    for group, data, label in (("counts", cur["antennas"], "antenna"),
+                               ("buffer", cur["buffers"], "antenna"),
+                               ("writer", cur["writers"], "writer"),
+                               ("port", cur["ports"], "port")):
+        keys = [k for k in desc[group] if any(k in v for v in data.values())]
+        for key in keys:
+            metric(group, key, label, [(n, v[key]) for n, v in sorted(data.items()) if key in v])
+    out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
+    out.append("# TYPE ibvcap_uptime_seconds gauge")
+    out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
     return "\n".join(out) + "\n"
 
 
@@ -232,22 +235,23 @@ def main():
             print(json.dumps(tel.query(a.query), indent=2))
             return 0
         prev = None
+        desc = describe(tel)
         while True:
             cur = snapshot(tel)
             if a.prom:
-                write_atomic(a.prom, prometheus(a.file_prefix, cur))
+                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
             if a.once:
                 if a.json:
                     print(json.dumps(cur, indent=2, sort_keys=True))
                 elif not a.prom:
-                    print(table(a.file_prefix, None, cur))
+                    print(table(a.file_prefix, None, cur, desc))
                 return 0
             if a.json:
                 print(json.dumps(cur, sort_keys=True))
                 sys.stdout.flush()
             elif not a.prom or sys.stdout.isatty():
                 sys.stdout.write("\033[H\033[2J" if sys.stdout.isatty() else "")
-                print(table(a.file_prefix, prev, cur))
+                print(table(a.file_prefix, prev, cur, desc))
                 sys.stdout.flush()
             prev = cur
             time.sleep(a.interval)

@@ -204,8 +204,8 @@ bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 /** Totals over every lcore and antenna. */
 struct ibv_totals {
 	uint64_t pkts, bytes, polls, empty_polls, misdirected;
-	struct acct_ant_totals ant[ACCT_MAX_ANTENNAS];
-	struct acct_ant_totals all;
+	struct acct_counts ant[ACCT_MAX_ANTENNAS];
+	struct acct_counts all;
 	uint64_t cause[ACCT_C__COUNT];  /**< unattributed, all ports */
 	uint64_t port_cause[IBV_MAX_PORTS][ACCT_C__COUNT];
 };

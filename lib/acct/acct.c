@@ -458,87 +458,54 @@ acct_unplaced(struct acct *a, const struct acct_fd *fd)
 }
 
 void
-acct_totals_init(struct acct_ant_totals *t)
+acct_seq_add(const struct codif_seq *q, struct acct_counts *c)
 {
-	memset(t, 0, sizeof(*t));
-	t->first_ns = INT64_MAX;
-	t->last_ns = INT64_MIN;
-}
+	const struct codif_seq_stats *st = &q->st;
 
-void
-acct_stream_add(const struct acct_stream *s, struct acct_ant_totals *t)
-{
-	const struct codif_seq_stats *st = &s->seq.st;
-
-	t->streams++;
-	t->expected += codif_seq_expected(&s->seq);
-	t->received += st->received;
-	t->lost += st->lost;
-	t->late += st->late;
-	t->duplicate += st->duplicate;
-	t->invalid += st->invalid;
-	t->too_late += st->too_late;
-	t->implausible += st->implausible;
-	t->param_change += st->param_change;
-	t->resyncs += st->resyncs;
-	t->resync_skipped += st->resync_skipped;
-	t->new_params += st->new_params;
-	t->bytes += st->bytes;
-	if (s->seq.started) {
-		if (s->seq.first_time_ns < t->first_ns)
-			t->first_ns = s->seq.first_time_ns;
-		if (s->seq.newest_time_ns > t->last_ns)
-			t->last_ns = s->seq.newest_time_ns;
+	c->expected += codif_seq_expected(q);
+	c->received += st->received;
+	c->lost += st->lost;
+	c->late += st->late;
+	c->duplicate += st->duplicate;
+	c->invalid += st->invalid;
+	c->too_late += st->too_late;
+	c->implausible += st->implausible;
+	c->param_change += st->param_change;
+	c->resyncs += st->resyncs;
+	c->resync_skipped += st->resync_skipped;
+	c->new_params += st->new_params;
+	c->bytes += st->bytes;
+	if (q->started) {
+		if (q->first_time_ns < c->first_ns)
+			c->first_ns = q->first_time_ns;
+		if (q->newest_time_ns > c->last_ns)
+			c->last_ns = q->newest_time_ns;
 	}
 }
 
 void
-acct_ant_add(const struct acct *a, unsigned int ant, struct acct_ant_totals *t)
+acct_stream_add(const struct acct_stream *s, struct acct_counts *c)
+{
+	acct_seq_add(&s->seq, c);
+}
+
+void
+acct_ant_add(const struct acct *a, unsigned int ant, struct acct_counts *c)
 {
 	const struct acct_ant *an = &a->ant[ant];
 	unsigned int i, n = __atomic_load_n(&an->nstream, __ATOMIC_ACQUIRE);
 
+	c->streams += n;
 	for (i = 0; i < n; i++)
-		acct_stream_add(&an->stream[i], t);
+		acct_stream_add(&an->stream[i], c);
 	/* malformed is counted per antenna (a malformed packet cannot be
 	 * trusted to name its stream), so it is not summed from streams */
-	t->malformed += an->malformed;
+	c->malformed += an->malformed;
 	for (i = 0; i < ACCT_M__COUNT; i++)
-		t->mal[i] += an->mal[i];
-	t->pkts += an->pkts;
-	t->wire_bytes += an->wire_bytes;
-	t->tl_resyncs += __atomic_load_n(&an->tl.resyncs, __ATOMIC_RELAXED);
-}
-
-void
-acct_totals_add(struct acct_ant_totals *d, const struct acct_ant_totals *s)
-{
-	unsigned int c;
-
-	d->streams += s->streams;
-	d->expected += s->expected;
-	d->received += s->received;
-	d->lost += s->lost;
-	d->late += s->late;
-	d->duplicate += s->duplicate;
-	d->invalid += s->invalid;
-	d->too_late += s->too_late;
-	d->implausible += s->implausible;
-	d->param_change += s->param_change;
-	d->resyncs += s->resyncs;
-	d->resync_skipped += s->resync_skipped;
-	d->tl_resyncs += s->tl_resyncs;
-	d->new_params += s->new_params;
-	d->malformed += s->malformed;
-	d->bytes += s->bytes;
-	d->pkts += s->pkts;
-	d->wire_bytes += s->wire_bytes;
-	for (c = 0; c < ACCT_M__COUNT; c++)
-		d->mal[c] += s->mal[c];
-	if (s->first_ns < d->first_ns)
-		d->first_ns = s->first_ns;
-	if (s->last_ns > d->last_ns)
-		d->last_ns = s->last_ns;
+		c->mal[i] += an->mal[i];
+	c->packets += an->pkts;
+	c->wire_bytes += an->wire_bytes;
+	c->timeline_resyncs += __atomic_load_n(&an->tl.resyncs, __ATOMIC_RELAXED);
 }
 
 const char *

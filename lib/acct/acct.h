@@ -126,17 +126,25 @@ struct acct_ant {
 	uint64_t resyncs_logged;    /**< tl.resyncs already in the event log */
 };
 
-/** Per antenna sums (over streams and instances). */
-struct acct_ant_totals {
-	uint64_t streams;
-	uint64_t expected, received, lost, late, duplicate, invalid;
-	uint64_t too_late, implausible, param_change, resyncs, resync_skipped, new_params;
-	uint64_t tl_resyncs; /**< resyncs of the antennas' timelines (resyncs
-				  counts them once per stream they moved) */
-	uint64_t malformed, bytes, pkts, wire_bytes;
-	uint64_t mal[ACCT_M__COUNT];
-	int64_t first_ns;  /**< earliest frame time, INT64_MAX if none */
-	int64_t last_ns;   /**< latest frame time, INT64_MIN if none */
+/**
+ * A stream's or an antenna's counts: a snapshot taken by acct_stream_add /
+ * acct_ant_add. lib/stats (stats_counts) describes every field once: its
+ * name, unit, help and merge rule; the summary, JSON, telemetry and the
+ * generator's truth all use those names. Zero it with stats_zero.
+ */
+struct acct_counts {
+	uint64_t streams;          /**< antenna: streams seen */
+	uint64_t expected;         /**< frame indices from first to newest, per segment */
+	uint64_t received, lost, late, duplicate, invalid;
+	uint64_t malformed;        /**< antenna: sum of mal[] */
+	uint64_t implausible, param_change, too_late;
+	uint64_t resyncs, resync_skipped, timeline_resyncs, new_params;
+	uint64_t bytes;            /**< CODIF bytes of received frames */
+	uint64_t packets;          /**< antenna: packets from its source address */
+	uint64_t wire_bytes;       /**< antenna: their Ethernet bytes */
+	int64_t first_ns;          /**< earliest frame time, INT64_MAX if none */
+	int64_t last_ns;           /**< latest frame time, INT64_MIN if none */
+	uint64_t mal[ACCT_M__COUNT]; /**< antenna: malformed by cause */
 };
 
 /** Per port counters of one instance. */
@@ -253,15 +261,12 @@ void acct_unplaced(struct acct *a, const struct acct_fd *fd);
 /** Layout in use (the learned one in learn mode). */
 const struct acct_layout *acct_layout_of(const struct acct *a);
 
-/** Zero t for summing. */
-void acct_totals_init(struct acct_ant_totals *t);
-/** Add antenna ant of instance a into t. */
-void acct_ant_add(const struct acct *a, unsigned int ant,
-		  struct acct_ant_totals *t);
-/** Add one stream's counters into t. */
-void acct_stream_add(const struct acct_stream *s, struct acct_ant_totals *t);
-/** Add the totals s into d (an antenna's into all antennas'). */
-void acct_totals_add(struct acct_ant_totals *d, const struct acct_ant_totals *s);
+/** Add antenna ant of instance a into c (its streams and its own counts). */
+void acct_ant_add(const struct acct *a, unsigned int ant, struct acct_counts *c);
+/** Add one stream's counts into c. */
+void acct_stream_add(const struct acct_stream *s, struct acct_counts *c);
+/** Add the counts of a stream tracker into c (acct_stream_add's). */
+void acct_seq_add(const struct codif_seq *q, struct acct_counts *c);
 
 /** Short names. */
 const char *acct_cause_name(enum acct_cause c);

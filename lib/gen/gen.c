@@ -9,7 +9,8 @@
 
 #include "codif_pattern.h"
 #include "gen.h"
-#include "jsonw.h"
+#include "json.h"
+#include "stats.h"
 #include "parse.h"
 #include "pkt.h"
 
@@ -605,12 +606,12 @@ events_truth(const struct gen *g, const struct gen_stream *s, struct gen_truth *
 		case GEN_EV_STEP:
 			if (e->shift > 0 && (uint64_t)e->shift <= g->max_gap) {
 				/* frames lost, as a receiver sees it */
-				t->frames += (uint64_t)e->shift;
-				t->lost += (uint64_t)e->shift;
+				t->c.expected += (uint64_t)e->shift;
+				t->c.lost += (uint64_t)e->shift;
 			} else {
-				t->resyncs++;
+				t->c.resyncs++;
 				if (e->shift > 0)
-					t->resync_skipped += (uint64_t)e->shift;
+					t->c.resync_skipped += (uint64_t)e->shift;
 			}
 			break;
 		case GEN_EV_PARAM: {
@@ -619,10 +620,10 @@ events_truth(const struct gen *g, const struct gen_stream *s, struct gen_truth *
 
 			stream_params_at(g, s, e->at, &h1);
 			codif_clock_init(&c1, &h1);
-			t->new_params++;
+			t->c.new_params++;
 			if (c1.fpp != g->clk.fpp || c1.period != g->clk.period ||
 			    c1.epoch != g->clk.epoch)
-				t->resyncs++;
+				t->c.resyncs++;
 			break;
 		}
 		case GEN_EV_BURST: {
@@ -632,10 +633,10 @@ events_truth(const struct gen *g, const struct gen_stream *s, struct gen_truth *
 				if (g->st[k].ant == s->ant && !ev_applies(e, &g->st[k]))
 					all = 0;
 			if (all && e->value > g->max_gap) {
-				t->frames -= e->value;
-				t->lost -= e->value;
-				t->resyncs++;
-				t->resync_skipped += e->value;
+				t->c.expected -= e->value;
+				t->c.lost -= e->value;
+				t->c.resyncs++;
+				t->c.resync_skipped += e->value;
 			}
 			break;
 		}
@@ -839,10 +840,10 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 		struct gen_stream *s = &g->st[a];
 		int64_t last;
 
-		s->t.first_ns = codif_frame_time_ns(&s->hdr);
+		s->t.c.first_ns = codif_frame_time_ns(&s->hdr);
 		gen_frame_hdr(g, a, (int64_t)c->frames - 1, &t);
 		last = codif_frame_time_ns(&t);
-		s->t.last_ns = last;
+		s->t.c.last_ns = last;
 	}
 	return 0;
 }
@@ -997,7 +998,11 @@ account(struct gen *g, const struct gen_pkt *p)
 	gen_frame_hdr(g, p->stream, p->index, &fh);
 	data = codif_data_bytes(&fh);
 	s->t.sent++;
-	s->t.wire_bytes += frame_len(g, p);
+	s->t.sent_bytes += frame_len(g, p);
+	if (p->fault != GEN_F_NON_IPV4) { /* from the antenna's source address */
+		s->t.c.packets++;
+		s->t.c.wire_bytes += frame_len(g, p);
+	}
 	g->packets++;
 	switch (p->fault) {
 	case GEN_F_EVENT: {
@@ -1005,15 +1010,15 @@ account(struct gen *g, const struct gen_pkt *p)
 
 		switch (odd_class(g, p->stream, &g->cfg.ev[p->ev], why, sizeof(why))) {
 		case ODD_IMPLAUSIBLE:
-			s->t.implausible++;
+			s->t.c.implausible++;
 			break;
 		case ODD_PARAMS:
-			s->t.param_change++;
+			s->t.c.param_change++;
 			break;
 		default:
 			break;
 		}
-		s->t.malformed++; /* every odd frame is its antenna's malformed packet */
+		s->t.c.malformed++; /* every odd frame is its antenna's malformed packet */
 		break;
 	}
 	case GEN_F_NONE:
@@ -1021,18 +1026,18 @@ account(struct gen *g, const struct gen_pkt *p)
 	case GEN_F_DUPLICATE:
 	case GEN_F_VLAN:
 		if (s->emitted[bit / 64] >> (bit % 64) & 1) {
-			s->t.duplicate++;
+			s->t.c.duplicate++;
 			break;
 		}
 		s->emitted[bit / 64] |= 1ULL << (bit % 64);
-		s->t.received++;
-		s->t.bytes += CODIF_HDR_LEN + data;
+		s->t.c.received++;
+		s->t.c.bytes += CODIF_HDR_LEN + data;
 		if (p->index < s->max_valid)
-			s->t.late++;
+			s->t.c.late++;
 		else
 			s->max_valid = p->index;
 		if (p->fault == GEN_F_INVALID)
-			s->t.invalid++;
+			s->t.c.invalid++;
 		if (p->fault == GEN_F_VLAN)
 			s->t.vlan++;
 		break;
@@ -1040,11 +1045,11 @@ account(struct gen *g, const struct gen_pkt *p)
 		s->t.non_ipv4++;
 		break;
 	default:
-		s->t.malformed++;
+		s->t.c.malformed++;
 		break;
 	}
-	s->t.frames = (uint64_t)(s->max_valid + 1);
-	s->t.lost = s->t.frames - s->t.received;
+	s->t.c.expected = (uint64_t)(s->max_valid + 1);
+	s->t.c.lost = s->t.c.expected - s->t.c.received;
 }
 
 int
@@ -1085,7 +1090,7 @@ gen_next(struct gen *g, struct gen_pkt *p)
 		unsigned int k = g->in_slot < 4 * g->nstream ? g->in_slot :
 							       4 * g->nstream;
 
-		p->ts_ns = g->st[0].t.first_ns + (int64_t)slot_off +
+		p->ts_ns = g->st[0].t.c.first_ns + (int64_t)slot_off +
 			   (int64_t)(k * g->step_ns);
 		g->in_slot++;
 	}
@@ -1217,32 +1222,16 @@ gen_build(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 	return hl + plen;
 }
 
+/* The counts a receiver must match, under the counter table's names, then
+ * what only the generator knows. */
 static void
-truth_fields(struct jsonw *w, const struct gen_truth *t)
+truth_fields(json_t *o, const struct gen_truth *t, unsigned int scope)
 {
-	char ts[CODIF_TIMESTR_LEN];
-
-	jsonw_u64(w, "frames", t->frames);
-	jsonw_u64(w, "sent", t->sent);
-	jsonw_u64(w, "received", t->received);
-	jsonw_u64(w, "lost", t->lost);
-	jsonw_u64(w, "late", t->late);
-	jsonw_u64(w, "duplicate", t->duplicate);
-	jsonw_u64(w, "invalid", t->invalid);
-	jsonw_u64(w, "malformed", t->malformed);
-	jsonw_u64(w, "non_ipv4", t->non_ipv4);
-	jsonw_u64(w, "vlan", t->vlan);
-	jsonw_u64(w, "implausible", t->implausible);
-	jsonw_u64(w, "param_change", t->param_change);
-	jsonw_u64(w, "resyncs", t->resyncs);
-	jsonw_u64(w, "resync_skipped", t->resync_skipped);
-	jsonw_u64(w, "new_params", t->new_params);
-	jsonw_u64(w, "bytes", t->bytes);
-	jsonw_u64(w, "wire_bytes", t->wire_bytes);
-	jsonw_i64(w, "first_frame_ns", t->first_ns);
-	jsonw_str(w, "first_frame_utc", codif_time_str(t->first_ns, ts, sizeof(ts)));
-	jsonw_i64(w, "last_frame_ns", t->last_ns);
-	jsonw_str(w, "last_frame_utc", codif_time_str(t->last_ns, ts, sizeof(ts)));
+	stats_json(&stats_counts, &t->c, scope, o);
+	js_u64(o, "sent", t->sent);
+	js_u64(o, "sent_bytes", t->sent_bytes);
+	js_u64(o, "non_ipv4", t->non_ipv4);
+	js_u64(o, "vlan", t->vlan);
 }
 
 static void
@@ -1250,29 +1239,46 @@ truth_add(struct gen_truth *sum, const struct gen_truth *t)
 {
 	unsigned int f;
 
-	sum->frames += t->frames;
+	stats_merge(&stats_counts, &sum->c, &t->c);
 	sum->sent += t->sent;
-	sum->received += t->received;
-	sum->lost += t->lost;
-	sum->late += t->late;
-	sum->duplicate += t->duplicate;
-	sum->invalid += t->invalid;
-	sum->malformed += t->malformed;
+	sum->sent_bytes += t->sent_bytes;
 	sum->non_ipv4 += t->non_ipv4;
 	sum->vlan += t->vlan;
-	sum->implausible += t->implausible;
-	sum->param_change += t->param_change;
-	sum->resyncs += t->resyncs;
-	sum->resync_skipped += t->resync_skipped;
-	sum->new_params += t->new_params;
-	sum->bytes += t->bytes;
-	sum->wire_bytes += t->wire_bytes;
 	for (f = 0; f < GEN_F__COUNT; f++)
 		sum->fault[f] += t->fault[f];
-	if (sum->first_ns == 0 || t->first_ns < sum->first_ns)
-		sum->first_ns = t->first_ns;
-	if (t->last_ns > sum->last_ns)
-		sum->last_ns = t->last_ns;
+}
+
+static void
+truth_zero(struct gen_truth *t)
+{
+	memset(t, 0, sizeof(*t));
+	stats_zero(&stats_counts, &t->c);
+}
+
+/* The counters the truth vouches for, by scope: every one of the table but
+ * what depends on the receiver (its buffer: too_late) or on its words for
+ * causes (malformed_by_cause); compare.py compares exactly these. */
+static json_t *
+vouched(unsigned int scope)
+{
+	json_t *a = json_array();
+	unsigned int k;
+
+	for (k = 0; k < stats_counts.n; k++) {
+		const struct stats_field *f = &stats_counts.f[k];
+		char key[64];
+
+		if (!stats_in(f, scope) || strcmp(f->name, "too_late") == 0 ||
+		    f->type == STATS_ARRAY)
+			continue;
+		if (f->type == STATS_TIME) {
+			snprintf(key, sizeof(key), "%s_utc", f->name);
+			js_str(a, NULL, key);
+		} else {
+			js_str(a, NULL, f->name);
+		}
+	}
+	return a;
 }
 
 void
@@ -1286,7 +1292,7 @@ gen_truth(const struct gen *g, unsigned int si, struct gen_truth *t)
 	/* a run cut short ends at the newest frame sent */
 	if (s->max_valid >= 0) {
 		gen_frame_hdr(g, si, s->max_valid, &h);
-		t->last_ns = codif_frame_time_ns(&h);
+		t->c.last_ns = codif_frame_time_ns(&h);
 	}
 }
 
@@ -1295,69 +1301,71 @@ gen_truth_json(const struct gen *g, FILE *f)
 {
 	const struct gen_cfg *c = &g->cfg;
 	struct gen_truth tot, ant[GEN_MAX_ANTENNAS];
-	struct jsonw w;
+	json_t *root = json_object(), *o, *x, *arr;
 	char ip[16], st[3];
 	unsigned int i, fl;
-	uint64_t nstreams_ant[GEN_MAX_ANTENNAS] = { 0 };
+	int rc;
 
-	memset(&tot, 0, sizeof(tot));
-	memset(ant, 0, sizeof(ant));
-	jsonw_init(&w, f, true);
-	jsonw_obj_begin(&w, NULL);
-	jsonw_str(&w, "generator", "codifgen");
-	jsonw_obj_begin(&w, "config");
-	jsonw_u64(&w, "seed", c->seed);
-	jsonw_u64(&w, "antennas", c->nant);
-	jsonw_u64(&w, "threads", c->nthread);
-	jsonw_u64(&w, "groups", c->ngroup);
-	jsonw_u64(&w, "frames_per_stream", c->frames);
-	jsonw_u64(&w, "data_bytes", codif_data_bytes(&c->tmpl));
-	jsonw_u64(&w, "nchan", c->tmpl.nchan);
-	jsonw_u64(&w, "nbits", c->tmpl.nbits);
-	jsonw_bool(&w, "complex", c->tmpl.complex);
-	jsonw_u64(&w, "period", c->tmpl.period);
-	jsonw_u64(&w, "totalsamples", c->tmpl.totalsamples);
-	jsonw_u64(&w, "frames_per_period", codif_frames_per_period(&c->tmpl));
-	jsonw_u64(&w, "frame_ns", g->frame_ns);
-	jsonw_u64(&w, "epoch", c->tmpl.epoch);
+	truth_zero(&tot);
+	for (i = 0; i < GEN_MAX_ANTENNAS; i++)
+		truth_zero(&ant[i]);
+	js_str(root, "generator", "codifgen");
+	o = js_obj(root, "config");
+	js_u64(o, "seed", c->seed);
+	js_u64(o, "antennas", c->nant);
+	js_u64(o, "threads", c->nthread);
+	js_u64(o, "groups", c->ngroup);
+	js_u64(o, "frames_per_stream", c->frames);
+	js_u64(o, "data_bytes", codif_data_bytes(&c->tmpl));
+	js_u64(o, "nchan", c->tmpl.nchan);
+	js_u64(o, "nbits", c->tmpl.nbits);
+	js_bool(o, "complex", c->tmpl.complex);
+	js_u64(o, "period", c->tmpl.period);
+	js_u64(o, "totalsamples", c->tmpl.totalsamples);
+	js_u64(o, "frames_per_period", codif_frames_per_period(&c->tmpl));
+	js_u64(o, "frame_ns", g->frame_ns);
+	js_u64(o, "epoch", c->tmpl.epoch);
 	codif_station_str(c->tmpl.stationid, st);
-	jsonw_str(&w, "station", st);
-	jsonw_u64(&w, "reorder_depth", c->depth);
-	jsonw_obj_begin(&w, "probabilities");
+	js_str(o, "station", st);
+	js_u64(o, "reorder_depth", c->depth);
+	x = js_obj(o, "probabilities");
 	for (fl = GEN_F_LOSS; fl < GEN_F__COUNT; fl++)
-		jsonw_dbl(&w, gen_fault_name((enum gen_fault)fl), c->p[fl]);
-	jsonw_dbl(&w, "reorder", c->p_reorder);
-	jsonw_obj_end(&w);
+		js_dbl(x, gen_fault_name((enum gen_fault)fl), c->p[fl]);
+	js_dbl(x, "reorder", c->p_reorder);
 	/* what the truth assumes of the receivers */
-	jsonw_obj_begin(&w, "receiver");
-	jsonw_u64(&w, "window", g->tl.window);
-	jsonw_u64(&w, "reorder_window", g->tl.ahead);
-	jsonw_u64(&w, "confirm", g->tl.confirm);
-	jsonw_u64(&w, "max_gap_ns", g->tl.max_gap_ns);
-	jsonw_u64(&w, "max_gap_frames", g->max_gap);
-	jsonw_obj_end(&w);
-	jsonw_obj_end(&w);
+	x = js_obj(o, "receiver");
+	js_u64(x, "window", g->tl.window);
+	js_u64(x, "reorder_window", g->tl.ahead);
+	js_u64(x, "confirm", g->tl.confirm);
+	js_u64(x, "max_gap_ns", g->tl.max_gap_ns);
+	js_u64(x, "max_gap_frames", g->max_gap);
+
+	/* the counters a receiver's counts must equal (lib/stats' names) */
+	o = js_obj(root, "counters");
+	json_object_set_new(o, "stream", vouched(STATS_STREAM));
+	json_object_set_new(o, "antenna", vouched(STATS_ANTENNA));
 
 	/* the timeline events, and each odd frame they sent (its header, so a
 	 * checker can tell it from the good frames) */
-	jsonw_arr_begin(&w, "events");
+	arr = js_arr(root, "events");
 	for (i = 0; i < c->nev; i++) {
 		const struct gen_event *e = &c->ev[i];
 		unsigned int si;
+		json_t *odd;
 
-		jsonw_obj_begin(&w, NULL);
-		jsonw_str(&w, "kind", gen_event_kind_name(e->kind));
-		jsonw_i64(&w, "frame", e->at);
-		jsonw_i64(&w, "antenna", e->ant);
-		jsonw_i64(&w, "stream", e->stream);
-		jsonw_bool(&w, "extra", e->extra);
+		o = js_obj(arr, NULL);
+		js_str(o, "kind", gen_event_kind_name(e->kind));
+		js_i64(o, "frame", e->at);
+		js_i64(o, "antenna", e->ant);
+		js_i64(o, "stream", e->stream);
+		js_bool(o, "extra", e->extra);
 		if (e->kind == GEN_EV_STEP || e->kind == GEN_EV_STRAY)
-			jsonw_i64(&w, "shift_frames", e->shift);
+			js_i64(o, "shift_frames", e->shift);
 		if (e->kind == GEN_EV_BURST)
-			jsonw_u64(&w, "frames", e->value);
+			js_u64(o, "frames", e->value);
 		if (e->kind == GEN_EV_FLIP || e->kind == GEN_EV_PARAM)
-			jsonw_str(&w, "field", e->field);
-		jsonw_arr_begin(&w, "odd_frames");
+			js_str(o, "field", e->field);
+		odd = js_arr(o, "odd_frames");
 		for (si = 0; si < g->nstream && (e->kind == GEN_EV_FLIP || e->kind == GEN_EV_STRAY);
 		     si++) {
 			const struct gen_stream *s = &g->st[si];
@@ -1370,67 +1378,58 @@ gen_truth_json(const struct gen *g, FILE *f)
 			ev_odd_hdr(g, si, e, &h);
 			codif_encode(&h, b);
 			str_hex(b, CODIF_HDR_LEN, hex);
-			jsonw_obj_begin(&w, NULL);
-			jsonw_str(&w, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
-			jsonw_u64(&w, "threadid", s->hdr.threadid);
-			jsonw_u64(&w, "groupid", s->hdr.groupid);
-			jsonw_u64(&w, "secondaryid", s->hdr.secondaryid);
-			jsonw_str(&w, "header", hex);
-			jsonw_obj_end(&w);
+			x = js_obj(odd, NULL);
+			js_str(x, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
+			js_u64(x, "threadid", s->hdr.threadid);
+			js_u64(x, "groupid", s->hdr.groupid);
+			js_u64(x, "secondaryid", s->hdr.secondaryid);
+			js_str(x, "header", hex);
 		}
-		jsonw_arr_end(&w);
-		jsonw_obj_end(&w);
 	}
-	jsonw_arr_end(&w);
 
-	jsonw_arr_begin(&w, "streams");
+	arr = js_arr(root, "streams");
 	for (i = 0; i < g->nstream; i++) {
 		const struct gen_stream *s = &g->st[i];
-
 		struct gen_truth t;
 
 		if (!selected(g, s))
 			continue;
 		gen_truth(g, i, &t);
 		truth_add(&ant[s->ant], &t);
-		nstreams_ant[s->ant]++;
-		truth_add(&tot, &t);
-		jsonw_obj_begin(&w, NULL);
-		jsonw_u64(&w, "antenna", s->ant);
-		jsonw_str(&w, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
-		jsonw_str(&w, "dst", ipv4_str(c->group[s->group].ip, ip, sizeof(ip)));
-		jsonw_u64(&w, "port", c->group[s->group].port);
+		ant[s->ant].c.streams++;
+		/* a resync of the timeline moves all of the antenna's streams */
+		if (t.c.resyncs > ant[s->ant].c.timeline_resyncs)
+			ant[s->ant].c.timeline_resyncs = t.c.resyncs;
+		o = js_obj(arr, NULL);
+		js_u64(o, "antenna", s->ant);
+		js_str(o, "src", ipv4_str(c->ant_ip[s->ant], ip, sizeof(ip)));
+		js_str(o, "dst", ipv4_str(c->group[s->group].ip, ip, sizeof(ip)));
+		js_u64(o, "port", c->group[s->group].port);
 		codif_station_str(s->hdr.stationid, st);
-		jsonw_str(&w, "station", st);
-		jsonw_u64(&w, "groupid", s->hdr.groupid);
-		jsonw_u64(&w, "secondaryid", s->hdr.secondaryid);
-		jsonw_u64(&w, "threadid", s->hdr.threadid);
-		truth_fields(&w, &t);
-		jsonw_obj_begin(&w, "faults");
+		js_str(o, "station", st);
+		js_u64(o, "groupid", s->hdr.groupid);
+		js_u64(o, "secondaryid", s->hdr.secondaryid);
+		js_u64(o, "threadid", s->hdr.threadid);
+		truth_fields(o, &t, STATS_STREAM);
+		x = js_obj(o, "faults");
 		for (fl = GEN_F_LOSS; fl < GEN_F__COUNT; fl++)
-			jsonw_u64(&w, gen_fault_name((enum gen_fault)fl), s->t.fault[fl]);
-		jsonw_obj_end(&w);
-		jsonw_obj_end(&w);
+			js_u64(x, gen_fault_name((enum gen_fault)fl), s->t.fault[fl]);
 	}
-	jsonw_arr_end(&w);
 
-	jsonw_arr_begin(&w, "antennas");
+	arr = js_arr(root, "antennas");
 	for (i = 0; i < c->nant; i++) {
-		if (nstreams_ant[i] == 0)
+		if (ant[i].c.streams == 0)
 			continue;
-		jsonw_obj_begin(&w, NULL);
-		jsonw_u64(&w, "antenna", i);
-		jsonw_str(&w, "src", ipv4_str(c->ant_ip[i], ip, sizeof(ip)));
-		jsonw_u64(&w, "streams", nstreams_ant[i]);
-		truth_fields(&w, &ant[i]);
-		jsonw_obj_end(&w);
+		o = js_obj(arr, NULL);
+		js_u64(o, "antenna", i);
+		js_str(o, "src", ipv4_str(c->ant_ip[i], ip, sizeof(ip)));
+		truth_fields(o, &ant[i], STATS_ANTENNA);
+		truth_add(&tot, &ant[i]);
 	}
-	jsonw_arr_end(&w);
 
-	jsonw_obj_begin(&w, "totals");
-	jsonw_u64(&w, "packets", g->packets);
-	truth_fields(&w, &tot);
-	jsonw_obj_end(&w);
-	jsonw_obj_end(&w);
-	return jsonw_finish(&w) == 0 ? 0 : -EIO;
+	o = js_obj(root, "totals");
+	truth_fields(o, &tot, STATS_ANTENNA);
+	rc = js_write(root, f, true);
+	json_decref(root);
+	return rc;
 }

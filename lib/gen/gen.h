@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "acct.h"
 #include "codif.h"
 
 #define GEN_MAX_ANTENNAS 64
@@ -94,21 +95,15 @@ struct gen_cfg {
 
 /** Ground truth of one stream, as a receiver must count it. */
 struct gen_truth {
-	uint64_t frames;     /**< expected: last - first + 1 */
-	uint64_t sent;       /**< packets emitted for the stream */
-	uint64_t received, lost, late, duplicate, invalid;
-	uint64_t malformed;  /**< attributable to the antenna (IPv4 source) */
+	/** What a receiver must count, under lib/stats' names (stats_counts):
+	 * expected, received, lost, ..., packets and wire_bytes of the packets
+	 * that carry the antenna's source address, first/last frame times. */
+	struct acct_counts c;
+	uint64_t sent;       /**< packets emitted for the stream (non-IPv4 too) */
+	uint64_t sent_bytes; /**< their Ethernet bytes */
 	uint64_t non_ipv4;   /**< replaced by non-IPv4: not attributable */
 	uint64_t vlan;       /**< valid frames sent with a VLAN tag */
-	uint64_t bytes;      /**< CODIF bytes (64 + data) of received frames */
-	uint64_t wire_bytes; /**< Ethernet bytes of every packet sent */
-	uint64_t implausible;  /**< odd frames held and dropped for their time */
-	uint64_t param_change; /**< odd frames held and dropped for their parameters */
-	uint64_t resyncs;      /**< segments begun by a resync of its timeline */
-	uint64_t resync_skipped; /**< frames those skipped */
-	uint64_t new_params;   /**< segments begun with new parameters */
 	uint64_t fault[GEN_F__COUNT];
-	int64_t first_ns, last_ns;
 };
 
 struct gen_stream {

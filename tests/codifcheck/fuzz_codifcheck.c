@@ -28,7 +28,7 @@ static void
 report(struct cc_scan *s, enum cc_fmt fmt, FILE *null)
 {
 	struct cc_file f;
-	struct jsonw w;
+	json_t *arr = json_array();
 
 	memset(&f, 0, sizeof(f));
 	f.scan = s;
@@ -36,10 +36,10 @@ report(struct cc_scan *s, enum cc_fmt fmt, FILE *null)
 	cc_scan_sort(s);
 	cc_info_text(null, &f, 2);
 	cc_verify_text(null, &f, true);
-	jsonw_init(&w, null, false);
-	cc_info_json(&w, &f, 2);
-	cc_verify_json(&w, &f, true);
-	jsonw_finish(&w);
+	cc_info_json(arr, &f, 2);
+	cc_verify_json(arr, &f, true);
+	js_write(arr, null, false);
+	json_decref(arr);
 }
 
 static void

@@ -93,7 +93,7 @@ python3 - "$T/raw.json" "$T/codif.json" <<'PY' || fail "raw and codif infos diff
 import json, sys
 r, c = (json.load(open(p)) for p in sys.argv[1:3])
 assert r["format"] == "raw" and c["format"] == "codif"
-keys = ("station", "groupid", "secondaryid", "threadid", "frames", "received", "lost",
+keys = ("station", "groupid", "secondaryid", "threadid", "expected", "received", "lost",
         "invalid", "filled", "first_frame_utc", "last_frame_utc", "params", "gaps")
 assert [{k: s[k] for k in keys} for s in r["streams"]] == [{k: s[k] for k in keys} for s in c["streams"]]
 assert sum(s["lost"] for s in r["streams"]) > 0 and sum(s["invalid"] for s in r["streams"]) > 0

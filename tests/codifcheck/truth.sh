@@ -18,7 +18,7 @@ for f in d.get("files", [d]):
     for s in f["streams"]:
         assert sum(g["count"] for g in s["gaps"]) == s["lost"], s
         assert s["gap_count"] == len(s["gaps"]), s
-        assert s["received"] + s["lost"] == s["frames"], s
+        assert s["received"] + s["lost"] == s["expected"], s
         for g in s["gaps"]:
             assert g["last"] - g["first"] + 1 == g["count"] and g["first_utc"] <= g["last_utc"], g
             assert sys.argv[2] in ("", g["kind"]), g
@@ -192,7 +192,7 @@ for d in files:
 assert len(got) == len(truth["streams"]), (len(got), len(truth["streams"]))
 for t in truth["streams"]:
     s = got[(t["groupid"], t["secondaryid"], t["threadid"])]
-    for k in ("frames", "lost", "invalid", "first_frame_utc", "last_frame_utc"):
+    for k in ("expected", "lost", "invalid", "first_frame_utc", "last_frame_utc"):
         assert s[k] == t[k], (k, s[k], t[k], t)
     assert s["received"] == t["received"] and s["late"] == 0 and s["duplicate"] == 0, s
     assert s["filled"] == t["lost"], s

@@ -20,7 +20,7 @@ run() {
 		vdev="$vdev,rx_pcap=$T/$name.$a.pcap"
 	done
 	vdev="$vdev,rx_pcap=$T/empty.pcap"
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/$name.json")
+	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
 	# shellcheck disable=SC2086
 	"$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
 		--summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 ||
@@ -55,11 +55,11 @@ def line(k):
     m = re.search(r"^" + re.escape(k) + r":\s+([0-9.]+)", log, re.M)
     assert m, k
     return m.group(1)
-assert int(line("Total packets")) == t["packets"], (line("Total packets"), t["packets"])
-assert int(line("Total bytes")) == t["wire_bytes"], (line("Total bytes"), t["wire_bytes"])
+assert int(line("Total packets")) == t["sent"], (line("Total packets"), t["sent"])
+assert int(line("Total bytes")) == t["sent_bytes"], (line("Total bytes"), t["sent_bytes"])
 assert int(line("Num mismatches")) == t["lost"] + t["late"] + t["duplicate"]
 assert int(line("Busy wait")) == s["busy_wait"]
-assert abs(float(line("Average bytes per packet")) - t["wire_bytes"] / t["packets"]) < 0.1
+assert abs(float(line("Average bytes per packet")) - t["sent_bytes"] / t["sent"]) < 0.1
 PY
 ok "Total bytes/packets, Busy wait, Num mismatches = lost+late+duplicate"
 

@@ -30,7 +30,7 @@ run() {
 		vdev="$vdev,rx_pcap=$d/a$a.pcap"
 	done
 	vdev="$vdev,rx_pcap=$T/empty.pcap"
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' \
+	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
 		"$d/truth.json")
 	# shellcheck disable=SC2086
 	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --packets "$n" --idle-timeout 3s \
@@ -54,10 +54,10 @@ import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 w = {x["format"]: x for x in json.load(open(sys.argv[2]))["buffers"]["writers"]}
 for f in ("codif", "raw", "pcap"):
-    assert w[f]["frames"] == t["received"], (f, w[f], t["received"])
-    assert w[f]["lost_frames"] == 0 and w[f]["error"] == 0, w[f]
-assert w["codif"]["gap_frames"] == t["lost"], (w["codif"], t["lost"])
-assert w["raw"]["gap_frames"] == t["lost"], (w["raw"], t["lost"])
+    assert w[f]["written"] == t["received"], (f, w[f], t["received"])
+    assert w[f]["overrun"] == 0 and w[f]["error"] == 0, w[f]
+assert w["codif"]["placeholders"] == t["lost"], (w["codif"], t["lost"])
+assert w["raw"]["placeholders"] == t["lost"], (w["raw"], t["lost"])
 PY
 	# offline, the same rules: codifcheck on what was sent
 	"$CHK" info --json "$d/sent.pcap" > "$d/info.json" || true
@@ -186,7 +186,7 @@ assert len(j["resyncs"]) == 16, j["resyncs"]
 PY
 expect_eq "flap: codif/raw/pcap files (17 stretches of one clock)" \
 	"$(nfiles "$T/flap/codif" 0 codif) $(nfiles "$T/flap/raw" 0 raw) $(nfiles "$T/flap/pcap" 0 pcap)" "17 17 17"
-grep -q "^timeline: resyncs 16 (streams moved 64, frames skipped 800000000)" "$T/flap/cap.log" ||
-	{ grep timeline: "$T/flap/cap.log"; fail "flap: summary line"; }
+grep -q "^all antennas: resyncs 64, resync_skipped 800000000, timeline_resyncs 16, " "$T/flap/cap.log" ||
+	{ grep "all antennas:" "$T/flap/cap.log"; fail "flap: summary line"; }
 ok "flap: 16 clock steps 40 frames apart: 16 resyncs, 17 files per format, every frame written"
 echo "$CHECKS checks passed"

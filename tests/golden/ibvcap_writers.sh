@@ -22,7 +22,7 @@ for a in 0 1 2 3 4 5; do
 	vdev="$vdev,rx_pcap=$T/a$a.pcap"
 done
 vdev="$vdev,rx_pcap=$T/empty.pcap"
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/truth.json")
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
 mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
@@ -49,10 +49,10 @@ python3 - "$T/truth.json" "$T/sum.json" <<'PY' || fail "writer counts"
 import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 w = {x["format"]: x for x in json.load(open(sys.argv[2]))["buffers"]["writers"]}
-assert w["codif"]["frames"] == t["received"], (w["codif"], t)
-assert w["codif"]["gap_frames"] == t["lost"], (w["codif"], t)
-assert w["raw"]["frames"] == t["received"] and w["pcap"]["frames"] == t["received"]
-assert all(x["lost_frames"] == 0 and x["error"] == 0 for x in w.values())
+assert w["codif"]["written"] == t["received"], (w["codif"], t)
+assert w["codif"]["placeholders"] == t["lost"], (w["codif"], t)
+assert w["raw"]["written"] == t["received"] and w["pcap"]["written"] == t["received"]
+assert all(x["overrun"] == 0 and x["error"] == 0 for x in w.values())
 PY
 ok "writer counts in the summary: frames = received, codif gap frames = lost, none lost to overrun"
 
@@ -80,7 +80,7 @@ mkdir -p "$T/allrot" "$T/rawrot"
 python3 - "$T/sum2.json" <<'PY' || fail "second capture: a writer reported an error"
 import json, sys
 w = json.load(open(sys.argv[1]))["buffers"]["writers"]
-assert len(w) == 4 and all(x["error"] == 0 and x["lost_frames"] == 0 for x in w), w
+assert len(w) == 4 and all(x["error"] == 0 and x["overrun"] == 0 for x in w), w
 PY
 python3 "$VER" "$T/sent.pcap" --format codif "$T/rot" > "$T/rot.ver" || { cat "$T/rot.ver"; fail "rotated codif"; }
 nrot=$(ls "$T/rot" | wc -l)

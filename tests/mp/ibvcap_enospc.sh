@@ -22,7 +22,7 @@ mount -t tmpfs -o size=6m tmpfs "$T/small2"
 CLEANUP_CMDS+=("umount '$T/small2'")
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/dry.json")
+N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
 rm -f "$T/dry.pcap"
 
 # shellcheck disable=SC2086

@@ -23,7 +23,7 @@ GENARGS="$LAYOUT --frames 2500 --seed 13 --loss 0.01 --reorder 0.02 --duplicate 
 # packets the run will send (the generator is deterministic)
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/dry.json")
+N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
 
 start_primary() { # name, extra options...
 	local name=$1

@@ -5,33 +5,9 @@
 
 #include "codif.h"
 #include "countjson.h"
-#include "jsonw.h"
+#include "json.h"
 #include "parse.h"
-
-static void
-totals_json(struct jsonw *w, const struct acct_ant_totals *t)
-{
-	char ts[CODIF_TIMESTR_LEN];
-
-	jsonw_u64(w, "frames", t->expected);
-	jsonw_u64(w, "received", t->received);
-	jsonw_u64(w, "lost", t->lost);
-	jsonw_u64(w, "late", t->late);
-	jsonw_u64(w, "duplicate", t->duplicate);
-	jsonw_u64(w, "invalid", t->invalid);
-	jsonw_u64(w, "malformed", t->malformed);
-	jsonw_u64(w, "implausible", t->implausible);
-	jsonw_u64(w, "param_change", t->param_change);
-	jsonw_u64(w, "resyncs", t->resyncs);
-	jsonw_u64(w, "resync_skipped", t->resync_skipped);
-	jsonw_u64(w, "new_params", t->new_params);
-	jsonw_u64(w, "too_late", t->too_late);
-	jsonw_u64(w, "bytes", t->bytes);
-	if (t->first_ns != INT64_MAX) {
-		jsonw_str(w, "first_frame_utc", codif_time_str(t->first_ns, ts, sizeof(ts)));
-		jsonw_str(w, "last_frame_utc", codif_time_str(t->last_ns, ts, sizeof(ts)));
-	}
-}
+#include "stats.h"
 
 void
 count_frame(struct acct *a, const uint8_t *f, uint32_t len, struct acct_result *r)
@@ -61,69 +37,57 @@ void
 count_json(FILE *f, struct acct *a, uint64_t pkts, uint64_t bad_payload,
 	   uint64_t caplen_short, const char *tsprec)
 {
+	const struct acct_layout *l = acct_layout_of(a);
+	json_t *root = json_object(), *arr, *u;
 	char ip[16], st[3];
-	struct jsonw w;
 	unsigned int i, k, c;
 
-	jsonw_init(&w, f, true);
-	jsonw_obj_begin(&w, NULL);
-	jsonw_u64(&w, "packets", pkts);
-	jsonw_u64(&w, "payload_mismatch", bad_payload);
-	jsonw_u64(&w, "caplen_short", caplen_short);
+	js_u64(root, "packets", pkts);
+	js_u64(root, "payload_mismatch", bad_payload);
+	js_u64(root, "caplen_short", caplen_short);
 	if (tsprec != NULL)
-		jsonw_str(&w, "tstamp_precision", tsprec);
-	jsonw_arr_begin(&w, "streams");
-	for (i = 0; i < acct_layout_of(a)->nant; i++) {
+		js_str(root, "tstamp_precision", tsprec);
+	arr = js_arr(root, "streams");
+	for (i = 0; i < l->nant; i++) {
 		for (k = 0; k < a->ant[i].nstream; k++) {
 			const struct acct_stream *s = &a->ant[i].stream[k];
-			struct acct_ant_totals t;
+			struct acct_counts t;
+			json_t *o = js_obj(arr, NULL);
 
-			acct_totals_init(&t);
+			stats_zero(&stats_counts, &t);
 			acct_stream_add(s, &t);
-			jsonw_obj_begin(&w, NULL);
-			jsonw_u64(&w, "antenna", i);
-			jsonw_str(&w, "src", ipv4_str(acct_layout_of(a)->ant_ip[i], ip, sizeof(ip)));
-			jsonw_str(&w, "dst", ipv4_str(s->dst_ip, ip, sizeof(ip)));
-			jsonw_u64(&w, "port", s->dport);
+			js_u64(o, "antenna", i);
+			js_str(o, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
+			js_str(o, "dst", ipv4_str(s->dst_ip, ip, sizeof(ip)));
+			js_u64(o, "port", s->dport);
 			codif_station_str(s->stationid, st);
-			jsonw_str(&w, "station", st);
-			jsonw_u64(&w, "groupid", s->groupid);
-			jsonw_u64(&w, "secondaryid", s->secondaryid);
-			jsonw_u64(&w, "threadid", s->threadid);
-			totals_json(&w, &t);
-			jsonw_u64(&w, "stream_malformed", s->seq.st.malformed);
-			jsonw_u64(&w, "nchan", s->seq.ref.nchan);
-			jsonw_u64(&w, "nbits", s->seq.ref.nbits);
-			jsonw_bool(&w, "complex", s->seq.ref.complex);
-			jsonw_u64(&w, "period", s->seq.ref.period);
-			jsonw_u64(&w, "totalsamples", s->seq.ref.totalsamples);
-			jsonw_u64(&w, "data_bytes", codif_data_bytes(&s->seq.ref));
-			jsonw_u64(&w, "epoch", s->seq.ref.epoch);
-			jsonw_obj_end(&w);
+			js_str(o, "station", st);
+			js_u64(o, "groupid", s->groupid);
+			js_u64(o, "secondaryid", s->secondaryid);
+			js_u64(o, "threadid", s->threadid);
+			stats_json(&stats_counts, &t, STATS_STREAM, o);
+			js_u64(o, "nchan", s->seq.ref.nchan);
+			js_u64(o, "nbits", s->seq.ref.nbits);
+			js_bool(o, "complex", s->seq.ref.complex);
+			js_u64(o, "period", s->seq.ref.period);
+			js_u64(o, "totalsamples", s->seq.ref.totalsamples);
+			js_u64(o, "data_bytes", codif_data_bytes(&s->seq.ref));
+			js_u64(o, "epoch", s->seq.ref.epoch);
 		}
 	}
-	jsonw_arr_end(&w);
-	jsonw_arr_begin(&w, "antennas");
-	for (i = 0; i < acct_layout_of(a)->nant; i++) {
-		struct acct_ant_totals t;
+	arr = js_arr(root, "antennas");
+	for (i = 0; i < l->nant; i++) {
+		struct acct_counts t;
+		json_t *o = js_obj(arr, NULL);
 
-		acct_totals_init(&t);
+		stats_zero(&stats_counts, &t);
 		acct_ant_add(a, i, &t);
-		jsonw_obj_begin(&w, NULL);
-		jsonw_str(&w, "src", ipv4_str(acct_layout_of(a)->ant_ip[i], ip, sizeof(ip)));
-		jsonw_u64(&w, "streams", t.streams);
-		totals_json(&w, &t);
-		jsonw_obj_begin(&w, "malformed_by_cause");
-		for (c = 0; c < ACCT_M__COUNT; c++)
-			jsonw_u64(&w, acct_malformed_name((enum acct_malformed)c), t.mal[c]);
-		jsonw_obj_end(&w);
-		jsonw_obj_end(&w);
+		js_str(o, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
+		stats_json(&stats_counts, &t, STATS_ANTENNA, o);
 	}
-	jsonw_arr_end(&w);
-	jsonw_obj_begin(&w, "unattributed");
+	u = js_obj(root, "unattributed");
 	for (c = 1; c < ACCT_C__COUNT; c++)
-		jsonw_u64(&w, acct_cause_name((enum acct_cause)c), a->port[0].cause[c]);
-	jsonw_obj_end(&w);
-	jsonw_obj_end(&w);
-	jsonw_finish(&w);
+		js_u64(u, acct_cause_name((enum acct_cause)c), a->port[0].cause[c]);
+	js_write(root, f, true);
+	json_decref(root);
 }

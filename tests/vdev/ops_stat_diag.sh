@@ -33,7 +33,7 @@ CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
 grep -q '^port = net_pcap0' "$T/cap.log" || fail "EAL arguments from [eal] not used"
 ok "EAL arguments taken from the INI's [eal] section"
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["packets"])' "$T/truth.json")
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
 for _ in $(seq 100); do
 	got=$(dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/stats 2>"$T/stat.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
 	[ "$got" = "$n" ] && break
@@ -61,7 +61,7 @@ t = {a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
 s = json.load(open(sys.argv[2]))
 for i, a in t.items():
     got = s["antennas"]["ant%d" % i]
-    for k in ("received", "lost", "duplicate", "invalid", "malformed", "frames"):
+    for k in ("received", "lost", "duplicate", "invalid", "malformed", "expected"):
         assert got[k] == a[k], (i, k, got[k], a[k])
 assert s["ports"]["0"]["ipackets"] > 0
 PY
@@ -72,13 +72,25 @@ python3 - "$T/truth.json" "$T/snap.json" <<'PY' || fail "stat --json writer coun
 import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 w = list(json.load(open(sys.argv[2]))["writers"].values())
-assert len(w) == 1 and w[0]["lost_frames"] == 0 and w[0]["active"] == 1, w
-assert 0 <= w[0]["frames"] <= t["received"], (w, t["received"])
+assert len(w) == 1 and w[0]["overrun"] == 0 and w[0]["active"] == 1, w
+assert 0 <= w[0]["written"] <= t["received"], (w, t["received"])
 PY
 ok "dpdk-ibvcap-stat --once --json: the writer's row, none lost to overrun"
+# what each figure means, from the capture's own tables: every counter the
+# truth names is described there, with a unit, a kind and help
+dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/counters,counts > "$T/counters.json"
+python3 - "$T/counters.json" "$T/truth.json" <<'PY' || fail "/ibvcap/counters"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))["counters"]
+names = {k[:-4] + "_ns" if k.endswith("_utc") else k for k in t["antenna"] + t["stream"]}
+assert names <= set(d), names - set(d)
+assert all(len(v) == 3 and v[1] in ("counter", "gauge") and v[2] for v in d.values()), d
+PY
+ok "/ibvcap/counters,counts: every counter of the truth described (unit, kind, help)"
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
 grep -qE '^ant3 +[0-9.]+ +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
-grep -qE '^writer +frames +gap-frames' "$T/table.txt" || { cat "$T/table.txt"; fail "table: no writer rows"; }
+grep -qE '^writer +written +placeholders' "$T/table.txt" || { cat "$T/table.txt"; fail "table: no writer rows"; }
 grep -q '^port ' "$T/table.txt" && ok "dpdk-ibvcap-stat --once: the status table ($(wc -l < "$T/table.txt") lines)"
 
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --prom "$T/ibvcap.prom"
@@ -89,12 +101,13 @@ t = {"ant%d" % a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]
 p = json.load(open(sys.argv[2]))
 v = {(s["name"], s["labels"].get("antenna")): s["value"] for s in p}
 for name, a in t.items():
-    assert v[("ibvcap_antenna_frames_received_total", name)] == a["received"]
-    assert v[("ibvcap_antenna_frames_lost_total", name)] == a["lost"]
+    assert v[("ibvcap_antenna_received_frames_total", name)] == a["received"]
+    assert v[("ibvcap_antenna_lost_frames_total", name)] == a["lost"]
+    assert v[("ibvcap_antenna_malformed_packets_total", name)] == a["malformed"]
 assert all(s["labels"]["instance_prefix"] for s in p)
-w = [s for s in p if s["name"] == "ibvcap_writer_lost_frames_total"]
+w = [s for s in p if s["name"] == "ibvcap_writer_overrun_frames_total"]
 assert len(w) == 1 and w[0]["value"] == 0 and w[0]["labels"]["writer"], w
-assert len([s for s in p if s["name"] == "ibvcap_writer_frames_total"]) == 1
+assert len([s for s in p if s["name"] == "ibvcap_writer_written_frames_total"]) == 1
 PY
 ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
 # refreshing mode writes the file again and again; stop it after two rounds

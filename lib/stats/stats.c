@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The counter tables (frame counts, antenna buffer, writer) and the walkers
+ * that merge, print and write them as JSON. */
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "acct.h"
+#include "antbuf.h"
+#include "shm.h"
+#include "stats.h"
+
+#define U64 STATS_FIELD_U64
+
+#define DIM(a) (sizeof(a) / sizeof((a)[0]))
+#define C(f) offsetof(struct acct_counts, f)
+#define S STATS_STREAM
+#define A STATS_ANTENNA
+#define L STATS_LIVE
+#define BR STATS_BRIEF
+
+static const char *
+mal_name(unsigned int i)
+{
+	return acct_malformed_name((enum acct_malformed)i);
+}
+
+static const struct stats_field counts_f[] = {
+	U64("streams", "strm", 4, "streams", A | L, STATS_SUM, C(streams),
+	    "streams seen (CODIF ids and destination)"),
+	U64("expected", "expected", 10, "frames", S | A | L, STATS_SUM, C(expected),
+	    "frames from each stream's first to its newest frame, per segment"),
+	U64("received", "received", 10, "frames", S | A | L | BR, STATS_SUM, C(received),
+	    "distinct frames that arrived valid (invalid-flagged ones too)"),
+	U64("lost", "lost", 8, "frames", S | A | L | BR, STATS_SUM, C(lost),
+	    "expected - received: frames that never arrived validly"),
+	U64("late", "late", 8, "frames", S | A | L | BR, STATS_SUM, C(late),
+	    "arrived after a newer frame of their stream (received, not lost)"),
+	U64("duplicate", "dup", 8, "frames", S | A | L | BR, STATS_SUM, C(duplicate),
+	    "second copies of a frame (not placed)"),
+	U64("invalid", "invalid", 8, "frames", S | A | L | BR, STATS_SUM, C(invalid),
+	    "received with the CODIF invalid bit set"),
+	U64("malformed", "malformed", 9, "packets", A | L | BR, STATS_SUM, C(malformed),
+	    "packets from the antenna that are not valid CODIF frames (by cause below)"),
+	U64("implausible", NULL, 0, "frames", S | A, STATS_SUM, C(implausible),
+	    "frames of a time no timeline takes (bit flip, stray): held, then dropped"),
+	U64("param_change", NULL, 0, "frames", S | A, STATS_SUM, C(param_change),
+	    "frames of other parameters never confirmed: held, then dropped"),
+	U64("too_late", NULL, 0, "frames", S | A | L | BR, STATS_SUM, C(too_late),
+	    "frames the antenna buffer refused: their row was already final (counted lost)"),
+	U64("resyncs", NULL, 0, "segments", S | A, STATS_SUM, C(resyncs),
+	    "segments begun by a resync of the timeline (per stream)"),
+	U64("resync_skipped", NULL, 0, "frames", S | A, STATS_SUM, C(resync_skipped),
+	    "frames a forward resync skipped (not lost)"),
+	U64("timeline_resyncs", NULL, 0, "resyncs", A, STATS_SUM, C(timeline_resyncs),
+	    "resyncs of the antenna's timeline (each moves all its streams)"),
+	U64("new_params", NULL, 0, "segments", S | A, STATS_SUM, C(new_params),
+	    "segments begun with new parameters"),
+	U64("bytes", "bytes", 14, "bytes", S | A | L, STATS_SUM, C(bytes),
+	    "CODIF bytes (header and data) of received frames"),
+	U64("packets", NULL, 0, "packets", A, STATS_SUM, C(packets),
+	    "packets from the antenna's source address"),
+	U64("wire_bytes", NULL, 0, "bytes", A, STATS_SUM, C(wire_bytes),
+	    "Ethernet bytes of those packets"),
+	{ .name = "first_frame", .head = "first frame (UTC)", .unit = "ns",
+	  .help = "CODIF time of the earliest frame", .off = C(first_ns),
+	  .type = STATS_TIME, .merge = STATS_MIN, .flags = S | A, .width = 30 },
+	{ .name = "last_frame", .head = "last frame (UTC)", .unit = "ns",
+	  .help = "CODIF time of the newest frame", .off = C(last_ns),
+	  .type = STATS_TIME, .merge = STATS_MAX, .flags = S | A | L, .width = 30 },
+	{ .name = "malformed_by_cause", .unit = "packets",
+	  .help = "malformed packets by cause", .off = C(mal), .type = STATS_ARRAY,
+	  .merge = STATS_SUM, .flags = A, .n = ACCT_M__COUNT, .elem = mal_name },
+};
+
+const struct stats_group stats_counts = {
+	.name = "counts", .help = "a stream's or an antenna's frames",
+	.f = counts_f, .n = DIM(counts_f), .size = sizeof(struct acct_counts),
+};
+
+#define B(f) offsetof(struct antbuf, f)
+
+static const char *
+refused_name(unsigned int i)
+{
+	return antbuf_result_name((enum antbuf_result)i);
+}
+
+static const struct stats_field buffer_f[] = {
+	U64("placed", "placed", 10, "frames", A | L, STATS_SUM, B(placed),
+	    "frames placed in the ring"),
+	U64("backfilled", "backfilled", 10, "frames", A, STATS_SUM, B(late_placed),
+	    "placed in a row behind the newest (another stream had moved on)"),
+	{ .name = "refused", .unit = "frames",
+	  .help = "frames the buffer refused, by reason (too-late: counted lost)",
+	  .off = B(result), .type = STATS_ARRAY, .merge = STATS_SUM, .flags = A,
+	  .n = ANTBUF__RESULTS, .first = ANTBUF_DUPLICATE, .elem = refused_name },
+	U64("gap_zeroed", "gap-zeroed", 10, "frames", A, STATS_SUM, B(zero_filled),
+	    "slots of final rows whose frame never came: zeroed"),
+	U64("gap_beyond_ring", "gap-beyond", 10, "frames", A, STATS_SUM, B(gap_frames),
+	    "frames of gaps longer than the ring: never in it (writers fill them)"),
+	{ .name = "runs", .unit = "runs", .off = B(nruns), .type = STATS_U32,
+	  .help = "runs of rows (one per resync, new parameters or long gap)",
+	  .merge = STATS_MAX, .flags = A },
+	{ .name = "first_row", .unit = "rows", .help = "first row ever opened (-1 none)",
+	  .off = B(first_row), .type = STATS_I64, .merge = STATS_MIN, .flags = A },
+	{ .name = "final_row", .unit = "rows", .help = "rows before it are final",
+	  .off = B(final_row), .type = STATS_I64, .merge = STATS_MAX, .flags = A | L },
+};
+
+const struct stats_group stats_buffer = {
+	.name = "buffer", .help = "an antenna buffer's placement",
+	.f = buffer_f, .n = DIM(buffer_f), .size = sizeof(struct antbuf),
+};
+
+#define W(f) offsetof(struct ibv_shm_writer, f)
+
+static const struct stats_field writer_f[] = {
+	U64("written", "written", 12, "frames", A | L, STATS_SUM, W(frames),
+	    "valid frames written"),
+	U64("placeholders", "placeholders", 12, "frames", A | L, STATS_SUM, W(gap_frames),
+	    "invalid zero frames written where a stream lost frames"),
+	U64("bytes", "bytes", 14, "bytes", A | L, STATS_SUM, W(bytes), "bytes written"),
+	U64("files", "files", 6, "files", A | L, STATS_SUM, W(files), "files completed"),
+	U64("overrun", "overrun", 8, "frames", A | L, STATS_SUM, W(lost_frames),
+	    "frames the writer lost: the ring overwrote them first"),
+	{ .name = "error", .unit = "errno", .help = "errno of a fatal error, 0 none",
+	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
+	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
+	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
+};
+
+const struct stats_group stats_writer = {
+	.name = "writer", .help = "a writer's files",
+	.f = writer_f, .n = DIM(writer_f), .size = sizeof(struct ibv_shm_writer),
+};
+
+/* ---- walkers --------------------------------------------------------------- */
+
+uint64_t
+stats_get(const struct stats_field *f, const void *rec, unsigned int i)
+{
+	const uint8_t *p = (const uint8_t *)rec + f->off;
+
+	switch (f->type) {
+	case STATS_U64:
+		return *(const uint64_t *)p;
+	case STATS_ARRAY:
+		return ((const uint64_t *)p)[i];
+	case STATS_U32:
+		return *(const uint32_t *)p;
+	case STATS_I32:
+		return (uint64_t)(int64_t)*(const int32_t *)p;
+	default: /* I64, TIME */
+		return (uint64_t)*(const int64_t *)p;
+	}
+}
+
+static void
+set(const struct stats_field *f, void *rec, unsigned int i, uint64_t v)
+{
+	uint8_t *p = (uint8_t *)rec + f->off;
+
+	switch (f->type) {
+	case STATS_U64:
+		*(uint64_t *)p = v;
+		break;
+	case STATS_ARRAY:
+		((uint64_t *)p)[i] = v;
+		break;
+	case STATS_U32:
+		*(uint32_t *)p = (uint32_t)v;
+		break;
+	case STATS_I32:
+		*(int32_t *)p = (int32_t)(int64_t)v;
+		break;
+	default:
+		*(int64_t *)p = (int64_t)v;
+		break;
+	}
+}
+
+bool
+stats_time_set(const struct stats_field *f, const void *rec)
+{
+	int64_t t = (int64_t)stats_get(f, rec, 0);
+
+	return t != INT64_MAX && t != INT64_MIN;
+}
+
+void
+stats_zero(const struct stats_group *g, void *rec)
+{
+	unsigned int k;
+
+	memset(rec, 0, g->size);
+	for (k = 0; k < g->n; k++)
+		if (g->f[k].type == STATS_TIME)
+			set(&g->f[k], rec, 0, (uint64_t)(g->f[k].merge == STATS_MIN ?
+							  INT64_MAX : INT64_MIN));
+}
+
+void
+stats_merge(const struct stats_group *g, void *dst, const void *src)
+{
+	unsigned int k, i;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+		unsigned int n = f->type == STATS_ARRAY ? f->n : 1;
+
+		for (i = 0; i < n; i++) {
+			uint64_t a = stats_get(f, dst, i), b = stats_get(f, src, i), v;
+
+			if (f->merge == STATS_SUM)
+				v = a + b;
+			else if (stats_signed(f))
+				v = (f->merge == STATS_MIN) == ((int64_t)b < (int64_t)a) ? b : a;
+			else
+				v = (f->merge == STATS_MIN) == (b < a) ? b : a;
+			set(f, dst, i, v);
+		}
+	}
+}
+
+const struct stats_field *
+stats_find(const struct stats_group *g, const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < g->n; k++)
+		if (strcmp(g->f[k].name, name) == 0)
+			return &g->f[k];
+	return NULL;
+}
+
+void
+stats_json(const struct stats_group *g, const void *rec, unsigned int scope, json_t *o)
+{
+	char key[64], ts[CODIF_TIMESTR_LEN];
+	unsigned int k, i;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+		uint64_t v = stats_get(f, rec, 0);
+
+		if (!stats_in(f, scope))
+			continue;
+		switch (f->type) {
+		case STATS_TIME:
+			snprintf(key, sizeof(key), "%s_ns", f->name);
+			if (stats_time_set(f, rec))
+				js_i64(o, key, (int64_t)v);
+			else
+				js_null(o, key);
+			snprintf(key, sizeof(key), "%s_utc", f->name);
+			js_str(o, key, stats_time_set(f, rec) ?
+				       codif_time_str((int64_t)v, ts, sizeof(ts)) : NULL);
+			break;
+		case STATS_ARRAY: {
+			json_t *a = js_obj(o, f->name);
+
+			for (i = f->first; i < f->n; i++)
+				js_u64(a, f->elem(i), stats_get(f, rec, i));
+			break;
+		}
+		default:
+			if (stats_signed(f))
+				js_i64(o, f->name, (int64_t)v);
+			else
+				js_u64(o, f->name, v);
+			break;
+		}
+	}
+}
+
+json_t *
+stats_describe(const struct stats_group *g, unsigned int scope)
+{
+	json_t *o = json_object();
+	unsigned int k;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+		json_t *d;
+
+		if (!stats_in(f, scope))
+			continue;
+		d = js_obj(o, f->name);
+		js_str(d, "unit", f->unit);
+		js_str(d, "kind", f->merge == STATS_SUM ? "counter" : "gauge");
+		js_str(d, "help", f->help);
+	}
+	return o;
+}
+
+void
+stats_text_head(const struct stats_group *g, unsigned int scope, FILE *out)
+{
+	unsigned int k;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+
+		if (f->head == NULL || !stats_in(f, scope))
+			continue;
+		if (f->type == STATS_TIME)
+			fprintf(out, " %-*s", f->width, f->head);
+		else
+			fprintf(out, " %*s", f->width, f->head);
+	}
+}
+
+void
+stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope, FILE *out)
+{
+	char ts[CODIF_TIMESTR_LEN];
+	unsigned int k;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+		uint64_t v = stats_get(f, rec, 0);
+
+		if (f->head == NULL || !stats_in(f, scope))
+			continue;
+		if (f->type == STATS_TIME)
+			fprintf(out, " %-*s", f->width, stats_time_set(f, rec) ?
+				codif_time_str((int64_t)v, ts, sizeof(ts)) : "-");
+		else if (stats_signed(f))
+			fprintf(out, " %*" PRId64, f->width, (int64_t)v);
+		else
+			fprintf(out, " %*" PRIu64, f->width, v);
+	}
+}
+
+bool
+stats_text_rest(const struct stats_group *g, const void *rec, unsigned int scope,
+		const char *lead, FILE *out)
+{
+	unsigned int k, i, n = 0;
+
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+
+		if (f->head != NULL || f->merge != STATS_SUM || f->type == STATS_TIME ||
+		    !stats_in(f, scope))
+			continue;
+		for (i = f->type == STATS_ARRAY ? f->first : 0;
+		     i < (f->type == STATS_ARRAY ? f->n : 1u); i++) {
+			uint64_t v = stats_get(f, rec, i);
+
+			if (v == 0)
+				continue;
+			fprintf(out, "%s%s%s%s ", n++ ? ", " : lead,
+				f->type == STATS_ARRAY ? f->name : "",
+				f->type == STATS_ARRAY ? ":" : "",
+				f->type == STATS_ARRAY ? f->elem(i) : f->name);
+			if (stats_signed(f))
+				fprintf(out, "%" PRId64, (int64_t)v);
+			else
+				fprintf(out, "%" PRIu64, v);
+		}
+	}
+	if (n)
+		fputc('\n', out);
+	return n != 0;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Counters as data: every counter group (a stream's or antenna's frame
+ * counts, an antenna buffer's, a writer's) described once as a table --
+ * name, column heading, unit, help, merge rule, where it is stored -- and
+ * the walkers that merge, print, and write them as JSON. The telemetry
+ * walker is in stats_tel.h; the names here are the only names: the
+ * summary, JSON, telemetry, Prometheus, codifgen's truth and the tests'
+ * comparison all take them from these tables. */
+
+#ifndef STATS_H
+#define STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+/** How a value is stored. */
+enum stats_type {
+	STATS_U64 = 0,   /**< uint64_t */
+	STATS_I64,       /**< int64_t */
+	STATS_TIME,      /**< int64_t Unix ns, INT64_MAX (MIN merge) or INT64_MIN
+			      (MAX merge) when none: JSON NAME_ns and NAME_utc */
+	STATS_ARRAY,     /**< uint64_t[n], element names from elem() */
+	STATS_U32,       /**< uint32_t */
+	STATS_I32,       /**< int32_t */
+};
+
+/** How two records combine (an antenna's streams, all antennas). */
+enum stats_merge {
+	STATS_SUM = 0,   /**< a counter */
+	STATS_MIN,       /**< a gauge: the least */
+	STATS_MAX,       /**< a gauge: the greatest */
+};
+
+/* stats_field.flags: where a field means something (a walker's scope
+ * argument selects them) and how it is shown */
+#define STATS_STREAM 0x01   /**< a stream's record has it */
+#define STATS_ANTENNA 0x02  /**< an antenna's (or all antennas') record has it */
+#define STATS_LIVE 0x04     /**< in the compact live views (telemetry lists) */
+#define STATS_BRIEF 0x08    /**< in one-line views (the periodic line) */
+#define STATS_ALL 0x03
+
+struct stats_field {
+	const char *name;    /**< JSON and telemetry key, Prometheus name part */
+	const char *head;    /**< text column heading, NULL: not a column */
+	const char *unit;    /**< frames, packets, bytes, ns, files, rows, runs... */
+	const char *help;    /**< one line (< 128 bytes: telemetry strings) */
+	size_t off;          /**< offset in the group's record */
+	uint8_t type;        /**< enum stats_type */
+	uint8_t merge;       /**< enum stats_merge */
+	uint8_t flags;       /**< STATS_STREAM | STATS_ANTENNA | STATS_LIVE */
+	uint8_t width;       /**< column width */
+	uint16_t n;          /**< STATS_ARRAY: elements */
+	uint16_t first;      /**< STATS_ARRAY: first element shown */
+	const char *(*elem)(unsigned int i); /**< STATS_ARRAY: element names */
+};
+
+/** A uint64_t field: name, heading, width, unit, flags, merge, offset, help. */
+#define STATS_FIELD_U64(n_, h_, w_, u_, fl_, m_, off_, help_)                  \
+	{ .name = n_, .head = h_, .unit = u_, .help = help_, .off = off_,          \
+	  .type = STATS_U64, .merge = m_, .flags = fl_, .width = w_ }
+
+struct stats_group {
+	const char *name;    /**< "counts", "buffer", "writer" */
+	const char *help;
+	const struct stats_field *f;
+	unsigned int n;
+	size_t size;         /**< of the record */
+};
+
+/** A stream's or an antenna's frame counts: struct acct_counts. */
+extern const struct stats_group stats_counts;
+/** An antenna buffer's placement counters: struct antbuf (shared header). */
+extern const struct stats_group stats_buffer;
+/** A writer's figures: struct ibv_shm_writer. */
+extern const struct stats_group stats_writer;
+
+/** Whether field f has every flag of scope (scope 0: every field does). */
+static inline bool
+stats_in(const struct stats_field *f, unsigned int scope)
+{
+	return (f->flags & scope) == scope;
+}
+
+/** Zero rec, times set to "none". */
+void stats_zero(const struct stats_group *g, void *rec);
+
+/** Combine src into dst by each field's merge rule. */
+void stats_merge(const struct stats_group *g, void *dst, const void *src);
+
+/** Value of field f in rec (element i of an array); signed types as int64
+ * bits (cast the result to int64_t). */
+uint64_t stats_get(const struct stats_field *f, const void *rec, unsigned int i);
+
+/** Whether field f is signed (I64, I32, TIME). */
+static inline bool
+stats_signed(const struct stats_field *f)
+{
+	return f->type == STATS_I64 || f->type == STATS_I32 || f->type == STATS_TIME;
+}
+
+/** Whether a time field holds a time. */
+bool stats_time_set(const struct stats_field *f, const void *rec);
+
+/** The field named name, or NULL. */
+const struct stats_field *stats_find(const struct stats_group *g, const char *name);
+
+/** Add rec's fields in scope as members of object o. */
+void stats_json(const struct stats_group *g, const void *rec, unsigned int scope, json_t *o);
+
+/**
+ * The fields in scope as a JSON object: name -> {unit, kind (counter or
+ * gauge), help}.
+ */
+json_t *stats_describe(const struct stats_group *g, unsigned int scope);
+
+/** The column headings of the fields in scope that have one, each after a space. */
+void stats_text_head(const struct stats_group *g, unsigned int scope, FILE *f);
+
+/** The values under stats_text_head's headings. */
+void stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope,
+		    FILE *f);
+
+/**
+ * The counters (STATS_SUM) in scope without a column, "name value" where
+ * not zero,
+ * after lead, comma-separated, then a newline; nothing when all are zero.
+ * @return whether a line was printed.
+ */
+bool stats_text_rest(const struct stats_group *g, const void *rec, unsigned int scope,
+		     const char *lead, FILE *f);
+
+#endif /* STATS_H */

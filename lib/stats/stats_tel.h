@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The DPDK side of the counter tables: the port table (struct
+ * rte_eth_stats) and the walkers into telemetry replies. */
+
+#ifndef STATS_TEL_H
+#define STATS_TEL_H
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "stats.h"
+
+/** A port's figures: struct rte_eth_stats (rte_eth_stats_get). */
+extern const struct stats_group stats_port;
+
+/**
+ * Add rec's fields in scope to dictionary d, name -> value (arrays as
+ * NAME_ELEMENT, '-' as '_'; times as NAME_ns, 0 when none).
+ * @return 0, or -ENOSPC when d is full.
+ */
+int stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
+		   struct rte_tel_data *d);
+
+/**
+ * Start array d as the names of the scalar fields in scope, in table order
+ * (the order of stats_tel_row's values).
+ */
+void stats_tel_names(const struct stats_group *g, unsigned int scope,
+		     struct rte_tel_data *d);
+
+/** Start array d as rec's scalar fields in scope (stats_tel_names' order). */
+void stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
+		   struct rte_tel_data *d);
+
+/**
+ * Fill dictionary d with the fields in scope: name -> [unit, kind, help]
+ * (kind "counter" or "gauge").
+ * @return 0, or -ENOMEM.
+ */
+int stats_tel_describe(const struct stats_group *g, unsigned int scope,
+		       struct rte_tel_data *d);
+
+#endif /* STATS_TEL_H */

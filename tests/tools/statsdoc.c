@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Test tool: the counter tables of lib/stats as the Markdown of
+ * docs/counters.md (a test keeps the page equal to the tables). */
+
+#include <stdio.h>
+
+#include "stats.h"
+#include "stats_tel.h"
+
+static const char *
+kind(const struct stats_field *f)
+{
+	return f->merge == STATS_SUM ? "counter" : "gauge";
+}
+
+static void
+group(const struct stats_group *g, const char *title, const char *where)
+{
+	unsigned int k, i;
+
+	printf("\n## %s\n\n%s\n\n| name | unit | kind | for | meaning |\n|---|---|---|---|---|\n",
+	       title, where);
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+		const char *scope = (f->flags & STATS_ALL) == STATS_ALL ? "stream, antenna" :
+				    f->flags & STATS_STREAM ? "stream" : "antenna";
+
+		if (g != &stats_counts)
+			scope = g->name;
+		if (f->type == STATS_TIME)
+			printf("| `%s_utc`, `%s_ns` | UTC, ns | %s | %s | %s (as text; as Unix ns)",
+			       f->name, f->name, kind(f), scope, f->help);
+		else
+			printf("| `%s` | %s | %s | %s | %s", f->name, f->unit, kind(f), scope, f->help);
+		if (f->type == STATS_ARRAY) {
+			printf(":");
+			for (i = f->first; i < f->n; i++)
+				printf(" `%s`", f->elem(i));
+		}
+		printf(" |\n");
+	}
+}
+
+int
+main(void)
+{
+	printf("# Counters\n\n"
+	       "Generated from the tables of lib/stats (tests/tools/statsdoc; the test\n"
+	       "`docs-counters` fails when this page and the tables differ). Every\n"
+	       "figure the tools print, write as JSON, serve by telemetry\n"
+	       "(`/ibvcap/counters,GROUP` describes them live) or export to Prometheus\n"
+	       "has one of these names; codifgen's ground truth uses the same names.\n"
+	       "Prometheus names are `ibvcap_<antenna|buffer|writer|port>_<name>_<unit>`\n"
+	       "(the unit left out where the name has it), with `_total` for counters\n"
+	       "and `_seconds` for times.\n");
+	group(&stats_counts, "Frame counts (group `counts`)",
+	      "Per stream (summary JSON `streams`, codifcheck, truth) and per antenna "
+	      "(`antennas`, `totals`, the summary table, telemetry `/ibvcap/antennas`).");
+	group(&stats_buffer, "Antenna buffer (group `buffer`)",
+	      "Per antenna buffer (summary JSON `buffers.antennas`, `/ibvcap/buffers`).");
+	group(&stats_writer, "Writers (group `writer`)",
+	      "Per writer, in the capture or a dpdk-ibvcap-dump (summary JSON "
+	      "`buffers.writers`, `/ibvcap/writers`).");
+	group(&stats_port, "Ports (group `port`)",
+	      "Per DPDK port, from rte_eth_stats (summary JSON `ports`; "
+	      "`/ethdev/stats,N`).");
+	return 0;
+}
