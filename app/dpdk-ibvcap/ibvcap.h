@@ -64,6 +64,8 @@ struct ibv_port {
 	struct steer_rule_spec *rules;
 	unsigned int nrules;
 	char steer_why[256];      /**< why software steering */
+	bool few_queues;          /**< fewer rx queues than antennas + 1: software */
+	bool fallback_said;       /**< the fallback's log line is out */
 	char iface[IF_NAMESIZE];  /**< kernel interface ("" = none) */
 	int join_fd;              /**< socket holding the memberships, -1 */
 	uint64_t groups;          /**< bit g: this port joins group g */

@@ -169,15 +169,20 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		socket = (int)rte_socket_id();
 
 	/* one queue per antenna + the default queue; software steering makes
-	 * do with what the port has */
+	 * do with what the port has, and --steer auto falls back to it */
+	p->few_queues = false;
 	if (info.max_rx_queues < need) {
-		if (c->steer != IBV_STEER_SOFTWARE)
+		if (c->steer == IBV_STEER_FLOW)
 			return errf(err, len,
-				    "port %u (%s) has %u rx queue%s; %u are needed (%u antennas + 1 "
-				    "default): use a port with more queues, fewer antennas, or "
-				    "--steer software",
+				    "port %u (%s) has %u rx queue%s; --steer flow needs %u (%u "
+				    "antennas + 1 default): use a port with more queues, fewer "
+				    "antennas, or --steer auto",
 				    p->port_id, p->name, info.max_rx_queues,
 				    info.max_rx_queues == 1 ? "" : "s", need, c->layout.nant);
+		snprintf(p->steer_why, sizeof(p->steer_why),
+			 "the port has %u rx queue%s, one per antenna and a default one "
+			 "need %u", info.max_rx_queues, info.max_rx_queues == 1 ? "" : "s", need);
+		p->few_queues = true;
 		need = info.max_rx_queues;
 	}
 	p->nq = need;
@@ -245,7 +250,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		}
 	}
 	conf.rxmode.mtu = p->mtu;
-	if (c->steer == IBV_STEER_SOFTWARE && p->nq > 1 &&
+	if ((c->steer == IBV_STEER_SOFTWARE || p->few_queues) && p->nq > 1 &&
 	    (info.flow_type_rss_offloads & RTE_ETH_RSS_IP)) {
 		/* no rules: spread by addresses so each stream stays on one queue */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -316,6 +321,17 @@ ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
 	return 0;
 }
 
+/* The one log line of a fallback to software steering (rules are installed
+ * again after every start: said once). */
+static void
+fallback_line(struct ibv_port *p)
+{
+	printf("dpdk-ibvcap: port %u (%s): rte_flow cannot steer antennas (%s): "
+	       "steering in software by source address on the rx lcores\n",
+	       p->port_id, p->name, p->steer_why);
+	p->fallback_said = true;
+}
+
 /* Rules: antenna a from every group this port joins -> queue a; the rest
  * -> the default queue. Installed after every start (mlx5 forgets them). */
 static int
@@ -328,6 +344,11 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	p->hw_steer = false;
 	if (c->steer == IBV_STEER_SOFTWARE) {
 		snprintf(p->steer_why, sizeof(p->steer_why), "--steer software");
+		return 0;
+	}
+	if (p->few_queues) {
+		if (!p->fallback_said)
+			fallback_line(p);
 		return 0;
 	}
 	free(p->rules);
@@ -358,10 +379,8 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 				    c->isolate ? " (implied by --isolate)" : "");
 		str_copy(p->steer_why, sizeof(p->steer_why), p->sp.why);
 		steer_remove(&p->sp);
-		/* the one log line of the fallback */
-		printf("dpdk-ibvcap: port %u (%s): rte_flow cannot steer antennas (%s): "
-		       "steering in software by source address on the rx lcores\n",
-		       p->port_id, p->name, p->sp.why);
+		if (!p->fallback_said)
+			fallback_line(p);
 		return 0;
 	}
 	p->hw_steer = true;

@@ -73,6 +73,20 @@ python3 "$CMP" "$T/all.json" "$T/sw.sum.json" --unattributed > "$T/sw.cmp" ||
 expect_eq "--steer software: no fallback line" "$(grep -c 'steering in software' "$T/sw.log")" 0
 ok "one queue, --steer software: counts = truth"
 
+# the seed tool's usage form as written (plus this test's EAL isolation and
+# a summary file): one queue, 6 antennas, --steer auto by default: software
+# steering, said in one line, the counts exact
+# shellcheck disable=SC2086
+"$CAP" -l 0-1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/all.all.pcap" -- \
+	--antennas 6 --summary-json "$T/seed.sum.json" > "$T/seed.log" 2>&1 ||
+	{ cat "$T/seed.log"; fail "the seed's usage form failed"; }
+python3 "$CMP" "$T/all.json" "$T/seed.sum.json" --unattributed > "$T/seed.cmp" ||
+	{ cat "$T/seed.cmp"; fail "seed usage form: counts differ"; }
+grep -q "port 0 (net_pcap0): rte_flow cannot steer antennas (the port has 1 rx queue, one per antenna and a default one need 7): steering in software" "$T/seed.log" ||
+	{ grep dpdk-ibvcap: "$T/seed.log"; fail "seed usage form: no fallback line"; }
+expect_eq "seed usage form: fallback lines" "$(grep -c 'steering in software' "$T/seed.log")" 1
+ok "dpdk-ibvcap -l 0-1 --vdev net_pcap0,rx_pcap=F -- --antennas 6: software steering, counts = truth"
+
 # -v: one header line per packet, as the original tool printed
 "$GEN" --frames 3 --antennas 1 --groups 1 --threads 1 --pcap "$T/v.pcap" --quiet
 # shellcheck disable=SC2086

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# dpdk-ibvcap start-up errors that need EAL: more antennas than the port's
-# queues, no port, a missing port, no hugepages, no worker lcore, rules
+# dpdk-ibvcap start-up errors that need EAL: --steer flow with more antennas
+# than the port's queues, no port, a missing port, no hugepages, no worker lcore, rules
 # demanded where the port has none, GPU memory or buffer split where there
 # is none: exit 1, the problem named.
 . "$(dirname "$0")/../lib.sh"
@@ -12,9 +12,9 @@ python3 "$SRC/tests/tools/emptypcap.py" "$T/e.pcap"
 V="net_pcap0,rx_pcap=$T/e.pcap"
 # shellcheck disable=SC2086
 {
-run_expect_fail "more antennas than queues" 1 \
-	"port 0 (net_pcap0) has 1 rx queue; 7 are needed (6 antennas + 1 default)" \
-	"$C" $EAL --vdev "$V" -- --idle-timeout 1s
+run_expect_fail "--steer flow, more antennas than queues" 1 \
+	"port 0 (net_pcap0) has 1 rx queue; --steer flow needs 7 (6 antennas + 1 default)" \
+	"$C" $EAL --vdev "$V" -- --idle-timeout 1s --steer flow
 run_expect_fail "no port at all" 1 "no DPDK port: give a device with -a PCI_ADDRESS or --vdev" \
 	"$C" $EAL -- --steer software
 run_expect_fail "missing port" 1 "--port 4: no such DPDK port (available: 0 (net_pcap0))" \
