@@ -195,7 +195,9 @@ hwclock_sample_read(hwclock_read_fn read, void *arg, struct hwclock_sample *s)
 	s->host_before_ns = ts_ns(CLOCK_REALTIME);
 	ret = read(arg, &s->ticks);
 	s->host_after_ns = ts_ns(CLOCK_REALTIME);
-	return ret < 0 ? ret : 0;
+	/* mlx5_read_clock (DPDK 22.11) passes ibverbs' positive errno up
+	 * through rte_eth_read_clock: any non-zero is a failure */
+	return ret > 0 ? -ret : ret;
 }
 
 /* ---- calibration ---- */

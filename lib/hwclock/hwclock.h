@@ -387,7 +387,8 @@ hwclock_classify(uint64_t value, int64_t host_ns, int64_t tol_ns,
 const char *
 hwclock_level_name(enum hwclock_level level);
 
-/** Reads a device clock for hwclock_sample_read: 0 or a negative errno. */
+/** Reads a device clock for hwclock_sample_read: 0, or an errno (negative,
+ * or positive as DPDK 22.11's mlx5 returns through rte_eth_read_clock). */
 typedef int (*hwclock_read_fn)(void *arg, uint64_t *ticks);
 
 /**
@@ -401,7 +402,8 @@ typedef int (*hwclock_read_fn)(void *arg, uint64_t *ticks);
  * @param s
  *   Filled.
  * @return
- *   0, -EINVAL if read or s is NULL, or what read returned (< 0).
+ *   0, -EINVAL if read or s is NULL, or read's non-zero errno, negated if
+ *   it was positive.
  */
 int
 hwclock_sample_read(hwclock_read_fn read, void *arg, struct hwclock_sample *s);

@@ -793,6 +793,9 @@ test_sample_read(void)
 	CHECK(s.mono_ns > 0);
 	ret = -EIO;
 	CHECK_EQ_I(hwclock_sample_read(fake_read, &ret, &s), -EIO);
+	/* mlx5's positive errno, through rte_eth_read_clock */
+	ret = EIO;
+	CHECK_EQ_I(hwclock_sample_read(fake_read, &ret, &s), -EIO);
 	CHECK_EQ_I(hwclock_sample_read(NULL, &ret, &s), -EINVAL);
 	CHECK_EQ_I(hwclock_sample_read(fake_read, &ret, NULL), -EINVAL);
 }
