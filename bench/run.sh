@@ -7,6 +7,7 @@
 #   2. capture + placement throughput vs single-core memcpy bandwidth
 #   3. writer throughput to disk vs dd oflag=direct, same filesystem     >= 0.8
 #   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump, and the plot >= 2
+#   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,3 +37,6 @@ rm -rf "$W"/*
 
 echo "== 4. dpdk-ibvcap-dump vs dpdk-pdump"
 BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3
+
+echo "== 5. hwclock: device ticks -> Unix ns per packet"
+"$B/bench/hwclock_bench" 15 2000 | tee "$OUT/hwclock.txt"
