@@ -27,6 +27,8 @@ enum variant {
 	V_BURST,        /* a snapshot per burst, then convert each packet */
 	V_PACKET,       /* a snapshot for every packet */
 	V_RT,           /* real-time identity (mult = 2^61) per burst */
+	V_TSC_BURST,    /* host time as dpdk-ibvcap had it: one TSC read a burst */
+	V_TSC_PACKET,   /* host time as it has it now: a TSC read per packet */
 	V_NVARIANT,
 };
 
@@ -35,6 +37,8 @@ static const char *const vname[V_NVARIANT] = {
 	"snapshot/burst + convert",
 	"snapshot + convert/packet",
 	"real-time identity/burst",
+	"host: TSC read/burst",
+	"host: TSC read/packet",
 };
 
 static uint64_t ticks[NPKT];
@@ -81,6 +85,29 @@ pass(enum variant v, const struct hwclock_pub *pub)
 				abort();
 			for (j = i; j < i + BURST; j++) {
 				out[j] = hwclock_conv_ns(&cv, ticks[j]);
+				sum += out[j];
+			}
+		}
+		break;
+	case V_TSC_BURST:
+		for (i = 0; i < NPKT; i += BURST) {
+			int64_t t;
+
+			if (hwclock_snapshot(pub, &cv) != 0)
+				abort();
+			t = hwclock_conv_ns(&cv, cycles());
+			for (j = i; j < i + BURST; j++) {
+				out[j] = t;
+				sum += out[j];
+			}
+		}
+		break;
+	case V_TSC_PACKET:
+		for (i = 0; i < NPKT; i += BURST) {
+			if (hwclock_snapshot(pub, &cv) != 0)
+				abort();
+			for (j = i; j < i + BURST; j++) {
+				out[j] = hwclock_conv_ns(&cv, cycles());
 				sum += out[j];
 			}
 		}

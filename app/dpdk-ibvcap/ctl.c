@@ -424,6 +424,8 @@ ports_json(const struct ibv_app *app, const struct ibv_totals *t, json_t *arr)
 		js_u64(o, "groups_joined", p->joined);
 		js_str(o, "multicast_filter", p->mcast_mode ? p->mcast_mode : "");
 		js_bool(o, "hw_timestamps", p->ts_offload);
+		js_str(o, "time_source", ibv_clock_mode_name(p->clk.mode));
+		js_str(o, "time_source_detail", p->clk.what);
 		stats_json(&stats_port, &es, STATS_ANTENNA, o);
 		qs = js_arr(o, "queues");
 		for (q = 0; q < p->nq; q++) {

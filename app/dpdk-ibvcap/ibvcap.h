@@ -15,6 +15,7 @@
 #include "antbuf.h"
 #include "config.h"
 #include "gpumem.h"
+#include "hwclock.h"
 #include "shm.h"
 #include "steer.h"
 #include "writer.h"
@@ -51,6 +52,22 @@ struct ibv_lcore {
 	volatile bool running;
 } __rte_cache_aligned;
 
+/** Where arrival times come from (clock.c). */
+enum ibv_clk_mode {
+	IBV_CLK_HOST = 0,   /**< the host clock: the TSC, calibrated */
+	IBV_CLK_REALTIME,   /**< the NIC's stamps are Unix ns already */
+	IBV_CLK_TICKS,      /**< the NIC's stamps are ticks: calibrated */
+};
+
+/** A clock fitted to CLOCK_REALTIME by the main lcore, read by rx lcores. */
+struct ibv_clock {
+	struct hwclock_pub pub;   /**< what rx lcores convert with */
+	struct hwclock cal;       /**< main lcore only */
+	enum ibv_clk_mode mode;
+	uint64_t steps;           /**< steps seen (logged when they grow) */
+	char what[192];           /**< for the log and the summary */
+};
+
 /** A port in use. */
 struct ibv_port {
 	uint16_t port_id;
@@ -71,6 +88,7 @@ struct ibv_port {
 	uint64_t groups;          /**< bit g: this port joins group g */
 	unsigned int joined;
 	bool ts_offload, scatter;
+	struct ibv_clock clk;     /**< its rx timestamps (clock.c) */
 	const char *mcast_mode;   /**< how multicast frames are let in */
 	uint32_t mtu;
 	volatile uint8_t link_up; /**< polled only when up (memif maps its
@@ -138,7 +156,7 @@ struct ibv_app {
 	int ts_offset;            /**< rx timestamp dynfield, -1 none */
 	uint64_t ts_flag;
 	bool pdump;               /**< rte_pdump_init() succeeded */
-	double ns_per_tsc;        /**< host arrival time from the TSC */
+	struct ibv_clock host_clk; /**< the TSC as Unix ns (clock.c) */
 	struct ibv_bufs bufs;
 	struct ibv_split split;
 	unsigned int nwlcore;
@@ -193,6 +211,13 @@ int ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len);
 int ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len);
 /** After the ports are closed: pools and GPU region. */
 void ibv_gpu_split_free(struct ibv_app *app);
+
+/* clock.c */
+/** Fit the host and NIC clocks (after the ports start); says each port's source. */
+void ibv_clocks_start(struct ibv_app *app);
+/** One calibration round of every clock (main lcore, about once a second). */
+void ibv_clocks_tick(struct ibv_app *app);
+const char *ibv_clock_mode_name(enum ibv_clk_mode m);
 
 /* wr.c */
 int ibv_writers_setup(struct ibv_app *app, char *err, size_t len);

@@ -280,7 +280,6 @@ main(int argc, char **argv)
 		printf("dpdk-ibvcap: telemetry commands not registered\n");
 
 	app->tsc_hz = rte_get_tsc_hz();
-	app->ns_per_tsc = 1e9 / (double)app->tsc_hz;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	app->start_tsc = app->last_tsc = rte_rdtsc();
@@ -314,6 +313,7 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	ibv_clocks_start(app);
 	app->start_tsc = app->last_tsc = rte_rdtsc();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
@@ -339,6 +339,8 @@ main(int argc, char **argv)
 		rte_delay_us_sleep(10000);
 		if (++tick % 10 == 0)
 			ibv_ports_link_refresh(app);
+		if (tick % 100 == 0)
+			ibv_clocks_tick(app);
 		check_stop(app);
 		ibv_events_print(app, stdout, false);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {

@@ -307,7 +307,8 @@ ibv_rx_main(void *arg)
 		for (qi = 0; qi < lc->nq; qi++) {
 			const struct ibv_rxq *q = &lc->q[qi];
 			uint64_t bytes = 0, misdirected = 0, segmented = 0;
-			int64_t now_ns;
+			struct hwclock_conv host, nic;
+			bool stamped;
 			uint16_t n, i;
 
 			if (unlikely(!*q->link_up))
@@ -318,15 +319,17 @@ ibv_rx_main(void *arg)
 				lc->empty_polls++;
 				continue;
 			}
-			/* host arrival time, once per burst, from the TSC */
-			now_ns = app->start_unix_ns +
-				 (int64_t)((double)(rte_rdtsc() - app->start_tsc) * app->ns_per_tsc);
+			/* arrival times: the NIC's stamp where the port gives
+			 * one, else the TSC when this lcore takes the packet;
+			 * both through the main lcore's latest fit (clock.c) */
+			hwclock_snapshot(&app->host_clk.pub, &host);
+			stamped = hwts && hwclock_snapshot(&app->port[q->port_idx].clk.pub, &nic) == 0;
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = pk[i];
 				struct acct_result r;
 				const uint8_t *data;
 				uint32_t len = m->pkt_len, cap;
-				int64_t t = now_ns;
+				int64_t t;
 
 				if (i + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
@@ -338,9 +341,11 @@ ibv_rx_main(void *arg)
 				acct_frame2(lc->acct, q->port_idx, data, cap, len, &r);
 				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
 					misdirected++;
-				if (hwts && (m->ol_flags & app->ts_flag))
-					t = (int64_t)*RTE_MBUF_DYNFIELD(m, app->ts_offset,
-									rte_mbuf_timestamp_t *);
+				if (stamped && (m->ol_flags & app->ts_flag))
+					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ts_offset,
+										  rte_mbuf_timestamp_t *));
+				else
+					t = hwclock_conv_ns(&host, rte_rdtsc());
 				if (placing && acct_placeable(r.fd.cls)) {
 					r.fd.arrival_ns = t;
 					place(app, lc, &r.fd, m, split);

@@ -24,6 +24,7 @@ done
 vdev="$vdev,rx_pcap=$T/empty.pcap"
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
 mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
+t_start=$(date +%s%N)
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
 	--ring 512 --reorder-window 32 \
@@ -32,6 +33,28 @@ mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 python3 "$CMP" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
 	{ head "$T/cmp"; fail "capture counts differ from the truth"; }
 ok "capture counts = truth with three writers attached"
+t_end=$(date +%s%N)
+# arrival times: each packet its own (net_pcap gives no NIC stamps: the
+# host clock when the rx lcore took it), all inside the run, the source said
+python3 - "$T/pcap" "$t_start" "$t_end" "$T/sum.json" <<'PY' || fail "arrival times"
+import glob, json, struct, sys
+t0, t1 = int(sys.argv[2]), int(sys.argv[3])
+ts = []
+for f in glob.glob(sys.argv[1] + "/*.pcap"):
+    d = open(f, "rb").read()
+    off = 24
+    while off < len(d):
+        s, ns, cl, _ = struct.unpack("<IIII", d[off:off + 16])
+        ts.append(s * 10**9 + ns)
+        off += 16 + cl
+assert len(ts) > 600 and len(set(ts)) == len(ts), (len(ts), len(set(ts)))
+assert t0 <= min(ts) and max(ts) <= t1, (t0, min(ts), max(ts), t1)
+p = json.load(open(sys.argv[4]))["ports"][0]
+assert p["time_source"] == "host", p
+PY
+grep -q "port 0 (net_pcap0): arrival times from the host clock (the port gives no rx timestamps)" \
+	"$T/cap.log" || fail "no time source line"
+ok "pcap arrival times: one per packet (all distinct), inside the run, source said (host)"
 
 for fmt in codif raw pcap; do
 	python3 "$VER" "$T/sent.pcap" --format $fmt "$T/$fmt" > "$T/$fmt.ver" ||
