@@ -183,6 +183,10 @@ ibv_stats_line(struct ibv_app *app, FILE *f)
 		app->rate_gbps = (double)(t.bytes - app->last_bytes) * 8 / dt / 1e9;
 		app->rate_mpps = (double)(t.pkts - app->last_pkts) / dt / 1e6;
 	}
+	if (app->quiet_since_tsc == 0)
+		app->quiet_since_tsc = app->start_tsc;
+	if (t.pkts != app->last_pkts)
+		app->quiet_since_tsc = now;
 	app->last_tsc = now;
 	app->last_bytes = t.bytes;
 	app->last_pkts = t.pkts;
@@ -192,6 +196,18 @@ ibv_stats_line(struct ibv_app *app, FILE *f)
 	pairs(f, &stats_counts, &t.all, STATS_ANTENNA | STATS_BRIEF);
 	fprintf(f, " | unattributed %" PRIu64 " | nic", unattributed(&t));
 	pairs(f, &stats_port, &nic, STATS_LIVE);
+	/* silence is news: say it, and what may cause it */
+	if (now - app->quiet_since_tsc >= 5 * app->tsc_hz) {
+		unsigned int i, down = 0;
+
+		for (i = 0; i < app->nport; i++)
+			down += !app->port[i].link_up;
+		fprintf(f, " | no packet for %.0f s%s",
+			(double)(now - app->quiet_since_tsc) / (double)app->tsc_hz,
+			down ? " (a port's link is down)" :
+			nic.rx_nombuf ? " (rx_nombuf: no free mbufs, raise --mbufs)" :
+			" (senders, joins, cabling?)");
+	}
 	fprintf(f, "\n");
 	fflush(f);
 }

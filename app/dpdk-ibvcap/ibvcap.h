@@ -164,6 +164,7 @@ struct ibv_app {
 	volatile int writers_stop;
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
+	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */
 	double rate_gbps, rate_mpps;
 };
 

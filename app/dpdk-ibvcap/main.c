@@ -230,6 +230,15 @@ main(int argc, char **argv)
 		return 1;
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
+		char prefix[256];
+		int holder = quirk_eal_prefix_holder(argc, argv, prefix, sizeof(prefix));
+
+		if (holder > 0) {
+			fprintf(stderr, "dpdk-ibvcap: EAL initialisation failed: another primary "
+				"process (pid %d) runs with --file-prefix %s; give this one "
+				"another --file-prefix, or stop that one\n", holder, prefix);
+			return 1;
+		}
 		fprintf(stderr,
 			"dpdk-ibvcap: EAL initialisation failed: %s. Check: hugepages "
 			"reserved and mounted (scripts/setup.sh; grep Huge /proc/meminfo), a "
@@ -392,6 +401,7 @@ out_ports:
 out_eal:
 	ibv_g = NULL;
 	fflush(stdout);
+	quirk_hugepages_release(); /* 22.11 keeps them allocated: quirks.h */
 	if (quirk_eal_cleanup_safe()) /* not with net_memif ports: quirks.h */
 		rte_eal_cleanup();
 	return status;

@@ -259,8 +259,24 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 
 	if (!app->split.on) {
 		nlc = rte_lcore_count();
-		nb = c->nb_mbufs ? c->nb_mbufs :
-				   p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+		long held;
+		char why[160];
+
+		nb = p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+		/* mbufs the driver keeps to itself (net_pcap infinite_rx) */
+		held = quirk_port_held_mbufs(p->port_id, why, sizeof(why));
+		if (held > 0 && c->nb_mbufs && c->nb_mbufs < nb + (uint64_t)held)
+			return errf(err, len,
+				    "port %u (%s): --mbufs %u leaves none to receive with: %s; "
+				    "give at least %" PRIu64 " (or leave --mbufs auto)", p->port_id,
+				    p->name, c->nb_mbufs, why, nb + (uint64_t)held);
+		if (held > 0 && !c->nb_mbufs) {
+			nb += (uint32_t)held;
+			printf("dpdk-ibvcap: port %u (%s): %u mbufs, as %s\n", p->port_id,
+			       p->name, nb, why);
+		}
+		if (c->nb_mbufs)
+			nb = c->nb_mbufs;
 		snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
 		p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
 		if (p->mp == NULL)

@@ -1,9 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Work-arounds for DPDK 22.11 defects: see quirks.h. */
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <mntent.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <pcap/pcap.h>
+
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 
 #include "quirks.h"
 
@@ -25,4 +38,155 @@ quirk_eal_cleanup_safe(void)
 		if (quirk_is_memif(pid))
 			return false;
 	return true;
+}
+
+/* files PREFIXmap_<digits> of one hugetlbfs mount */
+static unsigned int
+release_in(const char *dir, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int dfd;
+
+	if (d == NULL)
+		return 0;
+	dfd = dirfd(d);
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name + pl;
+
+		if (strncmp(e->d_name, prefix, pl) != 0 || strncmp(p, "map_", 4) != 0)
+			continue;
+		for (p += 4; *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == e->d_name + pl + 4 || *p != '\0')
+			continue;
+		n += unlinkat(dfd, e->d_name, 0) == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+unsigned int
+quirk_hugepages_release(void)
+{
+	const char *run = rte_eal_get_runtime_dir(), *prefix;
+	unsigned int n = 0;
+	struct mntent *m;
+	FILE *f;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY || run == NULL)
+		return 0;
+	/* the runtime dir is .../PREFIX */
+	prefix = strrchr(run, '/');
+	prefix = prefix != NULL ? prefix + 1 : run;
+	if (*prefix == '\0')
+		return 0;
+	f = setmntent("/proc/mounts", "r");
+	if (f == NULL)
+		return 0;
+	while ((m = getmntent(f)) != NULL)
+		if (strcmp(m->mnt_type, "hugetlbfs") == 0)
+			n += release_in(m->mnt_dir, prefix);
+	endmntent(f);
+	return n;
+}
+
+int
+quirk_eal_prefix_holder(int argc, char **argv, char *prefix, size_t len)
+{
+	const char *pre = "rte", *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX];
+	struct flock lk;
+	int i, fd;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--file-prefix=", 14) == 0)
+			pre = argv[i] + 14;
+		else if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < argc)
+			pre = argv[++i];
+	}
+	snprintf(prefix, len, "%s", pre);
+	/* the runtime directory as eal_filesystem.h makes it */
+	if (getuid() == 0)
+		snprintf(path, sizeof(path), "/var/run/dpdk/%s/config", pre);
+	else
+		snprintf(path, sizeof(path), "%s/dpdk/%s/config", xdg != NULL ? xdg : "/tmp", pre);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	memset(&lk, 0, sizeof(lk));
+	lk.l_type = F_WRLCK;
+	lk.l_whence = SEEK_SET;
+	lk.l_len = 0;
+	if (fcntl(fd, F_GETLK, &lk) != 0 || lk.l_type == F_UNLCK)
+		lk.l_pid = 0;
+	close(fd);
+	return lk.l_pid;
+}
+
+struct held {
+	long pkts;
+	bool infinite;
+};
+
+static int
+count_pcap(const char *key, const char *value, void *arg)
+{
+	struct held *h = arg;
+	char eb[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	pcap_t *p;
+
+	(void)key;
+	if (h->pkts < 0)
+		return 0;
+	p = pcap_open_offline(value, eb);
+	if (p == NULL) {
+		h->pkts = -1;
+		return 0;
+	}
+	while (pcap_next_ex(p, &ph, &data) == 1)
+		h->pkts++;
+	pcap_close(p);
+	return 0;
+}
+
+static int
+is_on(const char *key, const char *value, void *arg)
+{
+	(void)key;
+	*(bool *)arg |= strcmp(value, "1") == 0;
+	return 0;
+}
+
+long
+quirk_port_held_mbufs(uint16_t port_id, char *why, size_t len)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	struct rte_kvargs *kv;
+	struct held h = { 0, false };
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_pcap") != 0 || info.device == NULL)
+		return 0;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return 0;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return 0;
+	rte_kvargs_process(kv, "infinite_rx", is_on, &h.infinite);
+	if (h.infinite)
+		rte_kvargs_process(kv, "rx_pcap", count_pcap, &h);
+	rte_kvargs_free(kv);
+	if (!h.infinite)
+		return 0;
+	if (h.pkts > 0)
+		snprintf(why, len, "net_pcap infinite_rx=1 keeps its files' %ld packets in "
+			 "mbufs", h.pkts);
+	return h.pkts;
 }

@@ -25,4 +25,42 @@ bool quirk_is_memif(uint16_t port_id);
  */
 bool quirk_eal_cleanup_safe(void);
 
+/**
+ * Remove this primary's hugepage files (PREFIXmap_N in every hugetlbfs
+ * mount), to call just before rte_eal_cleanup() at exit. In 22.11 neither
+ * rte_eal_cleanup() nor a normal exit removes them (so that secondaries may
+ * attach while the primary lives): every run, and every start-up that
+ * fails after EAL init, left its pages allocated until the next primary
+ * with the same prefix (HugePages_Free 1024 -> 960 for one failed start).
+ * The mappings stay valid (the pages are freed with the last one); only a
+ * new secondary could no longer attach, and the primary is going.
+ * Only a primary that initialised EAL may call it: it holds the prefix's
+ * lock, so no other primary's files can be of that prefix.
+ * @return the number of files removed.
+ */
+unsigned int quirk_hugepages_release(void);
+
+/**
+ * After rte_eal_init() failed: is it because another primary holds the
+ * --file-prefix? 22.11 then leaves rte_errno at 0 ("Success") and logs the
+ * reason only at a level our tools keep quiet. Reads the EAL arguments
+ * (argv up to "--") for --file-prefix (default "rte"), and asks the lock
+ * on that prefix's runtime config file who holds it.
+ * @param prefix filled with the prefix (len bytes)
+ * @return the holder's pid, or 0 when none holds it (another cause).
+ */
+int quirk_eal_prefix_holder(int argc, char **argv, char *prefix, size_t len);
+
+/**
+ * Mbufs a port's driver keeps for itself beyond its rx descriptors: net_pcap
+ * with infinite_rx=1 copies every packet of its rx_pcap files into mbufs of
+ * the queue's pool at queue setup, and then finds none free to hand out:
+ * with a pool sized for descriptors only it receives nothing, says nothing
+ * and counts no rx_nombuf. 0 for other ports.
+ * @param why filled with a reason when the result is > 0 (len bytes)
+ * @return packets in those files (-1 when a file cannot be read: the
+ *   port's own setup will say so).
+ */
+long quirk_port_held_mbufs(uint16_t port_id, char *why, size_t len);
+
 #endif /* QUIRKS_H */
