@@ -615,9 +615,9 @@ help_suffix(const struct opt_def *d, const void *obj, const void *ctx, char *buf
 	buf[0] = '\0';
 	if (d->kind == OPT_UINT && d->max < UINT32_MAX) {
 		if (d->flags & OPT_F_POW2)
-			off += (size_t)snprintf(buf + off, len - off, "a power of two ");
+			off += (size_t)snprintf(buf + off, len - off, "a power of two in ");
 		if (d->mult > 1)
-			off += (size_t)snprintf(buf + off, len - off, "a multiple of %" PRIu64 " ",
+			off += (size_t)snprintf(buf + off, len - off, "a multiple of %" PRIu64 " in ",
 						d->mult);
 		off += (size_t)snprintf(buf + off, len - off, "%" PRIu64 "..%" PRIu64, d->min,
 					d->max);
@@ -658,7 +658,9 @@ help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, co
 	} else if (has_value(d)) {
 		snprintf(metavar, sizeof(metavar), " VALUE");
 	}
-	if (d->letter != 0)
+	if (d->flags & OPT_F_INI) /* a key of the file only */
+		len = snprintf(left, sizeof(left), "  %s =%s", d->name, metavar);
+	else if (d->letter != 0)
 		len = snprintf(left, sizeof(left), "  -%c, --%s%s", d->letter, d->name, metavar);
 	else
 		len = snprintf(left, sizeof(left), "  --%s%s", d->name, metavar);
@@ -682,7 +684,7 @@ help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, co
 static bool
 in_help(const struct opt_def *d)
 {
-	return !(d->flags & (OPT_F_HIDDEN | OPT_F_INI)) && d->alias_of == NULL;
+	return !(d->flags & OPT_F_HIDDEN) && d->alias_of == NULL;
 }
 
 static bool

@@ -300,7 +300,7 @@ test_help_print(void)
 	CHECK_HAS(h, "Usage: t [options]\nA test.\n");
 	CHECK_HAS(h, "Ports [ports]:\n  the ports used\n");
 	CHECK_HAS(h, "  --mtu N                MTU (1280..16000; default: 9000)\n");
-	CHECK_HAS(h, "  --ring N               ring (a power of two 64..1048576; default: 1024)\n");
+	CHECK_HAS(h, "  --ring N               ring (a power of two in 64..1048576; default: 1024)\n");
 	CHECK_HAS(h, "  -v, --verbose          talk\n");
 	CHECK_HAS(h, "  --steer auto|flow|software\n");
 	CHECK_HAS(h, "steering (default: auto)");
@@ -311,6 +311,7 @@ test_help_print(void)
 	CHECK_HAS(h, "  --old-mtu              use --mtu\n");
 	CHECK_HAS(h, "\nExit status: 0.\n");
 	CHECK(strstr(h, "--args") == NULL);
+	CHECK_HAS(h, "  args = VALUE           EAL arguments\n");
 	free(h);
 
 	defaults(&c, &ps);
