@@ -688,12 +688,6 @@ in_help(const struct opt_def *d)
 }
 
 static bool
-same_section(const char *a, const char *b)
-{
-	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static bool
 section_known(const struct opt_cmd *cmd, const char *name)
 {
 	unsigned int s;
@@ -704,25 +698,37 @@ section_known(const struct opt_cmd *cmd, const char *name)
 	return false;
 }
 
-static void
-help_section(const struct opt_cmd *cmd, const struct opt_section *sec, const char *name,
+static bool
+in_group(const struct opt_cmd *cmd, const struct opt_def *d, const char *name)
+{
+	if (name == NULL) /* the rows of no (known) section */
+		return d->section == NULL || !section_known(cmd, d->section);
+	return d->section != NULL && strcmp(d->section, name) == 0;
+}
+
+/* One group of --help: a section's heading and rows, or (sec NULL) the
+ * rows of no section. @return whether anything was printed. */
+static bool
+help_section(const struct opt_cmd *cmd, const struct opt_section *sec, bool first,
 	     const void *obj, const void *ctx, FILE *f)
 {
+	const char *name = sec != NULL ? sec->name : NULL;
 	const struct opt_def *d;
 	unsigned int i, nrow = 0;
 	bool ini = false;
 
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++) {
-		if (!same_section(d->section, name) &&
-		    !(name == NULL && d->section != NULL && !section_known(cmd, d->section)))
+		if (!in_group(cmd, d, name))
 			continue;
 		if (in_help(d))
 			nrow++;
-		if (!(d->flags & OPT_F_CLI))
+		if (!(d->flags & OPT_F_CLI) && d->kind != OPT_ACTION)
 			ini = true;
 	}
 	if (nrow == 0)
-		return;
+		return false;
+	if (!first)
+		fputc('\n', f);
 	if (sec != NULL && sec->title != NULL) {
 		if ((cmd->flags & OPT_CMD_INI) && ini)
 			fprintf(f, "%s [%s]:\n", sec->title, sec->name);
@@ -734,10 +740,9 @@ help_section(const struct opt_cmd *cmd, const struct opt_section *sec, const cha
 		}
 	}
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
-		if (in_help(d) && (same_section(d->section, name) ||
-				   (name == NULL && d->section != NULL &&
-				    !section_known(cmd, d->section))))
+		if (in_help(d) && in_group(cmd, d, name))
 			help_row(cmd, d, obj, ctx, f);
+	return true;
 }
 
 void
@@ -746,13 +751,14 @@ opt_help(const struct opt_cmd *cmd, FILE *f)
 	void *obj = NULL, *ctx = NULL;
 	const struct opt_def *d;
 	unsigned int s, i, nalias = 0;
+	bool first = true;
 
 	if (cmd->defaults != NULL && cmd->obj_size > 0) {
 		obj = calloc(1, cmd->obj_size);
 		ctx = cmd->ctx_size ? calloc(1, cmd->ctx_size) : NULL;
-		if (obj != NULL && (ctx != NULL || cmd->ctx_size == 0))
+		if (obj != NULL && (ctx != NULL || cmd->ctx_size == 0)) {
 			cmd->defaults(obj, ctx);
-		else {
+		} else {
 			free(obj);
 			obj = NULL;
 		}
@@ -763,13 +769,14 @@ opt_help(const struct opt_cmd *cmd, FILE *f)
 		fputs(cmd->about, f);
 	if (cmd->usage != NULL || cmd->about != NULL)
 		fputc('\n', f);
-	help_section(cmd, NULL, NULL, obj, ctx, f);
 	for (s = 0; cmd->sections != NULL && cmd->sections[s].name != NULL; s++)
-		help_section(cmd, &cmd->sections[s], cmd->sections[s].name, obj, ctx, f);
+		if (help_section(cmd, &cmd->sections[s], first, obj, ctx, f))
+			first = false;
+	help_section(cmd, NULL, first, obj, ctx, f);
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
 		if (d->alias_of != NULL && !(d->flags & OPT_F_HIDDEN)) {
 			if (nalias++ == 0)
-				fprintf(f, "Old names (taken, with a note):\n");
+				fprintf(f, "\nOld names (taken, with a note):\n");
 			fprintf(f, "  --%-*s use --%s\n", HELP_COL - 5, d->name, d->alias_of);
 		}
 	if (cmd->epilog != NULL) {
