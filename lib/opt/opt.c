@@ -739,8 +739,12 @@ help_section(const struct opt_cmd *cmd, const struct opt_section *sec, bool firs
 			wrap(f, sec->intro, 2, 2);
 		}
 	}
+	/* actions (--help) last */
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
-		if (in_help(d) && in_group(cmd, d, name))
+		if (in_help(d) && in_group(cmd, d, name) && d->kind != OPT_ACTION)
+			help_row(cmd, d, obj, ctx, f);
+	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
+		if (in_help(d) && in_group(cmd, d, name) && d->kind == OPT_ACTION)
 			help_row(cmd, d, obj, ctx, f);
 	return true;
 }
