@@ -558,8 +558,9 @@ opt_print(const struct opt_cmd *cmd, const void *obj, FILE *f)
 }
 
 /* Write text from column col, wrapped at HELP_WIDTH, every line after the
- * first (and after each '\n' in text) indented to indent. Leading spaces
- * of a line of text are kept. */
+ * first (and after each '\n' in text) indented to indent. A line of text
+ * keeps its leading spaces, and one laid out as "key   what" wraps under
+ * "what". */
 static void
 wrap(FILE *f, const char *text, unsigned int col, unsigned int indent)
 {
@@ -568,19 +569,28 @@ wrap(FILE *f, const char *text, unsigned int col, unsigned int indent)
 	while (*p != '\0') {
 		const char *eol = strchr(p, '\n');
 		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		unsigned int lead = 0;
+		unsigned int lead = 0, hang;
+		const char *gap;
 
 		while (lead < n && p[lead] == ' ')
 			lead++;
+		hang = lead;
+		gap = strstr(p + lead, "  ");
+		if (gap != NULL && gap < p + n) {
+			while (*gap == ' ')
+				gap++;
+			if (gap < p + n && (size_t)(gap - p) < n / 2 + 1)
+				hang = (unsigned int)(gap - p);
+		}
 		while (n > 0) {
 			size_t room = HELP_WIDTH > col ? HELP_WIDTH - col : 20, take = n;
 
 			if (take > room) {
 				size_t k = room;
 
-				while (k > lead && p[k] != ' ')
+				while (k > 0 && p[k] != ' ')
 					k--;
-				take = k > lead ? k : room;
+				take = k > 0 ? k : room;
 			}
 			fprintf(f, "%.*s\n", (int)take, p);
 			p += take;
@@ -590,8 +600,8 @@ wrap(FILE *f, const char *text, unsigned int col, unsigned int indent)
 				n--;
 			}
 			if (n > 0) {
-				fprintf(f, "%*s%*s", (int)indent, "", (int)lead, "");
-				col = indent + lead;
+				fprintf(f, "%*s%*s", (int)indent, "", (int)hang, "");
+				col = indent + hang;
 			}
 		}
 		if (eol == NULL)
