@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Options of dpdk-ibvcap: one table (lib/opt) serves getopt_long, the INI file, --help and the print. */
+/* Options of dpdk-ibvcap: one table (lib/opt) for getopt_long, INI, --help and the print. */
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lib/opt: the walkers over an option table: getopt_long, values, --help, the effective configuration. */
+/* lib/opt: the walkers over an option table: argv, values, --help, the configuration print. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -168,8 +168,9 @@ opt_value_u64(const struct opt_arg *a, uint64_t *out, char *err, size_t errlen)
 		return errf(-EINVAL, err, errlen, "%s: '%s': expected a power of two between %"
 			    PRIu64 " and %" PRIu64, a->opt, a->val, d->min, d->max);
 	if (d->mult > 1 && v % d->mult != 0)
-		return errf(-EINVAL, err, errlen, "%s: '%s': expected a multiple of %" PRIu64 "%s%s",
-			    a->opt, a->val, d->mult, d->unit ? " " : "", d->unit ? d->unit : "");
+		return errf(-EINVAL, err, errlen, "%s: '%s': expected a multiple of %" PRIu64
+			    "%s%s", a->opt, a->val, d->mult, d->unit ? " " : "",
+			    d->unit ? d->unit : "");
 	*out = v;
 	return 0;
 }
@@ -388,8 +389,12 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 			rc = errf(-EINVAL, err, errlen, "option '%s' needs a value (try %s --help)",
 				  argv[optind - 1], cmd->prog);
 		} else if (c == VAL_DUMP) {
-			opt_dump(cmd, stdout);
-			rc = 1;
+			/* the table is checked first: a test that reads it fails */
+			rc = opt_cmd_check(cmd, err, errlen);
+			if (rc == 0) {
+				opt_dump(cmd, stdout);
+				rc = 1;
+			}
 		} else if ((d = row_of_val(cmd, c)) != NULL) {
 			rc = opt_set(cmd, d, obj, ctx, optarg, err, errlen);
 		}
@@ -627,8 +632,8 @@ help_suffix(const struct opt_def *d, const void *obj, const void *ctx, char *buf
 		if (d->flags & OPT_F_POW2)
 			off += (size_t)snprintf(buf + off, len - off, "a power of two in ");
 		if (d->mult > 1)
-			off += (size_t)snprintf(buf + off, len - off, "a multiple of %" PRIu64 " in ",
-						d->mult);
+			off += (size_t)snprintf(buf + off, len - off, "a multiple of %" PRIu64
+						" in ", d->mult);
 		off += (size_t)snprintf(buf + off, len - off, "%" PRIu64 "..%" PRIu64, d->min,
 					d->max);
 		sep = "; ";
@@ -876,97 +881,123 @@ opt_dump(const struct opt_cmd *cmd, FILE *f)
 	}
 }
 
+static int
+bad_row(char *err, size_t errlen, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+bad_row(char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return errf(-EINVAL, err, errlen, "option table: --%s: %s", name, what);
+}
+
+/* What a row's kind needs: @return 0 or bad_row's -EINVAL. */
+static int
+check_kind(const struct opt_def *d, char *err, size_t errlen)
+{
+	const char *n = d->name;
+
+	switch (d->kind) {
+	case OPT_NONE:
+		return bad_row(err, errlen, n, "no kind");
+	case OPT_FLAG:
+	case OPT_BOOL:
+		if (d->size != sizeof(bool))
+			return bad_row(err, errlen, n, "expected a bool member");
+		break;
+	case OPT_UINT:
+	case OPT_SIZE:
+	case OPT_DURATION:
+	case OPT_IPV4:
+	case OPT_ENUM:
+		if (d->size != 1 && d->size != 2 && d->size != 4 && d->size != 8)
+			return bad_row(err, errlen, n, "expected an integer member");
+		if (d->kind == OPT_ENUM && nnames(d) == 0)
+			return bad_row(err, errlen, n, "no words");
+		if (d->kind != OPT_ENUM && d->kind != OPT_IPV4 &&
+		    (d->min > d->max || (d->size < 8 && d->max >> (8 * d->size) != 0)))
+			return bad_row(err, errlen, n, "range %" PRIu64 "..%" PRIu64 " does not "
+				       "fit its member", d->min, d->max);
+		break;
+	case OPT_DOUBLE:
+		if (d->size != sizeof(double) || d->dmin > d->dmax)
+			return bad_row(err, errlen, n, "expected a double and a range");
+		break;
+	case OPT_STRING:
+	case OPT_PATH:
+		if (d->ptr ? d->size != sizeof(char *) : d->size < 2)
+			return bad_row(err, errlen, n, "expected a char array or pointer");
+		break;
+	case OPT_LIST:
+		if (d->count == 0 || d->max == 0 || d->size < 2)
+			return bad_row(err, errlen, n, "expected OPT_LIST_AT");
+		break;
+	case OPT_CUSTOM:
+	case OPT_ACTION:
+		if (d->set == NULL)
+			return bad_row(err, errlen, n, "no .set");
+		break;
+	}
+	if (d->kind != OPT_ACTION && d->kind != OPT_CUSTOM && d->size == 0)
+		return bad_row(err, errlen, n, "nowhere stored");
+	return 0;
+}
+
 int
 opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen)
 {
 	const struct opt_def *d, *e;
 	unsigned int i, j;
 	char ex[256];
+	int rc;
 
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++) {
 		const char *n = d->name;
 
-		if (n[0] == '\0' || strlen(n) > NAME_MAX_LEN || strspn(n,
-			"abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n) || n[0] == '-')
-			return errf(-EINVAL, err, errlen, "%s: row %u '%s': expected a name of "
-				    "lower-case letters, digits and '-'", cmd->prog, i, n);
+		if (n[0] == '\0' || n[0] == '-' || strlen(n) > NAME_MAX_LEN ||
+		    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n))
+			return errf(-EINVAL, err, errlen, "option table: row %u '%s': expected a "
+				    "name of lower-case letters, digits and '-'", i, n);
 		for (j = 0; j < i; j++) {
 			e = opt_row(cmd, j);
 			if (strcmp(e->name, n) == 0 && !((e->flags ^ d->flags) & OPT_F_SECTION))
-				return errf(-EINVAL, err, errlen, "%s: --%s: two rows", cmd->prog, n);
+				return bad_row(err, errlen, n, "two rows");
 			if (d->letter != 0 && e->letter == d->letter)
-				return errf(-EINVAL, err, errlen, "%s: --%s: letter -%c of --%s too",
-					    cmd->prog, n, d->letter, e->name);
+				return bad_row(err, errlen, n, "letter -%c of --%s too", d->letter,
+					       e->name);
 		}
 		if (d->alias_of != NULL) {
 			e = opt_find(cmd, d->alias_of);
 			if (e == NULL || e->alias_of != NULL)
-				return errf(-EINVAL, err, errlen, "%s: --%s: alias of no option "
-					    "'%s'", cmd->prog, n, d->alias_of);
+				return bad_row(err, errlen, n, "alias of no option '%s'",
+					       d->alias_of);
 			continue;
 		}
 		if (d->help == NULL || d->help[0] == '\0')
-			return errf(-EINVAL, err, errlen, "%s: --%s: no help text", cmd->prog, n);
+			return bad_row(err, errlen, n, "no help text");
 		if (d->section != NULL && cmd->sections != NULL && !section_known(cmd, d->section))
-			return errf(-EINVAL, err, errlen, "%s: --%s: unknown section '%s'", cmd->prog,
-				    n, d->section);
-		switch (d->kind) {
-		case OPT_NONE:
-			return errf(-EINVAL, err, errlen, "%s: --%s: no kind", cmd->prog, n);
-		case OPT_FLAG:
-		case OPT_BOOL:
-			if (d->size != sizeof(bool))
-				return errf(-EINVAL, err, errlen, "%s: --%s: expected a bool member",
-					    cmd->prog, n);
-			break;
-		case OPT_UINT:
-		case OPT_SIZE:
-		case OPT_DURATION:
-		case OPT_IPV4:
-		case OPT_ENUM:
-			if (d->size != 1 && d->size != 2 && d->size != 4 && d->size != 8)
-				return errf(-EINVAL, err, errlen, "%s: --%s: expected an integer member",
-					    cmd->prog, n);
-			if (d->kind == OPT_ENUM && nnames(d) == 0)
-				return errf(-EINVAL, err, errlen, "%s: --%s: no words", cmd->prog, n);
-			if (d->kind != OPT_ENUM && d->kind != OPT_IPV4 &&
-			    (d->min > d->max || (d->size < 8 && d->max >> (8 * d->size) != 0)))
-				return errf(-EINVAL, err, errlen, "%s: --%s: range %" PRIu64 "..%"
-					    PRIu64 " does not fit its member", cmd->prog, n, d->min,
-					    d->max);
-			break;
-		case OPT_DOUBLE:
-			if (d->size != sizeof(double) || d->dmin > d->dmax)
-				return errf(-EINVAL, err, errlen, "%s: --%s: expected a double and a "
-					    "range", cmd->prog, n);
-			break;
-		case OPT_STRING:
-		case OPT_PATH:
-			if (d->ptr ? d->size != sizeof(char *) : d->size < 2)
-				return errf(-EINVAL, err, errlen, "%s: --%s: expected a char array or "
-					    "pointer", cmd->prog, n);
-			break;
-		case OPT_LIST:
-			if (d->count == 0 || d->max == 0 || d->size < 2)
-				return errf(-EINVAL, err, errlen, "%s: --%s: expected OPT_LIST_AT",
-					    cmd->prog, n);
-			break;
-		case OPT_CUSTOM:
-		case OPT_ACTION:
-			if (d->set == NULL)
-				return errf(-EINVAL, err, errlen, "%s: --%s: no .set", cmd->prog, n);
-			break;
-		}
-		if (d->kind != OPT_ACTION && d->kind != OPT_CUSTOM && d->size == 0)
-			return errf(-EINVAL, err, errlen, "%s: --%s: nowhere stored", cmd->prog, n);
-		if ((cmd->flags & OPT_CMD_INI) && !(d->flags & OPT_F_CLI)) {
-			if (opt_example(d, ex, sizeof(ex)) != 0)
-				return errf(-EINVAL, err, errlen, "%s: --%s: an INI key needs an "
-					    ".example", cmd->prog, n);
-			if (d->kind == OPT_CUSTOM && d->print == NULL && !(d->flags & OPT_F_NOPRINT))
-				return errf(-EINVAL, err, errlen, "%s: --%s: a custom key needs a "
-					    ".print", cmd->prog, n);
-		}
+			return bad_row(err, errlen, n, "unknown section '%s'", d->section);
+		if ((rc = check_kind(d, err, errlen)) != 0)
+			return rc;
+		if (!(cmd->flags & OPT_CMD_INI) || (d->flags & OPT_F_CLI) || d->kind == OPT_ACTION)
+			continue;
+		/* an INI key */
+		if (opt_example(d, ex, sizeof(ex)) != 0)
+			return bad_row(err, errlen, n, "an INI key needs an .example");
+		if (d->kind == OPT_CUSTOM && d->print == NULL && !(d->flags & OPT_F_NOPRINT))
+			return bad_row(err, errlen, n, "a custom key needs a .print");
+		if (d->ptr)
+			return bad_row(err, errlen, n, "an INI key cannot keep a pointer to the "
+				       "file's text (.ptr)");
 	}
+	if ((cmd->flags & OPT_CMD_INI) && (cmd->defaults == NULL || cmd->obj_size == 0))
+		return errf(-EINVAL, err, errlen, "option table: INI keys need .defaults and "
+			    ".obj_size (overridden keys are checked on a scratch copy)");
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Options as data: one row per option drives the command line, the INI file, --help and the effective-configuration print. */
+/* Options as data: one row per option drives the command line, INI, --help and the print. */
 
 #ifndef OPT_H
 #define OPT_H
@@ -201,7 +201,8 @@ int opt_value_u64(const struct opt_arg *a, uint64_t *out, char *err, size_t errl
 /**
  * Parse a command line (argv[0] is the program) with getopt_long: each
  * option's value applied in order with opt_set. The hidden option
- * --dump-options prints the table (opt_dump) and stops like an action.
+ * --dump-options checks the table (opt_cmd_check), prints it (opt_dump)
+ * and stops like an action.
  * getopt_long permutes argv: arguments that are not options end up from
  * *first_arg on (where cmd allows them, OPT_CMD_ARGS).
  *

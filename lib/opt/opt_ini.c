@@ -62,7 +62,8 @@ closed_section(const struct opt_cmd *cmd, const char *sec)
 	unsigned int i;
 
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
-		if ((d->flags & OPT_F_SECTION) && d->section != NULL && strcmp(d->section, sec) == 0)
+		if ((d->flags & OPT_F_SECTION) && d->section != NULL &&
+		    strcmp(d->section, sec) == 0)
 			return true;
 	return false;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of lib/opt: each kind parsed, checked and stored; argv, INI, --help, the print, the table check. */
+/* Unit tests of lib/opt: kinds parsed and stored; argv, INI, --help, the print, the check. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -213,7 +213,8 @@ test_values(void)
 	CHECK_EQ_I(set1("group-base", "239.1.2.3", &c, &ps, err), 0);
 	CHECK_EQ_U(c.group_ip, 0xEF010203);
 	CHECK_EQ_I(set1("group-base", "10.1.2.3", &c, &ps, err), -EINVAL);
-	CHECK_STR(err, "--group-base: '10.1.2.3': expected an IPv4 multicast address (224.0.0.0/4)");
+	CHECK_STR(err, "--group-base: '10.1.2.3': expected an IPv4 multicast address "
+		  "(224.0.0.0/4)");
 
 	CHECK_EQ_I(set1("write", "a", &c, &ps, err), 0);
 	CHECK_EQ_I(set1("write", "b", &c, &ps, err), 0);
@@ -300,7 +301,8 @@ test_help_print(void)
 	CHECK_HAS(h, "Usage: t [options]\nA test.\n");
 	CHECK_HAS(h, "Ports [ports]:\n  the ports used\n");
 	CHECK_HAS(h, "  --mtu N                MTU (1280..16000; default: 9000)\n");
-	CHECK_HAS(h, "  --ring N               ring (a power of two in 64..1048576; default: 1024)\n");
+	CHECK_HAS(h, "  --ring N               ring (a power of two in 64..1048576; "
+		  "default: 1024)\n");
 	CHECK_HAS(h, "  -v, --verbose          talk\n");
 	CHECK_HAS(h, "  --steer auto|flow|software\n");
 	CHECK_HAS(h, "steering (default: auto)");
@@ -350,7 +352,7 @@ test_check(void)
 	CHECK_EQ_I(opt_cmd_check(&c2, err, sizeof(err)), 0);
 	bad[0].help = NULL;
 	CHECK_EQ_I(opt_cmd_check(&c2, err, sizeof(err)), -EINVAL);
-	CHECK_STR(err, "t: --mtu: no help text");
+	CHECK_STR(err, "option table: --mtu: no help text");
 	bad[0].help = "x";
 	bad[0].max = 70000; /* a uint16_t member */
 	CHECK_EQ_I(opt_cmd_check(&c2, err, sizeof(err)), -EINVAL);
@@ -358,11 +360,11 @@ test_check(void)
 	memcpy(&bad[1], &bad[0], sizeof(bad[0]));
 	memset(&bad[2], 0, sizeof(bad[2]));
 	CHECK_EQ_I(opt_cmd_check(&c2, err, sizeof(err)), -EINVAL);
-	CHECK_STR(err, "t: --mtu: two rows");
+	CHECK_STR(err, "option table: --mtu: two rows");
 	bad[1] = rows[16]; /* custom */
 	bad[1].example = NULL;
 	CHECK_EQ_I(opt_cmd_check(&c2, err, sizeof(err)), -EINVAL);
-	CHECK_STR(err, "t: --double-it: an INI key needs an .example");
+	CHECK_STR(err, "option table: --double-it: an INI key needs an .example");
 }
 
 static void
