@@ -168,8 +168,8 @@ static const struct opt_cmd dump_cmd = {
 	.prog = "dpdk-ibvcap-dump",
 	.usage =
 "Usage: dpdk-ibvcap-dump --file-prefix PREFIX --write FORMAT:DIR[,key=value...] [options]\n"
-"       dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q]\n"
-"                        --write pcap:DIR[,...] [options] [-- EAL-ARGS]\n",
+"  or:  dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q] "
+"--write pcap:DIR[,...] [options] [-- EAL-ARGS]\n",
 	.about =
 "Save a running dpdk-ibvcap's per-antenna buffers to files (a DPDK secondary\n"
 "process: EAL arguments are built for you, as dpdk-dumpcap does; EAL-ARGS\n"

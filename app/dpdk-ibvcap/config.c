@@ -672,7 +672,7 @@ static const struct opt_def ibv_opts[] = {
 static const struct opt_cmd ibv_cmd = {
 	.prog = "dpdk-ibvcap",
 	.usage = "Usage: dpdk-ibvcap [EAL options] -- [options]\n"
-		 "       dpdk-ibvcap --check-config FILE [options]\n",
+		 "  or:  dpdk-ibvcap --check-config FILE [options]\n",
 	.about = "Capture CODIF antenna streams: steer each antenna (source IPv4) to its own\n"
 		 "rx queue, check every frame, count received/lost/late/duplicate/invalid/\n"
 		 "malformed per antenna and stream. Stock dpdk-pdump/dpdk-dumpcap can attach.\n"

@@ -750,8 +750,10 @@ help_section(const struct opt_cmd *cmd, const struct opt_section *sec, bool firs
 		else
 			fprintf(f, "%s:\n", sec->title);
 		if (sec->intro != NULL) {
+			/* a paragraph of its own (help2man) */
 			fprintf(f, "  ");
 			wrap(f, sec->intro, 2, 2);
+			fputc('\n', f);
 		}
 	}
 	/* actions (--help) last */

@@ -299,7 +299,7 @@ test_help_print(void)
 
 	h = capture(help_to, NULL);
 	CHECK_HAS(h, "Usage: t [options]\nA test.\n");
-	CHECK_HAS(h, "Ports [ports]:\n  the ports used\n");
+	CHECK_HAS(h, "Ports [ports]:\n  the ports used\n\n");
 	CHECK_HAS(h, "  --mtu N                MTU (1280..16000; default: 9000)\n");
 	CHECK_HAS(h, "  --ring N               ring (a power of two in 64..1048576; "
 		  "default: 1024)\n");
