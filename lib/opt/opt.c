@@ -272,8 +272,14 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	int rc;
 
 	if (d->alias_of != NULL) {
-		fprintf(stderr, "%s: --%s is an old name: use --%s\n", cmd->prog, d->name,
-			d->alias_of);
+		char note[2 * NAME_MAX_LEN + 40];
+
+		snprintf(note, sizeof(note), "--%s is an old name: use --%s", d->name,
+			 d->alias_of);
+		if (cmd->note != NULL)
+			cmd->note(cmd, note);
+		else
+			fprintf(stderr, "%s: %s\n", cmd->prog, note);
 		d = target(cmd, d);
 	}
 	snprintf(opt, sizeof(opt), "--%s", d->name);
@@ -283,7 +289,7 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	a.val = val;
 	a.obj = obj;
 	a.ctx = ctx;
-	if (val == NULL && has_value(d) && d->kind != OPT_CUSTOM)
+	if (val == NULL && has_value(d))
 		return errf(-EINVAL, err, errlen, "%s: expected a value", opt);
 	rc = set_value(&a, where(d, obj, ctx, d->off), err, errlen);
 	if (rc == 0 && d->seen != 0)

@@ -156,6 +156,8 @@ struct opt_cmd {
 	 * overridden keys are checked against a scratch copy). May be NULL. */
 	void (*defaults)(void *obj, void *ctx);
 	size_t obj_size, ctx_size;
+	/** Where a note goes (an old name used): NULL = "PROG: NOTE" on stderr. */
+	void (*note)(const struct opt_cmd *cmd, const char *note);
 };
 
 /** Number of rows of cmd (opts, then more). */
@@ -178,8 +180,8 @@ const struct opt_def *opt_find(const struct opt_cmd *cmd, const char *name);
 int opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen);
 
 /**
- * Apply one value of row d (an alias applies its target, with a note on
- * stderr): parse, check and store it. val is NULL for a flag given on the
+ * Apply one value of row d (an alias applies its target, with a note to
+ * cmd->note): parse, check and store it. val is NULL for a flag given on the
  * command line.
  *
  * @return 0; 1 when an OPT_ACTION is done; -EINVAL (malformed, or a

@@ -127,11 +127,19 @@ static const struct opt_def rows[] = {
 };
 #undef C
 
+static char last_note[256];
+
+static void
+note(const struct opt_cmd *c, const char *text)
+{
+	snprintf(last_note, sizeof(last_note), "%s: %s", c->prog, text);
+}
+
 static const struct opt_cmd cmd = {
 	.prog = "t", .usage = "Usage: t [options]\n", .about = "A test.\n",
 	.epilog = "Exit status: 0.\n", .sections = sections, .opts = rows,
 	.flags = OPT_CMD_INI, .defaults = defaults, .obj_size = sizeof(struct cfg),
-	.ctx_size = sizeof(struct pstate),
+	.ctx_size = sizeof(struct pstate), .note = note,
 };
 
 static int
@@ -173,6 +181,7 @@ test_values(void)
 	CHECK_EQ_U(c.mtu, 1500);
 	CHECK_EQ_I(set1("old-mtu", "2000", &c, &ps, err), 0);
 	CHECK_EQ_U(c.mtu, 2000);
+	CHECK_STR(last_note, "t: --old-mtu is an old name: use --mtu");
 	CHECK_EQ_I(set1("ring", "100", &c, &ps, err), -EINVAL);
 	CHECK_STR(err, "--ring: '100': expected a power of two between 64 and 1048576");
 	CHECK_EQ_I(set1("ring", "128", &c, &ps, err), 0);
