@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* codifcheck: command line of the offline inspector, verifier and converter. */
 
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "check.h"
 #include "codif.h"
 #include "convert.h"
+#include "opt.h"
 #include "parse.h"
 #include "scan.h"
 
@@ -32,9 +33,7 @@ static const char usage_head[] =
 "  convert FILE... --to F pcap->codif, codif->pcap, codif->raw, raw->codif\n"
 "  help                   this text (also: codifcheck COMMAND --help)\n";
 
-static const char usage_info[] =
-"\n"
-"codifcheck info [options] FILE|DIR...\n"
+static const char about_info[] =
 "  Per stream (station/groupid/secondaryid/threadid, and src>dst:port for\n"
 "  pcap): parameters (nchan, nbits, complex, representation, period, frames\n"
 "  per period, frame duration, data bytes, data rate); first and last frame\n"
@@ -44,33 +43,11 @@ static const char usage_info[] =
 "  arrival time minus CODIF frame time (min, median, p99, max) and the\n"
 "  jitter |change of that offset between consecutive packets| (same, plus\n"
 "  the RFC 3550 estimate). Histograms are fixed-size: exact below 16 ns,\n"
-"  16 buckets per power of two above (median/p99 within 3.2%%; min/max exact).\n"
+"  16 buckets per power of two above (median/p99 within 3.2%; min/max exact).\n"
 "  In codif and raw files a frame written for a gap (invalid bit, all-zero\n"
-"  data) counts as lost, not as received or invalid.\n"
-"  --json                 one JSON object (for one file; else {\"files\": [...]})\n"
-"                         whose streams/antennas compare.py reads\n"
-"  --max-gaps N           list at most N gaps per stream (0 = all; default 0)\n"
-"  --max-problems N       list at most N problems per file (100)\n"
-"  --window N             frames behind the newest tracked for late and\n"
-"                         duplicate, a power of two %u..%u (4096, as the\n"
-"                         capture program)\n"
-"  --reorder-window N     frames ahead of the newest taken at once (64)\n"
-"  --confirm K            agreeing frames that move a timeline (4): a frame\n"
-"                         beyond the windows is held until K agree, else\n"
-"                         dropped (a bit flip, a stray frame: reported)\n"
-"  --max-gap T            a confirmed jump ahead of at most T (1s) is loss;\n"
-"                         more is a resync: a new segment (convert: a new\n"
-"                         file), never placeholders\n"
-"  --antenna-ip IP[,IP..] captures: only these sources are antennas (default:\n"
-"                         every IPv4 source is: name them when the capture\n"
-"                         holds other traffic); the rest counts as from no\n"
-"                         antenna, as in the capture program\n"
-"  --group IP:PORT[,...]  captures: only these destinations are groups\n"
-"  -h, --help             this text\n";
+"  data) counts as lost, not as received or invalid.\n";
 
-static const char usage_verify[] =
-"\n"
-"codifcheck verify [options] FILE|DIR...\n"
+static const char about_verify[] =
 "  Problems (always): unrecognised or unreadable file, bad sync, bad header,\n"
 "  wrong frame length, parameter change, time going backwards (codif, raw),\n"
 "  truncated final frame or record, pcap record damage, malformed packets\n"
@@ -80,22 +57,9 @@ static const char usage_verify[] =
 "  late and duplicate packets in a pcap, packets from no antenna, NAME.part\n"
 "  files and unrecognised files in a directory.\n"
 "  A DIR is every file directly inside it (not subdirectories); NAME.part\n"
-"  files are reported as incomplete and not read.\n"
-"  --json                 {\"files\": [...], \"problems\": N, \"ok\": BOOL}\n"
-"  --since TIME           skip files that start before TIME (the UTC in a\n"
-"                         formats.md name, else the first frame or record):\n"
-"                         2025-03-10T12:00:00Z, @SECONDS\n"
-"  --pattern              also check every payload against codifgen's pattern;\n"
-"                         the first differing byte's file offset is reported\n"
-"  --strict               notes are problems too\n"
-"  --max-problems N       list at most N problems per file (100; all counted)\n"
-"  --window N, --reorder-window N, --confirm K, --max-gap T,\n"
-"  --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
-"  -h, --help             this text\n";
+"  files are reported as incomplete and not read.\n";
 
-static const char usage_convert[] =
-"\n"
-"codifcheck convert --to FORMAT [options] FILE...\n"
+static const char about_convert[] =
 "  pcap/pcapng -> codif   one file per antenna, rows in frame order whatever\n"
 "                         the arrival order; lost frames written as invalid\n"
 "                         zero-data frames (formats.md); duplicates dropped\n"
@@ -105,102 +69,12 @@ static const char usage_convert[] =
 "  raw -> codif           headers rebuilt from the index\n"
 "  Outputs are written as NAME.part and renamed when complete; an existing\n"
 "  file is never replaced without --force. Names follow formats.md:\n"
-"  OUTDIR/PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.EXT (time of the first frame).\n"
-"  --to FORMAT            codif, pcap or raw (required)\n"
-"  -o, --output FILE      write exactly FILE (one input, one output)\n"
-"  --outdir DIR           directory for named outputs (.)\n"
-"  --prefix PREFIX        name prefix (the input's, else ibvcap)\n"
-"  --antenna NAME         antenna name (the input's or the index's, else ant<i>\n"
-"                         with i by source address)\n"
-"  --src IP               codif -> pcap/raw: source address (10.17.0.211)\n"
-"  --dst IP:PORT          destination of secondaryid 0; secondaryid k goes to\n"
-"                         IP+k, PORT+k (239.17.0.1:36001, codifgen's layout)\n"
-"  --force                replace existing output files\n"
-"  --max-problems N       list at most N input problems (100)\n"
-"  --window N, --reorder-window N, --confirm K, --max-gap T,\n"
-"  --antenna-ip IP[,IP...], --group IP:PORT[,...]  as for info\n"
-"  -h, --help             this text\n";
+"  OUTDIR/PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.EXT (time of the first frame).\n";
 
 static const char usage_tail[] =
-"\n"
 "Exit status: 0 clean; 1 problems found (verify), a file unrecognised,\n"
 "damaged or unreadable (info), or a conversion failed or its input had\n"
 "problems (convert: complete outputs are kept); 2 bad command line.\n";
-
-enum {
-	O_JSON = 256, O_MAX_GAPS, O_MAX_PROBLEMS, O_WINDOW, O_REORDER, O_CONFIRM,
-	O_MAX_GAP, O_SINCE, O_PATTERN,
-	O_STRICT, O_TO, O_OUTDIR, O_PREFIX, O_ANTENNA, O_SRC, O_DST, O_FORCE,
-	O_ANT_IP, O_GROUP,
-};
-
-static const struct option info_opts[] = {
-	{"json", no_argument, NULL, O_JSON},
-	{"max-gaps", required_argument, NULL, O_MAX_GAPS},
-	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
-	{"window", required_argument, NULL, O_WINDOW},
-	{"reorder-window", required_argument, NULL, O_REORDER},
-	{"confirm", required_argument, NULL, O_CONFIRM},
-	{"max-gap", required_argument, NULL, O_MAX_GAP},
-	{"antenna-ip", required_argument, NULL, O_ANT_IP},
-	{"group", required_argument, NULL, O_GROUP},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-static const struct option verify_opts[] = {
-	{"json", no_argument, NULL, O_JSON},
-	{"since", required_argument, NULL, O_SINCE},
-	{"pattern", no_argument, NULL, O_PATTERN},
-	{"strict", no_argument, NULL, O_STRICT},
-	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
-	{"window", required_argument, NULL, O_WINDOW},
-	{"reorder-window", required_argument, NULL, O_REORDER},
-	{"confirm", required_argument, NULL, O_CONFIRM},
-	{"max-gap", required_argument, NULL, O_MAX_GAP},
-	{"antenna-ip", required_argument, NULL, O_ANT_IP},
-	{"group", required_argument, NULL, O_GROUP},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-static const struct option convert_opts[] = {
-	{"to", required_argument, NULL, O_TO},
-	{"output", required_argument, NULL, 'o'},
-	{"outdir", required_argument, NULL, O_OUTDIR},
-	{"prefix", required_argument, NULL, O_PREFIX},
-	{"antenna", required_argument, NULL, O_ANTENNA},
-	{"src", required_argument, NULL, O_SRC},
-	{"dst", required_argument, NULL, O_DST},
-	{"force", no_argument, NULL, O_FORCE},
-	{"max-problems", required_argument, NULL, O_MAX_PROBLEMS},
-	{"window", required_argument, NULL, O_WINDOW},
-	{"reorder-window", required_argument, NULL, O_REORDER},
-	{"confirm", required_argument, NULL, O_CONFIRM},
-	{"max-gap", required_argument, NULL, O_MAX_GAP},
-	{"antenna-ip", required_argument, NULL, O_ANT_IP},
-	{"group", required_argument, NULL, O_GROUP},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT };
-
-static const char *const cmd_name[] = { "info", "verify", "convert" };
-
-static void
-usage(FILE *f, int cmd)
-{
-	if (cmd < 0)
-		fputs(usage_head, f);
-	if (cmd < 0 || cmd == CMD_INFO)
-		fprintf(f, usage_info, WINDOW_MIN, WINDOW_MAX);
-	if (cmd < 0 || cmd == CMD_VERIFY)
-		fputs(usage_verify, f);
-	if (cmd < 0 || cmd == CMD_CONVERT)
-		fputs(usage_convert, f);
-	fputs(usage_tail, f);
-}
 
 /* Everything a command line sets, for all commands. */
 struct opts {
@@ -209,166 +83,15 @@ struct opts {
 	struct cc_filter filter;
 	bool have_to;
 	bool outdir_set;
+	int first;        /* the first FILE in argv (after the options) */
 };
 
-static const char *
-opt_name(const struct option *tab, int val, char *buf, size_t len)
-{
-	unsigned int i;
-
-	for (i = 0; tab[i].name != NULL; i++)
-		if (tab[i].val == val) {
-			snprintf(buf, len, "--%s", tab[i].name);
-			return buf;
-		}
-	snprintf(buf, len, "-%c", val);
-	return buf;
-}
-
-/* A file name part: non-empty, no '/', and no '_' when the name is split
- * at '_' (formats.md). */
-static int
-name_part(const char *opt, const char *a, bool allow_underscore, char *err)
-{
-	if (a[0] == '\0' || strlen(a) >= 64 || strchr(a, '/') != NULL ||
-	    (!allow_underscore && strchr(a, '_') != NULL)) {
-		snprintf(err, ERRLEN, "%s: '%s': expected 1..63 characters without '/'%s",
-			 opt, a, allow_underscore ? "" : " or '_'");
-		return -1;
-	}
-	return 0;
-}
-
-/* --antenna-ip and --group: lists for the capture filter. */
-static int
-set_filter(int c, const char *opt, const char *a, struct cc_filter *f, char *err)
-{
-	char *items[ACCT_MAX_GROUPS], *store;
-	int n, i, rc = 0;
-
-	n = parse_list(opt, a, ',', items, c == O_ANT_IP ? ACCT_MAX_ANTENNAS :
-		       ACCT_MAX_GROUPS, &store, err, ERRLEN);
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (c == O_ANT_IP)
-			rc = parse_ipv4(opt, items[i], &f->ant_ip[i], err, ERRLEN);
-		else
-			rc = parse_ipv4_port(opt, items[i], &f->group[i].ip,
-					     &f->group[i].port, err, ERRLEN);
-	}
-	free(store);
-	if (c == O_ANT_IP)
-		f->nant = rc == 0 ? (unsigned int)n : 0;
-	else
-		f->ngroup = rc == 0 ? (unsigned int)n : 0;
-	return rc == 0 ? 0 : -1;
-}
-
-static int
-set_opt(int c, const char *opt, const char *a, struct opts *o, char *err)
-{
-	uint64_t v;
-	struct stat st;
-
-	switch (c) {
-	case O_JSON:
-		o->chk.json = true;
-		return 0;
-	case O_MAX_GAPS:
-		return parse_u64(opt, a, 0, UINT64_MAX, &o->chk.max_gaps, err, ERRLEN);
-	case O_MAX_PROBLEMS:
-		if (parse_u64(opt, a, 1, 1000000, &v, err, ERRLEN) != 0)
-			return -1;
-		o->chk.max_problems = o->conv.max_problems = (unsigned int)v;
-		return 0;
-	case O_WINDOW:
-		if (parse_u64(opt, a, WINDOW_MIN, WINDOW_MAX, &v, err, ERRLEN) != 0)
-			return -1;
-		if (v & (v - 1)) {
-			snprintf(err, ERRLEN, "%s: '%s': expected a power of two", opt, a);
-			return -1;
-		}
-		o->chk.tl.window = o->conv.tl.window = (uint32_t)v;
-		return 0;
-	case O_REORDER:
-		if (parse_u64(opt, a, 1, WINDOW_MAX, &v, err, ERRLEN) != 0)
-			return -1;
-		o->chk.tl.ahead = o->conv.tl.ahead = (uint32_t)v;
-		return 0;
-	case O_CONFIRM:
-		if (parse_u64(opt, a, 2, CODIF_MAX_CONFIRM, &v, err, ERRLEN) != 0)
-			return -1;
-		o->chk.tl.confirm = o->conv.tl.confirm = (uint32_t)v;
-		return 0;
-	case O_MAX_GAP:
-		if (parse_duration_ns(opt, a, 1000, 3600ULL * 1000000000ULL, &v, err, ERRLEN) != 0)
-			return -1;
-		o->chk.tl.max_gap_ns = o->conv.tl.max_gap_ns = v;
-		return 0;
-	case O_SINCE:
-		if (codif_parse_time(a, &o->chk.since_ns) != 0) {
-			snprintf(err, ERRLEN, "%s: '%s': expected a UTC time such as "
-				 "2025-03-10T12:00:00Z or @1741608000", opt, a);
-			return -1;
-		}
-		o->chk.have_since = true;
-		return 0;
-	case O_PATTERN:
-		o->chk.pattern = true;
-		return 0;
-	case O_STRICT:
-		o->chk.strict = true;
-		return 0;
-	case O_TO:
-		o->have_to = true;
-		if (strcmp(a, "codif") == 0)
-			o->conv.to = CC_FMT_CODIF;
-		else if (strcmp(a, "pcap") == 0)
-			o->conv.to = CC_FMT_PCAP;
-		else if (strcmp(a, "raw") == 0)
-			o->conv.to = CC_FMT_RAW;
-		else {
-			snprintf(err, ERRLEN, "%s: '%s': expected codif, pcap or raw", opt, a);
-			return -1;
-		}
-		return 0;
-	case 'o':
-		o->conv.output = a;
-		return 0;
-	case O_OUTDIR:
-		if (stat(a, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(err, ERRLEN, "%s: '%s': expected an existing directory", opt, a);
-			return -1;
-		}
-		o->conv.outdir = a;
-		o->outdir_set = true;
-		return 0;
-	case O_PREFIX:
-		o->conv.prefix = a;
-		return name_part(opt, a, true, err);
-	case O_ANTENNA:
-		o->conv.antenna = a;
-		return name_part(opt, a, false, err);
-	case O_SRC:
-		return parse_ipv4(opt, a, &o->conv.src, err, ERRLEN);
-	case O_DST:
-		return parse_ipv4_port(opt, a, &o->conv.dst, &o->conv.port, err, ERRLEN);
-	case O_FORCE:
-		o->conv.force = true;
-		return 0;
-	case O_ANT_IP:
-	case O_GROUP:
-		return set_filter(c, opt, a, &o->filter, err);
-	default:
-		snprintf(err, ERRLEN, "internal: option %d", c);
-		return -1;
-	}
-}
-
 static void
-defaults(struct opts *o)
+defaults(void *obj, void *ctx)
 {
+	struct opts *o = obj;
+
+	(void)ctx;
 	memset(o, 0, sizeof(*o));
 	o->chk.max_problems = MAX_PROBLEMS_DEFAULT;
 	o->conv.max_problems = MAX_PROBLEMS_DEFAULT;
@@ -382,46 +105,249 @@ defaults(struct opts *o)
 	o->conv.tl = o->chk.tl;
 }
 
+/* A file name part: non-empty, no '/', and no '_' when the name is split
+ * at '_' (formats.md). */
+static int
+name_part(const char *opt, const char *a, bool allow_underscore, char *err, size_t errlen)
+{
+	if (a[0] == '\0' || strlen(a) >= 64 || strchr(a, '/') != NULL ||
+	    (!allow_underscore && strchr(a, '_') != NULL)) {
+		snprintf(err, errlen, "%s: '%s': expected 1..63 characters without '/'%s",
+			 opt, a, allow_underscore ? "" : " or '_'");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+set_prefix(const struct opt_arg *a, char *err, size_t errlen)
+{
+	((struct opts *)a->obj)->conv.prefix = a->val;
+	return name_part(a->opt, a->val, true, err, errlen);
+}
+
+static int
+set_antenna(const struct opt_arg *a, char *err, size_t errlen)
+{
+	((struct opts *)a->obj)->conv.antenna = a->val;
+	return name_part(a->opt, a->val, false, err, errlen);
+}
+
+static int
+set_outdir(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct opts *o = a->obj;
+	struct stat st;
+
+	if (stat(a->val, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: '%s': expected an existing directory", a->opt, a->val);
+		return -EINVAL;
+	}
+	o->conv.outdir = a->val;
+	o->outdir_set = true;
+	return 0;
+}
+
+static int
+set_dst(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct opts *o = a->obj;
+
+	return parse_ipv4_port(a->opt, a->val, &o->conv.dst, &o->conv.port, err, errlen);
+}
+
+static int
+set_since(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct opts *o = a->obj;
+
+	if (codif_parse_time(a->val, &o->chk.since_ns) != 0) {
+		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
+			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
+		return -EINVAL;
+	}
+	o->chk.have_since = true;
+	return 0;
+}
+
+/* --antenna-ip and --group: lists for the capture filter. */
+static int
+set_filter(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct cc_filter *f = &((struct opts *)a->obj)->filter;
+	bool ant = strcmp(a->def->name, "antenna-ip") == 0;
+	char *items[ACCT_MAX_GROUPS], *store;
+	int n, i, rc = 0;
+
+	n = parse_list(a->opt, a->val, ',', items, ant ? ACCT_MAX_ANTENNAS : ACCT_MAX_GROUPS,
+		       &store, err, errlen);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (ant)
+			rc = parse_ipv4(a->opt, items[i], &f->ant_ip[i], err, errlen);
+		else
+			rc = parse_ipv4_port(a->opt, items[i], &f->group[i].ip,
+					     &f->group[i].port, err, errlen);
+	}
+	free(store);
+	if (ant)
+		f->nant = rc == 0 ? (unsigned int)n : 0;
+	else
+		f->ngroup = rc == 0 ? (unsigned int)n : 0;
+	return rc;
+}
+
+static int help_cmd(const struct opt_arg *a, char *err, size_t errlen);
+
+static const char *const fmt_names[] = { "codif", "pcap", "raw", NULL };
+static const int fmt_values[] = { CC_FMT_CODIF, CC_FMT_PCAP, CC_FMT_RAW };
+
+#define O struct opts
+static const struct opt_def info_opts[] = {
+	{"json", .kind = OPT_FLAG, OPT_AT(O, chk.json),
+	 .help = "one JSON object (for one file; else {\"files\": [...]}) whose "
+		 "streams/antennas compare.py reads"},
+	{"max-gaps", .kind = OPT_UINT, .metavar = "N", .min = 0, .max = UINT64_MAX,
+	 OPT_AT(O, chk.max_gaps), .help = "list at most N gaps per stream (0 = all)"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
+static const struct opt_def verify_opts[] = {
+	{"json", .kind = OPT_FLAG, OPT_AT(O, chk.json),
+	 .help = "{\"files\": [...], \"problems\": N, \"ok\": BOOL}"},
+	{"since", .kind = OPT_CUSTOM, .metavar = "TIME", .set = set_since,
+	 .help = "skip files that start before TIME (the UTC in a formats.md name, else the "
+		 "first frame or record): 2025-03-10T12:00:00Z, @SECONDS"},
+	{"pattern", .kind = OPT_FLAG, OPT_AT(O, chk.pattern),
+	 .help = "also check every payload against codifgen's pattern; the first differing "
+		 "byte's file offset is reported"},
+	{"strict", .kind = OPT_FLAG, OPT_AT(O, chk.strict), .help = "notes are problems too"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
+static const struct opt_def convert_opts[] = {
+	{"to", .kind = OPT_ENUM, .metavar = "FORMAT", .names = fmt_names, .values = fmt_values,
+	 OPT_AT(O, conv.to), OPT_SEEN(O, have_to), .help = "codif, pcap or raw (required)"},
+	{"output", .kind = OPT_PATH, .letter = 'o', .metavar = "FILE", OPT_PTR(O, conv.output),
+	 .help = "write exactly FILE (one input, one output)"},
+	{"outdir", .kind = OPT_CUSTOM, .metavar = "DIR", .def = ".", .set = set_outdir,
+	 .help = "directory for named outputs"},
+	{"prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "the input's, else ibvcap",
+	 .set = set_prefix, .help = "name prefix"},
+	{"antenna", .kind = OPT_CUSTOM, .metavar = "NAME", .set = set_antenna,
+	 .def = "the input's or the index's, else ant<i> with i by source address",
+	 .help = "antenna name"},
+	{"src", .kind = OPT_IPV4, .metavar = "IP", OPT_AT(O, conv.src),
+	 .help = "codif -> pcap/raw: source address"},
+	{"dst", .kind = OPT_CUSTOM, .metavar = "IP:PORT", .set = set_dst,
+	 .def = "239.17.0.1:36001, codifgen's layout",
+	 .help = "destination of secondaryid 0; secondaryid k goes to IP+k, PORT+k"},
+	{"force", .kind = OPT_FLAG, OPT_AT(O, conv.force), .help = "replace existing output files"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
+/* the rows of every command (the timelines, the capture filter, the
+ * problem list); after the parse, conv takes chk's */
+static const struct opt_def common_opts[] = {
+	{"max-problems", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = 1000000,
+	 OPT_AT(O, chk.max_problems), .help = "list at most N problems per file (all counted)"},
+	{"window", .kind = OPT_UINT, .flags = OPT_F_POW2, .metavar = "N", .min = WINDOW_MIN,
+	 .max = WINDOW_MAX, OPT_AT(O, chk.tl.window),
+	 .help = "frames behind the newest tracked for late and duplicate (as the capture "
+		 "program)"},
+	{"reorder-window", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = WINDOW_MAX,
+	 OPT_AT(O, chk.tl.ahead), .help = "frames ahead of the newest taken at once"},
+	{"confirm", .kind = OPT_UINT, .metavar = "K", .min = 2, .max = CODIF_MAX_CONFIRM,
+	 OPT_AT(O, chk.tl.confirm),
+	 .help = "agreeing frames that move a timeline: a frame beyond the windows is held "
+		 "until K agree, else dropped (a bit flip, a stray frame: reported)"},
+	{"max-gap", .kind = OPT_DURATION, .metavar = "T", .min = 1000,
+	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, chk.tl.max_gap_ns),
+	 .help = "a confirmed jump ahead of at most T is loss; more is a resync: a new "
+		 "segment (convert: a new file), never placeholders"},
+	{"antenna-ip", .kind = OPT_CUSTOM, .metavar = "IP[,IP..]", .set = set_filter,
+	 .def = "every IPv4 source is: name them when the capture holds other traffic",
+	 .help = "captures: only these sources are antennas; the rest counts as from no "
+		 "antenna, as in the capture program"},
+	{"group", .kind = OPT_CUSTOM, .metavar = "IP:PORT[,...]", .set = set_filter,
+	 .help = "captures: only these destinations are groups"},
+	{ .name = NULL },
+};
+#undef O
+
+enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT };
+
+static const char *const cmd_name[] = { "info", "verify", "convert" };
+
+#define CC_CMD(NAME, USAGE, ABOUT, TAB) {                                   \
+	.prog = "codifcheck " NAME, .usage = USAGE, .about = ABOUT,         \
+	.opts = TAB, .more = common_opts, .flags = OPT_CMD_ARGS,            \
+	.unknown = "unrecognized", /* getopt's word, as before the table */ \
+	.defaults = defaults, .obj_size = sizeof(struct opts) }
+
+static const struct opt_cmd cmds[] = {
+	[CMD_INFO] = CC_CMD("info", "codifcheck info [options] FILE|DIR...\n", about_info,
+			    info_opts),
+	[CMD_VERIFY] = CC_CMD("verify", "codifcheck verify [options] FILE|DIR...\n",
+			      about_verify, verify_opts),
+	[CMD_CONVERT] = CC_CMD("convert", "codifcheck convert --to FORMAT [options] FILE...\n",
+			       about_convert, convert_opts),
+};
+
+static void
+usage(FILE *f, int cmd)
+{
+	int c;
+
+	if (cmd < 0)
+		fputs(usage_head, f);
+	for (c = 0; c < (int)(sizeof(cmds) / sizeof(cmds[0])); c++)
+		if (cmd < 0 || cmd == c) {
+			fputc('\n', f);
+			opt_help(&cmds[c], f);
+		}
+	fputc('\n', f);
+	fputs(usage_tail, f);
+}
+
+static int
+help_cmd(const struct opt_arg *a, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	usage(stdout, (int)(a->cmd - cmds));
+	return 1;
+}
+
 /* @return 0, 1 (help printed: exit 0) or -1 (error printed: exit 2). */
 static int
 parse_args(int cmd, int argc, char **argv, struct opts *o)
 {
-	static const struct option *const tabs[] = { info_opts, verify_opts, convert_opts };
-	const struct option *tab = tabs[cmd];
-	char err[ERRLEN], name[64];
-	int c;
+	char err[ERRLEN];
+	int rc;
 
-	defaults(o);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, cmd == CMD_CONVERT ? ":ho:" : ":h", tab,
-				NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout, cmd);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			if (c == ':')
-				fprintf(stderr, "codifcheck %s: option '%s' needs a value "
-					"(try codifcheck %s --help)\n", cmd_name[cmd],
-					argv[optind - 1], cmd_name[cmd]);
-			else
-				fprintf(stderr, "codifcheck %s: unrecognized option '%s' "
-					"(try codifcheck %s --help)\n", cmd_name[cmd],
-					argv[optind - 1], cmd_name[cmd]);
-			return -1;
-		}
-		if (set_opt(c, opt_name(tab, c, name, sizeof(name)), optarg, o, err) != 0) {
+	defaults(o, NULL);
+	rc = opt_parse_argv(&cmds[cmd], o, NULL, argc, argv, &o->first, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
 			fprintf(stderr, "codifcheck %s: %s\n", cmd_name[cmd], err);
-			return -1;
-		}
+		return rc > 0 ? 1 : -1;
 	}
+	o->conv.tl = o->chk.tl;
+	o->conv.max_problems = o->chk.max_problems;
 	if (codif_tl_cfg_check(&o->chk.tl, err, sizeof(err)) != 0) {
 		fprintf(stderr, "codifcheck %s: --window, --reorder-window, --confirm, "
 			"--max-gap: %s\n", cmd_name[cmd], err);
 		return -1;
 	}
-	if (optind >= argc) {
+	if (o->first >= argc) {
 		fprintf(stderr, "codifcheck %s: no FILE given (try codifcheck %s --help)\n",
 			cmd_name[cmd], cmd_name[cmd]);
 		return -1;
@@ -432,9 +358,9 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 				"or raw\n");
 			return -1;
 		}
-		if (o->conv.output != NULL && argc - optind > 1) {
+		if (o->conv.output != NULL && argc - o->first > 1) {
 			fprintf(stderr, "codifcheck convert: --output names one output; "
-				"%d inputs given (use --outdir)\n", argc - optind);
+				"%d inputs given (use --outdir)\n", argc - o->first);
 			return -1;
 		}
 		if (o->conv.output != NULL && o->outdir_set) {
@@ -485,11 +411,11 @@ main(int argc, char **argv)
 	argv += 1;
 	switch (cmd) {
 	case CMD_INFO:
-		return cc_cmd_info(argv + optind, argc - optind, &o.chk);
+		return cc_cmd_info(argv + o.first, argc - o.first, &o.chk);
 	case CMD_VERIFY:
-		return cc_cmd_verify(argv + optind, argc - optind, &o.chk);
+		return cc_cmd_verify(argv + o.first, argc - o.first, &o.chk);
 	default:
-		for (i = optind; i < argc; i++)
+		for (i = o.first; i < argc; i++)
 			if (cc_cmd_convert(argv[i], &o.conv) != CC_EXIT_OK)
 				status = CC_EXIT_PROBLEMS;
 		return status;

@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -23,6 +22,7 @@
 
 #include "codif.h"
 #include "gen.h"
+#include "opt.h"
 #include "parse.h"
 #include "pkt.h"
 #include "quirks.h"
@@ -59,179 +59,39 @@ on_signal(int sig)
 	stop_requested = 1;
 }
 
+/* ---- options (one table, lib/opt) ------------------------------------- */
+
+/* What the command line gave, for the checks between options. */
+struct pargs {
+	bool ant_ip, group_list, ant_count_set, group_count_set;
+	bool ant_base_set, group_base_set;
+	unsigned int ant_count, group_count;
+	uint32_t ant_base, group_base;
+	uint16_t port_base;
+	int map_kind;
+};
+
 static void
-usage(FILE *f)
+defaults(void *obj, void *ctx)
 {
-	fprintf(f,
-"Usage: codifgen [EAL options --] [options]\n"
-"Generate CODIF v3 streams of many antennas, with known faults and a\n"
-"ground-truth summary. Payload is deterministic from each frame's ids and\n"
-"time, so any later stage can verify it byte for byte.\n"
-"\n"
-"Output (at least one of --pcap, --socket, --tx-port):\n"
-"  --pcap FILE            write a nanosecond pcap (timestamps = frame times)\n"
-"  --socket               send real UDP multicast from kernel sockets bound\n"
-"                         to each antenna's source address (paced)\n"
-"  --tx-port N            send on DPDK port N (EAL options before '--',\n"
-"                         e.g. --vdev net_pcap0,tx_pcap=F or net_memif)\n"
-"  --truth FILE           write the ground truth as JSON ('-' = stdout)\n"
-"  --quiet                no summary on stderr\n"
-"\n"
-"Layout (defaults: ASKAP-like):\n"
-"  --antennas N           number of antennas, 1..64 (6)\n"
-"  --antenna-base IP      first source IPv4, the others follow (10.17.0.211)\n"
-"  --antenna-ip IP[,IP..] explicit source IPv4s (sets --antennas)\n"
-"  --threads N            threads per antenna and group, 1..64 (2)\n"
-"  --groups N             multicast groups, 1..64 (4)\n"
-"  --group-base IP        first group (239.17.0.1), the others follow\n"
-"  --port-base PORT       UDP port of the first group (36001), +1 per group\n"
-"  --group IP:PORT[,...]  explicit groups (sets --groups)\n"
-"  --map all|rr|A:G+G,... which antenna sends to which groups: all (default),\n"
-"                         rr (antenna a to group a mod groups), or a list of\n"
-"                         antenna:groups (indices), e.g. 0:0+1,1:2+3\n"
-"  --select A[,A...]      emit only these antennas (indices); the same fates\n"
-"                         as a run of all, so N senders make one whole run\n"
-"\n"
-"Stream parameters (read from the header by receivers, never assumed):\n"
-"  --data-bytes N         data bytes per frame, multiple of 8 (8192)\n"
-"  --nchan N              channels (4)\n"
-"  --nbits N              bits per sample component (16)\n"
-"  --real | --complex     sample type (complex)\n"
-"  --period S             alignment period in seconds (27)\n"
-"  --total-samples N      samples per channel per period (32000000)\n"
-"  --station XY           two-character station id (AK)\n"
-"  --groupid-base N       CODIF groupid of antenna 0, +1 per antenna (257)\n"
-"  --start TIME           UTC of the first frame, ISO-8601 or @unix-seconds\n"
-"                         (aligned down to the frame that holds it)\n"
-"                         (2025-01-01T00:00:00Z)\n"
-"  --epoch N              reference epoch in half-years since 2000 (from --start)\n"
-"  --frames N             frames per stream (100)\n"
-"  --duration T           frames per stream = T of CODIF time (e.g. 2s)\n"
-"\n"
-"Rate (socket and DPDK output; pcap timestamps always follow frame times):\n"
-"  --rate-fps F           frames per second per stream (0 = as fast as possible)\n"
-"  --rate-gbps G          total wire rate in Gb/s\n"
-"                         (default: real time, as the CODIF times say)\n"
-"\n"
-"Faults (each frame gets at most one; never the first or last frame):\n"
-"  --seed N               fault RNG seed (1)\n"
-"  --loss P               frame not sent\n"
-"  --reorder P            frame delayed by 1..depth frames (late)\n"
-"  --reorder-depth N      maximum delay, frames, 1..1024 (4)\n"
-"  --duplicate P          frame sent twice (second copy up to depth later)\n"
-"  --invalid P            invalid bit set (received, flagged)\n"
-"  --vlan P               sent with an 802.1Q tag (valid)\n"
-"  --vlan-id N            VLAN id (100)\n"
-"  --bad-sync P           sync word corrupted      (malformed, frame lost)\n"
-"  --bad-length P         UDP payload too short    (malformed, frame lost)\n"
-"  --truncated P          Ethernet frame cut short (malformed, frame lost)\n"
-"  --non-codif P          a VDIF frame instead     (malformed, frame lost)\n"
-"  --non-ipv4 P           an IPv6 frame instead    (not attributable, lost)\n"
-"\n"
-"Timeline events (deterministic; random faults keep clear of them):\n"
-"  --event KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra]   repeatable\n"
-"     flip:FIELD.BIT     frame FRAME's header with one bit flipped (FIELD:\n"
-"                        frame, seconds, epoch, nbits, complex,\n"
-"                        representation, period, nchan, framelength8,\n"
-"                        totalsamples, sync); a lone odd frame\n"
-"     stray:+-DURATION   frame FRAME at a time DURATION away; a lone odd frame\n"
-"     step:+-DURATION    every frame from FRAME on DURATION away (a clock step)\n"
-"     param:FIELD=VALUE  a stream parameter changed from FRAME on\n"
-"     burst:N            N frames from FRAME on never sent\n"
-"     ant=A: antenna A only (all); stream=S: the antenna's S-th stream\n"
-"     (flip, stray: 0; others: all); extra: the odd frame besides frame\n"
-"     FRAME, not in its place. The truth counts as a receiver with the\n"
-"     timeline options below must.\n"
-"  --window N, --reorder-window N, --confirm K, --max-gap T\n"
-"                         the receivers' timeline, for the truth (4096, 64,\n"
-"                         4, 1s: dpdk-ibvcap's and codifcheck's defaults)\n"
-"\n"
-"Socket output:\n"
-"  --ttl N                multicast TTL (1)\n"
-"DPDK output:\n"
-"  --mbufs N              DPDK mbufs in the tx pool (8191)\n"
-"  --queue-per-antenna    antenna a's frames on tx queue a (antennas + 1\n"
-"                         queues): into a memif peer, each antenna lands on\n"
-"                         its own rx queue, as NIC steering would do\n"
-"  --linger T             keep the port open T after the last frame, so a\n"
-"                         peer (memif) can drain it (1s)\n"
-"  --tx-drop              drop what a full tx ring refuses, as a NIC would\n"
-"                         (counted; the truth is then not exact): for\n"
-"                         load tests against a capture that falls behind\n"
-"  -h, --help             this text\n"
-"\n"
-"Exit status: 0 done; 1 bad option or output error; 2 interrupted (the\n"
-"truth then covers what was sent).\n");
+	struct opts *o = obj;
+	struct pargs *pa = ctx;
+
+	memset(o, 0, sizeof(*o));
+	gen_cfg_defaults(&o->cfg);
+	codif_tl_cfg_defaults(&o->cfg.tl); /* what lib/gen takes for 0 */
+	o->rate_fps = -1;
+	o->nb_mbufs = 8191;
+	o->linger_ns = 1000000000ULL;
+	if (pa != NULL) {
+		memset(pa, 0, sizeof(*pa));
+		pa->ant_count = o->cfg.nant;
+		pa->ant_base = o->cfg.ant_ip[0];
+		pa->group_count = o->cfg.ngroup;
+		pa->group_base = o->cfg.group[0].ip;
+		pa->port_base = o->cfg.group[0].port;
+	}
 }
-
-enum {
-	O_PCAP = 256, O_SOCKET, O_TX_PORT, O_TRUTH, O_QUIET, O_ANTENNAS,
-	O_ANT_BASE, O_ANT_IP, O_THREADS, O_GROUPS, O_GROUP_BASE, O_PORT_BASE,
-	O_GROUP, O_MAP, O_SELECT, O_DATA_BYTES, O_NCHAN, O_NBITS, O_REAL,
-	O_COMPLEX, O_PERIOD, O_TOTAL, O_STATION, O_GROUPID_BASE, O_START,
-	O_EPOCH, O_FRAMES, O_DURATION, O_RATE_FPS, O_RATE_GBPS, O_SEED,
-	O_REORDER, O_DEPTH, O_VLAN_ID, O_TTL, O_MBUFS, O_QPA, O_LINGER, O_TX_DROP,
-	O_EVENT, O_TL_WINDOW, O_TL_REORDER, O_TL_CONFIRM, O_TL_MAX_GAP,
-	O_FAULT_BASE /* + enum gen_fault */
-};
-
-static const struct option long_opts[] = {
-	{"pcap", required_argument, NULL, O_PCAP},
-	{"socket", no_argument, NULL, O_SOCKET},
-	{"tx-port", required_argument, NULL, O_TX_PORT},
-	{"truth", required_argument, NULL, O_TRUTH},
-	{"quiet", no_argument, NULL, O_QUIET},
-	{"antennas", required_argument, NULL, O_ANTENNAS},
-	{"antenna-base", required_argument, NULL, O_ANT_BASE},
-	{"antenna-ip", required_argument, NULL, O_ANT_IP},
-	{"threads", required_argument, NULL, O_THREADS},
-	{"groups", required_argument, NULL, O_GROUPS},
-	{"group-base", required_argument, NULL, O_GROUP_BASE},
-	{"port-base", required_argument, NULL, O_PORT_BASE},
-	{"group", required_argument, NULL, O_GROUP},
-	{"map", required_argument, NULL, O_MAP},
-	{"select", required_argument, NULL, O_SELECT},
-	{"data-bytes", required_argument, NULL, O_DATA_BYTES},
-	{"nchan", required_argument, NULL, O_NCHAN},
-	{"nbits", required_argument, NULL, O_NBITS},
-	{"real", no_argument, NULL, O_REAL},
-	{"complex", no_argument, NULL, O_COMPLEX},
-	{"period", required_argument, NULL, O_PERIOD},
-	{"total-samples", required_argument, NULL, O_TOTAL},
-	{"station", required_argument, NULL, O_STATION},
-	{"groupid-base", required_argument, NULL, O_GROUPID_BASE},
-	{"start", required_argument, NULL, O_START},
-	{"epoch", required_argument, NULL, O_EPOCH},
-	{"frames", required_argument, NULL, O_FRAMES},
-	{"duration", required_argument, NULL, O_DURATION},
-	{"rate-fps", required_argument, NULL, O_RATE_FPS},
-	{"rate-gbps", required_argument, NULL, O_RATE_GBPS},
-	{"seed", required_argument, NULL, O_SEED},
-	{"reorder", required_argument, NULL, O_REORDER},
-	{"reorder-depth", required_argument, NULL, O_DEPTH},
-	{"vlan-id", required_argument, NULL, O_VLAN_ID},
-	{"ttl", required_argument, NULL, O_TTL},
-	{"mbufs", required_argument, NULL, O_MBUFS},
-	{"queue-per-antenna", no_argument, NULL, O_QPA},
-	{"linger", required_argument, NULL, O_LINGER},
-	{"tx-drop", no_argument, NULL, O_TX_DROP},
-	{"loss", required_argument, NULL, O_FAULT_BASE + GEN_F_LOSS},
-	{"invalid", required_argument, NULL, O_FAULT_BASE + GEN_F_INVALID},
-	{"duplicate", required_argument, NULL, O_FAULT_BASE + GEN_F_DUPLICATE},
-	{"vlan", required_argument, NULL, O_FAULT_BASE + GEN_F_VLAN},
-	{"bad-sync", required_argument, NULL, O_FAULT_BASE + GEN_F_BAD_SYNC},
-	{"bad-length", required_argument, NULL, O_FAULT_BASE + GEN_F_BAD_LENGTH},
-	{"truncated", required_argument, NULL, O_FAULT_BASE + GEN_F_TRUNCATED},
-	{"non-codif", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_CODIF},
-	{"non-ipv4", required_argument, NULL, O_FAULT_BASE + GEN_F_NON_IPV4},
-	{"event", required_argument, NULL, O_EVENT},
-	{"window", required_argument, NULL, O_TL_WINDOW},
-	{"reorder-window", required_argument, NULL, O_TL_REORDER},
-	{"confirm", required_argument, NULL, O_TL_CONFIRM},
-	{"max-gap", required_argument, NULL, O_TL_MAX_GAP},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
 
 static int
 parse_map(const char *s, struct gen_cfg *c, char *err)
@@ -291,336 +151,376 @@ fail:
 	return -1;
 }
 
+
 static int
-parse_prob(const char *opt, const char *s, double *out, char *err)
+set_map(const struct opt_arg *a, char *err, size_t errlen)
 {
-	return parse_double(opt, s, 0.0, 1.0, out, err, ERRLEN);
+	struct pargs *pa = a->ctx;
+
+	(void)errlen;
+	pa->map_kind = parse_map(a->val, &((struct opts *)a->obj)->cfg, err);
+	return pa->map_kind < 0 ? -EINVAL : 0;
 }
+
+static int
+set_antenna_ip(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
+	char *items[GEN_MAX_ANTENNAS], *store;
+	int n = parse_list(a->opt, a->val, ',', items, GEN_MAX_ANTENNAS, &store, err, errlen);
+	int i, rc = 0;
+
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && rc == 0; i++)
+		rc = parse_ipv4(a->opt, items[i], &c->ant_ip[i], err, errlen);
+	c->nant = (unsigned int)n;
+	((struct pargs *)a->ctx)->ant_ip = true;
+	free(store);
+	return rc;
+}
+
+static int
+set_group(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
+	char *items[GEN_MAX_GROUPS], *store;
+	int n = parse_list(a->opt, a->val, ',', items, GEN_MAX_GROUPS, &store, err, errlen);
+	int i, rc = 0;
+
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = parse_ipv4_port(a->opt, items[i], &c->group[i].ip, &c->group[i].port, err,
+				     errlen);
+		if (rc == 0 && (c->group[i].ip >> 28) != 0xE) {
+			snprintf(err, errlen,
+				 "%s: '%s': expected an IPv4 multicast address (224.0.0.0/4)",
+				 a->opt, items[i]);
+			rc = -EINVAL;
+		}
+	}
+	c->ngroup = (unsigned int)n;
+	((struct pargs *)a->ctx)->group_list = true;
+	free(store);
+	return rc;
+}
+
+static int
+set_select(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
+	char *items[GEN_MAX_ANTENNAS], *store;
+	int n = parse_list(a->opt, a->val, ',', items, GEN_MAX_ANTENNAS, &store, err, errlen);
+	int i, rc = 0;
+	uint64_t v;
+
+	if (n < 0)
+		return n;
+	c->select = 0;
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = parse_u64(a->opt, items[i], 0, GEN_MAX_ANTENNAS - 1, &v, err, errlen);
+		if (rc == 0)
+			c->select |= 1ULL << v;
+	}
+	free(store);
+	return rc;
+}
+
+static int
+set_data_bytes(const struct opt_arg *a, char *err, size_t errlen)
+{
+	uint64_t v;
+	int rc = opt_value_u64(a, &v, err, errlen);
+
+	if (rc == 0)
+		((struct opts *)a->obj)->cfg.tmpl.framelength8 = (uint32_t)(v / 8);
+	return rc;
+}
+
+static int
+set_station(const struct opt_arg *a, char *err, size_t errlen)
+{
+	if (strlen(a->val) != 2) {
+		snprintf(err, errlen, "%s: '%s': expected two characters, e.g. AK", a->opt, a->val);
+		return -EINVAL;
+	}
+	((struct opts *)a->obj)->cfg.tmpl.stationid =
+		(uint16_t)((uint8_t)a->val[0] << 8 | (uint8_t)a->val[1]);
+	return 0;
+}
+
+static int
+set_start(const struct opt_arg *a, char *err, size_t errlen)
+{
+	if (codif_parse_time(a->val, &((struct opts *)a->obj)->cfg.start_ns) != 0) {
+		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
+			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+set_event(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
+
+	if (c->nev == GEN_MAX_EVENTS) {
+		snprintf(err, errlen, "%s: at most %d", a->opt, GEN_MAX_EVENTS);
+		return -E2BIG;
+	}
+	if (gen_event_parse(a->val, &c->ev[c->nev], err, errlen) != 0)
+		return -EINVAL;
+	c->nev++;
+	return 0;
+}
+
+static const struct opt_section sections[] = {
+	{ .name = "output", .title = "Output", .intro = "at least one of --pcap, --socket, "
+	  "--tx-port" },
+	{ .name = "layout", .title = "Layout", .intro = "defaults: ASKAP-like" },
+	{ .name = "stream", .title = "Stream parameters",
+	  .intro = "read from the header by receivers, never assumed" },
+	{ .name = "rate", .title = "Rate", .intro = "socket and DPDK output; pcap timestamps "
+	  "always follow frame times" },
+	{ .name = "faults", .title = "Faults",
+	  .intro = "each frame gets at most one; never the first or last frame" },
+	{ .name = "events", .title = "Timeline events",
+	  .intro = "deterministic; random faults keep clear of them\n"
+		   " flip:FIELD.BIT     frame FRAME's header with one bit flipped (FIELD:\n"
+		   "                    frame, seconds, epoch, nbits, complex,\n"
+		   "                    representation, period, nchan, framelength8,\n"
+		   "                    totalsamples, sync); a lone odd frame\n"
+		   " stray:+-DURATION   frame FRAME at a time DURATION away; a lone odd frame\n"
+		   " step:+-DURATION    every frame from FRAME on DURATION away (a clock step)\n"
+		   " param:FIELD=VALUE  a stream parameter changed from FRAME on\n"
+		   " burst:N            N frames from FRAME on never sent\n"
+		   "ant=A: antenna A only (all); stream=S: the antenna's S-th stream (flip, "
+		   "stray: 0; others: all); extra: the odd frame besides frame FRAME, not in "
+		   "its place. The truth counts as a receiver with the timeline options below "
+		   "must." },
+	{ .name = "socket", .title = "Socket output" },
+	{ .name = "dpdk", .title = "DPDK output" },
+	{ .name = NULL },
+};
+
+/* a fault's probability per frame, in cfg.p[] */
+#define FAULT(f) .kind = OPT_DOUBLE, .section = "faults", .metavar = "P", .dmin = 0, \
+	.dmax = 1, .unset = "none", OPT_AT(struct opts, cfg.p[f])
+
+#define O struct opts
+#define A struct pargs
+static const struct opt_def long_opts[] = {
+	{"pcap", .kind = OPT_PATH, .section = "output", .metavar = "FILE", OPT_PTR(O, pcap_path),
+	 .help = "write a nanosecond pcap (timestamps = frame times)"},
+	{"socket", .kind = OPT_FLAG, .section = "output", OPT_AT(O, socket),
+	 .help = "send real UDP multicast from kernel sockets bound to each antenna's source "
+		 "address (paced)"},
+	{"tx-port", .kind = OPT_UINT, .section = "output", .metavar = "N", .min = 0,
+	 .max = RTE_MAX_ETHPORTS - 1, .unset = "none", OPT_AT(O, tx_port), OPT_SEEN(O, dpdk),
+	 .help = "send on DPDK port N (EAL options before '--', e.g. --vdev "
+		 "net_pcap0,tx_pcap=F or net_memif)"},
+	{"truth", .kind = OPT_PATH, .section = "output", .metavar = "FILE",
+	 OPT_PTR(O, truth_path), .help = "write the ground truth as JSON ('-' = stdout)"},
+	{"quiet", .kind = OPT_FLAG, .section = "output", OPT_AT(O, quiet),
+	 .help = "no summary on stderr"},
+	{"antennas", .kind = OPT_UINT, .section = "layout", .metavar = "N", .min = 1,
+	 .max = GEN_MAX_ANTENNAS, OPT_CTX(A, ant_count), OPT_SEEN(A, ant_count_set),
+	 .help = "number of antennas"},
+	{"antenna-base", .kind = OPT_IPV4, .section = "layout", .metavar = "IP",
+	 OPT_CTX(A, ant_base), OPT_SEEN(A, ant_base_set),
+	 .help = "first source IPv4, the others follow"},
+	{"antenna-ip", .kind = OPT_CUSTOM, .section = "layout", .metavar = "IP[,IP..]",
+	 .set = set_antenna_ip, .help = "explicit source IPv4s (sets --antennas)"},
+	{"threads", .kind = OPT_UINT, .section = "layout", .metavar = "N", .min = 1,
+	 .max = GEN_MAX_THREADS, OPT_AT(O, cfg.nthread),
+	 .help = "threads per antenna and group"},
+	{"groups", .kind = OPT_UINT, .section = "layout", .metavar = "N", .min = 1,
+	 .max = GEN_MAX_GROUPS, OPT_CTX(A, group_count), OPT_SEEN(A, group_count_set),
+	 .help = "multicast groups"},
+	{"group-base", .kind = OPT_IPV4, .flags = OPT_F_MCAST, .section = "layout",
+	 .metavar = "IP", OPT_CTX(A, group_base), OPT_SEEN(A, group_base_set),
+	 .help = "first group, the others follow"},
+	{"port-base", .kind = OPT_UINT, .section = "layout", .metavar = "PORT", .min = 1,
+	 .max = 65535, OPT_CTX(A, port_base), .help = "UDP port of the first group, +1 per group"},
+	{"group", .kind = OPT_CUSTOM, .section = "layout", .metavar = "IP:PORT[,...]",
+	 .set = set_group, .help = "explicit groups (sets --groups)"},
+	{"map", .kind = OPT_CUSTOM, .section = "layout", .metavar = "all|rr|A:G+G,...",
+	 .def = "all", .set = set_map,
+	 .help = "which antenna sends to which groups: all, rr (antenna a to group a mod "
+		 "groups), or a list of antenna:groups (indices), e.g. 0:0+1,1:2+3"},
+	{"select", .kind = OPT_CUSTOM, .section = "layout", .metavar = "A[,A...]",
+	 .set = set_select,
+	 .help = "emit only these antennas (indices); the same fates as a run of all, so N "
+		 "senders make one whole run"},
+	{"data-bytes", .kind = OPT_CUSTOM, .section = "stream", .metavar = "N", .min = 8,
+	 .max = 65536 - 64 - 28, .mult = 8, .unit = "bytes", .def = "8192",
+	 .set = set_data_bytes, .help = "data bytes per frame, a multiple of 8"},
+	{"nchan", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 1, .max = 65535,
+	 OPT_AT(O, cfg.tmpl.nchan), .help = "channels"},
+	{"nbits", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 1, .max = 255,
+	 OPT_AT(O, cfg.tmpl.nbits), .help = "bits per sample component"},
+	{"real", .kind = OPT_FLAG, .flags = OPT_F_INVERT, .section = "stream",
+	 OPT_AT(O, cfg.tmpl.complex), .help = "real samples"},
+	{"complex", .kind = OPT_FLAG, .section = "stream", OPT_AT(O, cfg.tmpl.complex),
+	 .help = "complex samples (the default)"},
+	{"period", .kind = OPT_UINT, .section = "stream", .metavar = "S", .min = 1, .max = 65535,
+	 OPT_AT(O, cfg.tmpl.period), .help = "alignment period in seconds"},
+	{"total-samples", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 1,
+	 .max = UINT64_MAX, OPT_AT(O, cfg.tmpl.totalsamples),
+	 .help = "samples per channel per period"},
+	{"station", .kind = OPT_CUSTOM, .section = "stream", .metavar = "XY", .def = "AK",
+	 .set = set_station, .help = "two-character station id"},
+	{"groupid-base", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 0,
+	 .max = 65535, OPT_AT(O, cfg.groupid_base),
+	 .help = "CODIF groupid of antenna 0, +1 per antenna"},
+	{"start", .kind = OPT_CUSTOM, .section = "stream", .metavar = "TIME",
+	 .def = "2025-01-01T00:00:00Z", .set = set_start,
+	 .help = "UTC of the first frame, ISO-8601 or @unix-seconds (aligned down to the frame "
+		 "that holds it)"},
+	{"epoch", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 0, .max = 255,
+	 .def = "from --start", OPT_AT(O, cfg.tmpl.epoch), OPT_SEEN(O, epoch_set),
+	 .help = "reference epoch in half-years since 2000"},
+	{"frames", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 2,
+	 .max = UINT32_MAX, OPT_AT(O, cfg.frames), OPT_SEEN(O, frames_set),
+	 .help = "frames per stream"},
+	{"duration", .kind = OPT_DURATION, .section = "stream", .metavar = "T", .min = 1000,
+	 .max = 86400ULL * 1000000000ULL, .unset = "none", OPT_AT(O, duration_ns),
+	 .help = "frames per stream = T of CODIF time (e.g. 2s)"},
+	{"rate-fps", .kind = OPT_DOUBLE, .section = "rate", .metavar = "F", .dmin = 0, .dmax = 1e9,
+	 .def = "real time, as the CODIF times say", OPT_AT(O, rate_fps),
+	 .help = "frames per second per stream (0 = as fast as possible)"},
+	{"rate-gbps", .kind = OPT_DOUBLE, .section = "rate", .metavar = "G", .dmin = 1e-6,
+	 .dmax = 1e4, .unset = "none", OPT_AT(O, rate_gbps), .help = "total wire rate in Gb/s"},
+	{"seed", .kind = OPT_UINT, .section = "faults", .metavar = "N", .min = 0,
+	 .max = UINT64_MAX, OPT_AT(O, cfg.seed), .help = "fault RNG seed"},
+	{"loss", FAULT(GEN_F_LOSS), .help = "frame not sent"},
+	{"reorder", .kind = OPT_DOUBLE, .section = "faults", .metavar = "P", .dmin = 0, .dmax = 1,
+	 .unset = "none", OPT_AT(O, cfg.p_reorder),
+	 .help = "frame delayed by 1..depth frames (late)"},
+	{"reorder-depth", .kind = OPT_UINT, .section = "faults", .metavar = "N", .min = 1,
+	 .max = GEN_MAX_DEPTH, OPT_AT(O, cfg.depth), .help = "maximum delay, frames"},
+	{"duplicate", FAULT(GEN_F_DUPLICATE),
+	 .help = "frame sent twice (second copy up to depth later)"},
+	{"invalid", FAULT(GEN_F_INVALID), .help = "invalid bit set (received, flagged)"},
+	{"vlan", FAULT(GEN_F_VLAN), .help = "sent with an 802.1Q tag (valid)"},
+	{"vlan-id", .kind = OPT_UINT, .section = "faults", .metavar = "N", .min = 0, .max = 4095,
+	 OPT_AT(O, cfg.vlan_id), .help = "VLAN id"},
+	{"bad-sync", FAULT(GEN_F_BAD_SYNC), .help = "sync word corrupted (malformed, frame lost)"},
+	{"bad-length", FAULT(GEN_F_BAD_LENGTH),
+	 .help = "UDP payload too short (malformed, frame lost)"},
+	{"truncated", FAULT(GEN_F_TRUNCATED),
+	 .help = "Ethernet frame cut short (malformed, frame lost)"},
+	{"non-codif", FAULT(GEN_F_NON_CODIF),
+	 .help = "a VDIF frame instead (malformed, frame lost)"},
+	{"non-ipv4", FAULT(GEN_F_NON_IPV4),
+	 .help = "an IPv6 frame instead (not attributable, lost)"},
+	{"event", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "events",
+	 .metavar = "KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra]", .set = set_event,
+	 .help = "a timeline event (KIND:ARG above) at frame FRAME"},
+	{"window", .kind = OPT_UINT, .section = "events", .metavar = "N", .min = 1,
+	 .max = 1u << 30, OPT_AT(O, cfg.tl.window),
+	 .help = "the receivers' timeline, for the truth: frames behind (dpdk-ibvcap's and "
+		 "codifcheck's --window)"},
+	{"reorder-window", .kind = OPT_UINT, .section = "events", .metavar = "N", .min = 1,
+	 .max = 1u << 30, OPT_AT(O, cfg.tl.ahead),
+	 .help = "... frames ahead taken at once (their --reorder-window)"},
+	{"confirm", .kind = OPT_UINT, .section = "events", .metavar = "K", .min = 2,
+	 .max = CODIF_MAX_CONFIRM, OPT_AT(O, cfg.tl.confirm),
+	 .help = "... agreeing frames that move a timeline (their --confirm)"},
+	{"max-gap", .kind = OPT_DURATION, .section = "events", .metavar = "T", .min = 1000,
+	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, cfg.tl.max_gap_ns),
+	 .help = "... a confirmed jump ahead counted as loss, at most (their --max-gap)"},
+	{"ttl", .kind = OPT_UINT, .section = "socket", .metavar = "N", .min = 1, .max = 255,
+	 OPT_AT(O, cfg.ttl), .help = "multicast TTL"},
+	{"mbufs", .kind = OPT_UINT, .section = "dpdk", .metavar = "N", .min = 63,
+	 .max = 1u << 24, OPT_AT(O, nb_mbufs), .help = "DPDK mbufs in the tx pool"},
+	{"queue-per-antenna", .kind = OPT_FLAG, .section = "dpdk", OPT_AT(O, queue_per_antenna),
+	 .help = "antenna a's frames on tx queue a (antennas + 1 queues): into a memif peer, "
+		 "each antenna lands on its own rx queue, as NIC steering would do"},
+	{"linger", .kind = OPT_DURATION, .section = "dpdk", .metavar = "T", .min = 0,
+	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, linger_ns),
+	 .help = "keep the port open T after the last frame, so a peer (memif) can drain it"},
+	{"tx-drop", .kind = OPT_FLAG, .section = "dpdk", OPT_AT(O, tx_drop),
+	 .help = "drop what a full tx ring refuses, as a NIC would (counted; the truth is then "
+		 "not exact): for load tests against a capture that falls behind"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = opt_act_help,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+#undef O
+#undef A
+#undef FAULT
+
+static const struct opt_cmd gen_cmd = {
+	.prog = "codifgen",
+	.usage = "Usage: codifgen [EAL options --] [options]\n",
+	.about = "Generate CODIF v3 streams of many antennas, with known faults and a\n"
+		 "ground-truth summary. Payload is deterministic from each frame's ids and\n"
+		 "time, so any later stage can verify it byte for byte.\n",
+	.epilog = "Exit status: 0 done; 1 bad option or output error; 2 interrupted (the\n"
+		  "truth then covers what was sent).\n",
+	.sections = sections,
+	.opts = long_opts,
+	.unknown = "unrecognized", /* getopt's word, as before the table */
+	.defaults = defaults,
+	.obj_size = sizeof(struct opts),
+	.ctx_size = sizeof(struct pargs),
+};
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
 	char err[ERRLEN];
 	struct gen_cfg *c = &o->cfg;
-	uint64_t v;
-	int opt, map_kind = 0;
-	bool ant_ip = false, group_list = false;
-	unsigned int ant_count = 0, group_count = 0;
-	uint32_t ant_base = 0, group_base = 0;
-	bool ant_base_set = false, group_base_set = false;
-	uint16_t port_base = 36001;
+	struct pargs pa;
 	unsigned int i;
-	char optname[64];
+	int rc;
 
-	memset(o, 0, sizeof(*o));
-	gen_cfg_defaults(c);
-	o->rate_fps = -1;
-	o->nb_mbufs = 8191;
-	o->linger_ns = 1000000000ULL;
-	ant_base = c->ant_ip[0];
-	group_base = c->group[0].ip;
-	err[0] = '\0';
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		const char *a = optarg;
-		int rc = 0;
-
-		snprintf(optname, sizeof(optname), "--%s", "?");
-		for (i = 0; long_opts[i].name != NULL; i++)
-			if (long_opts[i].val == opt) {
-				snprintf(optname, sizeof(optname), "--%s",
-					 long_opts[i].name);
-				break;
-			}
-		switch (opt) {
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case O_PCAP: o->pcap_path = a; break;
-		case O_SOCKET: o->socket = true; break;
-		case O_TX_PORT:
-			rc = parse_u64(optname, a, 0, RTE_MAX_ETHPORTS - 1, &v, err, ERRLEN);
-			o->tx_port = (uint16_t)v;
-			o->dpdk = true;
-			break;
-		case O_TRUTH: o->truth_path = a; break;
-		case O_QUIET: o->quiet = true; break;
-		case O_ANTENNAS:
-			rc = parse_u64(optname, a, 1, GEN_MAX_ANTENNAS, &v, err, ERRLEN);
-			ant_count = (unsigned int)v;
-			break;
-		case O_ANT_BASE:
-			rc = parse_ipv4(optname, a, &ant_base, err, ERRLEN);
-			ant_base_set = true;
-			break;
-		case O_ANT_IP: {
-			char *items[GEN_MAX_ANTENNAS], *store;
-			int n = parse_list(optname, a, ',', items, GEN_MAX_ANTENNAS,
-					   &store, err, ERRLEN);
-
-			if (n < 0) {
-				rc = n;
-				break;
-			}
-			for (i = 0; i < (unsigned int)n && rc == 0; i++)
-				rc = parse_ipv4(optname, items[i], &c->ant_ip[i], err, ERRLEN);
-			c->nant = (unsigned int)n;
-			ant_ip = true;
-			free(store);
-			break;
-		}
-		case O_THREADS:
-			rc = parse_u64(optname, a, 1, GEN_MAX_THREADS, &v, err, ERRLEN);
-			c->nthread = (unsigned int)v;
-			break;
-		case O_GROUPS:
-			rc = parse_u64(optname, a, 1, GEN_MAX_GROUPS, &v, err, ERRLEN);
-			group_count = (unsigned int)v;
-			break;
-		case O_GROUP_BASE:
-			rc = parse_ipv4(optname, a, &group_base, err, ERRLEN);
-			if (rc == 0 && (group_base >> 28) != 0xE) {
-				snprintf(err, ERRLEN,
-					 "%s: '%s': expected an IPv4 multicast address (224.0.0.0/4)",
-					 optname, a);
-				rc = -EINVAL;
-			}
-			group_base_set = true;
-			break;
-		case O_PORT_BASE:
-			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
-			port_base = (uint16_t)v;
-			break;
-		case O_GROUP: {
-			char *items[GEN_MAX_GROUPS], *store;
-			int n = parse_list(optname, a, ',', items, GEN_MAX_GROUPS,
-					   &store, err, ERRLEN);
-
-			if (n < 0) {
-				rc = n;
-				break;
-			}
-			for (i = 0; i < (unsigned int)n && rc == 0; i++) {
-				rc = parse_ipv4_port(optname, items[i], &c->group[i].ip,
-						     &c->group[i].port, err, ERRLEN);
-				if (rc == 0 && (c->group[i].ip >> 28) != 0xE) {
-					snprintf(err, ERRLEN,
-						 "%s: '%s': expected an IPv4 multicast address (224.0.0.0/4)",
-						 optname, items[i]);
-					rc = -EINVAL;
-				}
-			}
-			c->ngroup = (unsigned int)n;
-			group_list = true;
-			free(store);
-			break;
-		}
-		case O_MAP:
-			map_kind = parse_map(a, c, err);
-			rc = map_kind < 0 ? -EINVAL : 0;
-			break;
-		case O_SELECT: {
-			char *items[GEN_MAX_ANTENNAS], *store;
-			int n = parse_list(optname, a, ',', items, GEN_MAX_ANTENNAS,
-					   &store, err, ERRLEN);
-
-			if (n < 0) {
-				rc = n;
-				break;
-			}
-			c->select = 0;
-			for (i = 0; i < (unsigned int)n && rc == 0; i++) {
-				rc = parse_u64(optname, items[i], 0, GEN_MAX_ANTENNAS - 1,
-					       &v, err, ERRLEN);
-				if (rc == 0)
-					c->select |= 1ULL << v;
-			}
-			free(store);
-			break;
-		}
-		case O_DATA_BYTES:
-			rc = parse_u64(optname, a, 8, 65536 - 64 - 28, &v, err, ERRLEN);
-			if (rc == 0 && v % 8 != 0) {
-				snprintf(err, ERRLEN, "%s: '%s': expected a multiple of 8 bytes",
-					 optname, a);
-				rc = -EINVAL;
-			}
-			c->tmpl.framelength8 = (uint32_t)(v / 8);
-			break;
-		case O_NCHAN:
-			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
-			c->tmpl.nchan = (uint16_t)v;
-			break;
-		case O_NBITS:
-			rc = parse_u64(optname, a, 1, 255, &v, err, ERRLEN);
-			c->tmpl.nbits = (uint8_t)v;
-			break;
-		case O_REAL: c->tmpl.complex = false; break;
-		case O_COMPLEX: c->tmpl.complex = true; break;
-		case O_PERIOD:
-			rc = parse_u64(optname, a, 1, 65535, &v, err, ERRLEN);
-			c->tmpl.period = (uint16_t)v;
-			break;
-		case O_TOTAL:
-			rc = parse_u64(optname, a, 1, UINT64_MAX, &v, err, ERRLEN);
-			c->tmpl.totalsamples = v;
-			break;
-		case O_STATION:
-			if (a == NULL || strlen(a) != 2) {
-				snprintf(err, ERRLEN, "%s: '%s': expected two characters, e.g. AK",
-					 optname, a ? a : "");
-				rc = -EINVAL;
-				break;
-			}
-			c->tmpl.stationid = (uint16_t)((uint8_t)a[0] << 8 | (uint8_t)a[1]);
-			break;
-		case O_GROUPID_BASE:
-			rc = parse_u64(optname, a, 0, 65535, &v, err, ERRLEN);
-			c->groupid_base = (uint16_t)v;
-			break;
-		case O_START:
-			if (codif_parse_time(a, &c->start_ns) != 0) {
-				snprintf(err, ERRLEN,
-					 "%s: '%s': expected a UTC time such as "
-					 "2025-03-10T12:00:00Z or @1741608000",
-					 optname, a);
-				rc = -EINVAL;
-			}
-			break;
-		case O_EPOCH:
-			rc = parse_u64(optname, a, 0, 255, &v, err, ERRLEN);
-			c->tmpl.epoch = (uint8_t)v;
-			o->epoch_set = true;
-			break;
-		case O_FRAMES:
-			rc = parse_u64(optname, a, 2, UINT32_MAX, &v, err, ERRLEN);
-			c->frames = v;
-			o->frames_set = true;
-			break;
-		case O_DURATION:
-			rc = parse_duration_ns(optname, a, 1000, 86400ULL * 1000000000ULL,
-					       &o->duration_ns, err, ERRLEN);
-			break;
-		case O_RATE_FPS:
-			rc = parse_double(optname, a, 0, 1e9, &o->rate_fps, err, ERRLEN);
-			break;
-		case O_RATE_GBPS:
-			rc = parse_double(optname, a, 1e-6, 1e4, &o->rate_gbps, err, ERRLEN);
-			break;
-		case O_SEED:
-			rc = parse_u64(optname, a, 0, UINT64_MAX, &c->seed, err, ERRLEN);
-			break;
-		case O_REORDER:
-			rc = parse_prob(optname, a, &c->p_reorder, err);
-			break;
-		case O_DEPTH:
-			rc = parse_u64(optname, a, 1, GEN_MAX_DEPTH, &v, err, ERRLEN);
-			c->depth = (unsigned int)v;
-			break;
-		case O_VLAN_ID:
-			rc = parse_u64(optname, a, 0, 4095, &v, err, ERRLEN);
-			c->vlan_id = (uint16_t)v;
-			break;
-		case O_TTL:
-			rc = parse_u64(optname, a, 1, 255, &v, err, ERRLEN);
-			c->ttl = (uint8_t)v;
-			break;
-		case O_MBUFS:
-			rc = parse_u64(optname, a, 63, 1u << 24, &v, err, ERRLEN);
-			o->nb_mbufs = (unsigned int)v;
-			break;
-		case O_QPA:
-			o->queue_per_antenna = true;
-			break;
-		case O_TX_DROP:
-			o->tx_drop = true;
-			break;
-		case O_LINGER:
-			rc = parse_duration_ns(optname, a, 0, 3600ULL * 1000000000ULL,
-					       &o->linger_ns, err, ERRLEN);
-			break;
-		default:
-			if (opt >= O_FAULT_BASE && opt < O_FAULT_BASE + GEN_F_EVENT) {
-				rc = parse_prob(optname, a, &c->p[opt - O_FAULT_BASE], err);
-				break;
-			}
-			if (opt == O_EVENT) {
-				if (c->nev == GEN_MAX_EVENTS) {
-					snprintf(err, ERRLEN, "--event: at most %d", GEN_MAX_EVENTS);
-					rc = -1;
-					break;
-				}
-				rc = gen_event_parse(a, &c->ev[c->nev], err, ERRLEN) ? -1 : 0;
-				c->nev += rc == 0;
-				break;
-			}
-			if (opt == O_TL_WINDOW || opt == O_TL_REORDER || opt == O_TL_CONFIRM) {
-				uint64_t tv;
-
-				rc = parse_u64(optname, a, opt == O_TL_CONFIRM ? 2 : 1,
-					       opt == O_TL_CONFIRM ? CODIF_MAX_CONFIRM : 1u << 30, &tv,
-					       err, ERRLEN) ? -1 : 0;
-				if (opt == O_TL_WINDOW)
-					c->tl.window = (uint32_t)tv;
-				else if (opt == O_TL_REORDER)
-					c->tl.ahead = (uint32_t)tv;
-				else
-					c->tl.confirm = (uint32_t)tv;
-				break;
-			}
-			if (opt == O_TL_MAX_GAP) {
-				rc = parse_duration_ns(optname, a, 1000, 3600ULL * 1000000000ULL,
-						       &c->tl.max_gap_ns, err, ERRLEN) ? -1 : 0;
-				break;
-			}
-			fprintf(stderr, "codifgen: try --help\n");
-			return -1;
-		}
-		if (rc != 0) {
-			fprintf(stderr, "codifgen: %s\n", err);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "codifgen: unexpected argument '%s' (options start with --; try --help)\n",
-			argv[optind]);
+	defaults(o, &pa);
+	rc = opt_parse_argv(&gen_cmd, o, &pa, argc, argv, NULL, err, sizeof(err));
+	if (rc > 0)
+		exit(0); /* --help */
+	if (rc < 0) {
+		fprintf(stderr, "codifgen: %s\n", err);
 		return -1;
 	}
 	/* whatever the order of the options */
-	if (ant_ip && ant_count != 0 && ant_count != c->nant) {
+	if (pa.ant_ip && pa.ant_count_set && pa.ant_count != c->nant) {
 		fprintf(stderr, "codifgen: --antennas %u and --antenna-ip (%u given) disagree\n",
-			ant_count, c->nant);
+			pa.ant_count, c->nant);
 		return -1;
 	}
-	if (group_list && group_count != 0 && group_count != c->ngroup) {
+	if (pa.group_list && pa.group_count_set && pa.group_count != c->ngroup) {
 		fprintf(stderr, "codifgen: --groups %u and --group (%u given) disagree\n",
-			group_count, c->ngroup);
+			pa.group_count, c->ngroup);
 		return -1;
 	}
-	if (!ant_ip && ant_count != 0)
-		c->nant = ant_count;
-	if (!group_list && group_count != 0)
-		c->ngroup = group_count;
-	if (!ant_ip) {
+	if (!pa.ant_ip && pa.ant_count_set)
+		c->nant = pa.ant_count;
+	if (!pa.group_list && pa.group_count_set)
+		c->ngroup = pa.group_count;
+	if (!pa.ant_ip) {
 		for (i = 0; i < c->nant; i++)
-			c->ant_ip[i] = ant_base + i;
-	} else if (ant_base_set) {
+			c->ant_ip[i] = pa.ant_base + i;
+	} else if (pa.ant_base_set) {
 		fprintf(stderr, "codifgen: --antenna-base and --antenna-ip exclude each other\n");
 		return -1;
 	}
-	if (!group_list) {
+	if (!pa.group_list) {
 		for (i = 0; i < c->ngroup; i++) {
-			c->group[i].ip = group_base + i;
-			c->group[i].port = (uint16_t)(port_base + i);
+			c->group[i].ip = pa.group_base + i;
+			c->group[i].port = (uint16_t)(pa.port_base + i);
 		}
-	} else if (group_base_set) {
+	} else if (pa.group_base_set) {
 		fprintf(stderr, "codifgen: --group-base and --group exclude each other\n");
 		return -1;
 	}
-	if (map_kind == 0) {
+	if (pa.map_kind == 0) {
 		for (i = 0; i < GEN_MAX_ANTENNAS; i++)
 			c->ant_groups[i] = c->ngroup == 64 ? ~0ULL : (1ULL << c->ngroup) - 1;
-	} else if (map_kind == 1) {
+	} else if (pa.map_kind == 1) {
 		for (i = 0; i < GEN_MAX_ANTENNAS; i++)
 			c->ant_groups[i] = 1ULL << (i % c->ngroup);
 	} else {

@@ -4,7 +4,6 @@
  * rte_pdump (whole packets, for traffic no antenna buffer holds). */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "jsonw.h"
+#include "opt.h"
 #include "parse.h"
 #include "shm_eal.h"
 #include "writer.h"
@@ -61,93 +61,139 @@ on_signal(int sig)
 	quit = 1;
 }
 
+/* ---- options (one table, lib/opt) ------------------------------------- */
+
 static void
-usage(FILE *f)
+defaults(void *obj, void *ctx)
 {
-	fprintf(f,
-"Usage: dpdk-ibvcap-dump --file-prefix PREFIX --write FORMAT:DIR[,key=value...] [options]\n"
-"       dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q]\n"
-"                        --write pcap:DIR[,...] [options]\n"
-"Save a running dpdk-ibvcap's per-antenna buffers to files (a DPDK secondary\n"
-"process: EAL arguments are built for you, as dpdk-dumpcap does). Several\n"
-"may run at once, each with its own cursor; a writer that falls behind the\n"
-"ring loses frames with an exact count, the capture never waits for it.\n"
-"\n"
-"  --file-prefix PREFIX   the primary's EAL --file-prefix (default: rte)\n"
-"  --write FORMAT:DIR[,key=value...]\n"
-"                         raw | codif | pcap into DIR; keys:\n"
-"                           prefix=NAME       file name prefix (ibvcap)\n"
-"                           rotate-size=SIZE  new file past SIZE (e.g. 1G)\n"
-"                           rotate-time=T     new file past T of data (e.g. 60s)\n"
-"                           snaplen=N         pcap bytes per packet (65535)\n"
-"                           all=yes           pcap: every antenna in one file\n"
-"                           direct=no         no O_DIRECT (default: where possible)\n"
-"                           oldest=yes        start at the oldest frame in the ring\n"
-"                           count=N           stop after N frames\n"
-"                           buffer=SIZE       staging per file (8M; at least\n"
-"                                             two rows)\n"
-"  --antenna A[,A...]     antennas by name or index (default: all)\n"
-"  --count N              stop after N frames written (buffers: the time row in\n"
-"                         progress is completed; pdump: exactly N packets)\n"
-"  --duration T           stop after T (e.g. 30s)\n"
-"  --name NAME            name in the primary's writer table (dump-<pid>)\n"
-"  --lcore N              the lcore (CPU) this process runs on (0)\n"
-"  --stats-period T       a progress line every T (0 = none)\n"
-"  --summary-json FILE    final counts as JSON\n"
-"  --max-rate F           write at most F frames per second (to share a\n"
-"                         disk; a writer held back loses frames, counted)\n"
-"  --source buffers|pdump buffers (default): the antenna buffers;\n"
-"                         pdump: copies of whole packets of a port/queue\n"
-"  --port P               pdump: the port id\n"
-"  --queue Q|*            pdump: the rx queue (default *: all)\n"
-"  --ring-size N          pdump: ring of packet copies (16384)\n"
-"  --mbufs N              pdump: mbufs for copies (16383)\n"
-"  -h, --help             this text\n"
-"  -- EAL-ARGS            extra EAL arguments, after everything else\n"
-"\n"
-"Stops on SIGINT/SIGTERM, --count, --duration, or when the primary stops (after\n"
-"taking every frame it flushed) or dies (after taking every final frame); files\n"
-"are then completed and renamed from NAME.part. Exit status: 0 done; 1 bad\n"
-"option or cannot attach; 2 an I/O error (e.g. ENOSPC: finished files stay\n"
-"valid, the file in progress is cut at its last whole frame).\n");
-}
+	struct dopts *o = obj;
 
-enum { O_PREFIX = 256, O_WRITE, O_ANTENNA, O_COUNT, O_DURATION, O_NAME, O_LCORE,
-       O_STATS, O_SUMMARY, O_SOURCE, O_PORT, O_QUEUE, O_RING, O_MBUFS, O_MAX_RATE };
-
-static const struct option lopts[] = {
-	{"file-prefix", required_argument, NULL, O_PREFIX},
-	{"write", required_argument, NULL, O_WRITE},
-	{"antenna", required_argument, NULL, O_ANTENNA},
-	{"count", required_argument, NULL, O_COUNT},
-	{"duration", required_argument, NULL, O_DURATION},
-	{"name", required_argument, NULL, O_NAME},
-	{"lcore", required_argument, NULL, O_LCORE},
-	{"stats-period", required_argument, NULL, O_STATS},
-	{"summary-json", required_argument, NULL, O_SUMMARY},
-	{"source", required_argument, NULL, O_SOURCE},
-	{"port", required_argument, NULL, O_PORT},
-	{"queue", required_argument, NULL, O_QUEUE},
-	{"ring-size", required_argument, NULL, O_RING},
-	{"mbufs", required_argument, NULL, O_MBUFS},
-	{"max-rate", required_argument, NULL, O_MAX_RATE},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-static int
-parse(int argc, char **argv, struct dopts *o)
-{
-	char err[ERRLEN];
-	uint64_t v;
-	int c, i;
-
+	(void)ctx;
 	memset(o, 0, sizeof(*o));
 	snprintf(o->prefix, sizeof(o->prefix), "rte");
 	snprintf(o->name, sizeof(o->name), "dump-%d", (int)getpid());
 	o->queue = RTE_PDUMP_ALL_QUEUES;
 	o->ring_size = 16384;
 	o->nb_mbufs = 16383;
+}
+
+static int
+set_prefix(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct dopts *o = a->obj;
+
+	if (*a->val == '\0' || strlen(a->val) >= sizeof(o->prefix) || strchr(a->val, '/')) {
+		snprintf(err, errlen, "%s: '%s': expected a prefix name", a->opt, a->val);
+		return -EINVAL;
+	}
+	str_copy(o->prefix, sizeof(o->prefix), a->val);
+	return 0;
+}
+
+static int
+set_queue(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct dopts *o = a->obj;
+	uint64_t v;
+	int rc;
+
+	if (strcmp(a->val, "*") == 0) {
+		o->queue = RTE_PDUMP_ALL_QUEUES;
+		return 0;
+	}
+	rc = opt_value_u64(a, &v, err, errlen);
+	if (rc == 0)
+		o->queue = (uint32_t)v;
+	return rc;
+}
+
+static const char *const source_names[] = { "buffers", "pdump", NULL };
+
+#define O struct dopts
+static const struct opt_def lopts[] = {
+	{"file-prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "rte",
+	 .set = set_prefix, .help = "the primary's EAL --file-prefix"},
+	{"write", .kind = OPT_STRING, .metavar = "FORMAT:DIR[,key=value...]", OPT_AT(O, spec),
+	 OPT_SEEN(O, have_spec),
+	 .help = "raw | codif | pcap into DIR; keys:\n"
+		 "  prefix=NAME       file name prefix (ibvcap)\n"
+		 "  rotate-size=SIZE  new file past SIZE (e.g. 1G)\n"
+		 "  rotate-time=T     new file past T of data (e.g. 60s)\n"
+		 "  snaplen=N         pcap bytes per packet (65535)\n"
+		 "  all=yes           pcap: every antenna in one file\n"
+		 "  direct=no         no O_DIRECT (default: where possible)\n"
+		 "  oldest=yes        start at the oldest frame in the ring\n"
+		 "  count=N           stop after N frames\n"
+		 "  buffer=SIZE       staging per file (8M; at least two rows)"},
+	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all",
+	 OPT_AT(O, antennas), .help = "antennas by name or index"},
+	{"count", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
+	 .unset = "none", OPT_AT(O, count),
+	 .help = "stop after N frames written (buffers: the time row in progress is "
+		 "completed; pdump: exactly N packets)"},
+	{"duration", .kind = OPT_DURATION, .metavar = "T", .min = 1000000,
+	 .max = 400ULL * 86400 * 1000000000ULL, .unset = "none", OPT_AT(O, duration_ns),
+	 .help = "stop after T (e.g. 30s)"},
+	{"name", .kind = OPT_STRING, .metavar = "NAME", .def = "dump-<pid>", OPT_AT(O, name),
+	 .help = "name in the primary's writer table"},
+	{"lcore", .kind = OPT_UINT, .metavar = "N", .min = 0, .max = RTE_MAX_LCORE - 1,
+	 OPT_AT(O, lcore), .help = "the lcore (CPU) this process runs on"},
+	{"stats-period", .kind = OPT_DURATION, .flags = OPT_F_ZERO, .metavar = "T",
+	 .min = 10000000, .max = 86400ULL * 1000000000ULL, .unset = "none",
+	 OPT_AT(O, stats_ns), .help = "a progress line every T (0 = none)"},
+	{"summary-json", .kind = OPT_PATH, .metavar = "FILE", OPT_AT(O, summary),
+	 .help = "final counts as JSON"},
+	{"max-rate", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1e9,
+	 .unset = "no limit", OPT_AT(O, max_rate),
+	 .help = "write at most F frames per second (to share a disk; a writer held back "
+		 "loses frames, counted)"},
+	{"source", .kind = OPT_ENUM, .names = source_names, OPT_AT(O, pdump),
+	 .help = "buffers: the antenna buffers; pdump: copies of whole packets of a "
+		 "port/queue"},
+	{"port", .kind = OPT_UINT, .metavar = "P", .min = 0, .max = RTE_MAX_ETHPORTS - 1,
+	 .unset = "none", OPT_AT(O, port), OPT_SEEN(O, port_set), .help = "pdump: the port id"},
+	{"queue", .kind = OPT_CUSTOM, .metavar = "Q|*", .min = 0, .max = 65534,
+	 .def = "*: all", .set = set_queue, .help = "pdump: the rx queue"},
+	{"ring-size", .kind = OPT_UINT, .flags = OPT_F_POW2, .metavar = "N", .min = 64,
+	 .max = 1u << 24, OPT_AT(O, ring_size), .help = "pdump: ring of packet copies"},
+	{"mbufs", .kind = OPT_UINT, .metavar = "N", .min = 64, .max = 1u << 24,
+	 OPT_AT(O, nb_mbufs), .help = "pdump: mbufs for copies"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = opt_act_help,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+#undef O
+
+static const struct opt_cmd dump_cmd = {
+	.prog = "dpdk-ibvcap-dump",
+	.usage =
+"Usage: dpdk-ibvcap-dump --file-prefix PREFIX --write FORMAT:DIR[,key=value...] [options]\n"
+"  or:  dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q] "
+"--write pcap:DIR[,...] [options] [-- EAL-ARGS]\n",
+	.about =
+"Save a running dpdk-ibvcap's per-antenna buffers to files (a DPDK secondary\n"
+"process: EAL arguments are built for you, as dpdk-dumpcap does; EAL-ARGS\n"
+"after '--' are added after everything else). Several may run at once, each\n"
+"with its own cursor; a writer that falls behind the ring loses frames with\n"
+"an exact count, the capture never waits for it.\n",
+	.epilog =
+"Stops on SIGINT/SIGTERM, --count, --duration, or when the primary stops (after\n"
+"taking every frame it flushed) or dies (after taking every final frame); files\n"
+"are then completed and renamed from NAME.part. Exit status: 0 done; 1 bad\n"
+"option or cannot attach; 2 an I/O error (e.g. ENOSPC: finished files stay\n"
+"valid, the file in progress is cut at its last whole frame).\n",
+	.opts = lopts,
+	.defaults = defaults,
+	.obj_size = sizeof(struct dopts),
+};
+
+static int
+parse(int argc, char **argv, struct dopts *o)
+{
+	char err[ERRLEN];
+	int i, rc;
+
+	defaults(o, NULL);
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			o->eal_argc = argc - i - 1;
@@ -155,118 +201,11 @@ parse(int argc, char **argv, struct dopts *o)
 			argc = i;
 			break;
 		}
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
-		const char *a = optarg;
-		int rc = 0;
-
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case O_PREFIX:
-			if (*a == '\0' || strlen(a) >= sizeof(o->prefix) || strchr(a, '/')) {
-				snprintf(err, sizeof(err), "--file-prefix: '%s': expected a prefix name", a);
-				rc = -1;
-			} else {
-				str_copy(o->prefix, sizeof(o->prefix), a);
-			}
-			break;
-		case O_WRITE:
-			if (strlen(a) >= sizeof(o->spec)) {
-				snprintf(err, sizeof(err), "--write: too long");
-				rc = -1;
-			} else {
-				str_copy(o->spec, sizeof(o->spec), a);
-				o->have_spec = true;
-			}
-			break;
-		case O_ANTENNA:
-			str_copy(o->antennas, sizeof(o->antennas), a);
-			break;
-		case O_COUNT:
-			rc = parse_u64("--count", a, 1, UINT64_MAX, &o->count, err, sizeof(err));
-			break;
-		case O_DURATION:
-			rc = parse_duration_ns("--duration", a, 1000000, 400ULL * 86400 * 1000000000ULL,
-					       &o->duration_ns, err, sizeof(err));
-			break;
-		case O_NAME:
-			if (*a == '\0' || strlen(a) >= sizeof(o->name)) {
-				snprintf(err, sizeof(err), "--name: '%s': expected 1..%zu characters",
-					 a, sizeof(o->name) - 1);
-				rc = -1;
-			} else {
-				str_copy(o->name, sizeof(o->name), a);
-			}
-			break;
-		case O_LCORE:
-			rc = parse_u64("--lcore", a, 0, RTE_MAX_LCORE - 1, &v, err, sizeof(err));
-			o->lcore = (unsigned int)v;
-			break;
-		case O_STATS:
-			if (strcmp(a, "0") == 0)
-				o->stats_ns = 0;
-			else
-				rc = parse_duration_ns("--stats-period", a, 10000000,
-						       86400ULL * 1000000000ULL, &o->stats_ns, err,
-						       sizeof(err));
-			break;
-		case O_SUMMARY:
-			str_copy(o->summary, sizeof(o->summary), a);
-			break;
-		case O_SOURCE:
-			if (strcmp(a, "pdump") == 0)
-				o->pdump = true;
-			else if (strcmp(a, "buffers") != 0) {
-				snprintf(err, sizeof(err), "--source: '%s': expected buffers or pdump", a);
-				rc = -1;
-			}
-			break;
-		case O_PORT:
-			rc = parse_u64("--port", a, 0, RTE_MAX_ETHPORTS - 1, &v, err, sizeof(err));
-			o->port = (uint16_t)v;
-			o->port_set = true;
-			break;
-		case O_QUEUE:
-			if (strcmp(a, "*") == 0)
-				o->queue = RTE_PDUMP_ALL_QUEUES;
-			else {
-				rc = parse_u64("--queue", a, 0, 65534, &v, err, sizeof(err));
-				o->queue = (uint32_t)v;
-			}
-			break;
-		case O_RING:
-			rc = parse_u64("--ring-size", a, 64, 1u << 24, &v, err, sizeof(err));
-			if (rc == 0 && (v & (v - 1)) != 0) {
-				snprintf(err, sizeof(err), "--ring-size: '%s': expected a power of two", a);
-				rc = -1;
-			}
-			o->ring_size = (uint32_t)v;
-			break;
-		case O_MBUFS:
-			rc = parse_u64("--mbufs", a, 64, 1u << 24, &v, err, sizeof(err));
-			o->nb_mbufs = (uint32_t)v;
-			break;
-		case O_MAX_RATE:
-			rc = parse_double("--max-rate", a, 1, 1e9, &o->max_rate, err, sizeof(err));
-			break;
-		case ':':
-			snprintf(err, sizeof(err), "option '%s' needs a value", argv[optind - 1]);
-			rc = -1;
-			break;
-		default:
-			snprintf(err, sizeof(err), "unknown option '%s' (see --help)", argv[optind - 1]);
-			rc = -1;
-			break;
-		}
-		if (rc != 0) {
-			fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "dpdk-ibvcap-dump: unexpected argument '%s'\n", argv[optind]);
+	rc = opt_parse_argv(&dump_cmd, o, NULL, argc, argv, NULL, err, sizeof(err));
+	if (rc > 0)
+		exit(0); /* --help */
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
 		return -1;
 	}
 	if (!o->have_spec) {

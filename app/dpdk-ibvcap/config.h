@@ -70,6 +70,8 @@ struct ibv_config {
 
 	char summary_json[PATH_MAX];
 	char config_file[PATH_MAX];
+	char eal_args[4096];         /**< a --config file's [eal] args (main() reads
+					  them before EAL init; kept to be printed) */
 
 	unsigned int nmap;
 	struct ibv_map map[IBV_MAX_MAP];
@@ -96,20 +98,28 @@ void ibv_config_defaults(struct ibv_config *c);
  * Parse the options after EAL's '--' (argv[0] is the program name). A
  * --config FILE is loaded first (wherever it appears), then the command
  * line overrides it. Everything is validated here; nothing touches a device.
+ * The options are one table (config.c, lib/opt).
  *
- * @return 0; 1 when --help was printed; -1 with the reason in err.
+ * @return 0; 1 when --help (or --dump-options) was printed; a negative
+ *   errno (-EINVAL, -ERANGE, -E2BIG, -ENOENT, -ENOMEM) with the reason in err.
  */
 int ibv_config_parse(struct ibv_config *c, int argc, char **argv, char *err,
 		     size_t errlen);
 
-/** Apply an INI file (rte_cfgfile): every key is a long option name. */
+/**
+ * Apply an INI file (rte_cfgfile): every key is a long option name.
+ * @return 0 or a negative errno with the file, section, key and reason in err.
+ */
 int ibv_config_load_ini(struct ibv_config *c, const char *path, char *err,
 			size_t errlen);
 
-/** Print the effective configuration, one "key = value" per line. */
+/**
+ * Print the effective configuration: every option of the table, as
+ * "key = value" lines, or "# key: ..." for what is not set.
+ */
 void ibv_config_print(const struct ibv_config *c, FILE *f);
 
-/** Usage text. */
+/** Usage text, generated from the option table. */
 void ibv_usage(FILE *f);
 
 /** Rows of the antenna ring and window, from frames or time (power of two ring). */

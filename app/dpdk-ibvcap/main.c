@@ -212,7 +212,8 @@ main(int argc, char **argv)
 	uint64_t next_stats;
 	int n, rc, status = 1;
 
-	if (has_arg(argc, argv, "--check-config"))
+	/* no EAL either for the option table (--dump-options: tests, man pages) */
+	if (has_arg(argc, argv, "--check-config") || has_arg(argc, argv, "--dump-options"))
 		return check_config(argc, argv);
 	if (has_arg(argc, argv, "--help") || has_arg(argc, argv, "-h")) {
 		int dd = find_dashdash(argc, argv);

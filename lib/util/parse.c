@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parse.h"
 
@@ -82,6 +83,26 @@ parse_choice(const char *opt, const char *s, const char *const *names, unsigned 
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
 					i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
 	return fail(-EINVAL, err, errlen, opt, s, "%s", list);
+}
+
+int
+parse_bool(const char *opt, const char *s, bool *out, char *err, size_t errlen)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1", "" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; s != NULL && i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+	for (i = 0; s != NULL && i < sizeof(no) / sizeof(no[0]); i++)
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	return fail(-EINVAL, err, errlen, opt, s, "yes or no");
 }
 
 int

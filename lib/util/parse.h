@@ -4,6 +4,7 @@
 #ifndef UTIL_PARSE_H
 #define UTIL_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,13 @@
  */
 int parse_choice(const char *opt, const char *s, const char *const *names,
 		 unsigned int n, unsigned int *out, char *err, size_t errlen);
+
+/**
+ * yes or no: yes, true, on, 1 or "" (a flag given without a value) set
+ * *out; no, false, off or 0 clear it (case-insensitive words).
+ * "OPTION: 'TEXT': expected yes or no" and -EINVAL otherwise.
+ */
+int parse_bool(const char *opt, const char *s, bool *out, char *err, size_t errlen);
 
 /** Unsigned integer, decimal or 0x hex, no sign, no suffix. */
 int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,

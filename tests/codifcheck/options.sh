@@ -41,7 +41,7 @@ ok "no refused run wrote an output file"
 "$CC" --help > "$T/help-all.txt"
 for cmd in info verify convert; do
 	"$CC" $cmd --help > "$T/help-$cmd.txt" || fail "$cmd --help: exit $?"
-	opts=$(awk "/^static const struct option ${cmd}_opts\\[\\]/,/^};/" "$SRC/app/codifcheck/main.c" |
+	opts=$(awk "/^static const struct opt_def (${cmd}|common)_opts\\[\\]/,/^};/" "$SRC/app/codifcheck/main.c" |
 		grep -o '{"[a-z-]*", ' | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
 	[ "$(echo "$opts" | wc -w)" -ge 4 ] || fail "$cmd: option table not found in main.c"
 	for x in $opts; do
