@@ -74,12 +74,19 @@ expect_eq "--steer software: no fallback line" "$(grep -c 'steering in software'
 ok "one queue, --steer software: counts = truth"
 
 # the seed tool's usage form as written (plus this test's EAL isolation and
-# a summary file): one queue, 6 antennas, --steer auto by default: software
-# steering, said in one line, the counts exact
+# a summary file), stopped with Ctrl-C as its users did once the replay is
+# in: one queue, 6 antennas, --steer auto by default: software steering,
+# said in one line, the counts exact
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/all.json")
 # shellcheck disable=SC2086
 "$CAP" -l 0-1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/all.all.pcap" -- \
-	--antennas 6 --summary-json "$T/seed.sum.json" > "$T/seed.log" 2>&1 ||
-	{ cat "$T/seed.log"; fail "the seed's usage form failed"; }
+	--antennas 6 --summary-json "$T/seed.sum.json" > "$T/seed.log" 2>&1 &
+seed=$!
+CLEANUP_PIDS+=("$seed")
+wait_for_line "$T/seed.log" 60 "\| received $want lost" ||
+	{ tail "$T/seed.log"; fail "seed usage form: the replay was not all received"; }
+kill -INT "$seed"
+wait "$seed" || { cat "$T/seed.log"; fail "the seed's usage form failed"; }
 python3 "$CMP" "$T/all.json" "$T/seed.sum.json" --unattributed > "$T/seed.cmp" ||
 	{ cat "$T/seed.cmp"; fail "seed usage form: counts differ"; }
 grep -q "port 0 (net_pcap0): rte_flow cannot steer antennas (the port has 1 rx queue, one per antenna and a default one need 7): steering in software" "$T/seed.log" ||
