@@ -390,10 +390,12 @@ rows16_i8(struct facc *f, const struct ql_layout *ly, const uint8_t *x, size_t n
  * Sub-byte data by byte histograms: byte j holds components j*per ..
  * j*per + per-1 (per = 8 / nbits), so with P = S / gcd(S, per) bytes per
  * period, byte j's components are always the same lanes for the same
- * j % P. Counting byte values per j % R (R a multiple of P, at least 4 so
- * that equal bytes in a row do not wait on each other's increment) costs
+ * j % P. Counting byte values per j % R (R a multiple of P: 8 when P
+ * divides 8, read a word at a time, else at least 4, so that equal bytes
+ * in a row do not wait on each other's increment) costs
  * one increment a byte; the fold then reads each lane's code counts off
- * the histogram (the marginal of its bit field) -- P * per * 256 reads.
+ * the histogram (the marginal of its bit field), ~512 adds per byte of
+ * the period.
  */
 #define HIST_ROWS_MAX 16
 #define HIST_PASS 65535u  /* bytes per pass: uint16 counts cannot overflow */
@@ -403,29 +405,41 @@ hist_fold(struct facc *f, const struct ql_layout *ly, uint16_t (*hist)[256])
 {
 	const unsigned int b = ly->enc.nbits, per = 8 / b, ncode = 1u << b;
 	const uint32_t S = ly->enc.S;
-	unsigned int p, j, code, hi, lo, r;
+	uint32_t cur[256], marg[16];
+	unsigned int p, j, code, u, r, block;
 
 	for (r = ly->hP; r < ly->hR; r++)
-		for (j = 0; j < 256; j++)
-			hist[r % ly->hP][j] += hist[r][j];
-	for (p = 0; p < ly->hP; p++)
-		for (j = 0; j < per; j++) {
-			unsigned int sh = j * b, k = (p * per + j) % S;
+		for (u = 0; u < 256; u++)
+			hist[r % ly->hP][u] += hist[r][u];
+	/* the top field of a byte is a contiguous block per code; summing the
+	 * blocks (collapsing that field) leaves the next field on top: each
+	 * field's code counts in ~2 * 256 / ncode^level contiguous adds */
+	for (p = 0; p < ly->hP; p++) {
+		for (u = 0; u < 256; u++)
+			cur[u] = hist[p][u];
+		for (j = per; j-- > 0;) {
+			unsigned int k = (p * per + j) % S;
 			struct fbin *fb = &f->bin[ly->lane_bin[k]];
 			int64_t sum = 0, sq = 0;
 			uint64_t cnt = 0, sat = 0, zero = 0;
 
+			block = 1u << (j * b);
 			for (code = 0; code < ncode; code++) {
-				uint64_t m = 0;
+				uint32_t m = 0;
 
-				for (hi = 0; hi < 256; hi += 1u << (sh + b))
-					for (lo = 0; lo < 1u << sh; lo++)
-						m += hist[p][hi | code << sh | lo];
-				cnt += m;
-				sum += (int64_t)m * ly->kv[code];
-				sq += (int64_t)m * ly->kv[code] * ly->kv[code];
-				sat += m * ly->ksat[code];
-				zero += m * ly->kzero[code];
+				for (u = 0; u < block; u++)
+					m += cur[code * block + u];
+				marg[code] = m;
+			}
+			for (code = 1; code < ncode; code++)
+				for (u = 0; u < block; u++)
+					cur[u] += cur[code * block + u];
+			for (code = 0; code < ncode; code++) {
+				cnt += marg[code];
+				sum += (int64_t)marg[code] * ly->kv[code];
+				sq += (int64_t)marg[code] * ly->kv[code] * ly->kv[code];
+				sat += (uint64_t)marg[code] * ly->ksat[code];
+				zero += (uint64_t)marg[code] * ly->kzero[code];
 			}
 			fb->n += cnt;
 			fb->sum[ly->lane_im[k]] += (double)sum * ly->scale;
@@ -433,6 +447,7 @@ hist_fold(struct facc *f, const struct ql_layout *ly, uint16_t (*hist)[256])
 			fb->sat += sat;
 			fb->zero += zero;
 		}
+	}
 }
 
 KERNEL
@@ -447,9 +462,24 @@ hist_sums(struct facc *f, const struct ql_layout *ly, const uint8_t *data, size_
 		end = nbytes - off < HIST_PASS - HIST_PASS % R ? nbytes : off + HIST_PASS - HIST_PASS % R;
 		memset(hist, 0, R * sizeof(hist[0]));
 		/* every pass starts on a multiple of R bytes: row r is j % R */
-		for (j = off; j + R <= end; j += R)
-			for (r = 0; r < R; r++)
-				hist[r][data[j + r]]++;
+		j = off;
+		if (R == 8) {
+			/* a word at a time: one load for eight counts */
+			for (; j + 8 <= end; j += 8) {
+				uint64_t w;
+
+				memcpy(&w, data + j, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+				w = __builtin_bswap64(w);
+#endif
+				for (r = 0; r < 8; r++)
+					hist[r][(w >> (8 * r)) & 0xff]++;
+			}
+		} else {
+			for (; j + R <= end; j += R)
+				for (r = 0; r < R; r++)
+					hist[r][data[j + r]]++;
+		}
 		for (r = 0; j < end; j++, r++)
 			hist[r][data[j]]++;
 		hist_fold(f, ly, hist);
@@ -623,10 +653,13 @@ layout(struct ql_layout *ly, const struct codif_hdr *h)
 	for (v = 0; v < 256; v++)
 		for (j = 0; j < per; j++)
 			ly->lut[v][j] = ly->kv[v >> (j * e->nbits) & (e->ncode - 1)];
-	/* byte histograms when a period is at most 32 components */
+	/* byte histograms when a period is at most 64 components in at most
+	 * 16 bytes (the fold reads 256 counts per component of a period) */
 	ly->hP = e->S / gcd32(e->S, per);
-	if (ly->hP * per <= 32) {
-		ly->hR = ly->hP;
+	if (ly->hP * per <= 64 && ly->hP <= HIST_ROWS_MAX) {
+		/* 8 rows when a period divides 8 bytes (a word a step), else
+		 * at least 4 */
+		ly->hR = 8 % ly->hP == 0 ? 8 : ly->hP;
 		while (ly->hR < 4)
 			ly->hR += ly->hP;
 	} else {

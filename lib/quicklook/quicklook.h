@@ -53,9 +53,10 @@
  *
  * Cost (bench/quicklook_bench.c measures it): a sampled frame is read once.
  * 1, 2 and 4-bit data (when a period -- S components rounded up to whole
- * bytes -- is at most 32 components) by byte histograms, one increment a
- * byte, the codes read off them per lane afterwards; 8-bit data (and
- * sub-byte data with longer periods, expanded through a table) by rows of
+ * bytes -- is at most 64 components in at most 16 bytes) by byte
+ * histograms, one increment a byte, the codes read off them per lane
+ * afterwards; 8-bit data (and sub-byte data with longer periods, expanded
+ * through a table) by rows of
  * 16 int8 lanes in 16-byte vectors; 16/32-bit and float data by lanes the
  * compiler vectorises. Up to 1024 components per time sample the lanes
  * are kept apart and folded into bins once per 8192 components; beyond,

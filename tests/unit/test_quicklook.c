@@ -443,6 +443,10 @@ run_signal(const struct enc_case *c, const struct codif_signal *s, unsigned int 
 	struct ql_figs f;
 	unsigned int fr, b, ch, im, ncomp = c->cplx ? 2 : 1;
 
+	if (bytes > FRAME_BYTES) {
+		CHECK(bytes <= FRAME_BYTES);
+		return;
+	}
 	hdr(&h, c->nbits, c->repr, c->cplx, c->nchan, bytes);
 	CHECK_EQ_I(codif_signal_enc_init(&e, &h, NULL, 0), 0);
 	CHECK_EQ_U((uint64_t)bytes * 8 / c->nbits % e.S, 0);
@@ -552,10 +556,15 @@ static const struct enc_case cases[] = {
 	{ 2, 1, false, 2048, 1.0, 0 }, { 16, 1, true, 1024, 1000, 0 },
 	{ 32, 2, true, 1024, 1.5, 0 }, { 32, 0, false, 2048, 1e6, 0 },
 	{ 4, 1, false, 1, 2.5, 0 },    { 16, 0, true, 1, 1000, 0 },
-	/* sub-byte expanded to int8 (a period over 32 components): by rows
-	 * of 16 (S 64), by lanes (S 100); 8-bit by lanes (lcm(S, 16) > 256) */
-	{ 1, 1, true, 32, 1.0, 0 },    { 2, 0, false, 100, 1.0, 8000 },
-	{ 4, 1, true, 50, 2.5, 8000 }, { 8, 1, false, 100, 20, 8000 },
+	/* sub-byte by histograms of 8 rows (S 64: 8 bytes a period), of 16
+	 * (S 32 at 4 bits); expanded to int8 (a period over 64 components or
+	 * 16 bytes): by rows of 16 (S 128, 96, 100), by lanes (S 130); 8-bit
+	 * by lanes (lcm(S, 16) > QL_LANES) */
+	{ 1, 1, true, 32, 1.0, 0 },    { 4, 0, false, 32, 2.5, 0 },
+	{ 1, 0, true, 64, 1.0, 0 },    { 4, 1, true, 48, 2.5, 8160 },
+	{ 2, 0, false, 100, 1.0, 8000 }, { 4, 1, true, 50, 2.5, 8000 },
+	{ 8, 1, false, 100, 20, 8000 }, { 8, 1, true, 260, 20, 7800 },
+	{ 2, 1, true, 65, 1.0, 7800 },  /* expanded, by lanes (S 130) */
 };
 
 static void
