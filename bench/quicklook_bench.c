@@ -35,9 +35,9 @@ struct enc {
 };
 
 /* ASKAP-like layout (4 channels, complex) at every nbits; then layouts
- * that take the other paths: sub-byte expanded to int8 (a period over 32
- * components), channel groups (over 64 channels), runs (over 1024
- * components a time sample) */
+ * that take the other paths: a sub-byte histogram of 8-byte periods,
+ * sub-byte expanded to int8 (a period over 64 components), channel groups
+ * (over 64 channels), runs (over 1024 components a time sample) */
 static const struct enc encs[] = {
 	{ "1-bit c4", 1, 1, 4, true, 1.0 },
 	{ "2-bit c4", 2, 1, 4, true, 1.0 },
@@ -49,7 +49,7 @@ static const struct enc encs[] = {
 	{ "float32 c4", 32, 2, 4, true, 1.5 },
 	{ "8-bit r1", 8, 1, 1, false, 20 },
 	{ "16-bit c64", 16, 1, 64, true, 1000 },
-	{ "1-bit c32 (expanded)", 1, 1, 32, true, 1.0 },
+	{ "1-bit c32 (hist 8 B)", 1, 1, 32, true, 1.0 },
 	{ "8-bit c256", 8, 1, 256, true, 20 },
 	{ "2-bit r512 (expanded)", 2, 1, 512, false, 1.0 },
 	{ "8-bit c1024 (runs)", 8, 1, 1024, true, 20 },

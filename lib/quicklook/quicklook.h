@@ -62,11 +62,12 @@
  * are kept apart and folded into bins once per 8192 components; beyond,
  * each bin's run of components per time sample is reduced on its own. On
  * x86-64 the kernels are also compiled for AVX2 and picked at load time.
- * An 8 KiB frame costs ~1-4 us (1.5k-9k TSC cycles here, a shared EPYC
- * vCPU; sub-byte the most), so at the default one frame in
- * QL_EVERY_DEFAULT (256) about 6-15 ns per received frame, 1-2% of an
- * 8298-byte frame's time at 100 Gb/s. The writer's stack holds ~40 KiB of
- * lanes and histograms while it decodes; struct ql_acc is ~12 KiB.
+ * An 8 KiB frame of 4 complex channels costs ~0.7-5 us (1.7k-13k TSC
+ * cycles on a shared EPYC vCPU; 32-bit the least, sub-byte the most), so at
+ * the default one frame in QL_EVERY_DEFAULT (256) ~5-23 ns per received
+ * frame, 1-3.5% of an 8298-byte frame's time at 100 Gb/s (ASKAP's streams
+ * come far slower: ~2315 frames/s each). The writer's stack holds ~40 KiB
+ * of lanes and histograms while it decodes; struct ql_acc is ~12 KiB.
  *
  * Writer and readers
  * ------------------
