@@ -56,9 +56,8 @@
  * bytes -- is at most 64 components in at most 16 bytes) by byte
  * histograms, one increment a byte, the codes read off them per lane
  * afterwards; 8-bit data (and sub-byte data with longer periods, expanded
- * through a table) by rows of
- * 16 int8 lanes in 16-byte vectors; 16/32-bit and float data by lanes the
- * compiler vectorises. Up to 1024 components per time sample the lanes
+ * through a table) by rows of 16 int8 lanes in 16-byte vectors; 16/32-bit
+ * and float data by lanes the compiler vectorises. Up to 1024 components per time sample the lanes
  * are kept apart and folded into bins once per 8192 components; beyond,
  * each bin's run of components per time sample is reduced on its own. On
  * x86-64 the kernels are also compiled for AVX2 and picked at load time.
@@ -88,8 +87,9 @@
  *
  * Tolerances (tests/unit/test_quicklook.c)
  * ----------------------------------------
- * The figures are exact sums over the sampled samples (integer sums per
- * frame, added to doubles: exact while below 2^53, then relative 1e-16).
+ * The figures are sums over the sampled samples: per frame in integers up
+ * to 16 bits, in doubles for 32-bit and float data; then added to doubles
+ * (exact while below 2^53, relative 1e-16 beyond).
  * Against codif_signal's expectation over N samples the tests allow 6
  * standard deviations of the per-sample figure / sqrt(N) plus 1e-9
  * (relative), and for the fractions 4 / N more (rare events are Poisson);
