@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* CODIF sample encodings and the synthetic signal: fill and expectation. */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codif_pattern.h"
+#include "codif_signal.h"
+
+#define LEVEL_SUM_MAX 4096  /* levels summed one by one, at most */
+#define TONE_PHASES 256     /* phases a tone's expectation averages */
+
+static void
+errf(char *buf, size_t len, const char *what, unsigned int v)
+{
+	if (buf != NULL && len > 0)
+		snprintf(buf, len, "%s %u not decoded", what, v);
+}
+
+int
+codif_signal_enc_init(struct codif_signal_enc *e, const struct codif_hdr *h,
+		      char *errbuf, size_t errlen)
+{
+	unsigned int b = h->nbits;
+	int64_t smin, smax;
+
+	memset(e, 0, sizeof(*e));
+	if (h->nchan == 0) {
+		if (errbuf != NULL && errlen > 0)
+			snprintf(errbuf, errlen, "nchan 0");
+		return -EINVAL;
+	}
+	if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16 && b != 32) {
+		errf(errbuf, errlen, "nbits", b);
+		return -ENOTSUP;
+	}
+	switch (h->representation) {
+	case CODIF_SIGNAL_REPR_OFFSET:
+	case CODIF_SIGNAL_REPR_TWOS:
+		break;
+	case CODIF_SIGNAL_REPR_FLOAT:
+		if (b != 32) {
+			if (errbuf != NULL && errlen > 0)
+				snprintf(errbuf, errlen,
+					 "representation 2 (float) with nbits %u not decoded "
+					 "(32 only)", b);
+			return -ENOTSUP;
+		}
+		break;
+	default:
+		errf(errbuf, errlen, "representation", h->representation);
+		return -ENOTSUP;
+	}
+	e->nbits = (uint8_t)b;
+	e->repr = h->representation;
+	e->is_float = h->representation == CODIF_SIGNAL_REPR_FLOAT;
+	e->complex = h->complex;
+	e->ncomp = h->complex ? 2 : 1;
+	e->nchan = h->nchan;
+	e->S = (uint32_t)h->nchan * e->ncomp;
+	if (e->is_float)
+		return 0;
+	e->midrise = b <= 2;
+	e->ncode = b < 32 ? 1u << b : 0;
+	e->flip = e->repr == CODIF_SIGNAL_REPR_OFFSET ? 1u << (b - 1) : 0;
+	smin = -((int64_t)1 << (b - 1));
+	smax = ((int64_t)1 << (b - 1)) - 1;
+	e->lo_code = ((uint32_t)smin & (uint32_t)(b < 32 ? e->ncode - 1 : 0xffffffffu)) ^ e->flip;
+	e->hi_code = (uint32_t)smax ^ e->flip;
+	e->lo = (double)smin + (e->midrise ? 0.5 : 0.0);
+	e->hi = (double)smax + (e->midrise ? 0.5 : 0.0);
+	e->zero_code = e->midrise ? 0 : e->flip;
+	return 0;
+}
+
+static inline uint32_t
+code_mask(const struct codif_signal_enc *e)
+{
+	return e->nbits < 32 ? e->ncode - 1 : 0xffffffffu;
+}
+
+double
+codif_signal_value(const struct codif_signal_enc *e, uint32_t code)
+{
+	uint32_t c = (code & code_mask(e)) ^ e->flip;
+	int64_t s = c;
+
+	if (e->nbits < 32 && (c >> (e->nbits - 1)) != 0)
+		s -= (int64_t)e->ncode;
+	else if (e->nbits == 32)
+		s = (int32_t)c;
+	return (double)s + (e->midrise ? 0.5 : 0.0);
+}
+
+uint32_t
+codif_signal_quantise(const struct codif_signal_enc *e, double x)
+{
+	double smin = e->midrise ? e->lo - 0.5 : e->lo;
+	double smax = e->midrise ? e->hi - 0.5 : e->hi;
+	double s;
+
+	if (isnan(x))
+		return e->zero_code;
+	s = e->midrise ? floor(x) : floor(x + 0.5);
+	if (s < smin)
+		s = smin;
+	if (s > smax)
+		s = smax;
+	return ((uint32_t)(int64_t)s & code_mask(e)) ^ e->flip;
+}
+
+void
+codif_signal_noise(struct codif_signal *s, double rms, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = CODIF_SIGNAL_NOISE;
+	s->rms = rms;
+	s->seed = seed;
+}
+
+enum codif_signal_kind
+codif_signal_chan_kind(const struct codif_signal *s, unsigned int chan)
+{
+	if (chan < CODIF_SIGNAL_MASK_CHAN) {
+		if (s->dead_mask >> chan & 1)
+			return CODIF_SIGNAL_DEAD;
+		if (s->sat_mask >> chan & 1)
+			return CODIF_SIGNAL_SATURATED;
+	}
+	return s->kind;
+}
+
+static bool
+signal_ok(const struct codif_signal *s)
+{
+	return isfinite(s->rms) && s->rms >= 0 && isfinite(s->chan_slope) &&
+	       isfinite(s->dc_re) && isfinite(s->dc_im) && isfinite(s->tone_amp) &&
+	       isfinite(s->tone_freq) && (unsigned int)s->kind <= CODIF_SIGNAL_SATURATED;
+}
+
+static inline uint64_t
+mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static double
+chan_rms(const struct codif_signal *s, unsigned int chan)
+{
+	double r = s->rms * (1.0 + s->chan_slope * chan);
+
+	return r > 0 ? r : 0;
+}
+
+/* Write the low nbits of code as component k of the data. */
+static inline void
+put_code(uint8_t *p, const struct codif_signal_enc *e, uint64_t k, uint32_t code)
+{
+	unsigned int b = e->nbits, i;
+
+	if (b < 8) {
+		uint64_t bit = k * b;
+		uint8_t *q = p + bit / 8;
+		unsigned int sh = bit % 8;
+
+		*q = (uint8_t)((*q & ~((e->ncode - 1) << sh)) | (code << sh));
+		return;
+	}
+	for (i = 0; i < b / 8; i++)
+		p[k * (b / 8) + i] = (uint8_t)(code >> (8 * i));
+}
+
+int
+codif_signal_fill(const struct codif_signal *s, const struct codif_hdr *h,
+		  void *buf, size_t len)
+{
+	struct codif_signal_enc e;
+	uint8_t *p = buf;
+	uint64_t key, ncomp_total, spf, k, r = 0;
+	double z[2] = { 0, 0 }, tone_base = 0;
+	int rc;
+
+	rc = codif_signal_enc_init(&e, h, NULL, 0);
+	if (rc != 0)
+		return rc;
+	if (!signal_ok(s))
+		return -EINVAL;
+	memset(p, 0, len);
+	ncomp_total = (uint64_t)len * 8 / e.nbits;
+	spf = codif_samples_per_frame(h);
+	if (spf == 0)
+		spf = ncomp_total / e.S;
+	if (s->tone_amp != 0)
+		tone_base = fmod(s->tone_freq * (double)spf * (double)h->frame, 1.0);
+	key = mix64(codif_pattern_seed(h) ^ mix64(s->seed));
+
+	for (k = 0; k < ncomp_total; k++) {
+		uint32_t pos = (uint32_t)(k % e.S);
+		unsigned int chan = pos / e.ncomp, im = pos % e.ncomp;
+		enum codif_signal_kind kind = codif_signal_chan_kind(s, chan);
+		uint32_t code;
+
+		/* one generator word per pair of components: two normals */
+		if ((k & 1) == 0) {
+			double u1, u2, rr;
+
+			r = mix64(key + (k >> 1) * 0xD1B54A32D192ED03ULL);
+			u1 = ((double)(r >> 32) + 1.0) * 0x1p-32;
+			u2 = (double)(uint32_t)r * 0x1p-32;
+			rr = sqrt(-2.0 * log(u1));
+			z[0] = rr * cos(2 * M_PI * u2);
+			z[1] = rr * sin(2 * M_PI * u2);
+		}
+		if (kind == CODIF_SIGNAL_DEAD) {
+			code = e.is_float ? 0 : e.zero_code;
+		} else if (kind == CODIF_SIGNAL_SATURATED) {
+			bool neg = (r >> (k & 1)) & 1;
+			float inf = neg ? -INFINITY : INFINITY;
+
+			if (e.is_float)
+				memcpy(&code, &inf, 4);
+			else
+				code = neg ? e.lo_code : e.hi_code;
+		} else {
+			double x = (im ? s->dc_im : s->dc_re) + chan_rms(s, chan) * z[k & 1];
+
+			if (s->tone_amp != 0) {
+				double ph = 2 * M_PI *
+					    (tone_base + fmod(s->tone_freq * (double)(k / e.S), 1.0));
+
+				x += s->tone_amp * (im ? sin(ph) : cos(ph));
+			}
+			if (e.is_float) {
+				float f = (float)x;
+
+				memcpy(&code, &f, 4);
+			} else {
+				code = codif_signal_quantise(&e, x);
+			}
+		}
+		put_code(p, &e, k, code);
+	}
+	return 0;
+}
+
+/* ---- Expectation -------------------------------------------------------- */
+
+static inline double
+Phi(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+static inline double
+phi(double z)
+{
+	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}
+
+/* Moments of one sample: E[x], E[x^2], E[x^4] (finite part), P(sat), P(zero). */
+struct mom {
+	double m1, m2, m4, sat, zero, fin;  /* fin: P(finite) */
+};
+
+static void
+mom_add(struct mom *a, const struct mom *b, double w)
+{
+	a->m1 += w * b->m1;
+	a->m2 += w * b->m2;
+	a->m4 += w * b->m4;
+	a->sat += w * b->sat;
+	a->zero += w * b->zero;
+	a->fin += w * b->fin;
+}
+
+static void
+mom_level(struct mom *m, const struct codif_signal_enc *e, double v, uint32_t code, double p)
+{
+	m->m1 += p * v;
+	m->m2 += p * v * v;
+	m->m4 += p * v * v * v * v;
+	if (code == e->lo_code || code == e->hi_code)
+		m->sat += p;
+	if (code == e->zero_code)
+		m->zero += p;
+	m->fin += p;
+}
+
+/* x ~ N(mu, sigma^2) quantised by e (integers): level by level, or in closed
+ * form when the levels within 12 sigma are too many. */
+static void
+mom_gauss_int(struct mom *m, const struct codif_signal_enc *e, double mu, double sigma)
+{
+	double smin = e->midrise ? e->lo - 0.5 : e->lo;
+	double smax = e->midrise ? e->hi - 0.5 : e->hi;
+	double off = e->midrise ? 0.0 : 0.5; /* level s covers [s - off, s + 1 - off) */
+	double a, b, s, za, zb, pa, pb, dP, e1, e2, plo, phi_;
+
+	memset(m, 0, sizeof(*m));
+	if (sigma == 0) {
+		uint32_t c = codif_signal_quantise(e, mu);
+
+		mom_level(m, e, codif_signal_value(e, c), c, 1.0);
+		return;
+	}
+	a = floor(mu - 12 * sigma) - 1;
+	b = ceil(mu + 12 * sigma) + 1;
+	if (a < smin)
+		a = smin;
+	if (b > smax)
+		b = smax;
+	if (b - a + 1 <= LEVEL_SUM_MAX) {
+		for (s = a; s <= b; s++) {
+			double lo = s == smin ? -INFINITY : s - off;
+			double hi = s == smax ? INFINITY : s + 1 - off;
+			double p = 0.5 * (erfc((lo - mu) / sigma / M_SQRT2) -
+					  erfc((hi - mu) / sigma / M_SQRT2));
+			double v = s + (e->midrise ? 0.5 : 0.0);
+
+			mom_level(m, e, v, codif_signal_quantise(e, v), p);
+		}
+		return;
+	}
+	/* closed form: below lo + 1 - off reads lo, from hi - off up reads hi,
+	 * between reads round(x) ~ x with Sheppard's 1/12 */
+	za = (smin + 1 - off - mu) / sigma;
+	zb = (smax - off - mu) / sigma;
+	pa = Phi(za);
+	pb = 1 - Phi(zb);
+	dP = 1 - pa - pb;
+	e1 = mu * dP + sigma * (phi(za) - phi(zb));
+	e2 = (mu * mu + sigma * sigma) * dP + 2 * mu * sigma * (phi(za) - phi(zb)) +
+	     sigma * sigma * (za * phi(za) - zb * phi(zb)) + dP / 12.0;
+	plo = pa;
+	phi_ = pb;
+	m->m1 = e->lo * plo + e->hi * phi_ + e1;
+	m->m2 = e->lo * e->lo * plo + e->hi * e->hi * phi_ + e2;
+	/* fourth moment for the tolerance only: the unclipped Gaussian's */
+	m->m4 = pow(mu, 4) + 6 * mu * mu * sigma * sigma + 3 * pow(sigma, 4);
+	m->sat = plo + phi_;
+	m->zero = Phi((0.5 - mu) / sigma) - Phi((-0.5 - mu) / sigma);
+	m->fin = 1;
+}
+
+static void
+mom_gauss(struct mom *m, const struct codif_signal_enc *e, double mu, double sigma)
+{
+	if (!e->is_float) {
+		mom_gauss_int(m, e, mu, sigma);
+		return;
+	}
+	memset(m, 0, sizeof(*m));
+	m->m1 = mu;
+	m->m2 = mu * mu + sigma * sigma;
+	m->m4 = pow(mu, 4) + 6 * mu * mu * sigma * sigma + 3 * pow(sigma, 4);
+	m->zero = sigma == 0 && mu == 0 ? 1 : 0;
+	m->fin = 1;
+}
+
+int
+codif_signal_expect(const struct codif_signal *s, const struct codif_signal_enc *e,
+		    unsigned int chan, unsigned int im, struct codif_signal_expect *x)
+{
+	struct mom m, one;
+	double sigma, dc, var, v;
+	unsigned int i;
+
+	if (chan >= e->nchan || im >= e->ncomp || !signal_ok(s))
+		return -EINVAL;
+	memset(&m, 0, sizeof(m));
+	switch (codif_signal_chan_kind(s, chan)) {
+	case CODIF_SIGNAL_DEAD:
+		if (e->is_float)
+			mom_gauss(&m, e, 0, 0);
+		else
+			mom_level(&m, e, codif_signal_value(e, e->zero_code), e->zero_code, 1.0);
+		break;
+	case CODIF_SIGNAL_SATURATED:
+		if (e->is_float) {
+			m.sat = 1; /* +-Inf: no finite sample */
+		} else {
+			mom_level(&m, e, e->lo, e->lo_code, 0.5);
+			mom_level(&m, e, e->hi, e->hi_code, 0.5);
+		}
+		break;
+	case CODIF_SIGNAL_NOISE:
+		sigma = chan_rms(s, chan);
+		dc = im ? s->dc_im : s->dc_re;
+		if (s->tone_amp == 0) {
+			mom_gauss(&m, e, dc, sigma);
+			break;
+		}
+		for (i = 0; i < TONE_PHASES; i++) {
+			double ph = 2 * M_PI * (i + 0.5) / TONE_PHASES;
+
+			mom_gauss(&one, e, dc + s->tone_amp * (im ? sin(ph) : cos(ph)), sigma);
+			mom_add(&m, &one, 1.0 / TONE_PHASES);
+		}
+		break;
+	}
+	memset(x, 0, sizeof(*x));
+	if (m.fin > 0) {
+		x->mean = m.m1 / m.fin;
+		x->power = m.m2 / m.fin;
+		var = x->power - x->mean * x->mean;
+		x->sd_mean = var > 0 ? sqrt(var) : 0;
+		v = m.m4 / m.fin - x->power * x->power;
+		x->sd_power = v > 0 ? sqrt(v) : 0;
+	}
+	x->sat = m.sat;
+	x->zero = m.zero;
+	x->sd_sat = sqrt(m.sat * (1 - m.sat) > 0 ? m.sat * (1 - m.sat) : 0);
+	x->sd_zero = sqrt(m.zero * (1 - m.zero) > 0 ? m.zero * (1 - m.zero) : 0);
+	return 0;
+}
