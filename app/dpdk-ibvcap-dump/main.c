@@ -25,6 +25,7 @@
 #include "jsonw.h"
 #include "parse.h"
 #include "shm_eal.h"
+#include "fmt_pcap.h"
 #include "writer.h"
 
 #define ERRLEN (PATH_MAX + 512)
@@ -371,7 +372,7 @@ publish(struct ibv_shm_ctl *ctl, int reg, const struct wr_stats *st, int error)
 	w->heartbeat_ns = now_unix_ns();
 }
 
-static const struct writer *summary_writer; /* per antenna figures, if any */
+static const struct wr_writer *summary_writer; /* per antenna figures, if any */
 
 static void
 summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
@@ -466,7 +467,7 @@ static int
 run_buffers(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct ibv_shm_view v;
-	struct writer *w;
+	struct wr_writer *w;
 	char err[ERRLEN];
 	uint64_t mask;
 	int64_t t0 = mono_ns(), next_stats, last_alive = 0;
@@ -493,7 +494,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return 1;
-	if (writer_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
+	if (wr_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
 			sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o->spec, err);
 		free(w);
@@ -505,7 +506,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		wr_format_name(wo->format), wo->dir);
 	next_stats = t0 + (int64_t)o->stats_ns;
 	while (!quit) {
-		int n = writer_poll(w, o->max_rate > 0 ? 1 : 256);
+		int n = wr_poll(w, o->max_rate > 0 ? 1 : 256);
 		int64_t now = mono_ns();
 
 		if (o->max_rate > 0 && n > 0) {
@@ -526,14 +527,14 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		if (o->stats_ns && now >= next_stats) {
 			fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64
 				" files, backlog %" PRIu64 " rows, lost %" PRIu64 "\n", o->name,
-				w->st.frames, w->st.files, writer_backlog(w), w->st.lost_frames);
+				w->st.frames, w->st.files, wr_backlog(w), w->st.lost_frames);
 			next_stats += (int64_t)o->stats_ns;
 		}
 		if (n > 0)
 			continue;
 		publish(v.ctl, reg, &w->st, w->error);
 		if (__atomic_load_n(&v.ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED &&
-		    writer_backlog(w) == 0) {
+		    wr_backlog(w) == 0) {
 			why = "the primary stopped";
 			break;
 		}
@@ -541,7 +542,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 			last_alive = now;
 			if (!rte_eal_primary_proc_alive(NULL)) {
 				/* it died: take every final frame, then end */
-				while (writer_poll(w, 1024) > 0)
+				while (wr_poll(w, 1024) > 0)
 					;
 				why = "the primary exited";
 				break;
@@ -549,7 +550,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		}
 		rte_delay_us_sleep(500);
 	}
-	if (writer_finish(w) != 0 || w->error) {
+	if (wr_finish(w) != 0 || w->error) {
 		rc = 2;
 		why = "I/O error";
 	}
@@ -567,9 +568,14 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 /* ---- pdump source --------------------------------------------------------- */
 
 static int
-pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
+pdump_open_file(struct fmt_sink *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
 		int64_t t, char *err, size_t len)
 {
+	struct fmt_opts fo = {
+		.bufsize = wo->bufsize,
+		.fio_flags = wo->direct ? FIO_DIRECT : 0,
+		.snaplen = wo->snaplen,
+	};
 	char ant[64], path[PATH_MAX];
 	int rc;
 
@@ -582,15 +588,12 @@ pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32
 		snprintf(err, len, "file name too long");
 		return rc;
 	}
-	rc = wfile_open(f, path, wo->bufsize, wo->direct, err, len);
-	if (rc != 0)
-		return rc;
-	return wfile_pcap_header(f, wo->snaplen);
+	return fmt_open(f, FMT_PCAP, path, &fo, NULL, err, len);
 }
 
 /* One tapped packet into the open file (opened or rotated as needed). */
 static int
-pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o,
+pdump_write(struct fmt_sink *f, bool *open, int64_t *file_t0, const struct dopts *o,
 	    const struct wr_opts *wo, struct wr_stats *st, struct rte_mbuf *m, char *err,
 	    size_t len)
 {
@@ -598,11 +601,13 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 	int64_t ts = now_unix_ns(), now = mono_ns();
 	const void *d;
 	uint8_t *p;
+	int rc;
 
-	if (*open && wr_rotate_due(wo, wfile_size(f), now - *file_t0)) {
+	if (*open && wr_rotate_due(wo, fmt_size(f), now - *file_t0)) {
 		*open = false;
-		if (wfile_close(f, true, err, len) != 0)
-			return f->err ? f->err : EIO;
+		rc = fmt_close(f, true, NULL, err, len);
+		if (rc != 0)
+			return -rc;
 		st->files++;
 	}
 	if (!*open) {
@@ -611,20 +616,21 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 		*open = true;
 		*file_t0 = now;
 	}
-	p = wfile_pcap_record(f, ts, cap, plen);
+	p = fmt_pcap_record(f, ts, cap, plen);
 	if (p == NULL) {
-		snprintf(err, len, "%s: %s", f->part, strerror(f->err ? f->err : EIO));
-		return f->err ? f->err : EIO;
+		rc = fio_error(&f->f) ? fio_error(&f->f) : EIO;
+		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(rc));
+		return rc;
 	}
 	d = rte_pktmbuf_read(m, 0, cap, p);
 	if (d != p)
 		memcpy(p, d, cap);
-	wfile_record_end(f);
 	st->frames++;
-	st->bytes += 16 + cap; /* record header + packet */
-	if (wfile_maybe_flush(f) != 0) {
-		snprintf(err, len, "%s: %s", f->part, strerror(f->err));
-		return f->err;
+	st->bytes += FMT_PCAP_REC_HDR + cap; /* record header + packet */
+	rc = fmt_pcap_record_end(f);
+	if (rc != 0) {
+		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(-rc));
+		return -rc;
 	}
 	return 0;
 }
@@ -645,7 +651,7 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct rte_ring *ring;
 	struct rte_mempool *mp;
-	struct wfile f;
+	struct fmt_sink f;
 	struct wr_stats st;
 	char name[RTE_RING_NAMESIZE], err[ERRLEN] = "";
 	int64_t t0 = mono_ns(), file_t0 = 0, next_stats;
@@ -738,10 +744,12 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 	if (open) {
 		char e2[ERRLEN];
 
-		if (wfile_close(&f, true, e2, sizeof(e2)) != 0) {
+		int crc = fmt_close(&f, true, NULL, e2, sizeof(e2));
+
+		if (crc != 0) {
 			rc = 2;
 			if (!error) {
-				error = f.err ? f.err : EIO;
+				error = -crc;
 				snprintf(err, sizeof(err), "%s", e2);
 			}
 		} else {

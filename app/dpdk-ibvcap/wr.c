@@ -79,7 +79,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
 		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
 			return errf(err, len, "%s", e);
-		if (writer_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
+		if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
 				sizeof(e)) != 0)
 			return errf(err, len, "--write %s: %s", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
@@ -116,7 +116,7 @@ writer_main(void *arg)
 	unsigned int idle = 0;
 
 	for (;;) {
-		int n = writer_poll(&wl->w, 256);
+		int n = wr_poll(&wl->w, 256);
 
 		if (n < 0) {
 			wl->rc = n;
@@ -129,12 +129,12 @@ writer_main(void *arg)
 		if (n == 0) {
 			/* after the rx lcores stop and the rows are flushed,
 			 * take the rest, then end */
-			if (app->writers_stop && writer_backlog(&wl->w) == 0)
+			if (app->writers_stop && wr_backlog(&wl->w) == 0)
 				break;
 			rte_delay_us_sleep(500);
 		}
 	}
-	if (writer_finish(&wl->w) != 0 && wl->rc == 0)
+	if (wr_finish(&wl->w) != 0 && wl->rc == 0)
 		wl->rc = -wl->w.error;
 	publish(app, wl);
 	wl->done = true;
