@@ -850,6 +850,10 @@ fmt_raw_finish(struct fmt_sink *s, uint64_t bytes, char *err, size_t errlen)
 		rc |= run_close(&o->ri.gaps, &o->gap_start[k], k, s->rows);
 		rc |= run_close(&o->ri.invalid, &o->inv_start[k], k, s->rows);
 	}
+	/* runs listed by slot, then row */
+	rc |= fmt_raw_runs_index(&o->ri.gaps, o->ri.nstream);
+	rc |= fmt_raw_runs_index(&o->ri.invalid, o->ri.nstream);
+	rc |= fmt_raw_runs_index(&o->ri.overrun, o->ri.nstream);
 	/* a file cut after an error keeps whole rows: the index says those */
 	o->ri.rows = bytes / row_bytes;
 	snprintf(path, sizeof(path), "%s.json", fio_path(&s->f));
