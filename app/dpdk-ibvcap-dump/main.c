@@ -355,23 +355,6 @@ select_antennas(const struct ibv_shm_view *v, const char *list, char *err, size_
 	return mask;
 }
 
-static void
-publish(struct ibv_shm_ctl *ctl, int reg, const struct wr_stats *st, int error)
-{
-	struct ibv_shm_writer *w;
-
-	if (ctl == NULL || reg < 0)
-		return;
-	w = &ctl->writer[reg];
-	w->frames = st->frames;
-	w->gap_frames = st->gap_frames;
-	w->bytes = st->bytes;
-	w->lost_frames = st->lost_frames;
-	w->files = st->files;
-	w->error = error;
-	w->heartbeat_ns = now_unix_ns();
-}
-
 static const struct wr_writer *summary_writer; /* per antenna figures, if any */
 
 static void
@@ -463,17 +446,67 @@ stop_due(const struct dopts *o, int64_t t0, int64_t now, bool io_error, bool cou
 	return NULL;
 }
 
+/* What the loop asks of the buffers source (lib/writer's wr_run). */
+struct dump_ctx {
+	const struct dopts *o;
+	const struct ibv_shm_view *v;
+};
+
+static bool
+dump_stop(void *ctx)
+{
+	(void)ctx;
+	return quit != 0;
+}
+
+static bool
+dump_primary_stopped(void *ctx)
+{
+	const struct dump_ctx *d = ctx;
+
+	return __atomic_load_n(&d->v->ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED;
+}
+
+static bool
+dump_primary_gone(void *ctx)
+{
+	(void)ctx;
+	return !rte_eal_primary_proc_alive(NULL);
+}
+
+static void
+dump_progress(void *ctx, const struct wr_writer *w)
+{
+	const struct dump_ctx *d = ctx;
+
+	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64 " files, backlog %"
+		PRIu64 " rows, lost %" PRIu64 "\n", d->o->name, w->st.frames, w->st.files,
+		wr_backlog(w), w->st.lost_frames);
+}
+
+/* Why the buffers source ended, in the summary's words. */
+static const char *
+end_text(enum wr_end e)
+{
+	switch (e) {
+	case WR_END_COUNT: return "--count";
+	case WR_END_DURATION: return "--duration";
+	default: return wr_end_name(e);
+	}
+}
+
 static int
 run_buffers(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct ibv_shm_view v;
 	struct wr_writer *w;
+	struct dump_ctx dc = { .o = o, .v = &v };
+	struct wr_run_opts ro;
+	enum wr_end end;
 	char err[ERRLEN];
 	uint64_t mask;
-	int64_t t0 = mono_ns(), next_stats, last_alive = 0;
-	const char *why = "stopped", *stop;
+	int64_t t0 = mono_ns();
 	int reg, rc = 0;
-	unsigned int a;
 
 	if (ibv_shm_attach(&v, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
@@ -495,7 +528,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	if (w == NULL)
 		return 1;
 	if (wr_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
-			sizeof(err)) != 0) {
+		    sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o->spec, err);
 		free(w);
 		return 1;
@@ -504,61 +537,22 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
-	next_stats = t0 + (int64_t)o->stats_ns;
-	while (!quit) {
-		int n = wr_poll(w, o->max_rate > 0 ? 1 : 256);
-		int64_t now = mono_ns();
-
-		if (o->max_rate > 0 && n > 0) {
-			/* hold back: the frames written so far may not be ahead
-			 * of the allowed rate */
-			int64_t due = t0 + (int64_t)((double)w->st.frames / o->max_rate * 1e9);
-
-			if (due > now)
-				rte_delay_us_sleep((unsigned int)((due - now) / 1000));
-		}
-
-		stop = stop_due(o, t0, now, n < 0, w->done || (o->count && w->st.frames >= o->count));
-		if (stop != NULL) {
-			rc = n < 0 ? 2 : 0;
-			why = stop;
-			break;
-		}
-		if (o->stats_ns && now >= next_stats) {
-			fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64
-				" files, backlog %" PRIu64 " rows, lost %" PRIu64 "\n", o->name,
-				w->st.frames, w->st.files, wr_backlog(w), w->st.lost_frames);
-			next_stats += (int64_t)o->stats_ns;
-		}
-		if (n > 0)
-			continue;
-		publish(v.ctl, reg, &w->st, w->error);
-		if (__atomic_load_n(&v.ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED &&
-		    wr_backlog(w) == 0) {
-			why = "the primary stopped";
-			break;
-		}
-		if (now - last_alive > 100000000) {
-			last_alive = now;
-			if (!rte_eal_primary_proc_alive(NULL)) {
-				/* it died: take every final frame, then end */
-				while (wr_poll(w, 1024) > 0)
-					;
-				why = "the primary exited";
-				break;
-			}
-		}
-		rte_delay_us_sleep(500);
-	}
-	if (wr_finish(w) != 0 || w->error) {
+	memset(&ro, 0, sizeof(ro));
+	ro.batch = 256;
+	ro.max_rate = o->max_rate;
+	ro.duration_ns = o->duration_ns;
+	ro.stats_ns = o->stats_ns;
+	ro.reg = reg >= 0 ? &v.ctl->writer[reg] : NULL;
+	ro.stop = dump_stop;
+	ro.source_stopped = dump_primary_stopped;
+	ro.source_gone = dump_primary_gone;
+	ro.progress = dump_progress;
+	ro.ctx = &dc;
+	if (wr_run(w, &ro, &end) != 0)
 		rc = 2;
-		why = "I/O error";
-	}
-	publish(v.ctl, reg, &w->st, w->error);
 	summary_writer = w;
-	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : why, w->error, w->err, 0,
-		(double)(mono_ns() - t0) / 1e9);
-	(void)a;
+	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
+		w->err, 0, (double)(mono_ns() - t0) / 1e9);
 	/* the primary, if alive, may still hold the entry for its summary */
 	ibv_shm_writer_release(v.ctl, reg);
 	free(w);

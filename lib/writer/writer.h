@@ -122,6 +122,54 @@ uint64_t wr_backlog(const struct wr_writer *w);
  */
 int wr_finish(struct wr_writer *w);
 
+/* ---- the loop (wr_loop.c) ------------------------------------------------ */
+
+struct ibv_shm_writer;
+
+/** Why wr_run returned. */
+enum wr_end {
+	WR_END_STOP = 0,       /**< asked to (o->stop) */
+	WR_END_ERROR,          /**< an I/O error (w->err says what) */
+	WR_END_COUNT,          /**< count= frames written (w->done) */
+	WR_END_DURATION,       /**< o->duration_ns passed */
+	WR_END_SOURCE_STOPPED, /**< the producer stopped and every row is written */
+	WR_END_SOURCE_GONE,    /**< the producer died; every final row is written */
+};
+
+/** How wr_run drives a writer. Every member may be 0 / NULL. */
+struct wr_run_opts {
+	unsigned int batch;          /**< rows per antenna a poll (0: 256) */
+	double max_rate;             /**< frames per second at most (0: no limit) */
+	uint64_t duration_ns;        /**< end after this long (0: never) */
+	uint64_t stats_ns;           /**< progress() this often (0: never) */
+	struct ibv_shm_writer *reg;  /**< the writer registry entry (lib/shm) its
+					  figures are published to, NULL: none */
+	bool (*stop)(void *ctx);           /**< end now (a signal) */
+	bool (*source_stopped)(void *ctx); /**< the producer stopped: end once
+						every row is written */
+	bool (*source_gone)(void *ctx);    /**< the producer died (asked at most
+						every 100 ms while idle) */
+	void (*progress)(void *ctx, const struct wr_writer *w);
+	void *ctx;
+};
+
+/** Publish w's figures and a heartbeat into a writer registry entry. */
+void wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r);
+
+/**
+ * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish
+ * its figures (when idle, and every 64 polls), until one of o's reasons to
+ * end; then every file is finished (wr_finish) and the figures published a
+ * last time. why (may be NULL): why it ended (WR_END_ERROR when finishing
+ * failed).
+ * @return 0, or the negative errno of the first I/O error (w->err says
+ *   what; files already closed stay valid).
+ */
+int wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why);
+
+/** "I/O error", "count", "the primary stopped", ... */
+const char *wr_end_name(enum wr_end e);
+
 /** A file of size bytes, spanning elapsed_ns, is due for rotation. */
 static inline bool
 wr_rotate_due(const struct wr_opts *o, uint64_t size, int64_t elapsed_ns)
