@@ -75,8 +75,10 @@ size_t fmt_row_bytes_max(unsigned int nslots, uint32_t data_bytes);
  * Start a file of kind k at path (written as path.part, lib/fio): the pcap
  * file header; for raw, idx describes the file (antenna, streams in slot
  * order, clock, first index; copied) and its index is written by fmt_close.
- * @return 0, -EINVAL (raw without a valid idx), or fio_open's errors, with
- *   the reason, naming the file, in err.
+ * @return 0, -EINVAL (an unknown kind; raw without 1..FMT_RAW_MAX_STREAMS
+ *   streams, a data size and a clock in idx), -ENOMEM, or fio_open's errors
+ *   (-EEXIST, -ENAMETOOLONG, an errno of open(2)), with the reason, naming
+ *   the file, in err.
  */
 int fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt_opts *o,
 	     const struct fmt_raw_index *idx, char *err, size_t errlen);
@@ -122,7 +124,9 @@ fmt_size(const struct fmt_sink *s)
  * renamed from .part (keep) or removed; raw: its index (the rows kept)
  * written beside it, as NAME.raw.json.part renamed. kept (may be NULL):
  * whether a valid file is left.
- * @return 0, or the negative errno of the first error (err names the file).
+ * @return 0, or the negative errno of the first error: the data's (the
+ *   file then holds its whole rows), else the index's (-ENOMEM, fio_open's
+ *   errors, an I/O error); err names the file.
  */
 int fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen);
 

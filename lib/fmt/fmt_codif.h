@@ -56,6 +56,7 @@ int fmt_codif_open_read(struct fmt_codif_reader *r, const char *path, char *err,
 int fmt_codif_next(struct fmt_codif_reader *r, const uint8_t **frame, struct codif_hdr *h,
 		   char *err, size_t errlen);
 
+/** Close the file and free the reader's buffer. */
 void fmt_codif_close_read(struct fmt_codif_reader *r);
 
 #endif /* FMT_CODIF_H */

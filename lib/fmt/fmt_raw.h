@@ -63,7 +63,9 @@ struct fmt_raw_index {
 	struct fmt_raw_runs gaps, invalid, overrun;
 };
 
+/** An empty index (no streams, no runs). */
 void fmt_raw_index_init(struct fmt_raw_index *ri);
+/** Free its streams and runs; it is empty again. */
 void fmt_raw_index_free(struct fmt_raw_index *ri);
 
 /**
