@@ -525,6 +525,24 @@ rotate_due(const struct wr_writer *w, const struct wr_src *s, const struct wr_ou
 	return false;
 }
 
+/* After a row (rc of do_row): a failed write ends the file (cut to its
+ * whole rows, kept) and the writer; count= frames end it too. */
+static int
+row_done(struct wr_writer *w, struct wr_out *out, int rc)
+{
+	if (rc < 0) {
+		char e[PATH_MAX + 64];
+
+		snprintf(e, sizeof(e), "%s: %s", fio_part(&out->s.f), strerror(-rc));
+		fail(w, rc, e);
+		close_out(w, out);
+		return rc;
+	}
+	if (w->o.count && w->st.frames >= w->o.count)
+		w->done = true;
+	return 0;
+}
+
 static int
 poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
@@ -581,17 +599,9 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if (rc >= 0)
 			rc = do_row(w, s, out, &v);
 		out->runno = v.runno;
-		if (rc < 0) {
-			char e[PATH_MAX + 64];
-
-			snprintf(e, sizeof(e), "%s: %s", fio_part(&out->s.f), strerror(-rc));
-			fail(w, rc, e);
-			close_out(w, out);
+		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
-		}
 		done++;
-		if (w->o.count && w->st.frames >= w->o.count)
-			w->done = true;
 	}
 	return (int)done;
 }
@@ -643,14 +653,9 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		if (best_t > w->all_max_t)
 			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
-		if (rc < 0) {
-			fail(w, rc, "pcap write failed");
-			close_out(w, &w->all);
+		if ((rc = row_done(w, &w->all, rc)) < 0)
 			return rc;
-		}
 		done++;
-		if (w->o.count && w->st.frames >= w->o.count)
-			w->done = true;
 	}
 	return (int)done;
 }
