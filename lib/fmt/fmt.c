@@ -34,6 +34,7 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 	memset(s, 0, sizeof(*s));
 	s->kind = k;
 	s->snaplen = o->snaplen != 0 ? o->snaplen : 65535;
+	s->replace = o->fio_flags & FIO_REPLACE;
 	if (k != FMT_RAW && k != FMT_CODIF && k != FMT_PCAP) {
 		snprintf(err, errlen, "%s: format %d, expected raw, codif or pcap", path, (int)k);
 		return -EINVAL;

@@ -55,6 +55,7 @@ struct fmt_sink {
 	enum fmt_kind kind;
 	struct fio_file f;
 	uint32_t snaplen;
+	unsigned int replace;    /**< FIO_REPLACE given: for the raw index too */
 	uint64_t rows;           /**< rows completed (fmt_row_end) */
 	uint64_t mark;           /**< size at fmt_row_begin */
 	unsigned int nput;       /**< frames in the row in progress */

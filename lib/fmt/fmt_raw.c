@@ -703,7 +703,6 @@ struct fmt_raw_out {
 	struct fmt_raw_index ri;
 	uint64_t *gap_start, *inv_start; /* per slot: first row of an open run */
 	uint32_t *rowflags;              /* per slot: the row in progress */
-	unsigned int fio_flags;
 };
 
 int
@@ -739,7 +738,6 @@ fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err, si
 		codif_decode(o->ri.st[k].raw_hdr, CODIF_HDR_LEN, &o->ri.st[k].hdr, NULL, 0);
 		o->gap_start[k] = o->inv_start[k] = NONE;
 	}
-	o->fio_flags = s->f.replace ? FIO_REPLACE : 0;
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s: out of memory for the index", fio_part(&s->f));
@@ -869,7 +867,7 @@ fmt_raw_finish(struct fmt_sink *s, uint64_t bytes, char *err, size_t errlen)
 	}
 	fclose(m);
 	json_decref(root);
-	rc = fio_open(&f, path, len + FIO_ALIGN, o->fio_flags, err, errlen);
+	rc = fio_open(&f, path, len + FIO_ALIGN, s->replace, err, errlen);
 	if (rc == 0) {
 		rc = fio_append(&f, text, len);
 		fio_record_end(&f);
