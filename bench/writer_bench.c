@@ -71,19 +71,19 @@ main(int argc, char **argv)
 	antbuf_flush(&prod);
 	t0 = now();
 	while (written < total) {
-		struct writer *w = calloc(1, sizeof(*w));
+		struct wr_writer *w = calloc(1, sizeof(*w));
 		struct wr_opts o;
 
 		snprintf(spec, sizeof(spec), "%s:%s,prefix=bench%u", fmt, dir, pass++);
 		if (w == NULL || wr_opts_parse(&o, "bench", spec, err, sizeof(err)) != 0 ||
-		    writer_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) != 0) {
+		    wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) != 0) {
 			fprintf(stderr, "writer: %s\n", err);
 			return 1;
 		}
 		w->src[0].cur.from_first = true;
-		while (writer_poll(w, 4096) > 0)
+		while (wr_poll(w, 4096) > 0)
 			;
-		if (writer_finish(w) != 0 || w->error) {
+		if (wr_finish(w) != 0 || w->error) {
 			fprintf(stderr, "writer: %s\n", w->err);
 			return 1;
 		}

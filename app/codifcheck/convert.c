@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Conversions between capture formats, each written as NAME.part and renamed. */
+/* Conversions: a reader's frames (codifcheck's scans) put in rows, and the
+ * rows handed to the output format's sink (lib/fmt), whatever the pair. */
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "convert.h"
+#include "fmt_codif.h"
+#include "fmt_pcap.h"
+#include "fmt_raw.h"
 #include "inspect.h"
 #include "names.h"
-#include "out.h"
 #include "parse.h"
 #include "pkt.h"
 #include "report.h"
@@ -20,6 +22,8 @@
 #define ERRLEN (PATH_MAX + 512)
 /** Largest Ethernet frame written to a pcap (its snaplen). */
 #define CC_PCAP_SNAPLEN 65535
+/** Staging of an output file (more when a row needs it). */
+#define CC_OUT_BUF (4u << 20)
 
 /* Output name: -o, or <outdir>/<prefix>_<antenna>_<UTC>.<ext>. */
 static int
@@ -65,54 +69,82 @@ input_problems(const struct cc_file *f)
 	return CC_EXIT_PROBLEMS;
 }
 
-/* ---- codif -> pcap -------------------------------------------------------- */
+static enum fmt_kind
+kind_of(enum cc_fmt f)
+{
+	return f == CC_FMT_RAW ? FMT_RAW : f == CC_FMT_PCAP ? FMT_PCAP : FMT_CODIF;
+}
 
-struct to_pcap {
-	const struct cc_conv_opts *o;
-	const char *in;
-	struct cc_out out;
-	bool open;
-	pcap_t *dead;
-	pcap_dumper_t *d;
-	uint8_t buf[CC_PCAP_SNAPLEN];
-	uint64_t written, placeholders;
-	char err[ERRLEN];
+static bool
+same_ids(const struct codif_hdr *a, const struct codif_hdr *b)
+{
+	return a->stationid == b->stationid && a->groupid == b->groupid &&
+	       a->secondaryid == b->secondaryid && a->threadid == b->threadid;
+}
+
+/* ---- one output file: rows of frames to a format sink ---------------------- */
+
+/* A frame on its way to an output. */
+struct cframe {
+	const struct codif_hdr *h;
+	const uint8_t *codif;       /* header + data */
+	size_t len;
+	bool gap;                   /* never arrived: a placeholder */
+	uint64_t off;               /* where the input has it (messages) */
+	int64_t index;              /* pcap: the IPv4 id */
+	uint32_t src, dst;          /* pcap: the packet's addresses */
+	uint16_t port;
 };
 
-static int
-to_pcap_open(struct to_pcap *c, const struct codif_hdr *h)
-{
-	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
-	FILE *f;
+struct cout {
+	const struct cc_conv_opts *o;
+	enum fmt_kind kind;
+	struct fmt_sink s;
+	bool open;
+	uint32_t nslot;             /* frames in a row (raw: its streams) */
+	uint32_t k;                 /* frames of the row in progress */
+	struct fmt_raw_index ri;    /* raw: what the index says (streams, time) */
+	uint64_t rows, frames, gaps, invalid;
+};
 
-	names_of(c->o, c->in, NULL, prefix, ant);
-	if (out_name(c->o, prefix, ant, codif_frame_time_ns(h), "pcap", path,
-		     sizeof(path)) != 0) {
-		snprintf(c->err, sizeof(c->err), "output name too long");
-		return -1;
+/*
+ * Open the output: kind at path, rows of nslot frames of fb bytes each;
+ * raw: ri (streams, time) says what its index will.
+ */
+static int
+cout_open(struct cout *c, const char *path, uint32_t nslot, size_t fb,
+	  const struct fmt_raw_index *ri, char *err, size_t errlen)
+{
+	size_t row = fmt_row_bytes_max(nslot, (uint32_t)(fb - CODIF_HDR_LEN));
+	struct fmt_opts fo = {
+		.bufsize = CC_OUT_BUF > 2 * row + 2 * FIO_ALIGN ? CC_OUT_BUF : 2 * row + 2 * FIO_ALIGN,
+		.fio_flags = c->o->force ? FIO_REPLACE : 0,
+		.snaplen = CC_PCAP_SNAPLEN,
+	};
+	int rc;
+
+	rc = fmt_open(&c->s, c->kind, path, &fo, ri, err, errlen);
+	if (rc == -EEXIST) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen - n, " (give --force to replace it)");
 	}
-	if (cc_out_open(&c->out, path, c->o->force, c->err, sizeof(c->err)) != 0)
+	if (rc != 0)
 		return -1;
 	c->open = true;
-	c->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, CC_PCAP_SNAPLEN,
-						       PCAP_TSTAMP_PRECISION_NANO);
-	f = cc_out_stream(&c->out);
-	if (c->dead == NULL || f == NULL ||
-	    (c->d = pcap_dump_fopen(c->dead, f)) == NULL) {
-		snprintf(c->err, sizeof(c->err), "%s: cannot start a pcap file",
-			 c->out.part);
-		return -1;
-	}
+	c->nslot = nslot;
 	return 0;
 }
 
-/* Ethernet/IPv4/UDP for a stream: the destination and port step with
+/* Ethernet/IPv4/UDP for a stream: the input's addresses where it has them
+ * (a raw index), else --src and --dst, whose destination and port step with
  * secondaryid (codifgen's group index) so streams stay apart. */
 static int
-udp_spec(const struct cc_conv_opts *o, const struct codif_hdr *h, uint32_t index,
-	 struct pkt_udp4_spec *sp, char *err, size_t errlen)
+udp_spec(const struct cc_conv_opts *o, const struct cframe *fr, struct pkt_udp4_spec *sp,
+	 char *err, size_t errlen)
 {
-	uint32_t port = (uint32_t)o->port + h->secondaryid;
+	const struct codif_hdr *h = fr->h;
+	uint32_t port = fr->port != 0 ? fr->port : (uint32_t)o->port + h->secondaryid;
 
 	if (port > 65535) {
 		snprintf(err, errlen, "secondaryid %u: port %u + %u is beyond 65535 "
@@ -121,12 +153,12 @@ udp_spec(const struct cc_conv_opts *o, const struct codif_hdr *h, uint32_t index
 		return -ERANGE;
 	}
 	memset(sp, 0, sizeof(*sp));
+	sp->src_ip = fr->src != 0 ? fr->src : o->src;
 	sp->src_mac[0] = 0x02;
 	sp->src_mac[3] = 0x17;
-	sp->src_mac[4] = (uint8_t)(o->src >> 8);
-	sp->src_mac[5] = (uint8_t)o->src;
-	sp->src_ip = o->src;
-	sp->dst_ip = o->dst + h->secondaryid;
+	sp->src_mac[4] = (uint8_t)(sp->src_ip >> 8);
+	sp->src_mac[5] = (uint8_t)sp->src_ip;
+	sp->dst_ip = fr->dst != 0 ? fr->dst : o->dst + h->secondaryid;
 	if (sp->dst_ip >> 28 == 0xE) {
 		pkt_mcast_mac(sp->dst_ip, sp->dst_mac);
 	} else {
@@ -136,409 +168,329 @@ udp_spec(const struct cc_conv_opts *o, const struct codif_hdr *h, uint32_t index
 	sp->sport = (uint16_t)port;
 	sp->dport = (uint16_t)port;
 	sp->ttl = 1;
-	sp->ip_id = (uint16_t)index;
+	sp->ip_id = (uint16_t)fr->index;
 	return 0;
 }
 
+/* Raw keeps data only: a frame must be what its index rebuilds (its slot's
+ * stream, its row's time, its own invalid bit). */
 static int
-to_pcap_frame(void *ctx, const struct cc_frame_ev *ev)
-{
-	struct to_pcap *c = ctx;
-	struct pkt_udp4_spec sp;
-	struct pcap_pkthdr ph;
-	uint32_t hl;
-	int64_t t;
-
-	if (ev->filled) {
-		c->placeholders++; /* a gap: a pcap writes nothing for it */
-		return 0;
-	}
-	if (!cc_seq_placed(ev->cls))
-		return 0;
-	if (!c->open && to_pcap_open(c, ev->h) != 0)
-		return -1;
-	if (ev->len > CC_PCAP_SNAPLEN - PKT_HDRS_LEN) {
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": %zu bytes "
-			 "do not fit one UDP datagram", ev->off, ev->len);
-		return -1;
-	}
-	if (udp_spec(c->o, ev->h, (uint32_t)ev->index, &sp, c->err, sizeof(c->err)) != 0)
-		return -1;
-	hl = pkt_build_udp4(c->buf, &sp, (uint32_t)ev->len);
-	memcpy(c->buf + hl, ev->codif, ev->len);
-	t = codif_frame_time_ns(ev->h);
-	ph.ts.tv_sec = (time_t)(t / 1000000000LL);
-	ph.ts.tv_usec = (suseconds_t)(t % 1000000000LL); /* ns: a nanosecond file */
-	ph.caplen = ph.len = hl + (uint32_t)ev->len;
-	pcap_dump((u_char *)c->d, &ph, c->buf);
-	c->written++;
-	return 0;
-}
-
-static int
-to_pcap_close(struct to_pcap *c, bool ok)
-{
-	FILE *f;
-	int rc = 0;
-
-	if (c->d != NULL) {
-		f = pcap_dump_file(c->d);
-		if (pcap_dump_flush(c->d) != 0 || ferror(f)) {
-			snprintf(c->err, sizeof(c->err), "%s: write: %s", c->out.part,
-				 strerror(errno));
-			ok = false;
-		}
-		pcap_dump_close(c->d); /* closes the stream */
-		c->out.f = NULL;
-		c->out.fd = -1;
-	}
-	if (c->dead != NULL)
-		pcap_close(c->dead);
-	if (!c->open)
-		return ok ? 0 : -1;
-	if (!ok)
-		cc_out_abort(&c->out);
-	else
-		rc = cc_out_commit(&c->out, c->err, sizeof(c->err));
-	return ok && rc == 0 ? 0 : -1;
-}
-
-static int
-codif_to_pcap(const char *in, const struct cc_conv_opts *o,
-	      const struct cc_scan_opts *so)
-{
-	struct to_pcap *c = calloc(1, sizeof(*c));
-	struct cc_file f;
-	int rc, status;
-
-	if (c == NULL)
-		return CC_EXIT_PROBLEMS;
-	c->o = o;
-	c->in = in;
-	rc = cc_inspect(&f, in, so, to_pcap_frame, c);
-	if (rc == 0 && !c->open)
-		snprintf(c->err, sizeof(c->err), "%s: no frames to write", in);
-	if (to_pcap_close(c, rc == 0 && c->open) != 0) {
-		fprintf(stderr, "codifcheck: convert: %s\n", c->err[0] != '\0' ? c->err :
-			strerror(-rc));
-		status = CC_EXIT_PROBLEMS;
-	} else {
-		printf("codifcheck: wrote %s (%" PRIu64 " frames; %" PRIu64
-		       " placeholder frames of gaps left out)\n", c->out.path,
-		       c->written, c->placeholders);
-		status = CC_EXIT_OK;
-	}
-	if (input_problems(&f) != CC_EXIT_OK)
-		status = CC_EXIT_PROBLEMS;
-	cc_file_free(&f);
-	free(c);
-	return status;
-}
-
-/* ---- codif -> raw + index ------------------------------------------------- */
-
-struct to_raw {
-	const struct cc_conv_opts *o;
-	const char *in;
-	struct cc_raw_index ri;     /* being built */
-	uint32_t cap;               /* ri.st entries allocated */
-	bool rows_known;            /* the first row ended: nstream is final */
-	uint64_t nframes;
-	struct cc_out raw;
-	bool open;
-	char err[ERRLEN];
-};
-
-static bool
-same_ids(const struct codif_hdr *a, const struct codif_hdr *b)
-{
-	return a->stationid == b->stationid && a->groupid == b->groupid &&
-	       a->secondaryid == b->secondaryid && a->threadid == b->threadid;
-}
-
-static int
-to_raw_open(struct to_raw *c, const struct codif_hdr *h)
-{
-	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
-
-	names_of(c->o, c->in, NULL, prefix, ant);
-	snprintf(c->ri.ant_name, sizeof(c->ri.ant_name), "%s", ant);
-	c->ri.src = c->o->src;
-	c->ri.data_bytes = codif_data_bytes(h);
-	c->ri.fpp = codif_frames_per_period(h);
-	c->ri.frame_ns = codif_frame_ns(h);
-	cc_ri_set_first(&c->ri, h);
-	if (out_name(c->o, prefix, ant, codif_frame_time_ns(h), "raw", path,
-		     sizeof(path)) != 0) {
-		snprintf(c->err, sizeof(c->err), "output name too long");
-		return -1;
-	}
-	if (cc_out_open(&c->raw, path, c->o->force, c->err, sizeof(c->err)) != 0 ||
-	    cc_out_stream(&c->raw) == NULL)
-		return -1;
-	c->open = true;
-	return 0;
-}
-
-/* In the first row: a new slot, while the frames share the first's time. */
-static int
-to_raw_slot(struct to_raw *c, const struct cc_frame_ev *ev)
-{
-	struct cc_ri_stream *s;
-	uint32_t i;
-	char why[200];
-
-	for (i = 0; i < c->ri.nstream; i++)
-		if (same_ids(&c->ri.st[i].hdr, ev->h))
-			return 1; /* a repeat: the second row began */
-	if (ev->h->seconds != c->ri.first_seconds || ev->h->frame != c->ri.first_frame)
-		return 1;
-	if (c->ri.nstream == CC_RI_MAX_STREAMS) {
-		snprintf(c->err, sizeof(c->err), "more than %d streams in a row",
-			 CC_RI_MAX_STREAMS);
-		return -1;
-	}
-	if (c->ri.nstream > 0 &&
-	    !codif_params_equal(&c->ri.st[0].hdr, ev->h, why, sizeof(why))) {
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": %s; "
-			 "a raw file holds one frame rate", ev->off, why);
-		return -1;
-	}
-	if (c->ri.nstream == c->cap) {
-		uint32_t nc = c->cap != 0 ? c->cap * 2 : 16;
-		struct cc_ri_stream *v = realloc(c->ri.st, nc * sizeof(*v));
-
-		if (v == NULL) {
-			snprintf(c->err, sizeof(c->err), "out of memory");
-			return -1;
-		}
-		c->ri.st = v;
-		c->cap = nc;
-	}
-	if ((uint32_t)c->o->port + ev->h->secondaryid > 65535) {
-		snprintf(c->err, sizeof(c->err), "secondaryid %u: port %u + %u is beyond "
-			 "65535 (give a lower --dst port)", ev->h->secondaryid,
-			 c->o->port, ev->h->secondaryid);
-		return -1;
-	}
-	s = &c->ri.st[c->ri.nstream++];
-	memset(s, 0, sizeof(*s));
-	s->hdr = *ev->h;
-	memcpy(s->raw_hdr, ev->codif, CODIF_HDR_LEN);
-	s->dst = c->o->dst + ev->h->secondaryid;
-	s->port = (uint16_t)(c->o->port + ev->h->secondaryid);
-	return 0;
-}
-
-/* Every frame must be what the index will rebuild: its slot's header with
- * this row's time and its own invalid bit. */
-static int
-to_raw_check(struct to_raw *c, const struct cc_frame_ev *ev, uint32_t slot,
-	     uint64_t row)
+raw_check(const struct cout *c, const struct cframe *fr, uint32_t slot, char *err,
+	  size_t errlen)
 {
 	char name[32], sta[3];
 	struct codif_hdr want;
 	uint8_t b[CODIF_HDR_LEN];
-	unsigned int k;
+	unsigned int i;
 
-	if (!same_ids(&c->ri.st[slot].hdr, ev->h)) {
-		codif_station_str(ev->h->stationid, sta);
-		snprintf(name, sizeof(name), "%s/%u/%u/%u", sta, ev->h->groupid,
-			 ev->h->secondaryid, ev->h->threadid);
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": stream %s "
-			 "where row %" PRIu64 " has slot %u; a raw file needs whole rows "
-			 "in one slot order (formats.md)", ev->off, name, row, slot);
+	if (!same_ids(&c->ri.st[slot].hdr, fr->h)) {
+		codif_station_str(fr->h->stationid, sta);
+		snprintf(name, sizeof(name), "%s/%u/%u/%u", sta, fr->h->groupid,
+			 fr->h->secondaryid, fr->h->threadid);
+		snprintf(err, errlen, "frame at offset %" PRIu64 ": stream %s where row %" PRIu64
+			 " has slot %u; a raw file needs whole rows in one slot order "
+			 "(formats.md)", fr->off, name, c->rows, slot);
 		return -1;
 	}
-	cc_ri_frame_hdr(&c->ri, slot, row, ev->h->invalid, &want);
-	if (want.seconds != ev->h->seconds || want.frame != ev->h->frame) {
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": seconds %"
-			 PRIu32 " frame %" PRIu32 ", row %" PRIu64 " is at seconds %" PRIu32
-			 " frame %" PRIu32 "; a raw file needs rows without holes",
-			 ev->off, ev->h->seconds, ev->h->frame, row, want.seconds,
-			 want.frame);
+	fmt_raw_frame_hdr(&c->ri, slot, c->rows, fr->h->invalid, &want);
+	if (want.seconds != fr->h->seconds || want.frame != fr->h->frame) {
+		snprintf(err, errlen, "frame at offset %" PRIu64 ": seconds %" PRIu32 " frame %"
+			 PRIu32 ", row %" PRIu64 " is at seconds %" PRIu32 " frame %" PRIu32
+			 "; a raw file needs rows without holes", fr->off, fr->h->seconds,
+			 fr->h->frame, c->rows, want.seconds, want.frame);
 		return -1;
 	}
 	codif_encode(&want, b);
-	for (k = 0; k < CODIF_HDR_LEN; k++)
-		if (b[k] != ev->codif[k]) {
-			snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64
-				 ": header byte %u differs from its stream's first "
-				 "header in more than time and the invalid bit; raw + "
-				 "index cannot keep it", ev->off, k);
+	for (i = 0; i < CODIF_HDR_LEN; i++)
+		if (b[i] != fr->codif[i]) {
+			snprintf(err, errlen, "frame at offset %" PRIu64 ": header byte %u differs "
+				 "from its stream's first header in more than time and the "
+				 "invalid bit; raw + index cannot keep it", fr->off, i);
 			return -1;
 		}
 	return 0;
 }
 
+/* One frame into the row in progress (begun and ended here). */
 static int
-to_raw_frame(void *ctx, const struct cc_frame_ev *ev)
+cout_put(struct cout *c, const struct cframe *fr, char *err, size_t errlen)
 {
-	struct to_raw *c = ctx;
-	uint64_t row;
-	uint32_t slot;
+	uint8_t l2[PKT_HDRS_LEN + 8];
+	struct pkt_udp4_spec sp;
+	struct fmt_frame ff;
 	int rc;
 
-	if (!cc_seq_placed(ev->cls) || ev->cls == CODIF_SEQ_LATE) {
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": out of "
-			 "order; a raw file needs rows in time order", ev->off);
+	memset(&ff, 0, sizeof(ff));
+	ff.hdr = fr->codif;
+	ff.data = fr->codif + CODIF_HDR_LEN;
+	ff.data_bytes = (uint32_t)(fr->len - CODIF_HDR_LEN);
+	ff.flags = fr->gap ? FMT_F_GAP : fr->h->invalid ? FMT_F_INVALID : 0;
+	if (c->kind == FMT_RAW && raw_check(c, fr, c->k, err, errlen) != 0)
 		return -1;
-	}
-	if ((ev->flags & (CODIF_OUT_RESYNC | CODIF_OUT_NEW_PARAMS)) && c->nframes > 0) {
-		char ts[CODIF_TIMESTR_LEN];
-
-		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 " (%s): the "
-			 "stream's timeline resyncs or its parameters change there; a raw "
-			 "file holds one clock and one layout (a capture's writer starts a "
-			 "new file there: convert each part)", ev->off,
-			 codif_time_str(codif_frame_time_ns(ev->h), ts, sizeof(ts)));
-		return -1;
-	}
-	if (c->nframes == 0 && to_raw_open(c, ev->h) != 0)
-		return -1;
-	if (!c->rows_known) {
-		rc = to_raw_slot(c, ev);
-		if (rc < 0)
+	if (c->kind == FMT_PCAP && !fr->gap) {
+		if (fr->len > CC_PCAP_SNAPLEN - PKT_HDRS_LEN) {
+			snprintf(err, errlen, "frame at offset %" PRIu64 ": %zu bytes do not fit "
+				 "one UDP datagram", fr->off, fr->len);
 			return -1;
-		c->rows_known = rc == 1;
+		}
+		if (udp_spec(c->o, fr, &sp, err, errlen) != 0)
+			return -1;
+		ff.l2 = l2;
+		ff.l2len = pkt_build_udp4(l2, &sp, (uint32_t)fr->len);
+		ff.t_ns = codif_frame_time_ns(fr->h);
 	}
-	slot = (uint32_t)(c->nframes % c->ri.nstream);
-	row = c->nframes / c->ri.nstream;
-	if (c->rows_known && to_raw_check(c, ev, slot, row) != 0)
-		return -1;
-	if ((ev->filled && cc_ri_runs_add(&c->ri.gaps, CC_RI_MAX_STREAMS, slot, row) != 0) ||
-	    (!ev->filled && ev->h->invalid &&
-	     cc_ri_runs_add(&c->ri.invalid, CC_RI_MAX_STREAMS, slot, row) != 0)) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+	rc = c->k == 0 ? fmt_row_begin(&c->s, fmt_row_bytes_max(c->nslot, ff.data_bytes)) : 0;
+	if (rc == 0)
+		rc = fmt_put(&c->s, &ff);
+	if (rc >= 0 && ++c->k == c->nslot) {
+		rc = fmt_row_end(&c->s);
+		c->k = 0;
+		c->rows++;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", fio_part(&c->s.f), strerror(-rc));
 		return -1;
 	}
-	if (fwrite(ev->codif + CODIF_HDR_LEN, 1, ev->len - CODIF_HDR_LEN, c->raw.f) !=
-	    ev->len - CODIF_HDR_LEN) {
-		snprintf(c->err, sizeof(c->err), "%s: write: %s", c->raw.part,
-			 strerror(errno));
-		return -1;
-	}
-	c->nframes++;
+	if (fr->gap)
+		c->gaps++;
+	else
+		c->frames++;
+	if (!fr->gap && fr->h->invalid)
+		c->invalid++;
 	return 0;
 }
 
-/* Rows are whole; the index goes beside the raw file, both renamed. */
+/* Finish the output: kept (renamed, with its index) when ok. */
 static int
-to_raw_finish(struct to_raw *c)
+cout_close(struct cout *c, bool ok, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 8];
-	struct cc_out idx;
-	FILE *f;
+	char e2[ERRLEN];
+	int rc;
 
-	if (c->nframes % c->ri.nstream != 0) {
-		snprintf(c->err, sizeof(c->err), "the file ends inside a row (%" PRIu64
-			 " of %u frames); raw rows must be whole",
-			 c->nframes % c->ri.nstream, c->ri.nstream);
-		return -1;
-	}
-	c->ri.rows = c->nframes / c->ri.nstream;
-	if (cc_ri_runs_index(&c->ri.gaps, c->ri.nstream) != 0 ||
-	    cc_ri_runs_index(&c->ri.invalid, c->ri.nstream) != 0) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s.json", c->raw.path);
-	if (cc_out_open(&idx, path, c->o->force, c->err, sizeof(c->err)) != 0)
-		return -1;
-	f = cc_out_stream(&idx);
-	if (f == NULL || cc_ri_write(f, &c->ri) != 0) {
-		snprintf(c->err, sizeof(c->err), "%s: write failed", idx.part);
-		cc_out_abort(&idx);
-		return -1;
-	}
-	if (cc_out_commit(&c->raw, c->err, sizeof(c->err)) != 0) {
-		cc_out_abort(&idx);
-		return -1;
-	}
+	if (!c->open)
+		return ok ? 0 : -1;
 	c->open = false;
-	return cc_out_commit(&idx, c->err, sizeof(c->err)) == 0 ? 0 : -1;
-}
-
-static int
-codif_to_raw(const char *in, const struct cc_conv_opts *o,
-	     const struct cc_scan_opts *so)
-{
-	struct to_raw *c = calloc(1, sizeof(*c));
-	struct cc_file f;
-	int rc, status = CC_EXIT_OK;
-
-	if (c == NULL)
-		return CC_EXIT_PROBLEMS;
-	c->o = o;
-	c->in = in;
-	cc_ri_init(&c->ri);
-	rc = cc_inspect(&f, in, so, to_raw_frame, c);
-	if (rc == 0 && c->nframes == 0)
-		snprintf(c->err, sizeof(c->err), "%s: no frames to write", in);
-	if (rc != 0 || c->nframes == 0 || to_raw_finish(c) != 0) {
-		if (c->open)
-			cc_out_abort(&c->raw);
-		fprintf(stderr, "codifcheck: convert: %s\n", c->err[0] != '\0' ? c->err :
-			strerror(-rc));
-		status = CC_EXIT_PROBLEMS;
-	} else {
-		printf("codifcheck: wrote %s and %s.json (%u streams, %" PRIu64
-		       " rows, %zu gap runs, %zu invalid runs)\n", c->raw.path,
-		       c->raw.path, c->ri.nstream, c->ri.rows, c->ri.gaps.n,
-		       c->ri.invalid.n);
+	if (ok && c->k != 0) {
+		snprintf(err, errlen, "the file ends inside a row (%u of %u frames); raw rows "
+			 "must be whole", c->k, c->nslot);
+		ok = false;
 	}
-	if (input_problems(&f) != CC_EXIT_OK)
-		status = CC_EXIT_PROBLEMS;
-	cc_file_free(&f);
-	cc_ri_free(&c->ri);
-	free(c);
-	return status;
+	rc = fmt_close(&c->s, ok, NULL, ok ? err : e2, ok ? errlen : sizeof(e2));
+	return ok && rc == 0 ? 0 : -1;
 }
 
-/* ---- raw + index -> codif ------------------------------------------------- */
+static void
+cout_report(const struct cout *c, const char *what)
+{
+	const char *path = fio_path(&c->s.f);
 
-struct to_codif {
+	if (c->kind == FMT_RAW)
+		printf("codifcheck: wrote %s and %s.json (%s%u streams, %" PRIu64 " rows, %" PRIu64
+		       " lost written as zeros, %" PRIu64 " invalid)\n", path, path, what,
+		       c->nslot, c->rows, c->gaps, c->invalid);
+	else if (c->kind == FMT_CODIF)
+		printf("codifcheck: wrote %s (%s%" PRIu64 " frames, %" PRIu64 " lost written as "
+		       "invalid)\n", path, what, c->frames, c->gaps);
+	else
+		printf("codifcheck: wrote %s (%s%" PRIu64 " frames; %" PRIu64 " placeholder "
+		       "frames of gaps left out)\n", path, what, c->frames, c->gaps);
+}
+
+/* ---- codif, raw: frames in file order ---------------------------------------- */
+
+/*
+ * A codif or raw file is read in its order: each frame goes to the output
+ * as it comes (codif, pcap: a row each). A raw output needs its streams
+ * first: the first row is held until it ends (a stream repeats, or the
+ * time moves on), then the file is opened and rows go through whole.
+ */
+struct seq {
 	const struct cc_conv_opts *o;
-	const struct cc_file *f;    /* its index is parsed before the first frame */
-	struct cc_out out;
-	bool open;
-	uint64_t written;
+	const struct cc_file *f;    /* the input (its index, read before the frames) */
+	struct cout out;
+	uint64_t nframes;
+	bool layout_known;          /* raw: the first row ended */
+	struct cframe *held;        /* raw: the first row, copies */
+	uint8_t *held_data;
+	struct codif_hdr *held_h;
+	uint32_t nheld, capheld;
+	size_t fb;
 	char err[ERRLEN];
 };
 
 static int
-raw_to_codif_frame(void *ctx, const struct cc_frame_ev *ev)
+seq_open(struct seq *c, const struct codif_hdr *h, size_t fb, const struct fmt_raw_index *ri)
 {
-	struct to_codif *c = ctx;
+	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
 
-	if (!c->open) {
-		char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
-
-		names_of(c->o, c->f->path, c->f->ri.ant_name, prefix, ant);
-		if (out_name(c->o, prefix, ant, codif_frame_time_ns(ev->h), "codif",
-			     path, sizeof(path)) != 0) {
-			snprintf(c->err, sizeof(c->err), "output name too long");
-			return -1;
-		}
-		if (cc_out_open(&c->out, path, c->o->force, c->err, sizeof(c->err)) != 0 ||
-		    cc_out_stream(&c->out) == NULL)
-			return -1;
-		c->open = true;
-	}
-	if (fwrite(ev->codif, 1, ev->len, c->out.f) != ev->len) {
-		snprintf(c->err, sizeof(c->err), "%s: write: %s", c->out.part,
-			 strerror(errno));
+	names_of(c->o, c->f->path, c->f->have_ri ? c->f->ri.ant_name : NULL, prefix, ant);
+	if (out_name(c->o, prefix, ant, codif_frame_time_ns(h), fmt_name(c->out.kind), path,
+		     sizeof(path)) != 0) {
+		snprintf(c->err, sizeof(c->err), "output name too long");
 		return -1;
 	}
-	c->written++;
+	return cout_open(&c->out, path, ri != NULL ? ri->nstream : 1, fb, ri, c->err,
+			 sizeof(c->err));
+}
+
+/* raw: the streams of the held first row, and the index they make. */
+static int
+seq_raw_open(struct seq *c)
+{
+	struct fmt_raw_index *ri = &c->out.ri;
+	struct codif_clock clk;
+	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN];
+	int64_t idx;
+	uint32_t i;
+
+	if (fmt_raw_index_streams(ri, c->nheld) != 0) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	names_of(c->o, c->f->path, NULL, prefix, ant);
+	str_copy(ri->ant_name, sizeof(ri->ant_name), ant);
+	ri->src = c->o->src;
+	ri->data_bytes = (uint32_t)(c->fb - CODIF_HDR_LEN);
+	for (i = 0; i < c->nheld; i++) {
+		const struct codif_hdr *h = &c->held_h[i];
+
+		if ((uint32_t)c->o->port + h->secondaryid > 65535) {
+			snprintf(c->err, sizeof(c->err), "secondaryid %u: port %u + %u is beyond "
+				 "65535 (give a lower --dst port)", h->secondaryid, c->o->port,
+				 h->secondaryid);
+			return -1;
+		}
+		ri->st[i].dst = c->o->dst + h->secondaryid;
+		ri->st[i].port = (uint16_t)(c->o->port + h->secondaryid);
+		ri->st[i].hdr = *h;
+		memcpy(ri->st[i].raw_hdr, c->held_data + (size_t)i * c->fb, CODIF_HDR_LEN);
+	}
+	if (codif_clock_init(&clk, &c->held_h[0]) != 0 ||
+	    !codif_clock_index(&clk, c->held_h[0].seconds, c->held_h[0].frame, &idx)) {
+		snprintf(c->err, sizeof(c->err), "the first frame has no frame index");
+		return -1;
+	}
+	fmt_raw_index_set_time(ri, &clk, idx);
+	if (seq_open(c, &c->held_h[0], c->fb, ri) != 0)
+		return -1;
+	for (i = 0; i < c->nheld; i++) {
+		c->held[i].h = &c->held_h[i];
+		c->held[i].codif = c->held_data + (size_t)i * c->fb;
+		if (cout_put(&c->out, &c->held[i], c->err, sizeof(c->err)) != 0)
+			return -1;
+	}
+	c->layout_known = true;
+	return 0;
+}
+
+/* raw: hold a frame of the first row; 1 when it begins the second row. */
+static int
+seq_hold(struct seq *c, const struct cframe *fr)
+{
+	char why[200];
+	uint32_t i;
+
+	for (i = 0; i < c->nheld; i++)
+		if (same_ids(&c->held_h[i], fr->h))
+			return 1; /* a repeat: the second row began */
+	if (c->nheld > 0 && (fr->h->seconds != c->held_h[0].seconds ||
+			     fr->h->frame != c->held_h[0].frame))
+		return 1;
+	if (c->nheld == FMT_RAW_MAX_STREAMS) {
+		snprintf(c->err, sizeof(c->err), "more than %d streams in a row",
+			 FMT_RAW_MAX_STREAMS);
+		return -1;
+	}
+	if (c->nheld > 0 && !codif_params_equal(&c->held_h[0], fr->h, why, sizeof(why))) {
+		snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": %s; a raw file "
+			 "holds one frame rate", fr->off, why);
+		return -1;
+	}
+	if (c->nheld == c->capheld) {
+		uint32_t nc = c->capheld ? c->capheld * 2 : 16;
+		struct cframe *v = realloc(c->held, nc * sizeof(*v));
+		struct codif_hdr *hv = realloc(c->held_h, nc * sizeof(*hv));
+		uint8_t *d;
+
+		if (v != NULL)
+			c->held = v;
+		if (hv != NULL)
+			c->held_h = hv;
+		d = v != NULL && hv != NULL ? realloc(c->held_data, nc * c->fb) : NULL;
+		if (d == NULL) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			return -1;
+		}
+		c->held_data = d;
+		c->capheld = nc;
+	}
+	c->held[c->nheld] = *fr;
+	c->held_h[c->nheld] = *fr->h;
+	memcpy(c->held_data + (size_t)c->nheld * c->fb, fr->codif, c->fb);
+	c->nheld++;
 	return 0;
 }
 
 static int
-raw_to_codif(const char *in, const struct cc_conv_opts *o,
-	     const struct cc_scan_opts *so)
+seq_frame(void *ctx, const struct cc_frame_ev *ev)
 {
-	struct to_codif *c = calloc(1, sizeof(*c));
+	struct seq *c = ctx;
+	struct cframe fr = {
+		.h = ev->h, .codif = ev->codif, .len = ev->len, .gap = ev->filled,
+		.off = ev->off, .index = ev->index,
+	};
+	int rc;
+
+	if (ev->st != NULL && ev->st->net) {
+		/* a raw index says the stream's addresses */
+		fr.src = ev->st->src;
+		fr.dst = ev->st->dst;
+		fr.port = ev->st->port;
+	}
+	if (c->out.kind == FMT_PCAP && (ev->filled || !cc_seq_placed(ev->cls))) {
+		if (ev->filled)
+			c->out.gaps++; /* a pcap writes nothing for a gap */
+		return 0;
+	}
+	if (c->out.kind == FMT_RAW) {
+		if (!cc_seq_placed(ev->cls) || ev->cls == CODIF_SEQ_LATE) {
+			snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 ": out of "
+				 "order; a raw file needs rows in time order", ev->off);
+			return -1;
+		}
+		if ((ev->flags & (CODIF_OUT_RESYNC | CODIF_OUT_NEW_PARAMS)) && c->nframes > 0) {
+			char ts[CODIF_TIMESTR_LEN];
+
+			snprintf(c->err, sizeof(c->err), "frame at offset %" PRIu64 " (%s): the "
+				 "stream's timeline resyncs or its parameters change there; a raw "
+				 "file holds one clock and one layout (a capture's writer starts a "
+				 "new file there: convert each part)", ev->off,
+				 codif_time_str(codif_frame_time_ns(ev->h), ts, sizeof(ts)));
+			return -1;
+		}
+		c->nframes++;
+		if (!c->layout_known) {
+			if (c->nheld == 0)
+				c->fb = ev->len;
+			rc = seq_hold(c, &fr);
+			if (rc <= 0)
+				return rc;
+			if (seq_raw_open(c) != 0)
+				return -1;
+		}
+		return cout_put(&c->out, &fr, c->err, sizeof(c->err));
+	}
+	if (!c->out.open && seq_open(c, ev->h, ev->len, NULL) != 0)
+		return -1;
+	c->nframes++;
+	return cout_put(&c->out, &fr, c->err, sizeof(c->err));
+}
+
+static int
+convert_file(const char *in, const struct cc_conv_opts *o, const struct cc_scan_opts *so,
+	     enum fmt_kind to)
+{
+	struct seq *c = calloc(1, sizeof(*c));
 	struct cc_file f;
 	int rc, status = CC_EXIT_OK;
 
@@ -546,27 +498,33 @@ raw_to_codif(const char *in, const struct cc_conv_opts *o,
 		return CC_EXIT_PROBLEMS;
 	c->o = o;
 	c->f = &f;
-	rc = cc_inspect(&f, in, so, raw_to_codif_frame, c);
-	if (rc == 0 && !c->open)
+	c->out.o = o;
+	c->out.kind = to;
+	rc = cc_inspect(&f, in, so, seq_frame, c);
+	/* a raw output of one row: the row is whole at the end */
+	if (rc == 0 && to == FMT_RAW && !c->layout_known && c->nheld > 0)
+		rc = seq_raw_open(c) != 0 ? -1 : 0;
+	if (rc == 0 && !c->out.open && c->err[0] == '\0')
 		snprintf(c->err, sizeof(c->err), "%s: no frames to write", in);
-	if (rc != 0 || !c->open || cc_out_commit(&c->out, c->err, sizeof(c->err)) != 0) {
-		if (c->open && rc != 0)
-			cc_out_abort(&c->out);
+	if (cout_close(&c->out, rc == 0 && c->out.open, c->err, sizeof(c->err)) != 0) {
 		fprintf(stderr, "codifcheck: convert: %s\n", c->err[0] != '\0' ? c->err :
 			strerror(-rc));
 		status = CC_EXIT_PROBLEMS;
 	} else {
-		printf("codifcheck: wrote %s (%" PRIu64 " frames)\n", c->out.path,
-		       c->written);
+		cout_report(&c->out, "");
 	}
 	if (input_problems(&f) != CC_EXIT_OK)
 		status = CC_EXIT_PROBLEMS;
 	cc_file_free(&f);
+	fmt_raw_index_free(&c->out.ri);
+	free(c->held);
+	free(c->held_h);
+	free(c->held_data);
 	free(c);
 	return status;
 }
 
-/* ---- pcap -> codif (one file per antenna and timeline segment) ------------ */
+/* ---- captures: one output per antenna and timeline segment ------------------ */
 
 #define UNIT_PARAMS 8
 
@@ -578,23 +536,30 @@ struct unit_ref {
 	struct codif_hdr h[UNIT_PARAMS];
 };
 
-/* One output file: an antenna's rows over one segment of its timeline,
+/*
+ * One output file: an antenna's rows over one segment of its timeline,
  * rows r0..r1 (frame indices on clk), each lib/acct stream k at slot
  * slot_of[k]. A gap longer than --max-gap is a resync, so a unit never
- * holds more placeholders than its data spans. */
+ * holds more placeholders than its data spans. Arrival order is not row
+ * order: frames wait in a ring of the rows a late frame can still reach
+ * (maxlag, measured in the first pass) until their row is final.
+ */
 struct unit {
 	uint32_t tseg;
 	struct codif_clock clk;
 	int64_t r0, r1;
+	int64_t newest, maxlag;      /* pass 1: how far behind a frame came */
 	bool present[ACCT_MAX_STREAMS];
 	int slot_of[ACCT_MAX_STREAMS];
+	int stream_of[ACCT_MAX_STREAMS];
 	struct unit_ref ref[ACCT_MAX_STREAMS];
 	unsigned int nslot;
 	uint64_t fb;                 /* frame bytes: 64 + data */
-	uint64_t *have;              /* pass 2: rows x slots written */
-	struct cc_out out;
-	bool open;
-	uint64_t written, placeholders;
+	/* pass 2 */
+	uint8_t *ring;               /* nring rows x nslot frames */
+	uint64_t *have;
+	int64_t nring, next;         /* next row to write */
+	struct cout out;
 };
 
 struct ant_out {
@@ -605,10 +570,10 @@ struct ant_out {
 	unsigned int nu, capu;
 };
 
-struct to_codifs {
+struct capture {
 	const struct cc_conv_opts *o;
+	enum fmt_kind to;
 	const char *in;
-	const struct cc_scan *s1;    /* pass 1's scan, while it runs */
 	struct ant_out ant[ACCT_MAX_ANTENNAS];
 	char err[ERRLEN];
 };
@@ -628,7 +593,7 @@ unit_of(struct ant_out *ao, uint32_t tseg)
 static int
 plan_frame(void *ctx, const struct cc_frame_ev *ev)
 {
-	struct to_codifs *c = ctx;
+	struct capture *c = ctx;
 	struct ant_out *ao = &c->ant[ev->ant];
 	struct unit *u = unit_of(ao, ev->tseg);
 	struct unit_ref *r;
@@ -649,7 +614,7 @@ plan_frame(void *ctx, const struct cc_frame_ev *ev)
 		memset(u, 0, sizeof(*u));
 		u->tseg = ev->tseg;
 		u->clk = ev->st->tl->clk;
-		u->r0 = u->r1 = ev->index;
+		u->r0 = u->r1 = u->newest = ev->index;
 		u->fb = ev->len;
 		ao->used = true;
 		ao->src = ev->st->src;
@@ -666,6 +631,10 @@ plan_frame(void *ctx, const struct cc_frame_ev *ev)
 		u->r0 = ev->index;
 	if (ev->index > u->r1)
 		u->r1 = ev->index;
+	if (ev->index > u->newest)
+		u->newest = ev->index;
+	else if (u->newest - ev->index > u->maxlag)
+		u->maxlag = u->newest - ev->index;
 	r = &u->ref[ev->stream];
 	if (!u->present[ev->stream] ||
 	    ((ev->flags & CODIF_OUT_NEW_PARAMS) && r->n < UNIT_PARAMS)) {
@@ -698,9 +667,9 @@ slot_cmp(const void *a, const void *b)
 			     *(const struct cc_stream *const *)b);
 }
 
-/* Slots within one unit: by destination, port and ids. */
+/* Each unit's slots (sorted), row range and reorder ring. */
 static int
-plan_units(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
+plan_units(struct capture *c, const struct cc_scan *s, unsigned int a)
 {
 	struct ant_out *ao = &c->ant[a];
 	unsigned int n = s->acct->ant[a].nstream, k, i, m;
@@ -708,7 +677,6 @@ plan_units(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
 	for (i = 0; i < ao->nu; i++) {
 		struct unit *u = &ao->u[i];
 		struct cc_stream *v[ACCT_MAX_STREAMS];
-		uint64_t bits;
 
 		/* the segment runs to the timeline's newest frame, where its
 		 * streams were closed (their lost ends written too) */
@@ -729,13 +697,18 @@ plan_units(struct to_codifs *c, const struct cc_scan *s, unsigned int a)
 			for (ks = 0; ks < n && s->side[a][ks] != v[k]; ks++)
 				;
 			u->slot_of[ks] = (int)k;
+			u->stream_of[k] = (int)ks;
 		}
 		u->nslot = m;
-		bits = (uint64_t)(u->r1 - u->r0 + 1) * m;
-		u->have = calloc((size_t)((bits + 63) / 64), sizeof(uint64_t));
-		if (u->have == NULL) {
-			snprintf(c->err, sizeof(c->err), "out of memory for %" PRIu64 " rows",
-				 (uint64_t)(u->r1 - u->r0 + 1));
+		u->nring = u->maxlag + 1;
+		u->next = u->r0;
+		u->newest = u->r0 - 1;
+		u->ring = malloc((size_t)u->nring * m * u->fb);
+		u->have = calloc((size_t)((u->nring * m + 63) / 64), sizeof(uint64_t));
+		if (u->ring == NULL || u->have == NULL) {
+			snprintf(c->err, sizeof(c->err), "out of memory for %" PRId64 " rows of "
+				 "%u frames (frames arrived up to %" PRId64 " behind)", u->nring, m,
+				 u->maxlag);
 			return -1;
 		}
 	}
@@ -750,13 +723,38 @@ ip_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* raw: a unit's streams (slot order, their first headers) and its time. */
+static int
+unit_index(const struct unit *u, const struct cc_scan *s, unsigned int a, unsigned int ai,
+	   const char *name, uint32_t src, struct fmt_raw_index *ri)
+{
+	unsigned int j;
+
+	if (fmt_raw_index_streams(ri, u->nslot) != 0)
+		return -ENOMEM;
+	ri->ant_index = ai;
+	str_copy(ri->ant_name, sizeof(ri->ant_name), name);
+	ri->src = src;
+	ri->data_bytes = (uint32_t)(u->fb - CODIF_HDR_LEN);
+	fmt_raw_index_set_time(ri, &u->clk, u->r0);
+	for (j = 0; j < u->nslot; j++) {
+		unsigned int k = (unsigned int)u->stream_of[j];
+
+		ri->st[j].dst = s->side[a][k]->dst;
+		ri->st[j].port = s->side[a][k]->port;
+		ri->st[j].hdr = u->ref[k].h[0];
+		codif_encode(&ri->st[j].hdr, ri->st[j].raw_hdr);
+	}
+	return 0;
+}
+
 /* Antenna names ant<i>, i by source address; output files opened. */
 static int
-plan_outputs(struct to_codifs *c, const struct cc_scan *s)
+plan_outputs(struct capture *c, const struct cc_scan *s)
 {
 	const struct acct_layout *l = acct_layout_of(s->acct);
 	uint32_t ips[ACCT_MAX_ANTENNAS];
-	unsigned int a, i, n = 0, nfiles = 0;
+	unsigned int a, i, ai, n = 0, nfiles = 0;
 	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
 
 	for (a = 0; a < l->nant; a++)
@@ -765,8 +763,7 @@ plan_outputs(struct to_codifs *c, const struct cc_scan *s)
 			nfiles += c->ant[a].nu;
 		}
 	if (n == 0) {
-		snprintf(c->err, sizeof(c->err), "%s: no CODIF frames from any antenna",
-			 c->in);
+		snprintf(c->err, sizeof(c->err), "%s: no CODIF frames from any antenna", c->in);
 		return -1;
 	}
 	if (nfiles > 1 && c->o->output != NULL) {
@@ -786,112 +783,112 @@ plan_outputs(struct to_codifs *c, const struct cc_scan *s)
 
 		if (!ao->used)
 			continue;
-		for (i = 0; ips[i] != ao->src; i++)
+		for (ai = 0; ips[ai] != ao->src; ai++)
 			;
-		snprintf(ao->name, sizeof(ao->name), "ant%u", i);
+		snprintf(ao->name, sizeof(ao->name), "ant%u", ai);
 		names_of(c->o, c->in, ao->name, prefix, ant);
 		for (i = 0; i < ao->nu; i++) {
 			struct unit *u = &ao->u[i];
 
+			u->out.o = c->o;
+			u->out.kind = c->to;
 			if (out_name(c->o, prefix, ant, codif_clock_time_ns(&u->clk, u->r0),
-				     "codif", path, sizeof(path)) != 0) {
+				     fmt_name(c->to), path, sizeof(path)) != 0) {
 				snprintf(c->err, sizeof(c->err), "output name too long");
 				return -1;
 			}
-			if (cc_out_open(&u->out, path, c->o->force, c->err, sizeof(c->err)) != 0)
+			if (c->to == FMT_RAW &&
+			    unit_index(u, s, a, ai, ant, ao->src, &u->out.ri) != 0) {
+				snprintf(c->err, sizeof(c->err), "out of memory");
 				return -1;
-			u->open = true;
+			}
+			if (cout_open(&u->out, path, u->nslot, u->fb,
+				      c->to == FMT_RAW ? &u->out.ri : NULL, c->err,
+				      sizeof(c->err)) != 0)
+				return -1;
 		}
 	}
 	return 0;
 }
 
-static uint64_t
-slot_offset(const struct unit *u, unsigned int k, int64_t index)
+/* Row n of a unit to its output: each slot's frame, or (never arrived) its
+ * stream's placeholder: its header in force there, that frame's time, the
+ * invalid bit, zero data (formats.md). */
+static int
+unit_row(struct capture *c, struct unit *u, int64_t n)
 {
-	uint64_t row = (uint64_t)(index - u->r0);
+	int64_t pos = (n - u->r0) % u->nring;
+	unsigned int j;
 
-	return (row * u->nslot + (uint64_t)u->slot_of[k]) * u->fb;
+	for (j = 0; j < u->nslot; j++) {
+		uint64_t bit = (uint64_t)pos * u->nslot + j;
+		uint8_t *p = u->ring + bit * u->fb;
+		struct codif_hdr h;
+		struct cframe fr = { .h = &h, .codif = p, .len = u->fb, .index = n };
+
+		if (u->have[bit / 64] >> (bit % 64) & 1) {
+			codif_decode(p, CODIF_HDR_LEN, &h, NULL, 0);
+			u->have[bit / 64] &= ~(1ULL << (bit % 64));
+		} else {
+			h = *unit_hdr(u, (unsigned int)u->stream_of[j], n);
+			fmt_codif_hdr_at(&h, &u->clk, n, true);
+			codif_encode(&h, p);
+			memset(p + CODIF_HDR_LEN, 0, u->fb - CODIF_HDR_LEN);
+			fr.gap = true;
+		}
+		if (cout_put(&u->out, &fr, c->err, sizeof(c->err)) != 0)
+			return -1;
+	}
+	return 0;
 }
 
-/* Pass 2: every frame to its unit's slot (arrival order is not row order). */
+/* Pass 2: every first copy of a frame to its row and slot; rows no late
+ * frame can reach any more are written. */
 static int
-to_codifs_frame(void *ctx, const struct cc_frame_ev *ev)
+capture_frame(void *ctx, const struct cc_frame_ev *ev)
 {
-	struct to_codifs *c = ctx;
+	struct capture *c = ctx;
 	struct unit *u = unit_of(&c->ant[ev->ant], ev->tseg);
 	uint64_t bit;
+	int slot;
 
-	if (u == NULL || u->slot_of[ev->stream] < 0 || ev->index < u->r0 || ev->index > u->r1) {
+	if (u == NULL || (slot = u->slot_of[ev->stream]) < 0 || ev->index < u->next ||
+	    ev->index > u->r1) {
 		snprintf(c->err, sizeof(c->err), "internal: frame index %" PRId64 " of "
 			 "segment %u not planned", ev->index, ev->tseg);
 		return -1;
 	}
-	if (cc_out_pwrite(&u->out, ev->codif, ev->len,
-			  slot_offset(u, (unsigned int)ev->stream, ev->index),
-			  c->err, sizeof(c->err)) != 0)
-		return -1;
-	bit = (uint64_t)(ev->index - u->r0) * u->nslot + (uint64_t)u->slot_of[ev->stream];
-	u->have[bit / 64] |= 1ULL << (bit % 64);
-	u->written++;
+	if (ev->index > u->newest) {
+		while (u->next < ev->index - u->maxlag)
+			if (unit_row(c, u, u->next++) != 0)
+				return -1;
+		u->newest = ev->index;
+	}
+	bit = (uint64_t)((ev->index - u->r0) % u->nring) * u->nslot + (uint64_t)slot;
+	if (!(u->have[bit / 64] >> (bit % 64) & 1)) {
+		memcpy(u->ring + bit * u->fb, ev->codif, u->fb);
+		u->have[bit / 64] |= 1ULL << (bit % 64);
+	}
 	return 0;
 }
 
-/* Frames that never arrived: the stream's header at their time, invalid,
- * zero data (formats.md). */
 static int
-fill_unit(struct to_codifs *c, struct unit *u, unsigned int nstream)
+convert_capture(const char *in, const struct cc_conv_opts *o, const struct cc_scan_opts *so,
+		enum fmt_kind to)
 {
-	uint8_t *buf = calloc(1, u->fb);
-	unsigned int k;
-	int64_t n;
-	int rc = 0;
-
-	if (buf == NULL)
-		return -1;
-	for (k = 0; k < nstream && rc == 0; k++) {
-		if (u->slot_of[k] < 0)
-			continue;
-		for (n = u->r0; n <= u->r1 && rc == 0; n++) {
-			uint64_t bit = (uint64_t)(n - u->r0) * u->nslot + (uint64_t)u->slot_of[k];
-			struct codif_hdr h;
-
-			if (u->have[bit / 64] >> (bit % 64) & 1)
-				continue;
-			h = *unit_hdr(u, k, n);
-			codif_clock_hdr_time(&u->clk, n, &h.seconds, &h.frame);
-			h.invalid = true;
-			codif_encode(&h, buf);
-			rc = cc_out_pwrite(&u->out, buf, u->fb, slot_offset(u, k, n), c->err,
-					   sizeof(c->err));
-			u->placeholders++;
-		}
-	}
-	free(buf);
-	if (rc == 0 && u->written + u->placeholders != (uint64_t)(u->r1 - u->r0 + 1) * u->nslot) {
-		snprintf(c->err, sizeof(c->err), "internal: %" PRIu64 " frames written "
-			 "+ %" PRIu64 " placeholders, expected %" PRIu64 " rows x %u",
-			 u->written, u->placeholders, (uint64_t)(u->r1 - u->r0 + 1), u->nslot);
-		rc = -1;
-	}
-	return rc;
-}
-
-static int
-pcap_to_codif(const char *in, const struct cc_conv_opts *o,
-	      const struct cc_scan_opts *so)
-{
-	struct to_codifs *c = calloc(1, sizeof(*c));
+	struct capture *c = calloc(1, sizeof(*c));
 	struct cc_file f1, f2;
 	unsigned int a, i, nant = 0;
 	int rc, status = CC_EXIT_OK;
-	char ip[16];
+	char ip[16], what[96];
 
 	if (c == NULL)
 		return CC_EXIT_PROBLEMS;
 	c->o = o;
+	c->to = to;
 	c->in = in;
-	/* pass 1: each antenna's segments, their streams and row ranges */
+	/* pass 1: each antenna's segments, their streams, row ranges and how
+	 * late frames come */
 	rc = cc_inspect(&f1, in, so, plan_frame, c);
 	if (rc == 0 && f1.scan->acct == NULL) {
 		snprintf(c->err, sizeof(c->err), "%s: unreadable", in);
@@ -902,28 +899,46 @@ pcap_to_codif(const char *in, const struct cc_conv_opts *o,
 		rc = plan_units(c, f1.scan, a);
 	if (rc == 0)
 		rc = plan_outputs(c, f1.scan);
-	/* pass 2: every frame to its slot, then the gaps as placeholders */
+	/* pass 2: every frame to its row, the rows in order to the outputs */
 	memset(&f2, 0, sizeof(f2));
 	if (rc == 0)
-		rc = cc_inspect(&f2, in, so, to_codifs_frame, c);
+		rc = cc_inspect(&f2, in, so, capture_frame, c);
 	for (a = 0; a < nant && rc == 0; a++)
-		for (i = 0; i < c->ant[a].nu && rc == 0; i++)
-			rc = fill_unit(c, &c->ant[a].u[i], f2.scan->acct->ant[a].nstream);
+		for (i = 0; i < c->ant[a].nu && rc == 0; i++) {
+			struct unit *u = &c->ant[a].u[i];
+
+			while (rc == 0 && u->next <= u->r1)
+				rc = unit_row(c, u, u->next++);
+			if (rc == 0 && u->out.frames + u->out.gaps !=
+				       (uint64_t)(u->r1 - u->r0 + 1) * u->nslot) {
+				snprintf(c->err, sizeof(c->err), "internal: %" PRIu64 " frames "
+					 "written + %" PRIu64 " placeholders, expected %" PRIu64
+					 " rows x %u", u->out.frames, u->out.gaps,
+					 (uint64_t)(u->r1 - u->r0 + 1), u->nslot);
+				rc = -1;
+			}
+		}
 	for (a = 0; a < ACCT_MAX_ANTENNAS; a++) {
 		struct ant_out *ao = &c->ant[a];
 
 		for (i = 0; i < ao->nu; i++) {
 			struct unit *u = &ao->u[i];
+			bool was_open = u->out.open;
 
-			if (u->open && rc != 0)
-				cc_out_abort(&u->out);
-			else if (u->open && cc_out_commit(&u->out, c->err, sizeof(c->err)) != 0)
+			if (cout_close(&u->out, rc == 0, c->err, sizeof(c->err)) != 0 && rc == 0)
 				rc = -1;
-			else if (u->open)
-				printf("codifcheck: wrote %s (antenna %s: %u streams, %" PRId64
-				       " rows, %" PRIu64 " frames, %" PRIu64 " lost written as "
-				       "invalid)\n", u->out.path, ipv4_str(ao->src, ip, sizeof(ip)),
-				       u->nslot, u->r1 - u->r0 + 1, u->written, u->placeholders);
+			else if (rc == 0 && was_open) {
+				ipv4_str(ao->src, ip, sizeof(ip));
+				if (to == FMT_RAW)
+					snprintf(what, sizeof(what), "antenna %s: ", ip);
+				else
+					snprintf(what, sizeof(what), "antenna %s: %u streams, %"
+						 PRIu64 " rows, ", ip, u->nslot,
+						 (uint64_t)(u->r1 - u->r0 + 1));
+				cout_report(&u->out, what);
+			}
+			fmt_raw_index_free(&u->out.ri);
+			free(u->ring);
 			free(u->have);
 		}
 		free(ao->u);
@@ -951,6 +966,7 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 	struct cc_detect d;
 	uint8_t *head = malloc(CC_DETECT_HEAD);
 	uint64_t size = 0;
+	enum cc_fmt from;
 	long n;
 
 	if (head == NULL)
@@ -971,26 +987,26 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 	switch (d.fmt) {
 	case CC_FMT_PCAP:
 	case CC_FMT_PCAPNG:
-		if (o->to == CC_FMT_CODIF)
-			return pcap_to_codif(in, o, &so);
+		from = CC_FMT_PCAP;
 		break;
 	case CC_FMT_CODIF:
-		if (o->to == CC_FMT_PCAP)
-			return codif_to_pcap(in, o, &so);
-		if (o->to == CC_FMT_RAW)
-			return codif_to_raw(in, o, &so);
+		from = CC_FMT_CODIF;
 		break;
 	case CC_FMT_RAW:
 	case CC_FMT_RAW_INDEX:
-		if (o->to == CC_FMT_CODIF)
-			return raw_to_codif(in, o, &so);
+		from = CC_FMT_RAW;
 		break;
 	default:
 		fprintf(stderr, "codifcheck: convert: %s: %s\n", in, d.desc);
 		return CC_EXIT_PROBLEMS;
 	}
-	fprintf(stderr, "codifcheck: convert: %s: %s to %s is not a conversion "
-		"(pcap -> codif, codif -> pcap, codif -> raw, raw -> codif)\n", in,
-		cc_fmt_name(d.fmt), cc_fmt_name(o->to));
-	return CC_EXIT_PROBLEMS;
+	if (from == o->to) {
+		fprintf(stderr, "codifcheck: convert: %s: %s to %s is not a conversion (pcap -> "
+			"codif or raw, codif -> pcap or raw, raw -> codif or pcap)\n", in,
+			cc_fmt_name(d.fmt), cc_fmt_name(o->to));
+		return CC_EXIT_PROBLEMS;
+	}
+	if (from == CC_FMT_PCAP)
+		return convert_capture(in, o, &so, kind_of(o->to));
+	return convert_file(in, o, &so, kind_of(o->to));
 }

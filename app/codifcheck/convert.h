@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The convert command: pcap -> codif, codif -> pcap, codif -> raw + index, raw -> codif. */
+/* The convert command: a capture, codif or raw file to another of these formats. */
 
 #ifndef CC_CONVERT_H
 #define CC_CONVERT_H

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt_pcap.h"
 #include "inspect.h"
 #include "names.h"
 
@@ -53,36 +54,6 @@ cc_read_head(const char *path, uint8_t *buf, size_t max, uint64_t *size)
 	return (long)got;
 }
 
-/* Whole text of a (small) file, NUL-terminated. */
-static char *
-slurp(const char *path, size_t max, size_t *len, char *err, size_t errlen)
-{
-	uint64_t size;
-	char *buf;
-	long n;
-
-	buf = malloc(max + 1);
-	if (buf == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	n = cc_read_head(path, (uint8_t *)buf, max, &size);
-	if (n < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror((int)-n));
-		free(buf);
-		return NULL;
-	}
-	if (size > max) {
-		snprintf(err, errlen, "%s: %llu bytes, more than the %zu read",
-			 path, (unsigned long long)size, max);
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
-}
-
 /* raw data NAME.raw <-> index NAME.raw.json (a .part on either side too) */
 static int
 raw_paths(struct cc_file *f, const char *path)
@@ -111,8 +82,6 @@ inspect_raw(struct cc_file *f, const char *path)
 	char err[512];
 	struct stat st;
 	struct cc_rd rd;
-	size_t len;
-	char *text;
 	int fd, rc;
 
 	s->fmt = CC_FMT_RAW;
@@ -127,18 +96,11 @@ inspect_raw(struct cc_file *f, const char *path)
 	base = strrchr(f->index_path, '/');
 	snprintf(f->det.desc, sizeof(f->det.desc), "data; its index is %.200s",
 		 base != NULL ? base + 1 : f->index_path);
-	text = slurp(f->index_path, CC_MAX_INDEX, &len, err, sizeof(err));
-	if (text == NULL) {
-		cc_scan_problem(s, CC_P_INDEX, UINT64_MAX, INT64_MIN,
-				"raw index: %s", err);
-		s->damaged = true;
-		return 0;
-	}
-	rc = cc_ri_parse(text, len, &f->ri, err, sizeof(err));
-	free(text);
+	rc = fmt_raw_index_read(f->index_path, &f->ri, err, sizeof(err));
 	if (rc != 0) {
-		cc_scan_problem(s, CC_P_INDEX, UINT64_MAX, INT64_MIN, "raw index %s: %s",
-				f->index_path, err);
+		/* "raw index: PATH: cannot read", "raw index PATH: not valid" */
+		cc_scan_problem(s, CC_P_INDEX, UINT64_MAX, INT64_MIN, "raw index%s %s",
+				rc == -EINVAL || rc == -ENOMEM ? "" : ":", err);
 		s->damaged = true;
 		return rc == -ENOMEM ? rc : 0;
 	}
@@ -192,8 +154,7 @@ inspect_pcap(struct cc_file *f)
 	int rc;
 
 	f->scan->fmt = f->det.fmt;
-	p = pcap_open_offline_with_tstamp_precision(f->path, PCAP_TSTAMP_PRECISION_NANO,
-						    errbuf);
+	p = fmt_pcap_open_read(f->path, errbuf, sizeof(errbuf));
 	if (p == NULL) {
 		cc_scan_problem(f->scan, strstr(errbuf, "truncated") != NULL ?
 				CC_P_TRUNCATED : CC_P_PCAP, 0, INT64_MIN, "%s", errbuf);
@@ -214,7 +175,7 @@ cc_inspect(struct cc_file *f, const char *path, const struct cc_scan_opts *o,
 	int rc = 0;
 
 	memset(f, 0, sizeof(*f));
-	cc_ri_init(&f->ri);
+	fmt_raw_index_init(&f->ri);
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->scan = cc_scan_new(o);
 	head = malloc(CC_DETECT_HEAD);
@@ -267,23 +228,21 @@ cc_file_free(struct cc_file *f)
 {
 	cc_scan_free(f->scan);
 	f->scan = NULL;
-	cc_ri_free(&f->ri);
+	fmt_raw_index_free(&f->ri);
 }
 
 static int
 pcap_first_ns(const char *path, int64_t *ns)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *d;
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path,
-				PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	struct fmt_pcap_rec r;
+	pcap_t *p = fmt_pcap_open_read(path, errbuf, sizeof(errbuf));
 	int rc = -ENOENT;
 
 	if (p == NULL)
 		return -ENOENT;
-	if (pcap_next_ex(p, &h, &d) == 1) {
-		*ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+	if (fmt_pcap_next(p, &r, errbuf, sizeof(errbuf)) == 1) {
+		*ns = r.t_ns;
 		rc = 0;
 	}
 	pcap_close(p);
@@ -319,22 +278,17 @@ cc_file_start_ns(const char *path, int64_t *ns)
 	if (d.fmt == CC_FMT_PCAP || d.fmt == CC_FMT_PCAPNG)
 		return pcap_first_ns(path, ns);
 	if (d.fmt == CC_FMT_RAW || d.fmt == CC_FMT_RAW_INDEX) {
-		char err[256];
-		size_t len;
-		char *text;
+		char err[PATH_MAX + 256];
 
 		memset(&f, 0, sizeof(f));
 		f.det = d;
 		if (raw_paths(&f, path) != 0)
 			return -ENOENT;
-		text = slurp(f.index_path, CC_MAX_INDEX, &len, err, sizeof(err));
-		if (text != NULL && cc_ri_parse(text, len, &f.ri, err, sizeof(err)) == 0) {
-			cc_ri_frame_hdr(&f.ri, 0, 0, false, &h);
-			*ns = codif_frame_time_ns(&h);
-			cc_ri_free(&f.ri);
+		if (fmt_raw_index_read(f.index_path, &f.ri, err, sizeof(err)) == 0) {
+			*ns = codif_clock_time_ns(&f.ri.clk, f.ri.first_index);
+			fmt_raw_index_free(&f.ri);
 			rc = 0;
 		}
-		free(text);
 	}
 	return rc;
 }

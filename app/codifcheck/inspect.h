@@ -9,11 +9,8 @@
 #include <stdint.h>
 
 #include "detect.h"
-#include "rawidx.h"
+#include "fmt_raw.h"
 #include "scan.h"
-
-/** Largest raw index read (it grows with the number of gaps). */
-#define CC_MAX_INDEX (256u << 20)
 
 struct cc_file {
 	char path[PATH_MAX];       /**< as given (the raw file for raw + index) */
@@ -21,7 +18,7 @@ struct cc_file {
 	struct cc_detect det;
 	uint64_t size;
 	struct cc_scan *scan;
-	struct cc_raw_index ri;    /**< raw: the parsed index */
+	struct fmt_raw_index ri;   /**< raw: the parsed index (lib/fmt) */
 	bool have_ri;
 };
 

@@ -30,7 +30,7 @@ static const char usage_head[] =
 "Commands:\n"
 "  info FILE|DIR...       streams, parameters, times, counts, gaps, timing\n"
 "  verify FILE|DIR...     problems, with file offsets and UTC; exit 1 if any\n"
-"  convert FILE... --to F pcap->codif, codif->pcap, codif->raw, raw->codif\n"
+"  convert FILE... --to F pcap->codif/raw, codif->pcap/raw, raw->codif/pcap\n"
 "  help                   this text (also: codifcheck COMMAND --help)\n";
 
 static const char about_info[] =
@@ -60,11 +60,13 @@ static const char about_verify[] =
 "  files are reported as incomplete and not read.\n";
 
 static const char about_convert[] =
-"  pcap/pcapng -> codif   one file per antenna, rows in frame order whatever\n"
-"                         the arrival order; lost frames written as invalid\n"
-"                         zero-data frames (formats.md); duplicates dropped\n"
-"  codif -> pcap          Ethernet/IPv4/UDP headers made up (--src, --dst),\n"
-"                         frame times as ns timestamps; gap frames left out\n"
+"  pcap/pcapng -> codif, raw  one file per antenna, rows in frame order\n"
+"                         whatever the arrival order; lost frames written as\n"
+"                         invalid zero-data frames / zeros (formats.md);\n"
+"                         duplicates dropped\n"
+"  codif, raw -> pcap     Ethernet/IPv4/UDP headers made up (--src, --dst;\n"
+"                         a raw index's addresses), frame times as ns\n"
+"                         timestamps; gap frames left out\n"
 "  codif -> raw           NAME.raw + NAME.raw.json (whole rows only)\n"
 "  raw -> codif           headers rebuilt from the index\n"
 "  Outputs are written as NAME.part and renamed when complete; an existing\n"

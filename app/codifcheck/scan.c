@@ -774,24 +774,27 @@ cc_scan_codif(struct cc_scan *s, struct cc_rd *rd)
 
 /* ---- raw + index ------------------------------------------------------ */
 
+/* A row of the raw file as frames: each slot's header rebuilt from the
+ * index; a gap (or a row its writer lost: overrun) a placeholder. */
 static int
-raw_row(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
-	uint64_t row, size_t *gcur, size_t *icur)
+raw_row(struct cc_scan *s, const struct fmt_raw_index *ri, struct cc_rd *rd,
+	uint64_t row, size_t *gcur, size_t *icur, size_t *ocur)
 {
 	size_t db = (size_t)ri->data_bytes;
 	uint8_t *frame = s->scratch;
+	bool over = fmt_raw_in_run(&ri->overrun, 0, row, ocur);
 	uint32_t k;
 	int rc;
 
 	for (k = 0; k < ri->nstream; k++) {
-		bool gap = cc_ri_in_run(&ri->gaps, k, row, &gcur[k]);
-		bool inv = cc_ri_in_run(&ri->invalid, k, row, &icur[k]);
+		bool gap = fmt_raw_in_run(&ri->gaps, k, row, &gcur[k]) || over;
+		bool inv = fmt_raw_in_run(&ri->invalid, k, row, &icur[k]);
 		uint64_t off = cc_rd_off(rd);
 		struct codif_hdr h;
 
 		if (cc_rd_fill(rd, db) < db)
 			return rd->err != 0 ? -EIO : -ENODATA;
-		cc_ri_frame_hdr(ri, k, row, gap || inv, &h);
+		fmt_raw_frame_hdr(ri, k, row, gap || inv, &h);
 		codif_encode(&h, frame);
 		memcpy(frame + CODIF_HDR_LEN, cc_rd_ptr(rd), db);
 		if (gap && !cc_all_zero(frame + CODIF_HDR_LEN, db)) {
@@ -811,7 +814,7 @@ raw_row(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 
 /* The index names each slot's addresses: give them to its stream. */
 static void
-raw_addresses(struct cc_scan *s, const struct cc_raw_index *ri)
+raw_addresses(struct cc_scan *s, const struct fmt_raw_index *ri)
 {
 	unsigned int i;
 	uint32_t k;
@@ -833,10 +836,11 @@ raw_addresses(struct cc_scan *s, const struct cc_raw_index *ri)
 }
 
 int
-cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
+cc_scan_raw(struct cc_scan *s, const struct fmt_raw_index *ri, struct cc_rd *rd,
 	    uint64_t raw_size)
 {
-	uint64_t want = cc_ri_raw_size(ri), rows = ri->rows, row;
+	uint64_t want = fmt_raw_data_size(ri), rows = ri->rows, row;
+	size_t ocur = 0;
 	uint64_t rowbytes = (uint64_t)ri->nstream * ri->data_bytes;
 	size_t *gcur, *icur;
 	int rc = 0;
@@ -845,7 +849,7 @@ cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 	if (ri->data_bytes > CC_MAX_DATA) {
 		s->damaged = true;
 		cc_scan_problem(s, CC_P_INDEX, UINT64_MAX, INT64_MIN,
-				"data_bytes %" PRIu64 ": more than the %u this tool reads",
+				"data_bytes %" PRIu32 ": more than the %u this tool reads",
 				ri->data_bytes, CC_MAX_DATA);
 		return 0;
 	}
@@ -854,7 +858,7 @@ cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 		cc_scan_problem(s, raw_size < want ? CC_P_TRUNCATED : CC_P_INDEX,
 				raw_size < want ? raw_size : want, INT64_MIN,
 				"raw file is %" PRIu64 " bytes, the index says %" PRIu64
-				" rows x %u streams x %" PRIu64 " bytes = %" PRIu64,
+				" rows x %u streams x %" PRIu32 " bytes = %" PRIu64,
 				raw_size, ri->rows, ri->nstream, ri->data_bytes, want);
 		if (raw_size < want)
 			rows = raw_size / rowbytes;
@@ -865,7 +869,7 @@ cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri, struct cc_rd *rd,
 	if (s->scratch == NULL || gcur == NULL || icur == NULL)
 		rc = -ENOMEM;
 	for (row = 0; rc == 0 && row < rows; row++)
-		rc = raw_row(s, ri, rd, row, gcur, icur);
+		rc = raw_row(s, ri, rd, row, gcur, icur, &ocur);
 	if (rc == -EIO || rc == -ENODATA) {
 		s->damaged = true;
 		cc_scan_problem(s, rc == -EIO ? CC_P_IO : CC_P_TRUNCATED, cc_rd_off(rd),

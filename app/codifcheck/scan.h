@@ -13,7 +13,7 @@
 #include "detect.h"
 #include "gaps.h"
 #include "hist.h"
-#include "rawidx.h"
+#include "fmt_raw.h"
 #include "rd.h"
 
 /** Largest CODIF data part read (one frame is held in memory at a time). */
@@ -183,7 +183,7 @@ void cc_scan_problem(struct cc_scan *s, enum cc_pkind k, uint64_t off,
 int cc_scan_codif(struct cc_scan *s, struct cc_rd *rd);
 
 /** Scan a raw file (rd) with its parsed index. Same returns. */
-int cc_scan_raw(struct cc_scan *s, const struct cc_raw_index *ri,
+int cc_scan_raw(struct cc_scan *s, const struct fmt_raw_index *ri,
 		struct cc_rd *rd, uint64_t raw_size);
 
 /**

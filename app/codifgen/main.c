@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "codif.h"
+#include "fmt_pcap.h"
 #include "gen.h"
 #include "opt.h"
 #include "parse.h"
@@ -664,55 +664,51 @@ pacer_wait(struct pacer *p, int64_t ts, uint32_t len)
 
 /* ---- outputs --------------------------------------------------------- */
 
-struct out_pcap {
-	pcap_t *dead;
-	pcap_dumper_t *d;
-};
-
+/* --pcap FILE: the pcap sink (lib/fmt), written as FILE.part and renamed;
+ * an existing FILE is replaced, as a generator's output always was. */
 static int
-pcap_out_open(struct out_pcap *op, const char *path)
+pcap_out_open(struct fmt_sink *op, const char *path)
 {
-	op->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
-							 PCAP_TSTAMP_PRECISION_NANO);
-	if (op->dead == NULL) {
-		fprintf(stderr, "codifgen: pcap_open_dead failed\n");
-		return -1;
-	}
-	op->d = pcap_dump_open(op->dead, path);
-	if (op->d == NULL) {
-		fprintf(stderr, "codifgen: --pcap: '%s': %s\n", path,
-			pcap_geterr(op->dead));
-		pcap_close(op->dead);
+	struct fmt_opts fo = { .bufsize = 4u << 20, .fio_flags = FIO_REPLACE, .snaplen = 65535 };
+	char err[PATH_MAX + 256];
+
+	if (fmt_open(op, FMT_PCAP, path, &fo, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "codifgen: --pcap: '%s': %s\n", path, err);
 		return -1;
 	}
 	return 0;
 }
 
-static void
-pcap_out_write(struct out_pcap *op, int64_t ts, const uint8_t *buf, uint32_t len)
+/* Every packet whole (the largest, 64 KiB of data, is longer than the
+ * file's snaplen 65535: kept whole, as libpcap's dumper did). */
+static int
+pcap_out_write(struct fmt_sink *op, const char *path, int64_t ts, const uint8_t *buf,
+	       uint32_t len)
 {
-	struct pcap_pkthdr h;
+	uint8_t *p = fmt_pcap_record(op, ts, len, len);
+	int rc = -E2BIG;
 
-	h.ts.tv_sec = (time_t)(ts / 1000000000LL);
-	h.ts.tv_usec = (suseconds_t)(ts % 1000000000LL); /* ns: nano file */
-	h.caplen = len;
-	h.len = len;
-	pcap_dump((u_char *)op->d, &h, buf);
+	if (p != NULL) {
+		memcpy(p, buf, len);
+		rc = fmt_pcap_record_end(op);
+	} else if (fio_error(&op->f) != 0) {
+		rc = -fio_error(&op->f);
+	}
+	if (rc != 0)
+		fprintf(stderr, "codifgen: --pcap: '%s': write failed: %s\n", path, strerror(-rc));
+	return rc;
 }
 
 static int
-pcap_out_close(struct out_pcap *op, const char *path)
+pcap_out_close(struct fmt_sink *op, const char *path)
 {
-	int rc = 0;
+	char err[PATH_MAX + 256];
 
-	if (pcap_dump_flush(op->d) != 0 || ferror(pcap_dump_file(op->d))) {
-		fprintf(stderr, "codifgen: --pcap: '%s': write failed: %s\n", path,
-			strerror(errno));
-		rc = -1;
+	if (fmt_close(op, true, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "codifgen: --pcap: '%s': write failed: %s\n", path, err);
+		return -1;
 	}
-	pcap_dump_close(op->d);
-	pcap_close(op->dead);
-	return rc;
+	return 0;
 }
 
 struct out_sock {
@@ -1046,7 +1042,7 @@ main(int argc, char **argv)
 	struct opts o;
 	struct gen g;
 	struct gen_pkt p;
-	struct out_pcap op;
+	struct fmt_sink op;
 	struct out_sock os;
 	struct out_dpdk od;
 	struct pacer pc;
@@ -1115,8 +1111,10 @@ main(int argc, char **argv)
 		uint32_t len = gen_build(&g, &p, buf);
 
 		bytes += len;
-		if (have_pcap)
-			pcap_out_write(&op, p.ts_ns, buf, len);
+		if (have_pcap && pcap_out_write(&op, o.pcap_path, p.ts_ns, buf, len) != 0) {
+			rc = 1;
+			break;
+		}
 		if (have_sock || have_dpdk)
 			pacer_wait(&pc, p.ts_ns, len);
 		if (have_sock) {

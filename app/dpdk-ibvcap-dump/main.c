@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "parse.h"
 #include "shm_eal.h"
+#include "fmt_pcap.h"
 #include "writer.h"
 
 #define ERRLEN (PATH_MAX + 512)
@@ -293,24 +294,7 @@ select_antennas(const struct ibv_shm_view *v, const char *list, char *err, size_
 	return mask;
 }
 
-static void
-publish(struct ibv_shm_ctl *ctl, int reg, const struct wr_stats *st, int error)
-{
-	struct ibv_shm_writer *w;
-
-	if (ctl == NULL || reg < 0)
-		return;
-	w = &ctl->writer[reg];
-	w->frames = st->frames;
-	w->gap_frames = st->gap_frames;
-	w->bytes = st->bytes;
-	w->lost_frames = st->lost_frames;
-	w->files = st->files;
-	w->error = error;
-	w->heartbeat_ns = now_unix_ns();
-}
-
-static const struct writer *summary_writer; /* per antenna figures, if any */
+static const struct wr_writer *summary_writer; /* per antenna figures, if any */
 
 static void
 summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
@@ -401,17 +385,67 @@ stop_due(const struct dopts *o, int64_t t0, int64_t now, bool io_error, bool cou
 	return NULL;
 }
 
+/* What the loop asks of the buffers source (lib/writer's wr_run). */
+struct dump_ctx {
+	const struct dopts *o;
+	const struct ibv_shm_view *v;
+};
+
+static bool
+dump_stop(void *ctx)
+{
+	(void)ctx;
+	return quit != 0;
+}
+
+static bool
+dump_primary_stopped(void *ctx)
+{
+	const struct dump_ctx *d = ctx;
+
+	return __atomic_load_n(&d->v->ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED;
+}
+
+static bool
+dump_primary_gone(void *ctx)
+{
+	(void)ctx;
+	return !rte_eal_primary_proc_alive(NULL);
+}
+
+static void
+dump_progress(void *ctx, const struct wr_writer *w)
+{
+	const struct dump_ctx *d = ctx;
+
+	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64 " files, backlog %"
+		PRIu64 " rows, lost %" PRIu64 "\n", d->o->name, w->st.frames, w->st.files,
+		wr_backlog(w), w->st.lost_frames);
+}
+
+/* Why the buffers source ended, in the summary's words. */
+static const char *
+end_text(enum wr_end e)
+{
+	switch (e) {
+	case WR_END_COUNT: return "--count";
+	case WR_END_DURATION: return "--duration";
+	default: return wr_end_name(e);
+	}
+}
+
 static int
 run_buffers(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct ibv_shm_view v;
-	struct writer *w;
+	struct wr_writer *w;
+	struct dump_ctx dc = { .o = o, .v = &v };
+	struct wr_run_opts ro;
+	enum wr_end end;
 	char err[ERRLEN];
 	uint64_t mask;
-	int64_t t0 = mono_ns(), next_stats, last_alive = 0;
-	const char *why = "stopped", *stop;
+	int64_t t0 = mono_ns();
 	int reg, rc = 0;
-	unsigned int a;
 
 	if (ibv_shm_attach(&v, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
@@ -432,8 +466,8 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return 1;
-	if (writer_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
-			sizeof(err)) != 0) {
+	if (wr_init(w, wo, (const struct antbuf *const *)v.b, NULL, v.nant, mask, err,
+		    sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o->spec, err);
 		free(w);
 		return 1;
@@ -442,61 +476,22 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
-	next_stats = t0 + (int64_t)o->stats_ns;
-	while (!quit) {
-		int n = writer_poll(w, o->max_rate > 0 ? 1 : 256);
-		int64_t now = mono_ns();
-
-		if (o->max_rate > 0 && n > 0) {
-			/* hold back: the frames written so far may not be ahead
-			 * of the allowed rate */
-			int64_t due = t0 + (int64_t)((double)w->st.frames / o->max_rate * 1e9);
-
-			if (due > now)
-				rte_delay_us_sleep((unsigned int)((due - now) / 1000));
-		}
-
-		stop = stop_due(o, t0, now, n < 0, w->done || (o->count && w->st.frames >= o->count));
-		if (stop != NULL) {
-			rc = n < 0 ? 2 : 0;
-			why = stop;
-			break;
-		}
-		if (o->stats_ns && now >= next_stats) {
-			fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64
-				" files, backlog %" PRIu64 " rows, lost %" PRIu64 "\n", o->name,
-				w->st.frames, w->st.files, writer_backlog(w), w->st.lost_frames);
-			next_stats += (int64_t)o->stats_ns;
-		}
-		if (n > 0)
-			continue;
-		publish(v.ctl, reg, &w->st, w->error);
-		if (__atomic_load_n(&v.ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED &&
-		    writer_backlog(w) == 0) {
-			why = "the primary stopped";
-			break;
-		}
-		if (now - last_alive > 100000000) {
-			last_alive = now;
-			if (!rte_eal_primary_proc_alive(NULL)) {
-				/* it died: take every final frame, then end */
-				while (writer_poll(w, 1024) > 0)
-					;
-				why = "the primary exited";
-				break;
-			}
-		}
-		rte_delay_us_sleep(500);
-	}
-	if (writer_finish(w) != 0 || w->error) {
+	memset(&ro, 0, sizeof(ro));
+	ro.batch = 256;
+	ro.max_rate = o->max_rate;
+	ro.duration_ns = o->duration_ns;
+	ro.stats_ns = o->stats_ns;
+	ro.reg = reg >= 0 ? &v.ctl->writer[reg] : NULL;
+	ro.stop = dump_stop;
+	ro.source_stopped = dump_primary_stopped;
+	ro.source_gone = dump_primary_gone;
+	ro.progress = dump_progress;
+	ro.ctx = &dc;
+	if (wr_run(w, &ro, &end) != 0)
 		rc = 2;
-		why = "I/O error";
-	}
-	publish(v.ctl, reg, &w->st, w->error);
 	summary_writer = w;
-	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : why, w->error, w->err, 0,
-		(double)(mono_ns() - t0) / 1e9);
-	(void)a;
+	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
+		w->err, 0, (double)(mono_ns() - t0) / 1e9);
 	/* the primary, if alive, may still hold the entry for its summary */
 	ibv_shm_writer_release(v.ctl, reg);
 	free(w);
@@ -506,9 +501,14 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 /* ---- pdump source --------------------------------------------------------- */
 
 static int
-pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
+pdump_open_file(struct fmt_sink *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
 		int64_t t, char *err, size_t len)
 {
+	struct fmt_opts fo = {
+		.bufsize = wo->bufsize,
+		.fio_flags = wo->direct ? FIO_DIRECT : 0,
+		.snaplen = wo->snaplen,
+	};
 	char ant[64], path[PATH_MAX];
 	int rc;
 
@@ -521,15 +521,12 @@ pdump_open_file(struct wfile *f, const struct wr_opts *wo, uint16_t port, uint32
 		snprintf(err, len, "file name too long");
 		return rc;
 	}
-	rc = wfile_open(f, path, wo->bufsize, wo->direct, err, len);
-	if (rc != 0)
-		return rc;
-	return wfile_pcap_header(f, wo->snaplen);
+	return fmt_open(f, FMT_PCAP, path, &fo, NULL, err, len);
 }
 
 /* One tapped packet into the open file (opened or rotated as needed). */
 static int
-pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o,
+pdump_write(struct fmt_sink *f, bool *open, int64_t *file_t0, const struct dopts *o,
 	    const struct wr_opts *wo, struct wr_stats *st, struct rte_mbuf *m, char *err,
 	    size_t len)
 {
@@ -537,11 +534,13 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 	int64_t ts = now_unix_ns(), now = mono_ns();
 	const void *d;
 	uint8_t *p;
+	int rc;
 
-	if (*open && wr_rotate_due(wo, wfile_size(f), now - *file_t0)) {
+	if (*open && wr_rotate_due(wo, fmt_size(f), now - *file_t0)) {
 		*open = false;
-		if (wfile_close(f, true, err, len) != 0)
-			return f->err ? f->err : EIO;
+		rc = fmt_close(f, true, NULL, err, len);
+		if (rc != 0)
+			return -rc;
 		st->files++;
 	}
 	if (!*open) {
@@ -550,20 +549,21 @@ pdump_write(struct wfile *f, bool *open, int64_t *file_t0, const struct dopts *o
 		*open = true;
 		*file_t0 = now;
 	}
-	p = wfile_pcap_record(f, ts, cap, plen);
+	p = fmt_pcap_record(f, ts, cap, plen);
 	if (p == NULL) {
-		snprintf(err, len, "%s: %s", f->part, strerror(f->err ? f->err : EIO));
-		return f->err ? f->err : EIO;
+		rc = fio_error(&f->f) ? fio_error(&f->f) : EIO;
+		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(rc));
+		return rc;
 	}
 	d = rte_pktmbuf_read(m, 0, cap, p);
 	if (d != p)
 		memcpy(p, d, cap);
-	wfile_record_end(f);
 	st->frames++;
-	st->bytes += 16 + cap; /* record header + packet */
-	if (wfile_maybe_flush(f) != 0) {
-		snprintf(err, len, "%s: %s", f->part, strerror(f->err));
-		return f->err;
+	st->bytes += FMT_PCAP_REC_HDR + cap; /* record header + packet */
+	rc = fmt_pcap_record_end(f);
+	if (rc != 0) {
+		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(-rc));
+		return -rc;
 	}
 	return 0;
 }
@@ -584,7 +584,7 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct rte_ring *ring;
 	struct rte_mempool *mp;
-	struct wfile f;
+	struct fmt_sink f;
 	struct wr_stats st;
 	char name[RTE_RING_NAMESIZE], err[ERRLEN] = "";
 	int64_t t0 = mono_ns(), file_t0 = 0, next_stats;
@@ -677,10 +677,12 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 	if (open) {
 		char e2[ERRLEN];
 
-		if (wfile_close(&f, true, e2, sizeof(e2)) != 0) {
+		int crc = fmt_close(&f, true, NULL, e2, sizeof(e2));
+
+		if (crc != 0) {
 			rc = 2;
 			if (!error) {
-				error = f.err ? f.err : EIO;
+				error = -crc;
 				snprintf(err, sizeof(err), "%s", e2);
 			}
 		} else {

@@ -136,7 +136,7 @@ struct ibv_split {
 struct ibv_wlcore {
 	unsigned int lcore;
 	char spec[PATH_MAX + 64];
-	struct writer w;
+	struct wr_writer w;
 	int reg;                  /**< writer registry entry */
 	int rc;
 	bool done;

@@ -6,10 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_malloc.h>
 
@@ -79,7 +77,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
 		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
 			return errf(err, len, "%s", e);
-		if (writer_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
+		if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
 				sizeof(e)) != 0)
 			return errf(err, len, "--write %s: %s", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
@@ -89,54 +87,29 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 	return 0;
 }
 
-static void
-publish(struct ibv_app *app, struct ibv_wlcore *wl)
+/* The rx lcores have stopped and flushed every row (ibv_writers_wait). */
+static bool
+primary_stopped(void *ctx)
 {
-	struct ibv_shm_writer *r;
-	struct timespec ts;
+	const struct ibv_app *app = ctx;
 
-	if (wl->reg < 0)
-		return;
-	r = &app->bufs.ctl->writer[wl->reg];
-	r->frames = wl->w.st.frames;
-	r->gap_frames = wl->w.st.gap_frames;
-	r->bytes = wl->w.st.bytes;
-	r->lost_frames = wl->w.st.lost_frames;
-	r->files = wl->w.st.files;
-	r->error = wl->w.error;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	r->heartbeat_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return app->writers_stop != 0;
 }
 
+/* A writer lcore: lib/writer's loop, as dpdk-ibvcap-dump runs it. */
 static int
 writer_main(void *arg)
 {
 	struct ibv_app *app = ibv_g;
 	struct ibv_wlcore *wl = arg;
-	unsigned int idle = 0;
+	struct wr_run_opts ro = {
+		.batch = 256,
+		.reg = wl->reg >= 0 ? &app->bufs.ctl->writer[wl->reg] : NULL,
+		.source_stopped = primary_stopped,
+		.ctx = app,
+	};
 
-	for (;;) {
-		int n = writer_poll(&wl->w, 256);
-
-		if (n < 0) {
-			wl->rc = n;
-			break;
-		}
-		if ((++idle & 63) == 0 || n == 0)
-			publish(app, wl);
-		if (wl->w.done)
-			break;
-		if (n == 0) {
-			/* after the rx lcores stop and the rows are flushed,
-			 * take the rest, then end */
-			if (app->writers_stop && writer_backlog(&wl->w) == 0)
-				break;
-			rte_delay_us_sleep(500);
-		}
-	}
-	if (writer_finish(&wl->w) != 0 && wl->rc == 0)
-		wl->rc = -wl->w.error;
-	publish(app, wl);
+	wl->rc = wr_run(&wl->w, &ro, NULL);
 	wl->done = true;
 	return 0;
 }

@@ -41,8 +41,8 @@ int js_write_file(const json_t *root, const char *path, char *err, size_t errlen
 
 /**
  * Parse len bytes of text (need not be NUL-terminated) as one JSON value.
- * @return the value (json_decref it), or NULL with "line L column C: what"
- *   in err.
+ * @return the value (json_decref it), or NULL with "byte B (line L column
+ *   C): what" in err.
  */
 json_t *js_parse(const char *text, size_t len, char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* raw / codif / pcap writers over antenna buffers: rows, files, rotation. */
+/* Writers over antenna buffers: rows (frames, gaps, placeholders) handed to
+ * a format sink, files opened, rotated and named, counts. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,10 +10,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "jsonw.h"
+#include "fmt_codif.h"
+#include "fmt_raw.h"
 #include "parse.h"
 #include "writer.h"
-
 
 void
 wr_opts_defaults(struct wr_opts *o)
@@ -176,38 +177,38 @@ wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Bytes a row of b can take in any format: per slot a CODIF frame, or a
- * pcap record (16) with Ethernet, VLAN, IPv4 and UDP headers (46). */
+/* Bytes a row of b can take in any format (fmt_row_bytes_max). */
 static size_t
 row_bytes_max(const struct antbuf *b)
 {
-	return (size_t)b->g.nslots * (16 + 46 + CODIF_HDR_LEN + b->g.data_bytes);
+	return fmt_row_bytes_max(b->g.nslots, b->g.data_bytes);
 }
 
 int
-writer_init(struct writer *w, const struct wr_opts *o,
-	    const struct antbuf *const *bufs, uint8_t *const *payloads, unsigned int n,
-	    uint64_t ant_mask, char *err, size_t len)
+wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const *bufs,
+	uint8_t *const *payloads, unsigned int n, uint64_t ant_mask, char *err, size_t errlen)
 {
 	unsigned int i;
+	int e;
 
 	memset(w, 0, sizeof(*w));
 	w->all_max_t = INT64_MIN;
 	w->o = *o;
 	if (n > WR_MAX_ANT) {
-		snprintf(err, len, "%u antennas, at most %d", n, WR_MAX_ANT);
+		snprintf(err, errlen, "%u antennas, at most %d", n, WR_MAX_ANT);
 		return -EINVAL;
 	}
 	if (access(o->dir, W_OK) != 0) {
-		snprintf(err, len, "output directory '%s': %s", o->dir, strerror(errno));
-		return -errno;
+		e = errno;
+		snprintf(err, errlen, "output directory '%s': %s", o->dir, strerror(e));
+		return -e;
 	}
 	w->n = n;
 	for (i = 0; i < n; i++) {
 		/* staging holds at least two whole rows (plus O_DIRECT slack) */
-		size_t need = 2 * row_bytes_max(bufs[i]) + 2 * WFILE_ALIGN;
+		size_t need = 2 * row_bytes_max(bufs[i]) + 2 * FIO_ALIGN;
 
-		need = (need + WFILE_ALIGN - 1) / WFILE_ALIGN * WFILE_ALIGN;
+		need = (need + FIO_ALIGN - 1) / FIO_ALIGN * FIO_ALIGN;
 		if (((ant_mask >> i) & 1) && w->o.bufsize < need)
 			w->o.bufsize = need;
 	}
@@ -221,7 +222,7 @@ writer_init(struct writer *w, const struct wr_opts *o,
 }
 
 static void
-fail(struct writer *w, int rc, const char *what)
+fail(struct wr_writer *w, int rc, const char *what)
 {
 	if (w->error == 0) {
 		w->error = rc < 0 ? -rc : rc;
@@ -229,157 +230,7 @@ fail(struct writer *w, int rc, const char *what)
 	}
 }
 
-/* ---- raw index ---------------------------------------------------------- */
-
-static int
-run_push(struct wr_run **v, size_t *n, size_t *cap, uint32_t slot, int64_t first,
-	 int64_t count)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct wr_run *p = realloc(*v, nc * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		*v = p;
-		*cap = nc;
-	}
-	(*v)[*n].slot = slot;
-	(*v)[*n].first = first;
-	(*v)[*n].count = count;
-	(*n)++;
-	return 0;
-}
-
-static void
-runs_json(struct jsonw *j, const char *key, const struct wr_run *r, size_t n,
-	  const struct wr_out *out, int64_t rows)
-{
-	char ts[CODIF_TIMESTR_LEN];
-	size_t i;
-
-	jsonw_arr_begin(j, key);
-	for (i = 0; i < n; i++) {
-		int64_t c = r[i].count;
-
-		if (r[i].first >= rows)
-			continue; /* cut off by a truncation */
-		if (r[i].first + c > rows)
-			c = rows - r[i].first;
-		jsonw_obj_begin(j, NULL);
-		jsonw_u64(j, "slot", r[i].slot);
-		jsonw_i64(j, "first", r[i].first);
-		jsonw_i64(j, "count", c);
-		jsonw_str(j, "utc", codif_time_str(codif_clock_time_ns(&out->clk,
-								       out->first_index + r[i].first),
-						   ts, sizeof(ts)));
-		jsonw_obj_end(j);
-	}
-	jsonw_arr_end(j);
-}
-
-static int
-write_index(struct writer *w, const struct wr_src *s, const struct wr_out *out,
-	    int64_t rows, const char *path)
-{
-	const struct antbuf *b = s->b;
-	char part[PATH_MAX + 64], ip[16], st[3], hex[2 * CODIF_HDR_LEN + 1];
-	char ts[CODIF_TIMESTR_LEN];
-	struct codif_hdr h;
-	struct jsonw j;
-	uint32_t sec, fr;
-	unsigned int k, first_slot = ANTBUF_MAX_SLOTS;
-	FILE *f;
-	int rc;
-
-	snprintf(part, sizeof(part), "%s.part", path);
-	f = fopen(part, "wx");
-	if (f == NULL)
-		return -errno;
-	jsonw_init(&j, f, true);
-	jsonw_obj_begin(&j, NULL);
-	jsonw_str(&j, "format", "dpdk-ibvcap-raw");
-	jsonw_u64(&j, "version", 1);
-	jsonw_obj_begin(&j, "antenna");
-	jsonw_u64(&j, "index", b->index);
-	jsonw_str(&j, "name", b->name);
-	jsonw_str(&j, "src", ipv4_str(b->src_ip, ip, sizeof(ip)));
-	jsonw_obj_end(&j);
-	jsonw_u64(&j, "data_bytes", b->g.data_bytes);
-	jsonw_i64(&j, "rows", rows);
-	jsonw_i64(&j, "first_index", out->first_index);
-	jsonw_arr_begin(&j, "streams");
-	for (k = 0; k < b->g.nslots; k++) {
-		const struct antbuf_slot *sl = &b->slot[k];
-
-		if (!(out->mask >> k & 1))
-			continue;
-		if (first_slot == ANTBUF_MAX_SLOTS)
-			first_slot = k;
-		jsonw_obj_begin(&j, NULL);
-		jsonw_u64(&j, "slot", k);
-		jsonw_str(&j, "dst", ipv4_str(sl->dst_ip, ip, sizeof(ip)));
-		jsonw_u64(&j, "port", sl->dport);
-		codif_station_str(sl->stationid, st);
-		jsonw_str(&j, "station", st);
-		jsonw_u64(&j, "groupid", sl->groupid);
-		jsonw_u64(&j, "secondaryid", sl->secondaryid);
-		jsonw_u64(&j, "threadid", sl->threadid);
-		str_hex(out->ref[k], CODIF_HDR_LEN, hex);
-		jsonw_str(&j, "header", hex);
-		jsonw_obj_end(&j);
-	}
-	jsonw_arr_end(&j);
-	if (first_slot < ANTBUF_MAX_SLOTS) {
-		codif_decode(out->ref[first_slot], CODIF_HDR_LEN, &h, NULL, 0);
-		jsonw_obj_begin(&j, "params");
-		jsonw_u64(&j, "nchan", h.nchan);
-		jsonw_u64(&j, "nbits", h.nbits);
-		jsonw_bool(&j, "complex", h.complex);
-		jsonw_u64(&j, "representation", h.representation);
-		jsonw_u64(&j, "period", h.period);
-		jsonw_u64(&j, "totalsamples", h.totalsamples);
-		jsonw_u64(&j, "frames_per_period", codif_frames_per_period(&h));
-		jsonw_u64(&j, "frame_ns", codif_frame_ns(&h));
-		jsonw_u64(&j, "epoch", h.epoch);
-		jsonw_obj_end(&j);
-	}
-	codif_clock_hdr_time(&out->clk, out->first_index, &sec, &fr);
-	jsonw_obj_begin(&j, "first_frame");
-	jsonw_u64(&j, "seconds", sec);
-	jsonw_u64(&j, "frame", fr);
-	jsonw_str(&j, "utc", codif_time_str(codif_clock_time_ns(&out->clk, out->first_index),
-					    ts, sizeof(ts)));
-	jsonw_obj_end(&j);
-	runs_json(&j, "gaps", out->gaps, out->ngaps, out, rows);
-	runs_json(&j, "invalid", out->invalid, out->ninvalid, out, rows);
-	/* rows this writer fell behind on: zeros, though the capture had them */
-	runs_json(&j, "overrun", out->overrun, out->noverrun, out, rows);
-	jsonw_obj_end(&j);
-	rc = jsonw_finish(&j);
-	if (fclose(f) != 0 || rc != 0) {
-		rc = -errno ? -errno : -EIO;
-		unlink(part);
-		return rc;
-	}
-	(void)w;
-	return rename(part, path) == 0 ? 0 : -errno;
-}
-
 /* ---- files -------------------------------------------------------------- */
-
-static const char *
-ext_of(enum wr_format f)
-{
-	return wr_format_name(f);
-}
-
-/* wfile_reserve failed: an I/O error, or a request past the buffer. */
-static int
-reserve_err(const struct wfile *f)
-{
-	return f->err ? -f->err : -E2BIG;
-}
 
 /* Slots whose stream has started, in v's run, at v's frame. */
 static uint64_t
@@ -394,25 +245,69 @@ started_mask(const struct antbuf *b, const struct antbuf_view *v)
 	return m;
 }
 
+/* What a raw file's index says of its antenna and streams (slots: the
+ * antenna's started slots, in order), and of its rows' time. */
+static int
+raw_index_of(struct fmt_raw_index *ri, const struct antbuf *b, const struct antbuf_view *v,
+	     uint64_t mask)
+{
+	unsigned int k, i = 0;
+
+	fmt_raw_index_init(ri);
+	if (fmt_raw_index_streams(ri, (uint32_t)__builtin_popcountll(mask)) != 0)
+		return -ENOMEM;
+	ri->ant_index = b->index;
+	str_copy(ri->ant_name, sizeof(ri->ant_name), b->name);
+	ri->src = b->src_ip;
+	ri->data_bytes = b->g.data_bytes;
+	fmt_raw_index_set_time(ri, &v->run->clk, v->index);
+	for (k = 0; k < b->g.nslots; k++) {
+		if (!(mask >> k & 1))
+			continue;
+		ri->st[i].dst = b->slot[k].dst_ip;
+		ri->st[i].port = b->slot[k].dport;
+		memcpy(ri->st[i].raw_hdr, v->run->ref[k], CODIF_HDR_LEN);
+		i++;
+	}
+	return 0;
+}
+
 /* A new file for antenna s from view v, or (s NULL: all=yes) for the
  * merged rows from data time t_all. */
 static int
-open_out(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v,
+open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v,
 	 int64_t t_all)
 {
 	const struct antbuf *b = s != NULL ? s->b : NULL;
 	int64_t t = b != NULL ? antbuf_index_time_ns(v->run, v->index) : t_all;
+	struct fmt_opts fo = {
+		.bufsize = w->o.bufsize,
+		.fio_flags = w->o.direct ? FIO_DIRECT : 0,
+		.snaplen = w->o.snaplen,
+	};
+	struct fmt_raw_index ri;
 	char path[PATH_MAX], err[PATH_MAX + 128];
 	int rc;
 
 	rc = wr_file_name(path, sizeof(path), &w->o, b != NULL ? b->name : "all", t,
-			  ext_of(w->o.format));
+			  wr_format_name(w->o.format));
 	if (rc != 0) {
 		fail(w, rc, "output file name too long");
 		return rc;
 	}
 	memset(out, 0, sizeof(*out));
-	rc = wfile_open(&out->f, path, w->o.bufsize, w->o.direct, err, sizeof(err));
+	fmt_raw_index_init(&ri);
+	if (w->o.format == WR_RAW && b != NULL) {
+		out->mask = started_mask(b, v);
+		rc = raw_index_of(&ri, b, v, out->mask);
+		if (rc != 0) {
+			fail(w, rc, "out of memory for a raw index");
+			return rc;
+		}
+	}
+	rc = fmt_open(&out->s, (enum fmt_kind)w->o.format, path, &fo,
+		      w->o.format == WR_RAW ? &ri : NULL, err, sizeof(err));
+	fmt_raw_index_free(&ri);
 	if (rc != 0) {
 		fail(w, rc, err);
 		return rc;
@@ -425,205 +320,80 @@ open_out(struct writer *w, struct wr_src *s, struct wr_out *out, const struct an
 		out->last_row = v->row - 1;
 		out->clk = v->run->clk;
 		out->runno = v->runno;
-		memcpy(out->ref, v->run->ref, sizeof(out->ref));
-	}
-	if (w->o.format == WR_PCAP)
-		wfile_pcap_header(&out->f, w->o.snaplen);
-	if (w->o.format == WR_RAW && b != NULL) {
-		unsigned int k;
-
-		out->mask = started_mask(b, v);
-		for (k = 0; k < ANTBUF_MAX_SLOTS; k++)
-			out->gap_start[k] = out->inv_start[k] = -1;
 	}
 	return 0;
 }
 
-static void
-close_runs(struct wr_out *out)
-{
-	unsigned int k;
-
-	for (k = 0; k < ANTBUF_MAX_SLOTS; k++) {
-		if (out->gap_start[k] >= 0)
-			run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
-				 out->rows - out->gap_start[k]);
-		if (out->inv_start[k] >= 0)
-			run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k,
-				 out->inv_start[k], out->rows - out->inv_start[k]);
-		out->gap_start[k] = out->inv_start[k] = -1;
-	}
-}
-
 static int
-close_out(struct writer *w, struct wr_src *s, struct wr_out *out)
+close_out(struct wr_writer *w, struct wr_out *out)
 {
-	char err[PATH_MAX + 200], idx[PATH_MAX + 32];
-	uint64_t kept;
+	char err[PATH_MAX + 200];
+	bool kept;
 	int rc;
 
 	if (!out->open)
 		return 0;
-	if (w->o.format == WR_RAW)
-		close_runs(out);
-	rc = wfile_close(&out->f, true, err, sizeof(err));
-	kept = rc == 0 ? out->f.on_disk : out->f.safe_end;
+	out->open = false;
+	rc = fmt_close(&out->s, true, &kept, err, sizeof(err));
 	if (rc != 0)
 		fail(w, rc, err);
-	if (w->o.format == WR_RAW && s != NULL && (rc == 0 || kept > 0)) {
-		uint64_t row_bytes = (uint64_t)__builtin_popcountll(out->mask) * s->b->g.data_bytes;
-		int64_t rows = row_bytes ? (int64_t)(kept / row_bytes) : 0;
-		int irc;
-
-		snprintf(idx, sizeof(idx), "%s.json", out->f.path);
-		irc = write_index(w, s, out, rows, idx);
-		if (irc != 0) {
-			snprintf(err, sizeof(err), "%s: %s", idx, strerror(-irc));
-			fail(w, irc, err);
-			if (rc == 0)
-				rc = irc;
-		}
-	}
-	if (rc == 0 || kept > 0) {
+	if (kept) {
 		w->st.files++;
-		str_copy(w->last_file, sizeof(w->last_file), out->f.path);
+		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
 	}
-	free(out->gaps);
-	free(out->invalid);
-	free(out->overrun);
-	out->gaps = out->invalid = out->overrun = NULL;
-	out->noverrun = out->capoverrun = 0;
-	out->open = false;
 	return rc;
 }
 
 /* ---- rows --------------------------------------------------------------- */
 
-/* An invalid zero frame for slot k at frame index idx: its stream's header
- * in the run, the time of idx, the invalid bit. */
-static void
-placeholder_frame(const struct antbuf_run *run, unsigned int k, int64_t idx, uint8_t *p,
-		  uint32_t data_bytes)
+/* Which slots a row of out holds: a raw file's fixed ones, else every
+ * stream started by then (its frame, or a gap). */
+static inline bool
+in_row(const struct wr_out *out, unsigned int k, uint8_t flags)
 {
-	struct codif_hdr h;
-
-	codif_decode(run->ref[k], CODIF_HDR_LEN, &h, NULL, 0);
-	codif_clock_hdr_time(&run->clk, idx, &h.seconds, &h.frame);
-	h.invalid = true;
-	codif_encode(&h, p);
-	memset(p + CODIF_HDR_LEN, 0, data_bytes);
+	return out->mask != 0 ? (out->mask >> k & 1) != 0 :
+				(flags & (ANTBUF_F_VALID | ANTBUF_F_GAP)) != 0;
 }
 
+/* A ring row's frames to the sink: as received, or (never arrived) its
+ * stream's placeholder. */
 static int
-row_codif(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+put_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
 {
 	const struct antbuf *b = s->b;
-	uint32_t D = b->g.data_bytes;
+	uint8_t ph[CODIF_HDR_LEN];
+	struct fmt_frame fr;
 	unsigned int k;
+	int rc;
 
+	memset(&fr, 0, sizeof(fr));
+	fr.data_bytes = b->g.data_bytes;
 	for (k = 0; k < b->g.nslots; k++) {
 		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
-		uint8_t *p;
 
-		if (!(m->flags & (ANTBUF_F_VALID | ANTBUF_F_GAP)))
+		if (!in_row(out, k, m->flags))
 			continue; /* the stream had not started yet */
-		p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
-		if (p == NULL)
-			return reserve_err(&out->f);
 		if (m->flags & ANTBUF_F_VALID) {
-			memcpy(p, m->codif, CODIF_HDR_LEN);
-			memcpy(p + CODIF_HDR_LEN, antbuf_payload_of(b, s->payload, v->pos, k), D);
-			w->st.frames++;
+			fr.hdr = m->codif;
+			fr.data = antbuf_payload_of(b, s->payload, v->pos, k);
+			fr.l2 = m->l2;
+			fr.l2len = m->l2len;
+			fr.t_ns = m->arrival_ns;
+			fr.flags = m->flags & ANTBUF_F_INVALID ? FMT_F_INVALID : 0;
 		} else {
-			/* a missing frame stays in the file: its stream's header
-			 * at its time, the invalid bit set, zero data */
-			placeholder_frame(v->run, k, v->index, p, D);
-			w->st.gap_frames++;
+			fmt_codif_placeholder(v->run->ref[k], &v->run->clk, v->index, ph);
+			fr.hdr = ph;
+			fr.data = NULL;
+			fr.l2len = 0;
+			fr.flags = FMT_F_GAP;
 		}
-	}
-	return 0;
-}
-
-/* Raw: a run of rows (gaps, invalid) per slot, for the index. */
-static void
-raw_mark(struct wr_out *out, unsigned int k, int64_t r, bool gap, bool inv)
-{
-	if (gap && out->gap_start[k] < 0)
-		out->gap_start[k] = r;
-	if (!gap && out->gap_start[k] >= 0) {
-		run_push(&out->gaps, &out->ngaps, &out->capgaps, k, out->gap_start[k],
-			 r - out->gap_start[k]);
-		out->gap_start[k] = -1;
-	}
-	if (inv && out->inv_start[k] < 0)
-		out->inv_start[k] = r;
-	if (!inv && out->inv_start[k] >= 0) {
-		run_push(&out->invalid, &out->ninvalid, &out->capinvalid, k, out->inv_start[k],
-			 r - out->inv_start[k]);
-		out->inv_start[k] = -1;
-	}
-}
-
-static int
-row_raw(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
-{
-	const struct antbuf *b = s->b;
-	uint32_t D = b->g.data_bytes;
-	unsigned int k;
-
-	for (k = 0; k < b->g.nslots; k++) {
-		const struct antbuf_meta *m;
-		uint8_t *p;
-		bool gap;
-
-		if (!(out->mask >> k & 1))
-			continue;
-		m = antbuf_metap(b, v->pos, k);
-		p = wfile_reserve(&out->f, D);
-		if (p == NULL)
-			return reserve_err(&out->f);
-		gap = !(m->flags & ANTBUF_F_VALID);
-		if (gap) {
-			memset(p, 0, D);
-			w->st.gap_frames++;
-		} else {
-			memcpy(p, antbuf_payload_of(b, s->payload, v->pos, k), D);
+		rc = fmt_put(&out->s, &fr);
+		if (rc < 0)
+			return rc;
+		if (fr.flags & FMT_F_GAP)
+			w->st.gap_frames += (uint64_t)rc;
+		else
 			w->st.frames++;
-		}
-		raw_mark(out, k, out->rows, gap, (m->flags & ANTBUF_F_INVALID) != 0);
-	}
-	return 0;
-}
-
-static int
-row_pcap(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
-{
-	const struct antbuf *b = s->b;
-	uint32_t D = b->g.data_bytes;
-	unsigned int k;
-
-	for (k = 0; k < b->g.nslots; k++) {
-		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
-		uint32_t len, cap, off = 0, n;
-		uint8_t *p;
-
-		if (!(m->flags & ANTBUF_F_VALID))
-			continue;
-		len = m->l2len + CODIF_HDR_LEN + D;
-		cap = len < w->o.snaplen ? len : w->o.snaplen;
-		p = wfile_pcap_record(&out->f, m->arrival_ns, cap, len);
-		if (p == NULL)
-			return reserve_err(&out->f);
-		n = m->l2len < cap ? m->l2len : cap;
-		memcpy(p, m->l2, n);
-		off = n;
-		n = cap - off < CODIF_HDR_LEN ? cap - off : CODIF_HDR_LEN;
-		memcpy(p + off, m->codif, n);
-		off += n;
-		memcpy(p + off, antbuf_payload_of(b, s->payload, v->pos, k), cap - off);
-		w->st.frames++;
-		/* each packet a record: a truncation keeps whole packets */
-		wfile_record_end(&out->f);
 	}
 	return 0;
 }
@@ -634,77 +404,70 @@ enum ph_kind {
 	PH_OVERRUN, /* this writer lost it (fell behind, or torn while copied) */
 };
 
-/* A row written without frames, at frame index idx of run: codif and raw
- * stay time-regular, with invalid zero frames (codif) or zeros listed in
- * the index (raw; "gaps" or "overrun"). pcap writes nothing. */
+/* The frames of a row written without any received, at frame index idx of
+ * run: every started stream's placeholder (codif: invalid zero frames; raw:
+ * zeros, listed as gaps or overrun; pcap: nothing). */
 static int
-placeholder_row(struct writer *w, struct wr_src *s, struct wr_out *out,
-		const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
+put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
+		 const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
 {
 	const struct antbuf *b = s->b;
-	uint32_t D = b->g.data_bytes;
+	uint8_t ph[CODIF_HDR_LEN];
+	struct fmt_frame fr;
 	unsigned int k;
+	int rc;
 
-	if (w->o.format == WR_CODIF) {
-		for (k = 0; k < b->g.nslots; k++) {
-			uint8_t *p;
-
-			if (!antbuf_slot_started(run, k, idx))
-				continue;
-			p = wfile_reserve(&out->f, CODIF_HDR_LEN + D);
-			if (p == NULL)
-				return reserve_err(&out->f);
-			placeholder_frame(run, k, idx, p, D);
-			if (kind == PH_GAP)
-				w->st.gap_frames++;
-			else
-				w->st.placeholder_frames++;
-		}
-	} else if (w->o.format == WR_RAW) {
-		uint8_t *p;
-		size_t n = (size_t)__builtin_popcountll(out->mask) * D;
-
-		p = wfile_reserve(&out->f, n);
-		if (p == NULL)
-			return reserve_err(&out->f);
-		memset(p, 0, n);
-		if (kind == PH_GAP) {
-			for (k = 0; k < b->g.nslots; k++)
-				if (out->mask >> k & 1) {
-					raw_mark(out, k, out->rows, true, false);
-					w->st.gap_frames++;
-				}
-		} else if (out->noverrun > 0 &&
-			   out->overrun[out->noverrun - 1].first +
-				   out->overrun[out->noverrun - 1].count == out->rows) {
-			out->overrun[out->noverrun - 1].count++;
-		} else {
-			run_push(&out->overrun, &out->noverrun, &out->capoverrun, 0, out->rows, 1);
-		}
-	} else {
-		return 0;
+	memset(&fr, 0, sizeof(fr));
+	fr.data_bytes = b->g.data_bytes;
+	fr.hdr = ph;
+	fr.flags = kind == PH_GAP ? FMT_F_GAP : FMT_F_OVERRUN;
+	for (k = 0; k < b->g.nslots; k++) {
+		if (out->mask != 0 ? !(out->mask >> k & 1) : !antbuf_slot_started(run, k, idx))
+			continue;
+		fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
+		rc = fmt_put(&out->s, &fr);
+		if (rc < 0)
+			return rc;
+		if (kind == PH_GAP)
+			w->st.gap_frames += (uint64_t)rc;
+		else if (w->o.format == WR_CODIF)
+			w->st.placeholder_frames += (uint64_t)rc;
 	}
-	wfile_record_end(&out->f);
-	out->rows++;
-	return wfile_maybe_flush(&out->f);
+	return 0;
+}
+
+/* A whole row of placeholders (a row this writer fell behind on). */
+static int
+placeholder_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
+		const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
+{
+	int rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
+
+	if (rc == 0)
+		rc = put_placeholders(w, s, out, run, idx, kind);
+	if (rc == 0)
+		rc = fmt_row_end(&out->s);
+	return rc;
 }
 
 /* Write one row of s into out; returns 1 written, 0 torn (lost), <0 error. */
 static int
-do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
 {
 	uint64_t mark, before = w->st.frames, gaps = w->st.gap_frames;
 	int rc;
 
 	/* the whole row fits the staging buffer from here: no flush inside
 	 * it, so a torn row can always be taken back */
-	rc = wfile_ensure(&out->f, row_bytes_max(s->b));
+	rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
 	if (rc != 0)
 		return rc;
-	mark = wfile_size(&out->f);
+	mark = fmt_size(&out->s);
 
 	if (v->virt) {
-		rc = placeholder_row(w, s, out, v->run, v->index, PH_GAP);
+		rc = put_placeholders(w, s, out, v->run, v->index, PH_GAP);
+		if (rc == 0)
+			rc = fmt_row_end(&out->s);
 		if (rc < 0)
 			return rc;
 		if (!antbuf_commit(s->b, &s->cur, v))
@@ -712,18 +475,13 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 		out->last_index = v->index;
 		return 1;
 	}
-	switch (w->o.format) {
-	case WR_CODIF: rc = row_codif(w, s, out, v); break;
-	case WR_RAW: rc = row_raw(w, s, out, v); break;
-	default: rc = row_pcap(w, s, out, v); break;
-	}
+	rc = put_row(w, s, out, v);
 	if (rc != 0)
 		return rc;
 	if (!antbuf_commit(s->b, &s->cur, v)) {
 		/* the producer lapped us while we copied: drop the row, count
 		 * its frames lost, keep the file regular */
-		if (wfile_rollback(&out->f, mark) != 0)
-			return -EIO; /* cannot happen after wfile_ensure */
+		fmt_row_abort(&out->s);
 		w->st.frames = before;
 		w->st.gap_frames = gaps;
 		w->st.torn_rows++;
@@ -734,11 +492,9 @@ do_row(struct writer *w, struct wr_src *s, struct wr_out *out, const struct antb
 	}
 	out->last_row = v->row;
 	out->last_index = v->index;
-	wfile_record_end(&out->f);
 	w->st.rows++;
-	w->st.bytes += wfile_size(&out->f) - mark;
-	out->rows++;
-	rc = wfile_maybe_flush(&out->f);
+	w->st.bytes += fmt_size(&out->s) - mark;
+	rc = fmt_row_end(&out->s);
 	return rc != 0 ? rc : 1;
 }
 
@@ -758,10 +514,10 @@ row_empty(const struct antbuf *b, const struct antbuf_view *v)
 }
 
 static bool
-rotate_due(const struct writer *w, const struct wr_src *s, const struct wr_out *out,
+rotate_due(const struct wr_writer *w, const struct wr_src *s, const struct wr_out *out,
 	   const struct antbuf_view *v)
 {
-	if (wr_rotate_due(&w->o, wfile_size(&out->f),
+	if (wr_rotate_due(&w->o, fmt_size(&out->s),
 			  antbuf_index_time_ns(v->run, v->index) - out->t0_ns))
 		return true;
 	if (w->o.format == WR_RAW && started_mask(s->b, v) != out->mask)
@@ -769,8 +525,26 @@ rotate_due(const struct writer *w, const struct wr_src *s, const struct wr_out *
 	return false;
 }
 
+/* After a row (rc of do_row): a failed write ends the file (cut to its
+ * whole rows, kept) and the writer; count= frames end it too. */
 static int
-poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
+row_done(struct wr_writer *w, struct wr_out *out, int rc)
+{
+	if (rc < 0) {
+		char e[PATH_MAX + 64];
+
+		snprintf(e, sizeof(e), "%s: %s", fio_part(&out->s.f), strerror(-rc));
+		fail(w, rc, e);
+		close_out(w, out);
+		return rc;
+	}
+	if (w->o.count && w->st.frames >= w->o.count)
+		w->done = true;
+	return 0;
+}
+
+static int
+poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
 	struct antbuf_view v;
 	unsigned int done = 0;
@@ -807,40 +581,34 @@ poll_one(struct writer *w, struct wr_src *s, unsigned int max_rows)
 				}
 			}
 			if (newfile) {
-				if ((rc = close_out(w, s, out)) != 0)
+				if ((rc = close_out(w, out)) != 0)
 					return rc;
 				hole = 0;
 			}
 		}
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
+		rc = 0;
 		while (hole-- > 0) {
 			/* rows this writer fell behind on, kept as placeholders */
 			rc = placeholder_row(w, s, out, v.run, out->last_index + 1, PH_OVERRUN);
 			if (rc < 0)
-				return rc;
+				break;
 			out->last_index++;
 		}
-		rc = do_row(w, s, out, &v);
+		if (rc >= 0)
+			rc = do_row(w, s, out, &v);
 		out->runno = v.runno;
-		if (rc < 0) {
-			char e[PATH_MAX + 64];
-
-			snprintf(e, sizeof(e), "%s: %s", out->f.part, strerror(-rc));
-			fail(w, rc, e);
-			close_out(w, s, out);
+		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
-		}
 		done++;
-		if (w->o.count && w->st.frames >= w->o.count)
-			w->done = true;
 	}
 	return (int)done;
 }
 
 /* pcap of all antennas: rows merged by data time. */
 static int
-poll_all(struct writer *w, unsigned int max_rows)
+poll_all(struct wr_writer *w, unsigned int max_rows)
 {
 	unsigned int done = 0, i;
 	int rc;
@@ -877,29 +645,24 @@ poll_all(struct writer *w, unsigned int max_rows)
 		 * only at a data time later than every row written so far: a
 		 * new file is named after a time no earlier file can have. */
 		if (w->all.open && best_t > w->all_max_t &&
-		    wr_rotate_due(&w->o, wfile_size(&w->all.f), best_t - w->all.t0_ns))
-			if ((rc = close_out(w, NULL, &w->all)) != 0)
+		    wr_rotate_due(&w->o, fmt_size(&w->all.s), best_t - w->all.t0_ns))
+			if ((rc = close_out(w, &w->all)) != 0)
 				return rc;
 		if (!w->all.open && (rc = open_out(w, NULL, &w->all, &best_v, best_t)) != 0)
 			return rc;
 		if (best_t > w->all_max_t)
 			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
-		if (rc < 0) {
-			fail(w, rc, "pcap write failed");
-			close_out(w, NULL, &w->all);
+		if ((rc = row_done(w, &w->all, rc)) < 0)
 			return rc;
-		}
 		done++;
-		if (w->o.count && w->st.frames >= w->o.count)
-			w->done = true;
 	}
 	return (int)done;
 }
 
 /* Losses are the cursors' (exact, from the producer's running totals). */
 static void
-sum_lost(struct writer *w)
+sum_lost(struct wr_writer *w)
 {
 	uint64_t rows = 0, frames = 0;
 	unsigned int i;
@@ -916,7 +679,7 @@ sum_lost(struct writer *w)
 }
 
 int
-writer_poll(struct writer *w, unsigned int max_rows)
+wr_poll(struct wr_writer *w, unsigned int max_rows)
 {
 	unsigned int i;
 	int rc, total = 0;
@@ -941,7 +704,7 @@ writer_poll(struct writer *w, unsigned int max_rows)
 }
 
 uint64_t
-writer_backlog(const struct writer *w)
+wr_backlog(const struct wr_writer *w)
 {
 	uint64_t n = 0;
 	unsigned int i;
@@ -953,18 +716,18 @@ writer_backlog(const struct writer *w)
 }
 
 int
-writer_finish(struct writer *w)
+wr_finish(struct wr_writer *w)
 {
 	unsigned int i;
 	int rc = 0, r;
 
 	sum_lost(w);
 	for (i = 0; i < w->n; i++) {
-		r = close_out(w, &w->src[i], &w->src[i].out);
+		r = close_out(w, &w->src[i].out);
 		if (r != 0 && rc == 0)
 			rc = r;
 	}
-	r = close_out(w, NULL, &w->all);
+	r = close_out(w, &w->all);
 	if (r != 0 && rc == 0)
 		rc = r;
 	return rc;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writers: take final rows from antenna buffers with their own cursors and
- * save them as raw (+ JSON index), codif or pcap files; rotation, names,
- * counts. Pure C: runs in the primary (--write) or in dpdk-ibvcap-dump. */
+ * hand them to a format sink (lib/fmt: raw + index, codif or pcap); runs,
+ * gaps, placeholders, rotation, file names, counts, and the loop that
+ * drives a writer. Pure C: runs in the primary (--write) or in
+ * dpdk-ibvcap-dump. No format's bytes are encoded here. */
 
 #ifndef WRITER_H
 #define WRITER_H
@@ -11,11 +13,12 @@
 #include <stdint.h>
 
 #include "antbuf.h"
-#include "wfile.h"
+#include "fmt.h"
 
 #define WR_MAX_ANT 64
 
-enum wr_format { WR_RAW = 0, WR_CODIF, WR_PCAP };
+/** The formats a writer writes (lib/fmt's kinds). */
+enum wr_format { WR_RAW = FMT_RAW, WR_CODIF = FMT_CODIF, WR_PCAP = FMT_PCAP };
 
 struct wr_opts {
 	enum wr_format format;
@@ -44,31 +47,17 @@ int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 
 const char *wr_format_name(enum wr_format f);
 
-/** A run of rows of one slot (raw index). */
-struct wr_run {
-	uint32_t slot;
-	int64_t first;   /**< row number in the file */
-	int64_t count;
-};
-
-/** One output file in progress. */
+/** One output file in progress: a format sink and the rows it holds. */
 struct wr_out {
-	struct wfile f;
+	struct fmt_sink s;
 	bool open;
 	int64_t first_index; /**< frame index of the file's row 0 (on clk) */
-	int64_t rows;
 	int64_t t0_ns;       /**< data time of row 0 */
 	struct codif_clock clk;  /**< the clock of its rows (one run's) */
 	uint32_t runno;      /**< the antenna buffer run it began in */
-	uint64_t mask;       /**< raw: slots in the file */
-	uint8_t ref[ANTBUF_MAX_SLOTS][CODIF_HDR_LEN]; /**< each slot's header (run's) */
-	struct wr_run *gaps, *invalid;
-	size_t ngaps, ninvalid, capgaps, capinvalid;
-	int64_t gap_start[ANTBUF_MAX_SLOTS], inv_start[ANTBUF_MAX_SLOTS];
+	uint64_t mask;       /**< raw: the antenna's slots in the file, in order */
 	int64_t last_row;    /**< antenna row written last */
 	int64_t last_index;  /**< frame index written last */
-	struct wr_run *overrun; /**< raw: rows this writer lost (zeros) */
-	size_t noverrun, capoverrun;
 };
 
 struct wr_src {
@@ -93,7 +82,8 @@ struct wr_stats {
 	uint64_t run_files;          /**< new files started at a resync or new parameters */
 };
 
-struct writer {
+/** A writer: its antennas' cursors and files, its figures. */
+struct wr_writer {
 	struct wr_opts o;
 	unsigned int n;
 	struct wr_src src[WR_MAX_ANT];
@@ -109,26 +99,76 @@ struct writer {
 /**
  * Attach a writer to n antenna buffers (bufs[i] with CPU-visible payload
  * payloads[i], NULL = inline); only antennas in ant_mask are written.
+ * @return 0, -EINVAL (more than WR_MAX_ANT antennas) or the negative errno
+ *   of access(2) on the output directory, with the reason in err.
  */
-int writer_init(struct writer *w, const struct wr_opts *o,
-		const struct antbuf *const *bufs, uint8_t *const *payloads,
-		unsigned int n, uint64_t ant_mask, char *err, size_t len);
+int wr_init(struct wr_writer *w, const struct wr_opts *o,
+	    const struct antbuf *const *bufs, uint8_t *const *payloads,
+	    unsigned int n, uint64_t ant_mask, char *err, size_t errlen);
 
 /**
  * Write what is final, at most max_rows rows per antenna.
  * @return rows written (0: nothing to do), or a negative errno on a fatal
  *   error (w->err says what; files already closed stay valid).
  */
-int writer_poll(struct writer *w, unsigned int max_rows);
+int wr_poll(struct wr_writer *w, unsigned int max_rows);
 
 /** Rows final but not yet written, over all antennas. */
-uint64_t writer_backlog(const struct writer *w);
+uint64_t wr_backlog(const struct wr_writer *w);
 
 /**
  * Close every open file (valid, renamed from .part).
  * @return 0 or the negative errno of the first error.
  */
-int writer_finish(struct writer *w);
+int wr_finish(struct wr_writer *w);
+
+/* ---- the loop (wr_loop.c) ------------------------------------------------ */
+
+struct ibv_shm_writer;
+
+/** Why wr_run returned. */
+enum wr_end {
+	WR_END_STOP = 0,       /**< asked to (o->stop) */
+	WR_END_ERROR,          /**< an I/O error (w->err says what) */
+	WR_END_COUNT,          /**< count= frames written (w->done) */
+	WR_END_DURATION,       /**< o->duration_ns passed */
+	WR_END_SOURCE_STOPPED, /**< the producer stopped and every row is written */
+	WR_END_SOURCE_GONE,    /**< the producer died; every final row is written */
+};
+
+/** How wr_run drives a writer. Every member may be 0 / NULL. */
+struct wr_run_opts {
+	unsigned int batch;          /**< rows per antenna a poll (0: 256) */
+	double max_rate;             /**< frames per second at most (0: no limit) */
+	uint64_t duration_ns;        /**< end after this long (0: never) */
+	uint64_t stats_ns;           /**< progress() this often (0: never) */
+	struct ibv_shm_writer *reg;  /**< the writer registry entry (lib/shm) its
+					  figures are published to, NULL: none */
+	bool (*stop)(void *ctx);           /**< end now (a signal) */
+	bool (*source_stopped)(void *ctx); /**< the producer stopped: end once
+						every row is written */
+	bool (*source_gone)(void *ctx);    /**< the producer died (asked at most
+						every 100 ms while idle) */
+	void (*progress)(void *ctx, const struct wr_writer *w);
+	void *ctx;
+};
+
+/** Publish w's figures and a heartbeat into a writer registry entry. */
+void wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r);
+
+/**
+ * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish
+ * its figures (when idle, and every 64 polls), until one of o's reasons to
+ * end; then every file is finished (wr_finish) and the figures published a
+ * last time. why (may be NULL): why it ended (WR_END_ERROR when finishing
+ * failed).
+ * @return 0, or the negative errno of the first I/O error (w->err says
+ *   what; files already closed stay valid).
+ */
+int wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why);
+
+/** "I/O error", "count", "the primary stopped", ... */
+const char *wr_end_name(enum wr_end e);
 
 /** A file of size bytes, spanning elapsed_ns, is due for rotation. */
 static inline bool

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target over codifcheck's readers: format detection, the codif
- * reader, the raw index parser and raw scan (input: index text, NUL, raw
- * data), the pcap/pcapng reader (libpcap on fmemopen), file-name parsing
- * and the report writers. Builds as a corpus replay without libFuzzer. */
+ * reader, the raw index reader (lib/fmt) and raw scan (input: index text,
+ * NUL, raw data), the pcap/pcapng reader (libpcap on fmemopen), file-name
+ * parsing and the report writers. Builds as a corpus replay without libFuzzer. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,8 @@
 #include "detect.h"
 #include "jsonw.h"
 #include "names.h"
-#include "rawidx.h"
+#include "fmt_raw.h"
+#include "json.h"
 #include "rd.h"
 #include "report.h"
 #include "scan.h"
@@ -66,14 +67,19 @@ fuzz_raw(const uint8_t *data, size_t size, FILE *null)
 	size_t tlen = nul != NULL ? (size_t)(nul - data) : size;
 	const uint8_t *raw = nul != NULL ? nul + 1 : data + size;
 	size_t rlen = size - (size_t)(raw - data);
-	struct cc_raw_index ri;
+	struct fmt_raw_index ri;
 	struct cc_scan *s;
 	struct cc_rd rd;
 	char err[256];
+	json_t *j;
 
-	if (cc_ri_parse((const char *)data, tlen, &ri, err, sizeof(err)) != 0)
+	if (fmt_raw_index_parse((const char *)data, tlen, &ri, err, sizeof(err)) != 0)
 		return;
-	cc_ri_write(null, &ri);
+	/* what parses writes back */
+	j = fmt_raw_index_json(&ri);
+	if (j != NULL)
+		js_write(j, null, true);
+	json_decref(j);
 	s = cc_scan_new(&opts);
 	if (s != NULL && cc_rd_open_mem(&rd, raw, rlen, 256, CC_MAX_DATA + 256) == 0) {
 		cc_scan_raw(s, &ri, &rd, rlen);
@@ -82,7 +88,7 @@ fuzz_raw(const uint8_t *data, size_t size, FILE *null)
 		cc_rd_close(&rd);
 	}
 	cc_scan_free(s);
-	cc_ri_free(&ri);
+	fmt_raw_index_free(&ri);
 }
 
 static void

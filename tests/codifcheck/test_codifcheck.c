@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of codifcheck's pure parts: names, histogram, gap runs, JSON
- * reader, raw index, format detection, and the codif scan over memory. */
+/* Unit tests of codifcheck's pure parts: names, histogram, gap runs, the
+ * JSON and raw index readers it uses (lib/util, lib/fmt), format
+ * detection, and the codif scan over memory. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,9 +11,9 @@
 #include "detect.h"
 #include "gaps.h"
 #include "hist.h"
-#include "jsonr.h"
+#include "json.h"
 #include "names.h"
-#include "rawidx.h"
+#include "fmt_raw.h"
 #include "rd.h"
 #include "scan.h"
 
@@ -141,47 +142,60 @@ test_gaps(void)
 	CHECK_EQ_U(g.n, 0);
 }
 
+/* The index reader's JSON (jansson, lib/util/json.h): values, escapes,
+ * and errors that say where. */
 static void
-test_jsonr(void)
+test_json(void)
 {
-	const char *t = " {\"a\": [1, -2, 3.5, 18446744073709551615, 18446744073709551616],"
+	const char *t = " {\"a\": [1, -2, 3.5, 9223372036854775807],"
 			"\"s\": \"x\\u00e9\\ud83d\\ude00\\n\", \"o\": {\"t\": true, \"n\": null}} ";
-	struct cc_jr v;
-	const struct cc_jr *a, *s;
-	char err[128], deep[200];
+	const json_t *a, *s;
+	char err[128], *deep;
+	json_t *v;
 	int i;
 
-	CHECK(cc_jr_parse(t, strlen(t), &v, err, sizeof(err)) == 0);
-	a = cc_jr_get(&v, "a");
-	CHECK(a != NULL && a->t == CC_JR_ARR && a->n == 5);
-	if (a != NULL && a->n == 5) {
-		CHECK(a->v[0].is_uint && a->v[0].u == 1);
-		CHECK(!a->v[1].is_uint && a->v[1].d == -2);
-		CHECK(!a->v[2].is_uint && a->v[2].d == 3.5);
-		CHECK(a->v[3].is_uint && a->v[3].u == UINT64_MAX);
-		CHECK(!a->v[4].is_uint);
+	v = js_parse(t, strlen(t), err, sizeof(err));
+	CHECK(v != NULL);
+	a = json_object_get(v, "a");
+	CHECK(json_is_array(a) && json_array_size(a) == 4);
+	if (json_array_size(a) == 4) {
+		CHECK(json_is_integer(json_array_get(a, 0)) &&
+		      json_integer_value(json_array_get(a, 0)) == 1);
+		CHECK(json_integer_value(json_array_get(a, 1)) == -2);
+		CHECK(json_is_real(json_array_get(a, 2)) &&
+		      json_real_value(json_array_get(a, 2)) == 3.5);
+		CHECK(json_integer_value(json_array_get(a, 3)) == INT64_MAX);
 	}
-	s = cc_jr_get(&v, "s");
-	CHECK(s != NULL && s->t == CC_JR_STR);
-	if (s != NULL)
-		CHECK_STR(s->s, "x\xc3\xa9\xf0\x9f\x98\x80\n");
-	CHECK(cc_jr_get(cc_jr_get(&v, "o"), "t")->b);
-	CHECK(cc_jr_get(&v, "missing") == NULL);
-	cc_jr_free(&v);
+	s = json_object_get(v, "s");
+	CHECK(json_is_string(s));
+	if (json_is_string(s))
+		CHECK_STR(json_string_value(s), "x\xc3\xa9\xf0\x9f\x98\x80\n");
+	CHECK(json_is_true(json_object_get(json_object_get(v, "o"), "t")));
+	CHECK(json_object_get(v, "missing") == NULL);
+	json_decref(v);
 
-	CHECK(cc_jr_parse("{\"a\" 1}", 7, &v, err, sizeof(err)) == -EINVAL);
-	CHECK_STR(err, "byte 5: expected ':' after an object key");
-	CHECK(cc_jr_parse("[1,]", 4, &v, err, sizeof(err)) == -EINVAL);
-	CHECK(cc_jr_parse("\"abc", 4, &v, err, sizeof(err)) == -EINVAL);
-	CHECK(cc_jr_parse("\"\\ud800\"", 8, &v, err, sizeof(err)) == -EINVAL);
-	CHECK(cc_jr_parse("01", 2, &v, err, sizeof(err)) == -EINVAL);
-	CHECK(cc_jr_parse("{} x", 4, &v, err, sizeof(err)) == -EINVAL);
-	CHECK_HAS(err, "end of the text");
-	CHECK(cc_jr_parse("", 0, &v, err, sizeof(err)) == -EINVAL);
-	for (i = 0; i < CC_JR_MAX_DEPTH + 1; i++)
+	CHECK(js_parse("{\"a\" 1}", 7, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "byte 6 (line 1 column 6): ':' expected near '1'");
+	CHECK(js_parse("[1,]", 4, err, sizeof(err)) == NULL);
+	CHECK(js_parse("\"abc", 4, err, sizeof(err)) == NULL);
+	CHECK(js_parse("[\"\\ud800\"]", 10, err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "invalid Unicode");
+	CHECK(js_parse("[01]", 4, err, sizeof(err)) == NULL);
+	CHECK(js_parse("{} x", 4, err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "end of file expected");
+	CHECK(js_parse("", 0, err, sizeof(err)) == NULL);
+	/* numbers beyond 64 bits are refused, not rounded */
+	CHECK(js_parse("[18446744073709551616]", 22, err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "too big");
+	CHECK(js_parse("{\"a\": 1, \"a\": 2}", 16, err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "duplicate");
+	/* nesting is bounded (jansson: 2048 levels) */
+	deep = malloc(4096);
+	for (i = 0; deep != NULL && i < 4096; i++)
 		deep[i] = '[';
-	CHECK(cc_jr_parse(deep, CC_JR_MAX_DEPTH + 1, &v, err, sizeof(err)) == -EINVAL);
-	CHECK_HAS(err, "nesting");
+	CHECK(deep != NULL && js_parse(deep, 4096, err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "depth");
+	free(deep);
 }
 
 /* The example of formats.md, with a real header (4 ch, 16 bit, complex). */
@@ -232,64 +246,67 @@ index_text(const char *gaps, const char *params_nchan)
 static void
 test_rawidx(void)
 {
-	struct cc_raw_index ri, back;
+	struct fmt_raw_index ri, back;
 	struct codif_hdr h;
 	char err[256], *t, *w;
 	size_t cur = 0, wlen;
+	json_t *j;
 	FILE *f;
 
 	t = index_text("{\"slot\": 0, \"first\": 17, \"count\": 2, \"utc\": \"x\"},"
 		       "{\"slot\": 0, \"first\": 5, \"count\": 1}", "4");
-	CHECK(cc_ri_parse(t, strlen(t), &ri, err, sizeof(err)) == 0);
+	CHECK(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)) == 0);
 	CHECK_EQ_U(ri.nstream, 1);
 	CHECK_EQ_U(ri.rows, 1000);
-	CHECK_EQ_U(cc_ri_raw_size(&ri), 1000ULL * 8192);
+	CHECK_EQ_U(fmt_raw_data_size(&ri), 1000ULL * 8192);
 	CHECK_EQ_U(ri.fpp, 62500);
 	CHECK_EQ_U(ri.gaps.n, 2);
 	CHECK_EQ_U(ri.gaps.v[0].first, 5); /* sorted */
-	CHECK(!cc_ri_in_run(&ri.gaps, 0, 4, &cur));
-	CHECK(cc_ri_in_run(&ri.gaps, 0, 5, &cur));
-	CHECK(!cc_ri_in_run(&ri.gaps, 0, 6, &cur));
-	CHECK(cc_ri_in_run(&ri.gaps, 0, 18, &cur));
-	CHECK(!cc_ri_in_run(&ri.gaps, 0, 19, &cur));
+	CHECK(!fmt_raw_in_run(&ri.gaps, 0, 4, &cur));
+	CHECK(fmt_raw_in_run(&ri.gaps, 0, 5, &cur));
+	CHECK(!fmt_raw_in_run(&ri.gaps, 0, 6, &cur));
+	CHECK(fmt_raw_in_run(&ri.gaps, 0, 18, &cur));
+	CHECK(!fmt_raw_in_run(&ri.gaps, 0, 19, &cur));
 	/* row 62500 - 31250 is the next period's frame 0 */
-	cc_ri_frame_hdr(&ri, 0, 31250, true, &h);
+	fmt_raw_frame_hdr(&ri, 0, 31250, true, &h);
 	CHECK_EQ_U(h.seconds, 5918427);
 	CHECK_EQ_U(h.frame, 0);
 	CHECK(h.invalid);
 
 	/* write, parse back: the same index */
+	j = fmt_raw_index_json(&ri);
 	f = open_memstream(&w, &wlen);
-	CHECK(cc_ri_write(f, &ri) == 0);
+	CHECK(j != NULL && js_write(j, f, true) == 0);
 	fclose(f);
-	CHECK(cc_ri_parse(w, wlen, &back, err, sizeof(err)) == 0);
+	json_decref(j);
+	CHECK(fmt_raw_index_parse(w, wlen, &back, err, sizeof(err)) == 0);
 	CHECK_EQ_U(back.gaps.n, 2);
 	CHECK_EQ_U(back.invalid.n, 1);
 	CHECK(memcmp(back.st[0].raw_hdr, ri.st[0].raw_hdr, 64) == 0);
 	CHECK_EQ_U(back.first_frame, 31250);
-	cc_ri_free(&back);
+	fmt_raw_index_free(&back);
 	free(w);
-	cc_ri_free(&ri);
+	fmt_raw_index_free(&ri);
 	free(t);
 
 	t = index_text("{\"slot\": 0, \"first\": 17, \"count\": 2}, "
 		       "{\"slot\": 0, \"first\": 18, \"count\": 1}", "4");
-	CHECK(cc_ri_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
+	CHECK(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
 	CHECK_HAS(err, "overlap");
 	free(t);
 	t = index_text("{\"slot\": 0, \"first\": 999, \"count\": 2}", "4");
-	CHECK(cc_ri_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
+	CHECK(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
 	CHECK_HAS(err, "gaps[0].count: expected an integer between 1 and 1");
 	free(t);
 	t = index_text("{\"slot\": 0, \"first\": 40, \"count\": 1}", "4");
-	CHECK(cc_ri_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
+	CHECK(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
 	CHECK_HAS(err, "both in gaps and invalid");
 	free(t);
 	t = index_text("", "8");
-	CHECK(cc_ri_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
+	CHECK(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "params.nchan: 8, the headers say 4");
 	free(t);
-	CHECK(cc_ri_parse("{\"format\": \"x\"}", 15, &ri, err, sizeof(err)) == -EINVAL);
+	CHECK(fmt_raw_index_parse("{\"format\": \"x\"}", 15, &ri, err, sizeof(err)) == -EINVAL);
 	CHECK_STR(err, "format: 'x', expected 'dpdk-ibvcap-raw'");
 }
 
@@ -489,7 +506,7 @@ main(void)
 	test_names();
 	test_hist();
 	test_gaps();
-	test_jsonr();
+	test_json();
 	test_rawidx();
 	test_detect();
 	test_scan();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of lib/writer: rows bigger than the staging buffer asked for
- * (the writer grows it rather than dropping rows), a staging buffer that
- * can always take back a row, and files checked frame by frame. */
+ * (the writer grows it rather than dropping rows), a staging buffer
+ * (lib/fio) that can always take back a row, and files checked frame by
+ * frame. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include "testfd.h"
 #include "testhdr.h"
 #include "codif_pattern.h"
-#include "wfile.h"
+#include "fio.h"
 #include "writer.h"
 
 #define SLOTS 16
@@ -107,7 +108,7 @@ static void
 write_all(struct antbuf *b, const char *fmt, const char *dir, struct wr_stats *st)
 {
 	struct wr_opts o;
-	struct writer *w = calloc(1, sizeof(*w));
+	struct wr_writer *w = calloc(1, sizeof(*w));
 	const struct antbuf *bufs[1] = { b };
 	char spec[512], err[600];
 	int rc, rounds = 0;
@@ -115,13 +116,13 @@ write_all(struct antbuf *b, const char *fmt, const char *dir, struct wr_stats *s
 	snprintf(spec, sizeof(spec), "%s:%s,buffer=1M,direct=no,oldest=yes%s", fmt, dir,
 		 strcmp(fmt, "pcap") == 0 ? ",snaplen=262144" : "");
 	CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
-	CHECK(w != NULL && writer_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
+	CHECK(w != NULL && wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
 	/* staging grown to two whole rows */
 	CHECK(w->o.bufsize >= 2 * (size_t)SLOTS * (CODIF_HDR_LEN + D));
-	while ((rc = writer_poll(w, 1)) > 0 && rounds++ < 100)
+	while ((rc = wr_poll(w, 1)) > 0 && rounds++ < 100)
 		;
 	CHECK_EQ_I(rc, 0);
-	CHECK_EQ_I(writer_finish(w), 0);
+	CHECK_EQ_I(wr_finish(w), 0);
 	CHECK_EQ_I(w->error, 0);
 	*st = w->st;
 	free(w);
@@ -202,9 +203,9 @@ test_big_rows(const char *tmp)
 }
 
 static void
-test_wfile_rollback(const char *tmp)
+test_fio_rollback(const char *tmp)
 {
-	struct wfile f;
+	struct fio_file f;
 	char path[600], err[700];
 	static uint8_t chunk[600 * 1024];
 	uint64_t mark;
@@ -212,20 +213,20 @@ test_wfile_rollback(const char *tmp)
 
 	memset(&f, 0, sizeof(f));
 	snprintf(path, sizeof(path), "%s/roll.bin", tmp);
-	CHECK(wfile_open(&f, path, 1u << 20, false, err, sizeof(err)) == 0);
+	CHECK(fio_open(&f, path, 1u << 20, 0, err, sizeof(err)) == 0);
 	memset(chunk, 1, sizeof(chunk));
-	CHECK(wfile_append(&f, chunk, sizeof(chunk)) == 0);
-	wfile_record_end(&f);
+	CHECK(fio_append(&f, chunk, sizeof(chunk)) == 0);
+	fio_record_end(&f);
 	/* 600 KiB more do not fit the 1 MiB buffer: ensure flushes first, so
 	 * the row appended next can be taken back */
-	CHECK(wfile_ensure(&f, sizeof(chunk)) == 0);
-	mark = wfile_size(&f);
+	CHECK(fio_ensure(&f, sizeof(chunk)) == 0);
+	mark = fio_size(&f);
 	memset(chunk, 2, sizeof(chunk));
-	CHECK(wfile_append(&f, chunk, sizeof(chunk)) == 0);
-	CHECK(wfile_rollback(&f, mark) == 0);
-	CHECK_EQ_U(wfile_size(&f), sizeof(chunk));
-	CHECK_EQ_I(wfile_ensure(&f, 2u << 20), -E2BIG);
-	CHECK(wfile_close(&f, true, err, sizeof(err)) == 0);
+	CHECK(fio_append(&f, chunk, sizeof(chunk)) == 0);
+	CHECK(fio_rollback(&f, mark) == 0);
+	CHECK_EQ_U(fio_size(&f), sizeof(chunk));
+	CHECK_EQ_I(fio_ensure(&f, 2u << 20), -E2BIG);
+	CHECK(fio_close(&f, true, NULL, err, sizeof(err)) == 0);
 	CHECK(stat(path, &sb) == 0 && (size_t)sb.st_size == sizeof(chunk));
 }
 
@@ -240,7 +241,7 @@ main(void)
 		return 1;
 	}
 	test_big_rows(tmp);
-	test_wfile_rollback(tmp);
+	test_fio_rollback(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmp);

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The file layer under every format: a file written through an aligned
+ * staging buffer (formats encode into it; only this layer does I/O),
+ * O_DIRECT where the filesystem takes it, NAME.part renamed to NAME when
+ * complete, and a file cut back to its last whole record after an error
+ * (ENOSPC), so every kept file is valid. */
+
+#ifndef FIO_H
+#define FIO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Alignment of the staging buffer and of O_DIRECT writes. */
+#define FIO_ALIGN 4096
+
+/** fio_open flags. */
+#define FIO_DIRECT 0x1  /**< O_DIRECT where the filesystem takes it (else
+			     buffered, silently: tmpfs) */
+#define FIO_REPLACE 0x2 /**< replace an existing NAME, and reuse a leftover
+			     NAME.part (else both are refused: -EEXIST) */
+
+/**
+ * One file being written. The fields are this layer's: formats use the
+ * functions below only, so that the I/O under them (today pwrite at the
+ * file's end from the staging buffer; later io_uring with several staging
+ * chunks in flight) can change without touching a format.
+ */
+struct fio_file {
+	int fd;
+	bool open;
+	bool direct;             /**< O_DIRECT in use */
+	bool replace;            /**< FIO_REPLACE */
+	char path[PATH_MAX];     /**< final name */
+	char part[PATH_MAX + 8]; /**< NAME.part while written */
+	uint8_t *buf;            /**< staging, FIO_ALIGN aligned */
+	size_t cap, fill;
+	uint64_t base;           /**< logical offset of buf[0] */
+	uint64_t on_disk;        /**< bytes written to the file */
+	uint64_t safe_end;       /**< greatest record end <= on_disk */
+	uint64_t *ends;          /**< record ends not yet on disk */
+	size_t nends, capends;
+	int err;                 /**< first I/O errno (then writes are refused) */
+};
+
+/**
+ * Create NAME.part for writing, with a staging buffer of bufsize bytes
+ * (rounded up to FIO_ALIGN, at least 2 * FIO_ALIGN).
+ * @param flags FIO_DIRECT, FIO_REPLACE
+ * @return 0; -EEXIST (NAME, or NAME.part, exists and FIO_REPLACE is not
+ *   given), -ENAMETOOLONG, -ENOMEM, or the negative errno of open(2); the
+ *   reason, naming the file, in err.
+ */
+int fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flags,
+	     char *err, size_t errlen);
+
+/** Logical size so far (bytes handed to the file, staged or written). */
+static inline uint64_t
+fio_size(const struct fio_file *f)
+{
+	return f->base + f->fill;
+}
+
+/** The final name, and the name while written (NAME.part). */
+static inline const char *
+fio_path(const struct fio_file *f)
+{
+	return f->path;
+}
+
+static inline const char *
+fio_part(const struct fio_file *f)
+{
+	return f->part;
+}
+
+/** The first I/O error (a positive errno), 0 none. */
+static inline int
+fio_error(const struct fio_file *f)
+{
+	return f->err;
+}
+
+/**
+ * Space for n bytes at the end of the file, in the staging buffer
+ * (flushing first when needed): the caller fills all of it.
+ * @return where the bytes go, or NULL after an I/O error (fio_error) or
+ *   when n exceeds the buffer.
+ */
+uint8_t *fio_reserve(struct fio_file *f, size_t n);
+
+/**
+ * Room for n more bytes without a flush: flushes now if needed, so that
+ * what is appended next (a row) can still be taken back (fio_rollback).
+ * @return 0, -E2BIG when n exceeds the buffer, or the negative errno of an
+ *   I/O error.
+ */
+int fio_ensure(struct fio_file *f, size_t n);
+
+/** Append n bytes. @return 0, or the negative errno of an I/O error. */
+int fio_append(struct fio_file *f, const void *p, size_t n);
+
+/**
+ * Take appends back to logical size mark (still staged after fio_ensure).
+ * @return 0, or -EINVAL when mark is not within the staged bytes.
+ */
+int fio_rollback(struct fio_file *f, uint64_t mark);
+
+/** The bytes so far end a record: a cut after an error keeps them. */
+void fio_record_end(struct fio_file *f);
+
+/**
+ * Write out the staged bytes once half the buffer is used.
+ * @return 0, or the negative errno of an I/O error.
+ */
+int fio_maybe_flush(struct fio_file *f);
+
+/**
+ * Write everything, cut back to the last whole record if an error cut it,
+ * close, and rename NAME.part to NAME (keep) or remove it (!keep, or when
+ * nothing at all was kept). kept (may be NULL): the bytes the file holds.
+ * @return 0, or the negative errno of the first error (the file, when
+ *   kept, is still valid; err says what, naming the file).
+ */
+int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errlen);
+
+#endif /* FIO_H */

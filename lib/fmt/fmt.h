@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* File formats as sinks over lib/fio: a struct fmt_sink takes rows of
+ * frames and writes them as raw (+ JSON index), codif or pcap. Each
+ * format's bytes are written and read in its own file (fmt_raw.c,
+ * fmt_codif.c, fmt_pcap.c; docs/formats.md); this one dispatches. */
+
+#ifndef FMT_H
+#define FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codif.h"
+#include "fio.h"
+
+enum fmt_kind {
+	FMT_RAW = 0,  /**< data rows + NAME.raw.json (fmt_raw.h) */
+	FMT_CODIF,    /**< whole CODIF frames (fmt_codif.h) */
+	FMT_PCAP,     /**< nanosecond pcap of Ethernet packets (fmt_pcap.h) */
+};
+
+/** struct fmt_frame.flags */
+#define FMT_F_INVALID 0x1 /**< arrived with the CODIF invalid bit set (data kept) */
+#define FMT_F_GAP 0x2     /**< never arrived: codif writes its header (the
+			       placeholder's, fmt_codif_placeholder) with zero
+			       data, raw zeros listed in "gaps", pcap nothing */
+#define FMT_F_OVERRUN 0x4 /**< the capture had it, the writer lost it (fell
+			       behind): as a gap, but a raw row of nothing else
+			       is listed in "overrun" */
+
+/** One frame handed to a sink: its parts need not be contiguous. */
+struct fmt_frame {
+	const uint8_t *hdr;      /**< its CODIF header, CODIF_HDR_LEN bytes */
+	const uint8_t *data;     /**< data_bytes of data; NULL: zeros (a gap) */
+	uint32_t data_bytes;
+	const uint8_t *l2;       /**< pcap: the packet's bytes before the CODIF
+				      header (Ethernet .. UDP), l2len of them */
+	uint32_t l2len;
+	int64_t t_ns;            /**< pcap: the record's time (Unix ns) */
+	uint32_t flags;          /**< FMT_F_* */
+};
+
+struct fmt_raw_index;
+struct fmt_raw_out;
+
+struct fmt_opts {
+	size_t bufsize;          /**< staging (lib/fio) */
+	unsigned int fio_flags;  /**< FIO_DIRECT, FIO_REPLACE */
+	uint32_t snaplen;        /**< pcap: bytes kept of a packet (0: 65535) */
+};
+
+/** One output file of one format. */
+struct fmt_sink {
+	enum fmt_kind kind;
+	struct fio_file f;
+	uint32_t snaplen;
+	unsigned int replace;    /**< FIO_REPLACE given: for the raw index too */
+	uint64_t rows;           /**< rows completed (fmt_row_end) */
+	uint64_t mark;           /**< size at fmt_row_begin */
+	unsigned int nput;       /**< frames in the row in progress */
+	struct fmt_raw_out *raw; /**< raw: the index being built */
+};
+
+/** "raw", "codif", "pcap": the name of a format and its file extension. */
+const char *fmt_name(enum fmt_kind k);
+
+/**
+ * Bytes one row of nslots frames of data_bytes can take in any format: a
+ * CODIF frame each, or a pcap record (16) with Ethernet, VLAN, IPv4 and UDP
+ * headers (46) before it.
+ */
+size_t fmt_row_bytes_max(unsigned int nslots, uint32_t data_bytes);
+
+/**
+ * Start a file of kind k at path (written as path.part, lib/fio): the pcap
+ * file header; for raw, idx describes the file (antenna, streams in slot
+ * order, clock, first index; copied) and its index is written by fmt_close.
+ * @return 0, -EINVAL (an unknown kind; raw without 1..FMT_RAW_MAX_STREAMS
+ *   streams, a data size and a clock in idx), -ENOMEM, or fio_open's errors
+ *   (-EEXIST, -ENAMETOOLONG, an errno of open(2)), with the reason, naming
+ *   the file, in err.
+ */
+int fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt_opts *o,
+	     const struct fmt_raw_index *idx, char *err, size_t errlen);
+
+/**
+ * Begin a row of at most max_bytes (fmt_row_bytes_max): it fits the
+ * staging buffer from here, so it can be taken back (fmt_row_abort).
+ * @return 0, -E2BIG (larger than the staging buffer), or the negative
+ *   errno of an I/O error.
+ */
+int fmt_row_begin(struct fmt_sink *s, size_t max_bytes);
+
+/**
+ * Add one frame to the row. raw takes the file's streams in slot order,
+ * one each per row; codif and pcap any number.
+ * @return 1 written, 0 nothing to write (pcap: a gap), -EINVAL (raw: more
+ *   frames than streams, or another data size), -E2BIG (larger than the
+ *   staging buffer), or the negative errno of an I/O error.
+ */
+int fmt_put(struct fmt_sink *s, const struct fmt_frame *fr);
+
+/**
+ * End the row: it is whole (a cut after an error keeps whole rows; pcap:
+ * whole packets) and, for raw, its gaps, invalid and overrun runs go to the
+ * index. Writes out the staged bytes when half the buffer is used.
+ * @return 0, -EINVAL (raw: fewer frames than streams), or the negative
+ *   errno of an I/O error.
+ */
+int fmt_row_end(struct fmt_sink *s);
+
+/** Take back the row in progress (its frames were overwritten while copied). */
+void fmt_row_abort(struct fmt_sink *s);
+
+/** Logical size of the file so far. */
+static inline uint64_t
+fmt_size(const struct fmt_sink *s)
+{
+	return fio_size(&s->f);
+}
+
+/**
+ * Finish the file: written out, cut to its last whole row after an error,
+ * renamed from .part (keep) or removed; raw: its index (the rows kept)
+ * written beside it, as NAME.raw.json.part renamed. kept (may be NULL):
+ * whether a valid file is left.
+ * @return 0, or the negative errno of the first error: the data's (the
+ *   file then holds its whole rows), else the index's (-ENOMEM, fio_open's
+ *   errors, an I/O error); err names the file.
+ */
+int fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen);
+
+#endif /* FMT_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The loop that drives a writer, in the primary's writer lcores and in
+ * dpdk-ibvcap-dump alike, and the figures it publishes to the primary. */
+
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "shm.h"
+#include "writer.h"
+
+static int64_t
+clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void
+sleep_ns(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+void
+wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r)
+{
+	if (r == NULL)
+		return;
+	r->frames = w->st.frames;
+	r->gap_frames = w->st.gap_frames;
+	r->bytes = w->st.bytes;
+	r->lost_frames = w->st.lost_frames;
+	r->files = w->st.files;
+	r->error = w->error;
+	r->heartbeat_ns = clock_ns(CLOCK_REALTIME);
+}
+
+const char *
+wr_end_name(enum wr_end e)
+{
+	switch (e) {
+	case WR_END_STOP: return "stopped";
+	case WR_END_ERROR: return "I/O error";
+	case WR_END_COUNT: return "count";
+	case WR_END_DURATION: return "duration";
+	case WR_END_SOURCE_STOPPED: return "the primary stopped";
+	case WR_END_SOURCE_GONE: return "the primary exited";
+	}
+	return "?";
+}
+
+/* How often a writer that is busy publishes its figures, and how often an
+ * idle one asks whether its producer is still there. */
+#define PUBLISH_POLLS 64
+#define ALIVE_NS 100000000LL
+#define IDLE_NS 500000LL
+
+int
+wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
+{
+	unsigned int batch = o->max_rate > 0 ? 1 : o->batch != 0 ? o->batch : 256;
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC), next_stats = t0 + (int64_t)o->stats_ns;
+	int64_t last_alive = 0;
+	enum wr_end end;
+	unsigned int polls = 0;
+	int rc;
+
+	for (;;) {
+		int64_t now;
+		int n;
+
+		if (o->stop != NULL && o->stop(o->ctx)) {
+			end = WR_END_STOP;
+			break;
+		}
+		n = wr_poll(w, batch);
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (n < 0) {
+			end = WR_END_ERROR;
+			break;
+		}
+		if (o->max_rate > 0 && n > 0) {
+			/* hold back: the frames written so far may not be ahead
+			 * of the allowed rate */
+			int64_t due = t0 + (int64_t)((double)w->st.frames / o->max_rate * 1e9);
+
+			if (due > now)
+				sleep_ns(due - now);
+		}
+		if (w->done) {
+			end = WR_END_COUNT;
+			break;
+		}
+		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
+			end = WR_END_DURATION;
+			break;
+		}
+		if (o->progress != NULL && o->stats_ns && now >= next_stats) {
+			o->progress(o->ctx, w);
+			next_stats += (int64_t)o->stats_ns;
+		}
+		if (n == 0 || ++polls % PUBLISH_POLLS == 0)
+			wr_publish(w, o->reg);
+		if (n > 0)
+			continue;
+		/* idle: after the producer stopped and flushed its rows, take
+		 * the rest, then end */
+		if (o->source_stopped != NULL && o->source_stopped(o->ctx) && wr_backlog(w) == 0) {
+			end = WR_END_SOURCE_STOPPED;
+			break;
+		}
+		if (o->source_gone != NULL && now - last_alive > ALIVE_NS) {
+			last_alive = now;
+			if (o->source_gone(o->ctx)) {
+				/* it died: take every final row, then end */
+				while (wr_poll(w, 1024) > 0)
+					;
+				end = WR_END_SOURCE_GONE;
+				break;
+			}
+		}
+		sleep_ns(IDLE_NS);
+	}
+	rc = wr_finish(w);
+	if (rc == 0 && w->error != 0)
+		rc = -w->error;
+	if (rc != 0)
+		end = WR_END_ERROR;
+	wr_publish(w, o->reg);
+	if (why != NULL)
+		*why = end;
+	return rc;
+}

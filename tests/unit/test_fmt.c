@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of lib/fmt and lib/fio: each format written and read back
+ * (pcap, codif, raw + index), files cut at whole records when the disk
+ * fills (RLIMIT_FSIZE stands in for ENOSPC), NAME.part and never replacing,
+ * and the index reader refusing bad input with clear messages. */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "codif_pattern.h"
+#include "fmt_codif.h"
+#include "fmt_pcap.h"
+#include "fmt_raw.h"
+#include "json.h"
+#include "parse.h"
+#include "testhdr.h"
+
+#define D 256            /* data bytes of the test frames */
+#define S 3              /* streams (slots) */
+#define ROWS 40
+#define L2 42
+
+static char tmp[] = "/tmp/test_fmt.XXXXXX";
+
+static const struct fmt_opts plain = { .bufsize = 64 * 1024 };
+
+static void
+path_of(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", tmp, name);
+}
+
+static uint64_t
+size_of(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : UINT64_MAX;
+}
+
+static bool
+exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Frame n of stream k: header (invalid every 7th) and pattern data. */
+static void
+frame_of(int64_t n, unsigned int k, uint8_t hdr[CODIF_HDR_LEN], uint8_t data[D])
+{
+	struct codif_hdr h = test_hdr(n, (uint16_t)k, D);
+
+	h.invalid = n % 7 == 3;
+	codif_encode(&h, hdr);
+	codif_pattern_fill(&h, data, D);
+}
+
+/* Row n missing in stream k? (a few gaps) */
+static bool
+missing(int64_t n, unsigned int k)
+{
+	return (n == 5 && k == 1) || (n >= 20 && n < 23 && k == 2);
+}
+
+/* The rows of the test into s: frames, gaps as placeholders; row 30 is
+ * lost by the writer (overrun), row 31 taken back and written again.
+ * Frame n is frame index 100000 + n of clk (test_hdr). @return 0 or the
+ * first error. */
+static int
+write_rows(struct fmt_sink *s, const struct codif_clock *clk, int64_t rows)
+{
+	uint8_t hdr[S][CODIF_HDR_LEN], data[S][D], ref[CODIF_HDR_LEN], junk[D];
+	int64_t n;
+	unsigned int k;
+	int rc;
+
+	memset(junk, 0xee, sizeof(junk));
+	for (n = 0; n < rows; n++) {
+		if ((rc = fmt_row_begin(s, fmt_row_bytes_max(S, D))) != 0)
+			return rc;
+		if (n == 31) {
+			/* a torn row: taken back, nothing of it stays */
+			struct fmt_frame fr = { .hdr = hdr[0], .data = junk, .data_bytes = D };
+
+			frame_of(n, 0, hdr[0], data[0]);
+			if ((rc = fmt_put(s, &fr)) < 0)
+				return rc;
+			fmt_row_abort(s);
+			if ((rc = fmt_row_begin(s, fmt_row_bytes_max(S, D))) != 0)
+				return rc;
+		}
+		for (k = 0; k < S; k++) {
+			struct fmt_frame fr = { .data_bytes = D, .l2len = L2, .t_ns = 1000 + n };
+			static const uint8_t l2[L2] = { 1, 2, 3 };
+
+			frame_of(n, k, hdr[k], data[k]);
+			fr.l2 = l2;
+			if (n == 30 || missing(n, k)) {
+				frame_of(0, k, ref, data[k]);
+				fmt_codif_placeholder(ref, clk, 100000 + n, hdr[k]);
+				fr.hdr = hdr[k];
+				fr.flags = n == 30 ? FMT_F_OVERRUN : FMT_F_GAP;
+			} else {
+				fr.hdr = hdr[k];
+				fr.data = data[k];
+				fr.flags = n % 7 == 3 ? FMT_F_INVALID : 0;
+			}
+			if ((rc = fmt_put(s, &fr)) < 0)
+				return rc;
+		}
+		if ((rc = fmt_row_end(s)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void
+test_codif(const struct codif_clock *clk)
+{
+	struct fmt_codif_reader r;
+	struct fmt_sink s;
+	struct codif_hdr h;
+	const uint8_t *fr;
+	uint8_t hdr[CODIF_HDR_LEN], data[D];
+	char path[300], err[600];
+	int64_t n = 0;
+	unsigned int k = 0, i = 0;
+	static const uint8_t zero[D];
+	FILE *f;
+
+	path_of(path, sizeof(path), "a.codif");
+	CHECK_EQ_I(fmt_open(&s, FMT_CODIF, path, &plain, NULL, err, sizeof(err)), 0);
+	CHECK(exists(fio_part(&s.f)) && !exists(path));
+	CHECK_EQ_I(write_rows(&s, clk, ROWS), 0);
+	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
+	CHECK(!exists(fio_part(&s.f)));
+	CHECK_EQ_U(size_of(path), (uint64_t)ROWS * S * (CODIF_HDR_LEN + D));
+
+	/* read back: every frame as written, gaps as placeholders */
+	CHECK_EQ_I(fmt_codif_open_read(&r, path, err, sizeof(err)), 0);
+	while (fmt_codif_next(&r, &fr, &h, err, sizeof(err)) == 1) {
+		bool gap = n == 30 || missing(n, k);
+
+		frame_of(n, k, hdr, data);
+		CHECK_EQ_U(h.threadid, k);
+		CHECK_EQ_U(h.frame, (uint32_t)(n % 100));
+		if (gap) {
+			CHECK(h.invalid);
+			CHECK(memcmp(fr + CODIF_HDR_LEN, zero, D) == 0);
+		} else {
+			CHECK(memcmp(fr, hdr, CODIF_HDR_LEN) == 0);
+			CHECK(memcmp(fr + CODIF_HDR_LEN, data, D) == 0);
+		}
+		if (++k == S) {
+			k = 0;
+			n++;
+		}
+		i++;
+	}
+	CHECK_EQ_U(i, ROWS * S);
+	fmt_codif_close_read(&r);
+
+	/* the reader says what is wrong, and where */
+	f = fopen(path, "r+b");
+	CHECK(f != NULL && fseek(f, 2 * (CODIF_HDR_LEN + D) + 40, SEEK_SET) == 0 &&
+	      fputc(0x11, f) != EOF);
+	fclose(f);
+	CHECK_EQ_I(fmt_codif_open_read(&r, path, err, sizeof(err)), 0);
+	CHECK_EQ_I(fmt_codif_next(&r, &fr, &h, err, sizeof(err)), 1);
+	CHECK_EQ_I(fmt_codif_next(&r, &fr, &h, err, sizeof(err)), 1);
+	CHECK_EQ_I(fmt_codif_next(&r, &fr, &h, err, sizeof(err)), -EPROTO);
+	CHECK_HAS(err, "a.codif: offset 640: not CODIF v3: sync 0xFEEDCA11, expected 0xFEEDCAFE");
+	fmt_codif_close_read(&r);
+	f = fopen(path, "r+b");
+	CHECK(f != NULL && fseek(f, 2 * (CODIF_HDR_LEN + D) + 40, SEEK_SET) == 0 &&
+	      fputc(0xFE, f) != EOF);
+	fclose(f);
+	CHECK(truncate(path, 3 * (CODIF_HDR_LEN + D) + 100) == 0);
+	CHECK_EQ_I(fmt_codif_open_read(&r, path, err, sizeof(err)), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_I(fmt_codif_next(&r, &fr, &h, err, sizeof(err)), 1);
+	CHECK_EQ_I(fmt_codif_next(&r, &fr, &h, err, sizeof(err)), -ENODATA);
+	CHECK_HAS(err, "offset 960: the file ends 100 bytes into a frame of 320");
+	fmt_codif_close_read(&r);
+	CHECK_EQ_I(fmt_codif_open_read(&r, "/nonexistent/x.codif", err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "/nonexistent/x.codif: No such file or directory");
+}
+
+static void
+test_pcap(const struct codif_clock *clk)
+{
+	struct fmt_opts o = plain;
+	struct fmt_pcap_rec rec;
+	struct fmt_sink s;
+	uint8_t hdr[CODIF_HDR_LEN], data[D], pkt[600];
+	char path[300], err[600];
+	int64_t n = 0;
+	unsigned int k = 0, i = 0;
+	pcap_t *p;
+	FILE *f;
+	uint32_t magic = 0;
+
+	path_of(path, sizeof(path), "a.pcap");
+	o.snaplen = 200; /* records cut: 42 + 64 + 94 of 362 bytes */
+	CHECK_EQ_I(fmt_open(&s, FMT_PCAP, path, &o, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_I(write_rows(&s, clk, ROWS), 0);
+	/* a whole packet, as codifgen and the pdump tap write them */
+	memset(pkt, 0x5a, sizeof(pkt));
+	CHECK_EQ_I(fmt_pcap_packet(&s, 123456789012345678LL, pkt, 150), 0);
+	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
+	f = fopen(path, "rb");
+	CHECK(f != NULL && fread(&magic, 4, 1, f) == 1);
+	fclose(f);
+	CHECK_EQ_U(magic, FMT_PCAP_MAGIC_NS);
+
+	/* libpcap reads it: one record per frame that arrived, none for gaps */
+	p = fmt_pcap_open_read(path, err, sizeof(err));
+	CHECK(p != NULL);
+	while (p != NULL && fmt_pcap_next(p, &rec, err, sizeof(err)) == 1) {
+		while (n < ROWS && (n == 30 || missing(n, k))) {
+			if (++k == S) {
+				k = 0;
+				n++;
+			}
+		}
+		if (n == ROWS) {
+			CHECK_EQ_I(rec.t_ns, 123456789012345678LL);
+			CHECK_EQ_U(rec.caplen, 150);
+			CHECK(memcmp(rec.data, pkt, 150) == 0);
+			i++;
+			break;
+		}
+		frame_of(n, k, hdr, data);
+		CHECK_EQ_I(rec.t_ns, 1000 + n);
+		CHECK_EQ_U(rec.len, L2 + CODIF_HDR_LEN + D);
+		CHECK_EQ_U(rec.caplen, 200);
+		CHECK(rec.data[0] == 1 && rec.data[2] == 3);
+		CHECK(memcmp(rec.data + L2, hdr, CODIF_HDR_LEN) == 0);
+		CHECK(memcmp(rec.data + L2 + CODIF_HDR_LEN, data, 200 - L2 - CODIF_HDR_LEN) == 0);
+		if (++k == S) {
+			k = 0;
+			n++;
+		}
+		i++;
+	}
+	CHECK_EQ_U(i, (ROWS - 1) * S - 4 + 1);
+	CHECK_EQ_I(p != NULL ? fmt_pcap_next(p, &rec, err, sizeof(err)) : -1, 0);
+	if (p != NULL)
+		pcap_close(p);
+	CHECK(fmt_pcap_open_read("/nonexistent/x.pcap", err, sizeof(err)) == NULL);
+	CHECK_HAS(err, "/nonexistent/x.pcap");
+}
+
+/* The index of the test: S streams of antenna 3 "ak03", on clk from frame 0. */
+static void
+test_index(struct fmt_raw_index *ri, const struct codif_clock *clk)
+{
+	unsigned int k;
+
+	fmt_raw_index_init(ri);
+	CHECK_EQ_I(fmt_raw_index_streams(ri, S), 0);
+	ri->ant_index = 3;
+	str_copy(ri->ant_name, sizeof(ri->ant_name), "ak03");
+	ri->src = 0x0A1100D6;
+	ri->data_bytes = D;
+	fmt_raw_index_set_time(ri, clk, 100000); /* test_hdr(0): seconds 1000, frame 0 */
+	for (k = 0; k < S; k++) {
+		struct codif_hdr h = test_hdr(0, (uint16_t)k, D);
+
+		ri->st[k].dst = 0xEF110001 + k;
+		ri->st[k].port = (uint16_t)(36001 + k);
+		codif_encode(&h, ri->st[k].raw_hdr);
+	}
+}
+
+static void
+test_raw(const struct codif_clock *clk)
+{
+	struct fmt_raw_index ri, back;
+	struct fmt_sink s;
+	struct codif_hdr h, want;
+	uint8_t hdr[CODIF_HDR_LEN], data[D], *raw;
+	char path[300], idx[320], err[600];
+	size_t cg[S] = { 0 }, ci[S] = { 0 }, co = 0;
+	int64_t n;
+	unsigned int k;
+	FILE *f;
+
+	test_index(&ri, clk);
+	path_of(path, sizeof(path), "a.raw");
+	snprintf(idx, sizeof(idx), "%s.json", path);
+	CHECK_EQ_I(fmt_open(&s, FMT_RAW, path, &plain, &ri, err, sizeof(err)), 0);
+	CHECK_EQ_I(write_rows(&s, clk, ROWS), 0);
+	/* a row of raw is the file's streams, no more, no fewer */
+	{
+		struct fmt_frame fr = { .hdr = hdr, .data = data, .data_bytes = D };
+
+		CHECK_EQ_I(fmt_row_begin(&s, fmt_row_bytes_max(S, D)), 0);
+		CHECK_EQ_I(fmt_put(&s, &fr), 1);
+		CHECK_EQ_I(fmt_row_end(&s), -EINVAL);
+		fr.data_bytes = D + 8;
+		CHECK_EQ_I(fmt_put(&s, &fr), -EINVAL);
+		fmt_row_abort(&s);
+	}
+	CHECK(!exists(idx));
+	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_U(size_of(path), (uint64_t)ROWS * S * D);
+	CHECK(exists(idx) && !exists(fio_part(&s.f)));
+
+	/* the index read back says what was written */
+	CHECK_EQ_I(fmt_raw_index_read(idx, &back, err, sizeof(err)), 0);
+	CHECK_EQ_U(back.rows, ROWS);
+	CHECK_EQ_U(back.nstream, S);
+	CHECK_EQ_U(back.ant_index, 3);
+	CHECK_STR(back.ant_name, "ak03");
+	CHECK_EQ_I(back.first_index, 100000);
+	CHECK_EQ_U(back.first_seconds, 1000);
+	CHECK_EQ_U(back.st[2].port, 36003);
+	CHECK(memcmp(back.st[1].raw_hdr, ri.st[1].raw_hdr, CODIF_HDR_LEN) == 0);
+	CHECK_EQ_U(back.gaps.n, 2);        /* (1, 5), (2, 20..22) */
+	CHECK_EQ_U(back.overrun.n, 1);     /* row 30 */
+	CHECK_EQ_U(back.overrun.v[0].first, 30);
+	f = fopen(path, "rb");
+	raw = malloc((size_t)ROWS * S * D);
+	CHECK(f != NULL && raw != NULL && fread(raw, D, ROWS * S, f) == ROWS * S);
+	fclose(f);
+	for (n = 0; n < ROWS; n++) {
+		bool over = fmt_raw_in_run(&back.overrun, 0, (uint64_t)n, &co);
+
+		CHECK(over == (n == 30));
+		for (k = 0; k < S; k++) {
+			bool gap = fmt_raw_in_run(&back.gaps, k, (uint64_t)n, &cg[k]);
+			bool inv = fmt_raw_in_run(&back.invalid, k, (uint64_t)n, &ci[k]);
+			const uint8_t *p = raw + ((size_t)n * S + k) * D;
+
+			CHECK(gap == missing(n, k));
+			if (gap || over) {
+				CHECK(p[0] == 0 && p[D - 1] == 0);
+				continue;
+			}
+			/* frames as the index rebuilds them: header and data */
+			frame_of(n, k, hdr, data);
+			CHECK(inv == (n % 7 == 3));
+			CHECK(memcmp(p, data, D) == 0);
+			fmt_raw_frame_hdr(&back, k, (uint64_t)n, inv, &want);
+			h = test_hdr(n, (uint16_t)k, D);
+			CHECK_EQ_U(want.seconds, h.seconds);
+			CHECK_EQ_U(want.frame, h.frame);
+			CHECK_EQ_U(want.threadid, k);
+		}
+	}
+	free(raw);
+	fmt_raw_index_free(&back);
+	/* never replaced: the file, then its leftover NAME.part */
+	CHECK_EQ_I(fmt_open(&s, FMT_RAW, path, &plain, &ri, err, sizeof(err)), -EEXIST);
+	CHECK_STR(err + strlen(tmp), "/a.raw: exists");
+	fmt_raw_index_free(&ri);
+}
+
+/* A full disk (RLIMIT_FSIZE: writes past it fail with EFBIG, the first one
+ * short): the file is cut back to its last whole row, kept, and the index
+ * says the rows kept. */
+static void
+test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record)
+{
+	struct fmt_raw_index ri;
+	struct fmt_opts o = { .bufsize = 16 * 1024 };
+	struct codif_clock clk;
+	struct codif_hdr h = test_hdr(0, 0, D);
+	struct fmt_sink s;
+	struct rlimit old, lim;
+	char path[300], err[600], name[32];
+	bool kept = false;
+	uint64_t size, head = kind == FMT_PCAP ? FMT_PCAP_FILE_HDR : 0;
+	int rc;
+
+	codif_clock_init(&clk, &h);
+	test_index(&ri, &clk);
+	snprintf(name, sizeof(name), "full.%s", fmt_name(kind));
+	path_of(path, sizeof(path), name);
+	o.snaplen = 65535;
+	CHECK_EQ_I(fmt_open(&s, kind, path, &o, kind == FMT_RAW ? &ri : NULL, err, sizeof(err)),
+		   0);
+	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	lim = old;
+	lim.rlim_cur = limit;
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	/* more than the limit: it fails on the way */
+	CHECK_EQ_I(write_rows(&s, &clk, ROWS * 4), -EFBIG);
+	rc = fmt_close(&s, true, &kept, err, sizeof(err));
+	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	CHECK_EQ_I(rc, -EFBIG);
+	CHECK_HAS(err, ".part: File too large (kept the first");
+	CHECK(kept);
+	size = size_of(path);
+	CHECK(size != UINT64_MAX && size <= limit && size > head);
+	CHECK_EQ_U((size - head) % record, 0);
+	if (kind == FMT_RAW) {
+		struct fmt_raw_index back;
+		char idx[320];
+
+		snprintf(idx, sizeof(idx), "%s.json", path);
+		CHECK_EQ_I(fmt_raw_index_read(idx, &back, err, sizeof(err)), 0);
+		CHECK_EQ_U(back.rows * S * D, size);
+		fmt_raw_index_free(&back);
+	}
+	fmt_raw_index_free(&ri);
+}
+
+/* Bad indexes: each refused, the message naming the key, the value and
+ * what was expected; a file's name in front. */
+static void
+test_index_errors(void)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} cases[] = {
+		{ "\"version\": 1", "\"version\": 2", "version: expected an integer between 1 and 1" },
+		{ "\"rows\": 40", "\"rows\": -1", "rows: expected an integer between 0 and" },
+		{ "\"rows\": 40", "\"rows\": \"40\"", "rows: expected an integer" },
+		{ "\"name\": \"ak03\"", "\"name\": \"a/b\"", "antenna.name: 'a/b': expected 1..63 characters, no '/'" },
+		{ "\"src\": \"10.17.0.214\"", "\"src\": \"10.17.0.300\"", "antenna.src: '10.17.0.300': expected an IPv4 address" },
+		{ "\"station\": \"..\"", "\"station\": \"XY\"", "streams[0].station: 'XY', the header says '..'" },
+		{ "\"threadid\": 1", "\"threadid\": 7", "streams[1].threadid: 7, the header says 1" },
+		{ "\"slot\": 2,", "\"slot\": 1,", "streams[2].slot: 1 given twice" },
+		{ "\"frame_ns\": 10000000", "\"frame_ns\": 5", "params.frame_ns: 5, the headers say 10000000" },
+		{ "\"complex\": false", "\"complex\": true", "params.complex: expected false (as the headers)" },
+		{ "\"utc\": \"2025-01-01T00:16:40.000000000Z\"\n", "\"utc\": \"2025-01-01T00:00:00Z\"\n",
+		  "first_frame.utc: '2025-01-01T00:00:00Z', seconds and frame say '2025-01-01T00:16:40.000000000Z'" },
+		{ "\"first\": 30,", "\"first\": 45,", "overrun[0].first: expected an integer between 0 and 39" },
+		{ "\"gaps\": [", "\"gaps\": [{\"slot\": 9, \"first\": 0, \"count\": 1}, ",
+		  "gaps[0].slot: expected an integer between 0 and 2" },
+		{ "\"gaps\": [", "\"gaps\": [{\"slot\": 1, \"first\": 3, \"count\": 1}, ",
+		  "slot 1: rows 3..3 are both in gaps and invalid" },
+		{ "\"format\": \"dpdk-ibvcap-raw\"", "\"format\": \"dpdk-ibvcap-raw\",,", "byte " },
+	};
+	struct fmt_raw_index ri;
+	char path[300], idx[320], bad[320], err[600], *text, *t;
+	size_t len, i;
+	FILE *f;
+
+	path_of(path, sizeof(path), "a.raw");
+	snprintf(idx, sizeof(idx), "%s.json", path);
+	path_of(bad, sizeof(bad), "bad.raw.json");
+	f = fopen(idx, "rb");
+	text = calloc(1, 1 << 16);
+	len = f != NULL ? fread(text, 1, (1 << 16) - 1, f) : 0;
+	if (f != NULL)
+		fclose(f);
+	CHECK(len > 0);
+	t = malloc(1 << 17);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *at = strstr(text, cases[i].from);
+
+		CHECK(at != NULL);
+		if (at == NULL)
+			continue;
+		snprintf(t, 1 << 17, "%.*s%s%s", (int)(at - text), text, cases[i].to,
+			 at + strlen(cases[i].from));
+		f = fopen(bad, "wb");
+		CHECK(f != NULL && fputs(t, f) >= 0);
+		fclose(f);
+		CHECK_EQ_I(fmt_raw_index_read(bad, &ri, err, sizeof(err)), -EINVAL);
+		CHECK_HAS(err, "bad.raw.json: ");
+		CHECK_HAS(err, cases[i].msg);
+	}
+	CHECK_EQ_I(fmt_raw_index_read("/nonexistent/x.raw.json", &ri, err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "/nonexistent/x.raw.json: No such file or directory");
+	CHECK_EQ_I(fmt_raw_index_parse("[1]", 3, &ri, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "expected a JSON object");
+	/* an index without "overrun" (older writers), first_index 0 (codifcheck's) */
+	{
+		char *at = strstr(text, ",\n  \"overrun\"");
+		char *fi = strstr(text, "\"first_index\": 100000");
+
+		CHECK(at != NULL && fi != NULL);
+		if (at != NULL && fi != NULL) {
+			memcpy(fi, "\"first_index\": 0     ", 21);
+			snprintf(t, 1 << 17, "%.*s\n}\n", (int)(at - text), text);
+			CHECK_EQ_I(fmt_raw_index_parse(t, strlen(t), &ri, err, sizeof(err)), 0);
+			CHECK_EQ_U(ri.overrun.n, 0);
+			CHECK_EQ_I(ri.first_index, 100000); /* from first_frame */
+			fmt_raw_index_free(&ri);
+		}
+	}
+	free(t);
+	free(text);
+}
+
+/* lib/fio: NAME.part, never replacing without FIO_REPLACE, a leftover
+ * NAME.part refused, a file not kept leaves nothing. */
+static void
+test_fio(void)
+{
+	struct fio_file f;
+	char path[300], err[600];
+	uint64_t kept = 1;
+
+	path_of(path, sizeof(path), "f.bin");
+	CHECK_EQ_I(fio_open(&f, path, 0, FIO_DIRECT, err, sizeof(err)), 0);
+	CHECK_EQ_I(fio_append(&f, "abc", 3), 0);
+	fio_record_end(&f);
+	CHECK_EQ_I(fio_close(&f, true, &kept, err, sizeof(err)), 0);
+	CHECK_EQ_U(kept, 3);
+	CHECK_EQ_U(size_of(path), 3);
+	CHECK_EQ_I(fio_open(&f, path, 0, 0, err, sizeof(err)), -EEXIST);
+	CHECK_HAS(err, "f.bin: exists");
+	CHECK_EQ_I(fio_open(&f, path, 0, FIO_REPLACE, err, sizeof(err)), 0);
+	CHECK_EQ_I(fio_append(&f, "abcdef", 6), 0);
+	CHECK_EQ_I(fio_close(&f, true, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_U(size_of(path), 6);
+	path_of(path, sizeof(path), "g.bin");
+	CHECK_EQ_I(fio_open(&f, path, 0, 0, err, sizeof(err)), 0);
+	CHECK_EQ_I(fio_open(&(struct fio_file){ 0 }, path, 0, 0, err, sizeof(err)), -EEXIST);
+	CHECK_HAS(err, "g.bin.part: exists: another writer, or a cut run");
+	CHECK_EQ_I(fio_append(&f, "x", 1), 0);
+	CHECK_EQ_I(fio_close(&f, false, &kept, err, sizeof(err)), 0);
+	CHECK_EQ_U(kept, 0);
+	CHECK(!exists(path) && !exists(fio_part(&f)));
+}
+
+int
+main(void)
+{
+	struct codif_hdr h = test_hdr(0, 0, D);
+	struct codif_clock clk;
+	char cmd[300];
+
+	if (mkdtemp(tmp) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	codif_clock_init(&clk, &h);
+	test_fio();
+	test_codif(&clk);
+	test_pcap(&clk);
+	test_raw(&clk);
+	test_index_errors();
+	test_full_disk(FMT_CODIF, 10000, S * (CODIF_HDR_LEN + D));
+	test_full_disk(FMT_RAW, 10000, S * D);
+	test_full_disk(FMT_PCAP, 10000, FMT_PCAP_REC_HDR + L2 + CODIF_HDR_LEN + D);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp);
+	return check_report("test_fmt");
+}
