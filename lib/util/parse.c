@@ -235,6 +235,22 @@ parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
 	return 0;
 }
 
+const char *
+ipv4_source_why(uint32_t ip)
+{
+	if (ip == 0xffffffffu)
+		return "255.255.255.255 is the limited broadcast address, never a sender's";
+	if ((ip >> 28) == 0xF)
+		return "240.0.0.0/4 is reserved (RFC 1112), never a sender's address";
+	if ((ip >> 28) == 0xE)
+		return "224.0.0.0/4 is multicast: a group, never a sender's address";
+	if ((ip >> 24) == 127)
+		return "127.0.0.0/8 is loopback: it never reaches a port";
+	if ((ip >> 24) == 0)
+		return "0.0.0.0/8 is 'this network' (RFC 1122), never a sender's address";
+	return NULL;
+}
+
 int
 parse_ipv4_port(const char *opt, const char *s, uint32_t *ip, uint16_t *port,
 		char *err, size_t errlen)

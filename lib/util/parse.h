@@ -48,6 +48,13 @@ int parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
 int parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
 	       size_t errlen);
 
+/**
+ * Why a host-order IPv4 address cannot be a packet's source on the wire
+ * (0.0.0.0/8, loopback 127/8, multicast 224/4, reserved 240/4 and the
+ * limited broadcast 255.255.255.255), or NULL when it can be.
+ */
+const char *ipv4_source_why(uint32_t ip);
+
 /** "A.B.C.D:PORT", host order. */
 int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
 		    uint16_t *port, char *err, size_t errlen);
