@@ -8,14 +8,18 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf_core.h>
 
 #include "antbuf.h"
 #include "codif.h"
 #include "config.h"
 #include "opt_ini.h"
 #include "parse.h"
+#include "pkt.h"
 #include "writer.h"
 
+#undef NS_PER_S /* rte_ether.h's, an int */
 #define NS_PER_S 1000000000ULL
 
 static int
@@ -115,6 +119,53 @@ ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 		p <<= 1;
 	*rows = (uint32_t)p;
 	*window = (uint32_t)w;
+}
+
+void
+ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
+{
+	struct antbuf_geom g;
+
+	memset(p, 0, sizeof(*p));
+	ibv_buffer_rows(c, &p->rows, &p->window);
+	p->asked = c->ring_ns ? (uint64_t)((double)c->ring_ns / 1e9 * c->frame_rate + 0.5) :
+				c->ring_frames;
+	{
+		uint64_t r = 2;
+
+		while (r < p->asked)
+			r <<= 1;
+		p->grown = p->rows > r; /* the window asked for more */
+	}
+	p->nslots = c->layout.ngroup * c->threads;
+	if (!c->buffers)
+		return;
+	g.nrows = p->rows;
+	g.window = p->window;
+	g.nslots = p->nslots;
+	g.data_bytes = c->data_bytes;
+	p->host_bytes = antbuf_size(&g, c->gpu < 0);
+	if (c->gpu >= 0)
+		p->gpu_bytes = antbuf_payload_size(&g);
+}
+
+uint32_t
+ibv_frame_bytes(const struct ibv_config *c)
+{
+	return c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
+}
+
+uint32_t
+ibv_mbuf_room(const struct ibv_config *c)
+{
+	return c->mbuf_size ? c->mbuf_size :
+			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(ibv_frame_bytes(c), 1024);
+}
+
+uint32_t
+ibv_mbufs_auto(const struct ibv_config *c, unsigned int nq, unsigned int nlcore)
+{
+	return nq * c->rx_desc + nlcore * (c->burst + 512u) + 2048;
 }
 
 /* ---- the rows' own parsers (OPT_CUSTOM) ------------------------------- */
@@ -439,20 +490,28 @@ PRINT_FN(print_lcore_map)
 PRINT_FN(print_ring)
 {
 	const struct ibv_config *c = obj;
-	uint32_t rows, win;
+	struct ibv_buf_plan p;
+	char b[64], t[64], w[96] = "";
 
 	(void)cmd;
 	if (!c->buffers) {
 		opt_print_note(d, f, "no buffers");
 		return;
 	}
-	ibv_buffer_rows(c, &rows, &win);
-	if (strcmp(d->name, "ring") == 0)
-		fprintf(f, "ring = %u   # frames per antenna (%u streams x %u bytes: %.1f MiB)\n",
-			rows, c->layout.ngroup * c->threads, c->data_bytes,
-			(double)rows * c->layout.ngroup * c->threads * c->data_bytes / 1048576.0);
-	else
-		fprintf(f, "%s = %u\n", d->name, win);
+	ibv_buffer_plan(c, &p);
+	if (strcmp(d->name, "ring") != 0) {
+		fprintf(f, "%s = %u\n", d->name, p.window);
+		return;
+	}
+	/* the exact bytes each buffer takes, as the start reserves them */
+	if (p.grown)
+		snprintf(w, sizeof(w), ", grown from %" PRIu64 " to hold twice the reorder "
+			 "window", p.asked);
+	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
+		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
+		bytes_str(p.host_bytes, b, sizeof(b)),
+		c->gpu >= 0 ? " of metadata (payload in GPU memory)" : "", c->layout.nant,
+		bytes_str(p.host_bytes * c->layout.nant, t, sizeof(t)));
 }
 
 /* data-bytes, frame-rate: only with buffers */

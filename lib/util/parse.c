@@ -299,6 +299,33 @@ str_copy(char *dst, size_t len, const char *src)
 }
 
 char *
+bytes_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	char digits[32], grouped[48];
+	size_t n, i, k = 0;
+	unsigned int u = 0;
+	double v = (double)bytes;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, bytes);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			grouped[k++] = ',';
+		grouped[k++] = digits[i];
+	}
+	grouped[k] = '\0';
+	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%s bytes", grouped);
+	else
+		snprintf(buf, len, "%s bytes (%.1f %s)", grouped, v, unit[u]);
+	return buf;
+}
+
+char *
 ipv4_str(uint32_t ip, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff,

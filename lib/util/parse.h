@@ -68,6 +68,12 @@ void str_copy(char *dst, size_t len, const char *src);
 /** n bytes as 2n lower-case hex digits and a NUL into out (2n + 1 bytes). */
 void str_hex(const uint8_t *p, size_t n, char *out);
 
+/**
+ * Bytes for people: "1,074,790,400 bytes (1.0 GiB)" (exact, then in the
+ * largest binary unit that gives at least 1). @return buf.
+ */
+char *bytes_str(uint64_t bytes, char *buf, size_t len);
+
 /** Format a host-order IPv4 address into buf (>= 16 bytes). */
 char *ipv4_str(uint32_t ip, char *buf, size_t len);
 
