@@ -234,6 +234,12 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 		rc = parse_ipv4(a->opt, items[i], &c->layout.ant_ip[k], err, len);
 		if (rc != 0)
 			break;
+		if (ipv4_source_why(c->layout.ant_ip[k]) != NULL) {
+			/* as lib/opt says it of an OPT_F_UCAST row */
+			rc = errf(err, len, "%s: '%s': expected a sender's unicast address: %s",
+				  a->opt, items[i], ipv4_source_why(c->layout.ant_ip[k]));
+			break;
+		}
 		if (eq != NULL) {
 			if (eq[1] == '\0' || strlen(eq + 1) >= ACCT_NAME_LEN ||
 			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
@@ -598,7 +604,8 @@ static const struct opt_def ibv_opts[] = {
 	 .metavar = "N", .min = 1, .max = ACCT_MAX_ANTENNAS, OPT_CTX(P, ant_n),
 	 OPT_SEEN(P, ant_count), .print = print_folded,
 	 .help = "N antennas from --antenna-base"},
-	{"antenna-base", .kind = OPT_IPV4, .section = "antennas", .family = FAM_ANTENNAS,
+	{"antenna-base", .kind = OPT_IPV4, .flags = OPT_F_UCAST, .section = "antennas",
+	 .family = FAM_ANTENNAS,
 	 .metavar = "IP", OPT_CTX(P, ant_base_ip), OPT_SEEN(P, ant_base), .print = print_folded,
 	 .help = "first antenna source address, +1 each"},
 	{"group", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "groups",
@@ -820,10 +827,14 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 				return errf(err, len, "group %s:%u given twice",
 					    ipv4_str(l->group[i].ip, a, sizeof(a)),
 					    l->group[i].port);
+	/* --antenna-base + i may run into what no sender uses */
 	for (i = 0; i < l->nant; i++)
-		if ((l->ant_ip[i] >> 28) == 0xE || l->ant_ip[i] == 0)
-			return errf(err, len, "antenna %u: source address %s is not a unicast address",
-				    i, ipv4_str(l->ant_ip[i], a, sizeof(a)));
+		if (ipv4_source_why(l->ant_ip[i]) != NULL)
+			return errf(err, len, "antenna %u: source address %s (--antenna-base %s + %u) "
+				    "is not a sender's unicast address: %s", i,
+				    ipv4_str(l->ant_ip[i], a, sizeof(a)),
+				    ipv4_str(l->ant_ip[0], b, sizeof(b)), i,
+				    ipv4_source_why(l->ant_ip[i]));
 	np = c->nport ? c->nport : 1;
 	for (i = 0; i < l->ngroup; i++) {
 		if (c->group_port[i] >= (int)np && c->nport != 0)

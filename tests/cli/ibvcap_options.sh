@@ -16,7 +16,21 @@ run_expect_fail "duplicate antenna name" 1 "antennas 0 and 1 are both named 'ak1
 	cc --antenna-ip 10.0.0.1=ak1,10.0.0.2=ak1
 run_expect_fail "bad antenna name" 1 "--antenna-ip: 'a b': expected a name" cc --antenna-ip "10.0.0.1=a b"
 run_expect_fail "antenna name telemetry cannot key" 1 "--antenna-ip: 'ak-01': expected a name of 1..31 letters, digits or '_'" cc --antenna-ip "10.0.0.1=ak-01"
-run_expect_fail "multicast antenna" 1 "not a unicast address" cc --antenna-ip 239.0.0.1
+run_expect_fail "multicast antenna" 1 "--antenna-ip: '239.0.0.1': expected a sender's unicast address: 224.0.0.0/4 is multicast" cc --antenna-ip 239.0.0.1
+# a sender's address: not broadcast, 0/8, loopback, multicast nor reserved
+run_expect_fail "broadcast antenna" 1 "--antenna-ip: '255.255.255.255': expected a sender's unicast address: 255.255.255.255 is the limited broadcast address" \
+	cc --antenna-ip 10.0.0.1,255.255.255.255
+run_expect_fail "0.0.0.0 antenna" 1 "--antenna-ip: '0.0.0.0': expected a sender's unicast address: 0.0.0.0/8 is 'this network'" cc --antenna-ip 0.0.0.0
+run_expect_fail "loopback antenna" 1 "127.0.0.0/8 is loopback" cc --antenna-ip 127.0.0.1
+run_expect_fail "reserved antenna" 1 "240.0.0.0/4 is reserved" cc --antenna-ip 240.1.2.3
+run_expect_fail "--antenna-base broadcast" 1 "--antenna-base: '255.255.255.255': expected a sender's unicast address" \
+	cc --antenna-base 255.255.255.255
+run_expect_fail "--antenna-base + i into multicast" 1 \
+	"antenna 2: source address 224.0.0.0 (--antenna-base 223.255.255.254 + 2) is not a sender's unicast address: 224.0.0.0/4 is multicast" \
+	cc --antenna-base 223.255.255.254 --antennas 3
+printf '[antennas]\nantenna-ip = 10.0.0.1=a1,255.255.255.255=a2\n' > "$T/bcast.ini"
+run_expect_fail "INI broadcast antenna" 1 "bcast.ini: [antennas] --antenna-ip: '255.255.255.255': expected a sender's unicast address" \
+	cc --config "$T/bcast.ini"
 run_expect_fail "group not multicast" 1 "--group: '10.1.1.1:5000': expected an IPv4 multicast address" cc --group 10.1.1.1:5000
 run_expect_fail "group port 0" 1 "--group: '239.1.1.1:0': expected IPV4:PORT" cc --group 239.1.1.1:0
 run_expect_fail "group twice" 1 "group 239.1.1.1:5000 given twice" cc --group 239.1.1.1:5000,239.1.1.1:5000
