@@ -679,9 +679,11 @@ static const struct opt_def ibv_opts[] = {
 	{"max-gap", .kind = OPT_DURATION, .section = "timeline", .metavar = "T", .min = 1000,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, layout.tl.max_gap_ns),
 	 .help = "a confirmed jump ahead of at most T is loss, more is a resync"},
-	{"summary-json", .kind = OPT_PATH, .section = "reporting", .metavar = "FILE",
-	 .unset = "none", .example = "/tmp/ibvcap-summary.json", OPT_AT(C, summary_json),
-	 .help = "final summary as JSON"},
+	{"summary-json", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .section = "reporting",
+	 .metavar = "FILE", .unset = "none", .example = "/tmp/ibvcap-summary.json",
+	 OPT_AT(C, summary_json),
+	 .help = "final summary as JSON (FILE.part, renamed at the end; its directory must "
+		 "take new files when the capture starts)"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
@@ -726,8 +728,16 @@ static const struct opt_def ibv_opts[] = {
 	  .help = "EAL arguments, put before the command line's own EAL arguments"},
 	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 .metavar = "[FILE]", OPT_AT(C, check_only),
-	 .help = "print the effective configuration (of FILE, as --config FILE, and the "
-		 "options) and exit 0, or exit 1 naming each bad key and value"},
+	 .help = "check everything the start checks before it takes a device, on this host "
+		 "(EAL arguments before '--' and in [eal] args count): the options, output "
+		 "directories (a file is made in each and removed), --summary-json's directory, "
+		 "join interfaces, lcores, and the buffers' memory against hugepages (or -m with "
+		 "--no-huge); print the effective configuration and the memory, exit 0, or exit "
+		 "1 naming the option, the value and what was expected"},
+	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
+	 OPT_AT(C, skip_host),
+	 .help = "with --check-config: check the configuration alone, not this host "
+		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },
@@ -759,6 +769,12 @@ void
 ibv_usage(FILE *f)
 {
 	opt_help(&ibv_cmd, f);
+}
+
+int
+ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
+{
+	return opt_check_files(&ibv_cmd, c, err, errlen);
 }
 
 int

@@ -60,6 +60,7 @@ struct ibv_config {
 	bool no_join;
 	bool verbose;
 	bool check_only;
+	bool skip_host;              /**< --check-config of the file alone */
 
 	uint64_t stop_packets;       /**< 0 = none */
 	uint64_t stop_frames;        /**< per antenna, 0 = none */
@@ -138,6 +139,12 @@ struct ibv_buf_plan {
 
 /** What the buffers of c take, per antenna (0 bytes with --no-buffers). */
 void ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p);
+
+/**
+ * Where the options point, as the host is now (the OPT_F_OUTFILE rows:
+ * --summary-json). @return 0 or a negative errno with the message in err.
+ */
+int ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen);
 
 /** The largest frame the MTU allows on the wire: Ethernet, two VLAN tags, CRC. */
 uint32_t ibv_frame_bytes(const struct ibv_config *c);
