@@ -526,19 +526,34 @@ held(const struct locks *l, const struct stat *st)
 	return false;
 }
 
-/* Pages in dir's hugepage files ("*map_*") that EAL would remove (no
- * process holds them) and those of our own prefix (held by the primary
- * this start replaces: EAL names it if it still runs). */
+/* Add prefix to a "a, b" list of at most len bytes, once. */
 static void
-page_files(const char *dir, const char *prefix, uint64_t page, uint64_t *stale, uint64_t *own)
+add_name(char *list, size_t len, const char *name)
+{
+	size_t n = strlen(list), k = strlen(name);
+	const char *p;
+
+	for (p = list; (p = strstr(p, name)) != NULL; p += k)
+		if ((p == list || p[-2] == ',') && (p[k] == '\0' || p[k] == ','))
+			return;
+	if (n + k + 3 < len)
+		snprintf(list + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+/* Pages in s->dir's hugepage files ("*map_*"): those EAL would remove (no
+ * process holds them), those of our own prefix (held by the primary this
+ * start replaces: EAL names it if it still runs), and those other running
+ * DPDK processes hold (their prefixes into others). */
+static void
+page_files(struct ibv_hp_size *s, const char *prefix, char *others, size_t olen)
 {
 	char own_pat[160];
 	struct locks lk;
 	struct dirent *e;
-	DIR *d = opendir(dir);
+	DIR *d = opendir(s->dir);
 
-	*stale = *own = 0;
-	if (d == NULL || page == 0) {
+	s->stale = s->own = s->held = 0;
+	if (d == NULL || s->page == 0) {
 		if (d != NULL)
 			closedir(d);
 		return;
@@ -552,14 +567,22 @@ page_files(const char *dir, const char *prefix, uint64_t page, uint64_t *stale, 
 
 		if (fnmatch("*map_*", e->d_name, 0) != 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", s->dir, e->d_name);
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
-		pages = ((uint64_t)st.st_blocks * 512 + page - 1) / page;
-		if (fnmatch(own_pat, e->d_name, 0) == 0)
-			*own += pages;
-		else if (!held(&lk, &st))
-			*stale += pages;
+		pages = ((uint64_t)st.st_blocks * 512 + s->page - 1) / s->page;
+		if (fnmatch(own_pat, e->d_name, 0) == 0) {
+			s->own += pages;
+		} else if (!held(&lk, &st)) {
+			s->stale += pages;
+		} else {
+			char name[256];
+
+			s->held += pages;
+			str_copy(name, sizeof(name), e->d_name);
+			*strstr(name, "map_") = '\0';
+			add_name(others, olen, name);
+		}
 	}
 	closedir(d);
 	free(lk.e);
@@ -612,7 +635,7 @@ ibv_hp_read(const struct ibv_eal_view *v, struct ibv_hp_info *h)
 		s->usable = !h->huge_dir_bad &&
 			    page_dir(s->page, dflt, v->huge_dir, s->dir, sizeof(s->dir));
 		if (s->usable && !v->in_memory) {
-			page_files(s->dir, v->prefix, s->page, &s->stale, &s->own);
+			page_files(s, v->prefix, h->others, sizeof(h->others));
 			s->free += s->stale + s->own;
 		}
 		if (!s->usable && v->in_memory && v->huge_dir[0] == '\0')
@@ -730,8 +753,8 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 	    const struct ibv_eal_view *v, const struct ibv_hp_info *h, uint64_t *avail,
 	    char *err, size_t len)
 {
-	char need[64], have[64], per[64], low[300], pages[PATH_MAX + 300], pn[64];
-	uint64_t total = 0, type_cap, maxlist = 0, maxpage = 0, fits = 0;
+	char need[64], have[64], per[64], low[300], pages[PATH_MAX + 300], pn[64], held[300];
+	uint64_t total = 0, type_cap, maxlist = 0, maxpage = 0, fits = 0, heldb = 0;
 	unsigned int i;
 
 	if (avail != NULL)
@@ -803,13 +826,21 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 			    RTE_MAX_MEMSEG_PER_LIST, RTE_MAX_MEM_MB_PER_LIST, low);
 	if (m->total <= total && fits >= m->nant)
 		return 0;
+	held[0] = '\0';
+	for (i = 0; i < h->n; i++)
+		heldb += h->s[i].usable ? h->s[i].held * h->s[i].page : 0;
+	if (heldb > 0)
+		/* --check-config while the capture to be replaced still runs */
+		snprintf(held, sizeof(held), "; %s more are held by running DPDK processes "
+			 "(--file-prefix %s): if this replaces one, give its --file-prefix",
+			 human(heldb, need, sizeof(need)), h->others);
 	return errf(err, len, -ENOMEM, "memory: antenna buffers %u x %s and mbuf pools of at "
-		    "least %s need %s, more than the %s of hugepages EAL can have (%s%s): %s, or "
+		    "least %s need %s, more than the %s of hugepages EAL can have (%s%s%s): %s, or "
 		    "reserve more hugepages", m->nant, human(m->ant_bytes, per, sizeof(per)),
 		    human(m->pool_bytes, have, sizeof(have)), human(m->total, need, sizeof(need)),
 		    human(total, pn, sizeof(pn)), pages,
 		    v->socket_limit_mb ? ", --socket-limit" : v->legacy_mem ? ", --legacy-mem" : "",
-		    low);
+		    held, low);
 }
 
 /* ---- the checks ----------------------------------------------------------- */

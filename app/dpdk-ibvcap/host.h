@@ -58,6 +58,7 @@ struct ibv_hp_size {
 	uint64_t total;      /**< nr_hugepages */
 	uint64_t stale;      /**< of free: pages in files no process holds */
 	uint64_t own;        /**< of free: pages in files of our --file-prefix */
+	uint64_t held;       /**< not in free: pages other DPDK processes hold */
 	bool usable;         /**< mounted (or --in-memory) */
 	char dir[PATH_MAX];  /**< where EAL would put its files */
 };
@@ -69,6 +70,7 @@ struct ibv_hp_info {
 	struct ibv_hp_size s[IBV_HP_MAX_SIZES];
 	unsigned int nsocket;
 	bool huge_dir_bad;   /**< --huge-dir names no directory */
+	char others[128];    /**< the --file-prefix of those holding pages */
 };
 
 /** Read the host's hugepages for EAL view v (/sys/kernel/mm/hugepages, /proc/mounts, /proc/locks). */
