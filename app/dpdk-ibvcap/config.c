@@ -715,7 +715,9 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct"},
+		 "rotate-time, snaplen, all, direct. DIR must exist and take new files; files "
+		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
+		 "with different formats or prefixes"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
@@ -748,7 +750,7 @@ static const struct opt_def ibv_opts[] = {
 static const struct opt_cmd ibv_cmd = {
 	.prog = "dpdk-ibvcap",
 	.usage = "Usage: dpdk-ibvcap [EAL options] -- [options]\n"
-		 "  or:  dpdk-ibvcap --check-config FILE [options]\n",
+		 "  or:  dpdk-ibvcap [EAL options --] --check-config FILE [options]\n",
 	.about = "Capture CODIF antenna streams: steer each antenna (source IPv4) to its own\n"
 		 "rx queue, check every frame, count received/lost/late/duplicate/invalid/\n"
 		 "malformed per antenna and stream. Stock dpdk-pdump/dpdk-dumpcap can attach.\n"
