@@ -901,7 +901,8 @@ check_writers(const struct ibv_config *c, char *err, size_t len)
 static int
 check_ifaces(const struct ibv_config *c, char *err, size_t len)
 {
-	unsigned int i;
+	unsigned int i, g, joins[IBV_MAX_PORTS] = { 0 };
+	uint64_t max = sys_u64("/proc/sys/net/ipv4", "igmp_max_memberships");
 
 	if (c->no_join)
 		return 0;
@@ -909,6 +910,21 @@ check_ifaces(const struct ibv_config *c, char *err, size_t len)
 		if (c->port[i].iface[0] != '\0' && if_nametoindex(c->port[i].iface) == 0)
 			return errf(err, len, -ENODEV, "--join-iface %u=%s: no such interface here "
 				    "(ip link shows them; or --no-join)", i, c->port[i].iface);
+	/* one socket per port joins its groups: the kernel allows each socket
+	 * igmp_max_memberships (known where the port's interface is named) */
+	for (g = 0; g < c->layout.ngroup; g++) {
+		if (c->group_port[g] >= 0)
+			joins[c->group_port[g]]++;
+		else if (c->nport != 0)
+			joins[g % c->nport]++;
+	}
+	for (i = 0; i < IBV_MAX_PORTS && max > 0; i++)
+		if (c->port[i].iface[0] != '\0' && joins[i] > max)
+			return errf(err, len, -ENOBUFS, "port index %u joins %u groups on %s, more than "
+				    "the kernel lets one socket join (net.ipv4.igmp_max_memberships = %"
+				    PRIu64 "): raise it (sysctl -w net.ipv4.igmp_max_memberships=%u) or "
+				    "spread the groups over ports (--group IP:PORT@P)", i, joins[i],
+				    c->port[i].iface, max, joins[i]);
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 # refuses"): output directories missing or not writable, --summary-json
 # where it cannot be written, two writers whose file names would collide,
 # a config file that is not a regular file or holds a NUL byte, lcores,
-# join interfaces, and antenna buffers that do not fit the memory EAL will
+# join interfaces (and how many groups one may join), and antenna buffers that do not fit the memory EAL will
 # have; the memory is stated exactly. Exit 1, the input, the value and
 # what was expected named; nothing left behind. The EAL arguments are
 # given (lcores all on CPU 0, --no-huge -m) so that the answers do not
@@ -176,6 +176,16 @@ run_expect_fail "--join-iface: no such interface" 1 "--join-iface 0=nosuch9: no 
 ck --join-iface 0=nosuch9 --no-join > /dev/null || fail "--no-join: the interface still checked"
 ck --join-iface 0=lo > /dev/null || fail "--join-iface 0=lo refused"
 ok "join interfaces checked, unless --no-join"
+# one socket per port joins its groups: the kernel caps each socket
+max=$(cat /proc/sys/net/ipv4/igmp_max_memberships 2>/dev/null || echo 0)
+if [ "$max" -gt 0 ] && [ "$max" -lt 64 ]; then
+	run_expect_fail "more groups on a port than one socket may join" 1 \
+		"port index 0 joins $((max + 1)) groups on lo, more than the kernel lets one socket join (net.ipv4.igmp_max_memberships = $max)" \
+		ck --port 0 --join-iface 0=lo --groups $((max + 1)) --no-buffers
+	ck --port 0,1 --join-iface 0=lo --groups $((max + 1)) --no-buffers > /dev/null ||
+		fail "$((max + 1)) groups over two ports refused"
+	ok "groups spread over two ports are taken"
+fi
 
 # --skip-host-checks: the file alone, for another host
 ck --write "codif:$T/none" --skip-host-checks > "$T/skip.out" || fail "--skip-host-checks still checked the host"

@@ -79,6 +79,15 @@ run_expect_fail "--config /dev/zero" 1 "--config: '/dev/zero' is a character dev
 printf '[antennas]\nantenna-ip = 10.0.0.1=a1,255.255.255.255=a2\n' > "$T/bcast.ini"
 run_expect_fail "255.255.255.255 as an antenna" 1 "expected a sender's unicast address: 255.255.255.255 is the limited broadcast address" \
 	"$C" "${W[@]}" --steer software --duration 200ms --config "$T/bcast.ini"
+max=$(cat /proc/sys/net/ipv4/igmp_max_memberships 2>/dev/null || echo 0)
+if [ "$max" -gt 0 ] && [ "$max" -lt 64 ]; then
+	# was: the port configured and started, then "cannot join group ...:
+	# No buffer space available"
+	run_expect_fail "more groups on a port than one socket may join" 1 \
+		"port index 0 joins $((max + 1)) groups on lo, more than the kernel lets one socket join" \
+		"$C" --lcores 0@0,1@1 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev net_null0 -- \
+		--steer software --port 0 --join-iface 0=lo --groups $((max + 1)) --no-buffers --duration 200ms
+fi
 if grep -qs hugetlbfs /proc/mounts; then
 	H=(-l 0,1 --no-pci --file-prefix "${PREFIX}h" --no-telemetry --log-level=lib.eal:error --vdev "$V" --)
 	run_expect_fail "--reorder-window 100000: 16 GiB per antenna, refused with what to lower" 1 \
