@@ -59,6 +59,18 @@ if [ "$(id -u)" = 0 ]; then
 	else
 		echo "# chattr +i not supported here: immutable directory not tested" >&2
 	fi
+	# what access() cannot see and the file made in the directory does:
+	# a file system with no inode left (a writer could open no file there)
+	mkdir "$T/full"
+	if mount -t tmpfs -o size=1M,nr_inodes=2 tmpfs "$T/full" 2>/dev/null; then
+		CLEANUP_CMDS+=("umount '$T/full'")
+		touch "$T/full/taken"
+		run_expect_fail "--write: no inode left, access() says writable (root)" 1 \
+			"--write codif:$T/full: directory '$T/full' does not take new files: creating a file in it failed: No space left on device" \
+			ck --write "codif:$T/full"
+	else
+		echo "# cannot mount a tmpfs here: the inode-less directory not tested" >&2
+	fi
 else
 	mkdir "$T/ro"
 	chmod 555 "$T/ro"
