@@ -8,14 +8,18 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf_core.h>
 
 #include "antbuf.h"
 #include "codif.h"
 #include "config.h"
 #include "opt_ini.h"
 #include "parse.h"
+#include "pkt.h"
 #include "writer.h"
 
+#undef NS_PER_S /* rte_ether.h's, an int */
 #define NS_PER_S 1000000000ULL
 
 static int
@@ -117,6 +121,53 @@ ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 	*window = (uint32_t)w;
 }
 
+void
+ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
+{
+	struct antbuf_geom g;
+
+	memset(p, 0, sizeof(*p));
+	ibv_buffer_rows(c, &p->rows, &p->window);
+	p->asked = c->ring_ns ? (uint64_t)((double)c->ring_ns / 1e9 * c->frame_rate + 0.5) :
+				c->ring_frames;
+	{
+		uint64_t r = 2;
+
+		while (r < p->asked)
+			r <<= 1;
+		p->grown = p->rows > r; /* the window asked for more */
+	}
+	p->nslots = c->layout.ngroup * c->threads;
+	if (!c->buffers)
+		return;
+	g.nrows = p->rows;
+	g.window = p->window;
+	g.nslots = p->nslots;
+	g.data_bytes = c->data_bytes;
+	p->host_bytes = antbuf_size(&g, c->gpu < 0);
+	if (c->gpu >= 0)
+		p->gpu_bytes = antbuf_payload_size(&g);
+}
+
+uint32_t
+ibv_frame_bytes(const struct ibv_config *c)
+{
+	return c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
+}
+
+uint32_t
+ibv_mbuf_room(const struct ibv_config *c)
+{
+	return c->mbuf_size ? c->mbuf_size :
+			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(ibv_frame_bytes(c), 1024);
+}
+
+uint32_t
+ibv_mbufs_auto(const struct ibv_config *c, unsigned int nq, unsigned int nlcore)
+{
+	return nq * c->rx_desc + nlcore * (c->burst + 512u) + 2048;
+}
+
 /* ---- the rows' own parsers (OPT_CUSTOM) ------------------------------- */
 
 /* "N" frames or "T" with a unit (2s, 250ms): frames or ns */
@@ -183,6 +234,12 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 		rc = parse_ipv4(a->opt, items[i], &c->layout.ant_ip[k], err, len);
 		if (rc != 0)
 			break;
+		if (ipv4_source_why(c->layout.ant_ip[k]) != NULL) {
+			/* as lib/opt says it of an OPT_F_UCAST row */
+			rc = errf(err, len, "%s: '%s': expected a sender's unicast address: %s",
+				  a->opt, items[i], ipv4_source_why(c->layout.ant_ip[k]));
+			break;
+		}
 		if (eq != NULL) {
 			if (eq[1] == '\0' || strlen(eq + 1) >= ACCT_NAME_LEN ||
 			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
@@ -439,20 +496,28 @@ PRINT_FN(print_lcore_map)
 PRINT_FN(print_ring)
 {
 	const struct ibv_config *c = obj;
-	uint32_t rows, win;
+	struct ibv_buf_plan p;
+	char b[64], t[64], w[96] = "";
 
 	(void)cmd;
 	if (!c->buffers) {
 		opt_print_note(d, f, "no buffers");
 		return;
 	}
-	ibv_buffer_rows(c, &rows, &win);
-	if (strcmp(d->name, "ring") == 0)
-		fprintf(f, "ring = %u   # frames per antenna (%u streams x %u bytes: %.1f MiB)\n",
-			rows, c->layout.ngroup * c->threads, c->data_bytes,
-			(double)rows * c->layout.ngroup * c->threads * c->data_bytes / 1048576.0);
-	else
-		fprintf(f, "%s = %u\n", d->name, win);
+	ibv_buffer_plan(c, &p);
+	if (strcmp(d->name, "ring") != 0) {
+		fprintf(f, "%s = %u\n", d->name, p.window);
+		return;
+	}
+	/* the exact bytes each buffer takes, as the start reserves them */
+	if (p.grown)
+		snprintf(w, sizeof(w), ", grown from %" PRIu64 " to hold twice the reorder "
+			 "window", p.asked);
+	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
+		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
+		bytes_str(p.host_bytes, b, sizeof(b)),
+		c->gpu >= 0 ? " of metadata (payload in GPU memory)" : "", c->layout.nant,
+		bytes_str(p.host_bytes * c->layout.nant, t, sizeof(t)));
 }
 
 /* data-bytes, frame-rate: only with buffers */
@@ -539,7 +604,8 @@ static const struct opt_def ibv_opts[] = {
 	 .metavar = "N", .min = 1, .max = ACCT_MAX_ANTENNAS, OPT_CTX(P, ant_n),
 	 OPT_SEEN(P, ant_count), .print = print_folded,
 	 .help = "N antennas from --antenna-base"},
-	{"antenna-base", .kind = OPT_IPV4, .section = "antennas", .family = FAM_ANTENNAS,
+	{"antenna-base", .kind = OPT_IPV4, .flags = OPT_F_UCAST, .section = "antennas",
+	 .family = FAM_ANTENNAS,
 	 .metavar = "IP", OPT_CTX(P, ant_base_ip), OPT_SEEN(P, ant_base), .print = print_folded,
 	 .help = "first antenna source address, +1 each"},
 	{"group", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "groups",
@@ -613,9 +679,11 @@ static const struct opt_def ibv_opts[] = {
 	{"max-gap", .kind = OPT_DURATION, .section = "timeline", .metavar = "T", .min = 1000,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, layout.tl.max_gap_ns),
 	 .help = "a confirmed jump ahead of at most T is loss, more is a resync"},
-	{"summary-json", .kind = OPT_PATH, .section = "reporting", .metavar = "FILE",
-	 .unset = "none", .example = "/tmp/ibvcap-summary.json", OPT_AT(C, summary_json),
-	 .help = "final summary as JSON"},
+	{"summary-json", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .section = "reporting",
+	 .metavar = "FILE", .unset = "none", .example = "/tmp/ibvcap-summary.json",
+	 OPT_AT(C, summary_json),
+	 .help = "final summary as JSON (FILE.part, renamed at the end; its directory must "
+		 "take new files when the capture starts)"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
@@ -651,7 +719,9 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct"},
+		 "rotate-time, snaplen, all, direct. DIR must exist and take new files; files "
+		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
+		 "with different formats or prefixes"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
@@ -664,8 +734,16 @@ static const struct opt_def ibv_opts[] = {
 	  .help = "EAL arguments, put before the command line's own EAL arguments"},
 	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 .metavar = "[FILE]", OPT_AT(C, check_only),
-	 .help = "print the effective configuration (of FILE, as --config FILE, and the "
-		 "options) and exit 0, or exit 1 naming each bad key and value"},
+	 .help = "check everything the start checks before it takes a device, on this host "
+		 "(EAL arguments before '--' and in [eal] args count): the options, output "
+		 "directories (a file is made in each and removed), --summary-json's directory, "
+		 "join interfaces, lcores, and the buffers' memory against hugepages (or -m with "
+		 "--no-huge); print the effective configuration and the memory, exit 0, or exit "
+		 "1 naming the option, the value and what was expected"},
+	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
+	 OPT_AT(C, skip_host),
+	 .help = "with --check-config: check the configuration alone, not this host "
+		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },
@@ -676,7 +754,7 @@ static const struct opt_def ibv_opts[] = {
 static const struct opt_cmd ibv_cmd = {
 	.prog = "dpdk-ibvcap",
 	.usage = "Usage: dpdk-ibvcap [EAL options] -- [options]\n"
-		 "  or:  dpdk-ibvcap --check-config FILE [options]\n",
+		 "  or:  dpdk-ibvcap [EAL options --] --check-config FILE [options]\n",
 	.about = "Capture CODIF antenna streams: steer each antenna (source IPv4) to its own\n"
 		 "rx queue, check every frame, count received/lost/late/duplicate/invalid/\n"
 		 "malformed per antenna and stream. Stock dpdk-pdump/dpdk-dumpcap can attach.\n"
@@ -697,6 +775,12 @@ void
 ibv_usage(FILE *f)
 {
 	opt_help(&ibv_cmd, f);
+}
+
+int
+ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
+{
+	return opt_check_files(&ibv_cmd, c, err, errlen);
 }
 
 int
@@ -765,10 +849,14 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 				return errf(err, len, "group %s:%u given twice",
 					    ipv4_str(l->group[i].ip, a, sizeof(a)),
 					    l->group[i].port);
+	/* --antenna-base + i may run into what no sender uses */
 	for (i = 0; i < l->nant; i++)
-		if ((l->ant_ip[i] >> 28) == 0xE || l->ant_ip[i] == 0)
-			return errf(err, len, "antenna %u: source address %s is not a unicast address",
-				    i, ipv4_str(l->ant_ip[i], a, sizeof(a)));
+		if (ipv4_source_why(l->ant_ip[i]) != NULL)
+			return errf(err, len, "antenna %u: source address %s (--antenna-base %s + %u) "
+				    "is not a sender's unicast address: %s", i,
+				    ipv4_str(l->ant_ip[i], a, sizeof(a)),
+				    ipv4_str(l->ant_ip[0], b, sizeof(b)), i,
+				    ipv4_source_why(l->ant_ip[i]));
 	np = c->nport ? c->nport : 1;
 	for (i = 0; i < l->ngroup; i++) {
 		if (c->group_port[i] >= (int)np && c->nport != 0)

@@ -188,9 +188,8 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	p->nq = need;
 
 	/* mbufs: one jumbo frame per mbuf unless the port can scatter */
-	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
-	room = c->mbuf_size ? c->mbuf_size :
-			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame, 1024);
+	frame = ibv_frame_bytes(c);
+	room = ibv_mbuf_room(c);
 	if (room > UINT16_MAX)
 		return errf(err, len, "mbuf data room %u bytes is over 65535", room);
 	memset(&conf, 0, sizeof(conf));
@@ -262,7 +261,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		long held;
 		char why[160];
 
-		nb = p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+		nb = ibv_mbufs_auto(c, p->nq, nlc);
 		/* mbufs the driver keeps to itself (net_pcap infinite_rx) */
 		held = quirk_port_held_mbufs(p->port_id, why, sizeof(why));
 		if (held > 0 && c->nb_mbufs && c->nb_mbufs < nb + (uint64_t)held)

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsprobe.h"
 #include "opt.h"
 #include "parse.h"
 
@@ -244,6 +246,9 @@ set_value(const struct opt_arg *a, void *p, char *err, size_t errlen)
 		if ((d->flags & OPT_F_MCAST) && (ip >> 28) != 0xE)
 			return errf(-EINVAL, err, errlen, "%s: '%s': expected an IPv4 multicast "
 				    "address (224.0.0.0/4)", a->opt, a->val);
+		if ((d->flags & OPT_F_UCAST) && ipv4_source_why(ip) != NULL)
+			return errf(-EINVAL, err, errlen, "%s: '%s': expected a sender's unicast "
+				    "address: %s", a->opt, a->val, ipv4_source_why(ip));
 		store_u(p, d->size, ip);
 		return 0;
 	case OPT_LIST:
@@ -437,6 +442,31 @@ human_ns(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "0s");
 	else
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+int
+opt_check_files(const struct opt_cmd *cmd, const void *obj, char *err, size_t errlen)
+{
+	const struct opt_def *d;
+	unsigned int i;
+	char why[PATH_MAX + 256];
+	int rc;
+
+	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++) {
+		const char *path;
+		const void *p;
+
+		if (!(d->flags & OPT_F_OUTFILE) || d->in_ctx || d->alias_of != NULL)
+			continue;
+		p = where(d, obj, NULL, d->off);
+		path = d->ptr ? *(const char *const *)p : p;
+		if (path == NULL || path[0] == '\0')
+			continue;
+		rc = fs_out_file_ok(path, why, sizeof(why));
+		if (rc != 0)
+			return errf(rc, err, errlen, "--%s %s: %s", d->name, path, why);
+	}
+	return 0;
 }
 
 int
@@ -954,6 +984,12 @@ check_kind(const struct opt_def *d, char *err, size_t errlen)
 	}
 	if (d->kind != OPT_ACTION && d->kind != OPT_CUSTOM && d->size == 0)
 		return bad_row(err, errlen, n, "nowhere stored");
+	if ((d->flags & (OPT_F_MCAST | OPT_F_UCAST)) && d->kind != OPT_IPV4)
+		return bad_row(err, errlen, n, "multicast or unicast: for an IPv4 address");
+	if ((d->flags & OPT_F_MCAST) && (d->flags & OPT_F_UCAST))
+		return bad_row(err, errlen, n, "multicast and unicast at once");
+	if ((d->flags & OPT_F_OUTFILE) && d->kind != OPT_PATH)
+		return bad_row(err, errlen, n, "an output file: for a path");
 	return 0;
 }
 
