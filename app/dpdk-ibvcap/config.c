@@ -14,6 +14,7 @@
 #include "antbuf.h"
 #include "codif.h"
 #include "config.h"
+#include "err.h"
 #include "opt_ini.h"
 #include "parse.h"
 #include "pkt.h"
@@ -21,20 +22,6 @@
 
 #undef NS_PER_S /* rte_ether.h's, an int */
 #define NS_PER_S 1000000000ULL
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* Parse state across options: what was given explicitly (the context of
  * the table's rows antennas, antenna-base, groups, group-base, port-base). */
@@ -187,7 +174,7 @@ frames_or_time(const struct opt_arg *a, uint32_t *frames, uint64_t *ns, char *er
 		*frames = 0;
 		return 0;
 	}
-	return errf(err, len, "%s: '%s': expected a number of frames (%" PRIu64 "..%" PRIu64
+	return err_set(err, len, -EINVAL, "%s: '%s': expected a number of frames (%" PRIu64 "..%" PRIu64
 		    ") or a time with a unit such as 500ms or 2s", a->opt, a->val, d->min, d->max);
 }
 
@@ -226,7 +213,7 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 		unsigned int k = c->layout.nant;
 
 		if (k == ACCT_MAX_ANTENNAS) {
-			rc = errf(err, len, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
 			break;
 		}
 		if (eq != NULL)
@@ -236,7 +223,7 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 			break;
 		if (ipv4_source_why(c->layout.ant_ip[k]) != NULL) {
 			/* as lib/opt says it of an OPT_F_UCAST row */
-			rc = errf(err, len, "%s: '%s': expected a sender's unicast address: %s",
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a sender's unicast address: %s",
 				  a->opt, items[i], ipv4_source_why(c->layout.ant_ip[k]));
 			break;
 		}
@@ -246,7 +233,7 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 				    strlen(eq + 1)) {
 				/* the name keys DPDK telemetry, whose keys take
 				 * only these, and names files */
-				rc = errf(err, len,
+				rc = err_set(err, len, -EINVAL,
 					  "%s: '%s': expected a name of 1..%d letters, digits or '_'",
 					  a->opt, eq + 1, ACCT_NAME_LEN - 1);
 				break;
@@ -281,7 +268,7 @@ set_group(const struct opt_arg *a, char *err, size_t len)
 		uint64_t pi;
 
 		if (k == ACCT_MAX_GROUPS) {
-			rc = errf(err, len, "%s: more than %d groups", a->opt, ACCT_MAX_GROUPS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d groups", a->opt, ACCT_MAX_GROUPS);
 			break;
 		}
 		if (at != NULL)
@@ -291,7 +278,7 @@ set_group(const struct opt_arg *a, char *err, size_t len)
 		if (rc != 0)
 			break;
 		if ((c->layout.group[k].ip >> 28) != 0xE) {
-			rc = errf(err, len, "%s: '%s': expected an IPv4 multicast address "
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected an IPv4 multicast address "
 				  "(224.0.0.0/4)", a->opt, items[i]);
 			break;
 		}
@@ -320,9 +307,9 @@ set_port(const struct opt_arg *a, char *err, size_t len)
 		return n;
 	for (i = 0; i < n && rc == 0; i++) {
 		if (c->nport == IBV_MAX_PORTS)
-			rc = errf(err, len, "%s: more than %d ports", a->opt, IBV_MAX_PORTS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d ports", a->opt, IBV_MAX_PORTS);
 		else if (strlen(items[i]) >= sizeof(c->port[0].spec))
-			rc = errf(err, len, "%s: '%s': expected a port id or device name", a->opt,
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a port id or device name", a->opt,
 				  items[i]);
 		if (rc != 0)
 			break;
@@ -349,7 +336,7 @@ set_join_iface(const struct opt_arg *a, char *err, size_t len)
 		uint64_t p;
 
 		if (eq == NULL || eq[1] == '\0' || strlen(eq + 1) >= IF_NAMESIZE) {
-			rc = errf(err, len, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
 				  a->opt, items[i]);
 			break;
 		}
@@ -377,7 +364,7 @@ set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 		uint64_t p, q, l;
 
 		if (dot == NULL || at == NULL || at < dot) {
-			rc = errf(err, len, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
 				  a->opt, items[i]);
 			break;
 		}
@@ -387,7 +374,7 @@ set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 		    (rc = parse_u64(a->opt, at + 1, 0, RTE_MAX_LCORE - 1, &l, err, len)) != 0)
 			break;
 		if (c->nmap == IBV_MAX_MAP) {
-			rc = errf(err, len, "%s: too many entries", a->opt);
+			rc = err_set(err, len, -EINVAL, "%s: too many entries", a->opt);
 			break;
 		}
 		c->map[c->nmap].port_idx = (uint8_t)p;
@@ -803,10 +790,10 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 
 	if (ps->ant_list && (ps->ant_count || ps->ant_base)) {
 		if (ps->ant_count && ps->ant_n != l->nant)
-			return errf(err, len, "--antennas %u and --antenna-ip (%u addresses) disagree",
+			return err_set(err, len, -EINVAL, "--antennas %u and --antenna-ip (%u addresses) disagree",
 				    ps->ant_n, l->nant);
 		if (ps->ant_base)
-			return errf(err, len, "--antenna-base and --antenna-ip exclude each other");
+			return err_set(err, len, -EINVAL, "--antenna-base and --antenna-ip exclude each other");
 	}
 	if (!ps->ant_list && (ps->ant_count || ps->ant_base)) {
 		uint32_t base = ps->ant_base ? ps->ant_base_ip : l->ant_ip[0];
@@ -819,7 +806,7 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		}
 	}
 	if (ps->group_list && (ps->group_count || ps->group_base || ps->port_base))
-		return errf(err, len, "--group and --groups/--group-base/--port-base exclude each other");
+		return err_set(err, len, -EINVAL, "--group and --groups/--group-base/--port-base exclude each other");
 	if (!ps->group_list && (ps->group_count || ps->group_base || ps->port_base)) {
 		uint32_t base = ps->group_base ? ps->group_base_ip : l->group[0].ip;
 		uint16_t pb = ps->port_base ? ps->port_base_v : l->group[0].port;
@@ -835,24 +822,24 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 	for (i = 0; i < l->nant; i++)
 		for (j = i + 1; j < l->nant; j++) {
 			if (l->ant_ip[i] == l->ant_ip[j])
-				return errf(err, len,
+				return err_set(err, len, -EINVAL,
 					    "antenna %u and antenna %u have the same source address %s",
 					    i, j, ipv4_str(l->ant_ip[i], a, sizeof(a)));
 			if (strcmp(l->ant_name[i], l->ant_name[j]) == 0)
-				return errf(err, len, "antennas %u and %u are both named '%s'",
+				return err_set(err, len, -EINVAL, "antennas %u and %u are both named '%s'",
 					    i, j, l->ant_name[i]);
 		}
 	for (i = 0; i < l->ngroup; i++)
 		for (j = i + 1; j < l->ngroup; j++)
 			if (l->group[i].ip == l->group[j].ip &&
 			    l->group[i].port == l->group[j].port)
-				return errf(err, len, "group %s:%u given twice",
+				return err_set(err, len, -EINVAL, "group %s:%u given twice",
 					    ipv4_str(l->group[i].ip, a, sizeof(a)),
 					    l->group[i].port);
 	/* --antenna-base + i may run into what no sender uses */
 	for (i = 0; i < l->nant; i++)
 		if (ipv4_source_why(l->ant_ip[i]) != NULL)
-			return errf(err, len, "antenna %u: source address %s (--antenna-base %s + %u) "
+			return err_set(err, len, -EINVAL, "antenna %u: source address %s (--antenna-base %s + %u) "
 				    "is not a sender's unicast address: %s", i,
 				    ipv4_str(l->ant_ip[i], a, sizeof(a)),
 				    ipv4_str(l->ant_ip[0], b, sizeof(b)), i,
@@ -860,35 +847,35 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 	np = c->nport ? c->nport : 1;
 	for (i = 0; i < l->ngroup; i++) {
 		if (c->group_port[i] >= (int)np && c->nport != 0)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "group %s:%u: joined on port index %d, but only %u ports (--port) are given",
 				    ipv4_str(l->group[i].ip, b, sizeof(b)), l->group[i].port,
 				    c->group_port[i], c->nport);
 	}
 	for (i = c->nport; c->nport != 0 && i < IBV_MAX_PORTS; i++)
 		if (c->port[i].iface[0] != '\0')
-			return errf(err, len, "--join-iface: port index %u (%s), but only %u "
+			return err_set(err, len, -EINVAL, "--join-iface: port index %u (%s), but only %u "
 				    "ports (--port) are given", i, c->port[i].iface, c->nport);
 	for (i = 0; i < c->nmap; i++) {
 		if (c->nport != 0 && c->map[i].port_idx >= c->nport)
-			return errf(err, len, "--lcore-map: port index %u, but only %u ports are given",
+			return err_set(err, len, -EINVAL, "--lcore-map: port index %u, but only %u ports are given",
 				    c->map[i].port_idx, c->nport);
 		if (c->map[i].queue >= ibv_queues_needed(c))
-			return errf(err, len, "--lcore-map: queue %u, but ports have %u queues "
+			return err_set(err, len, -EINVAL, "--lcore-map: queue %u, but ports have %u queues "
 				    "(%u antennas + 1 default)", c->map[i].queue,
 				    ibv_queues_needed(c), l->nant);
 		for (j = 0; j < i; j++)
 			if (c->map[j].port_idx == c->map[i].port_idx &&
 			    c->map[j].queue == c->map[i].queue)
-				return errf(err, len, "--lcore-map: queue %u.%u mapped twice",
+				return err_set(err, len, -EINVAL, "--lcore-map: queue %u.%u mapped twice",
 					    c->map[i].port_idx, c->map[i].queue);
 	}
 	if (c->isolate && c->steer == IBV_STEER_SOFTWARE)
-		return errf(err, len, "--isolate needs rte_flow rules: it excludes --steer software");
+		return err_set(err, len, -EINVAL, "--isolate needs rte_flow rules: it excludes --steer software");
 	if (c->isolate)
 		c->steer = IBV_STEER_FLOW;
 	if (c->mbuf_size != 0 && c->mbuf_size < 2048)
-		return errf(err, len, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
+		return err_set(err, len, -EINVAL, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
 	/* the timeline takes at once what the buffers can still place late:
 	 * frames up to the reorder window ahead */
 	c->layout.nthread = c->threads;
@@ -899,7 +886,7 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		ibv_buffer_rows(c, &rows, &win);
 		c->layout.tl.ahead = win;
 		if (codif_tl_cfg_check(&c->layout.tl, why, sizeof(why)) != 0)
-			return errf(err, len, "--window, --reorder-window, --confirm, --max-gap: %s",
+			return err_set(err, len, -EINVAL, "--window, --reorder-window, --confirm, --max-gap: %s",
 				    why);
 	}
 	if (c->buffers) {
@@ -910,21 +897,21 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		g.nslots = l->ngroup * c->threads;
 		g.data_bytes = c->data_bytes;
 		if (antbuf_geom_check(&g, why, sizeof(why)) != 0)
-			return errf(err, len, "antenna buffers (--ring, --reorder-window, "
+			return err_set(err, len, -EINVAL, "antenna buffers (--ring, --reorder-window, "
 				    "--groups x --threads, --data-bytes): %s", why);
 	}
 	if (c->nwrite > 0 && !c->buffers)
-		return errf(err, len, "--write needs the antenna buffers: it excludes --no-buffers");
+		return err_set(err, len, -EINVAL, "--write needs the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
-		return errf(err, len, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
+		return err_set(err, len, -EINVAL, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
 	if (c->zero_copy && (!c->buffers || c->gpu >= 0))
-		return errf(err, len, "--zero-copy keeps frames in host mbufs for the antenna "
+		return err_set(err, len, -EINVAL, "--zero-copy keeps frames in host mbufs for the antenna "
 			    "buffers: it excludes --no-buffers and --gpu");
 	if (c->zero_copy && c->mbuf_size != 0)
-		return errf(err, len, "--zero-copy needs each frame whole in one mbuf: leave "
+		return err_set(err, len, -EINVAL, "--zero-copy needs each frame whole in one mbuf: leave "
 			    "--mbuf-size auto");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
-		return errf(err, len, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
+		return err_set(err, len, -EINVAL, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_opts wo;
 

@@ -23,6 +23,7 @@
 #include <rte_mbuf_core.h>
 
 #include "antbuf.h"
+#include "err.h"
 #include "fsprobe.h"
 #include "host.h"
 #include "parse.h"
@@ -35,20 +36,6 @@
 /* what rte_memzone_reserve_aligned adds to a buffer: the malloc element's
  * header and trailer and the alignment (generous) */
 #define MZ_OVERHEAD (2 * ANTBUF_PAGE)
-
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-errf(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* ---- the EAL arguments ------------------------------------------------ */
 
@@ -767,7 +754,7 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 			*avail = mb * MiB;
 		if (m->total <= mb * MiB)
 			return 0;
-		return errf(err, len, -ENOMEM, "memory: antenna buffers %u x %s and mbuf pools of "
+		return err_set(err, len, -ENOMEM, "memory: antenna buffers %u x %s and mbuf pools of "
 			    "at least %s need %s, more than the %" PRIu64 " MiB EAL has with "
 			    "--no-huge%s: %s, or give a larger -m", m->nant,
 			    human(m->ant_bytes, per, sizeof(per)),
@@ -776,7 +763,7 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 			    v->mem_mb ? " -m" : " (no -m)", low);
 	}
 	if (h->huge_dir_bad)
-		return errf(err, len, -ENOENT, "--huge-dir %s: not a directory here: EAL would "
+		return err_set(err, len, -ENOENT, "--huge-dir %s: not a directory here: EAL would "
 			    "find no hugepages", v->huge_dir);
 	pages_str(h, v->huge_dir, pages, sizeof(pages));
 	type_cap = (uint64_t)RTE_MAX_MEM_MB_PER_TYPE * MiB * h->nsocket;
@@ -808,18 +795,18 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 	if (avail != NULL)
 		*avail = total;
 	if (total == 0 || maxlist == 0)
-		return errf(err, len, -ENOMEM, "memory: no hugepages EAL could use (%s): reserve "
+		return err_set(err, len, -ENOMEM, "memory: no hugepages EAL could use (%s): reserve "
 			    "and mount some (scripts/setup.sh), or run without them: --no-huge -m "
 			    "MiB (EAL arguments, before '--' or in [eal] args)", pages);
 	if ((v->mem_mb || v->socket_mem_mb) &&
 	    (v->mem_mb ? v->mem_mb : v->socket_mem_mb) * MiB > total)
-		return errf(err, len, -ENOMEM, "%s %" PRIu64 ": EAL takes that many MiB of "
+		return err_set(err, len, -ENOMEM, "%s %" PRIu64 ": EAL takes that many MiB of "
 			    "hugepages at start, only %s can be had (%s): give less, or reserve "
 			    "more hugepages", v->mem_mb ? "-m" : "--socket-mem",
 			    v->mem_mb ? v->mem_mb : v->socket_mem_mb,
 			    human(total, have, sizeof(have)), pages);
 	if (m->nant > 0 && m->ant_bytes + MZ_OVERHEAD > maxlist)
-		return errf(err, len, -ENOMEM, "memory: an antenna buffer of %s must lie in one of "
+		return err_set(err, len, -ENOMEM, "memory: an antenna buffer of %s must lie in one of "
 			    "EAL's memory segment lists, at most %s with %s pages (%u pages or %u "
 			    "MiB a list): %s", human(m->ant_bytes, per, sizeof(per)),
 			    human(maxlist, have, sizeof(have)), page_name(maxpage, pn, sizeof(pn)),
@@ -834,7 +821,7 @@ ibv_mem_fit(const struct ibv_config *c, const struct ibv_mem_need *m,
 		snprintf(held, sizeof(held), "; %s more are held by running DPDK processes "
 			 "(--file-prefix %s): if this replaces one, give its --file-prefix",
 			 human(heldb, need, sizeof(need)), h->others);
-	return errf(err, len, -ENOMEM, "memory: antenna buffers %u x %s and mbuf pools of at "
+	return err_set(err, len, -ENOMEM, "memory: antenna buffers %u x %s and mbuf pools of at "
 		    "least %s need %s, more than the %s of hugepages EAL can have (%s%s%s): %s, or "
 		    "reserve more hugepages", m->nant, human(m->ant_bytes, per, sizeof(per)),
 		    human(m->pool_bytes, have, sizeof(have)), human(m->total, need, sizeof(need)),
@@ -874,14 +861,14 @@ check_writers(const struct ibv_config *c, char *err, size_t len)
 			return rc;
 		rc = fs_dir_takes_files(o[i].dir, why, sizeof(why));
 		if (rc != 0)
-			return errf(err, len, rc, "--write %s: directory '%s' %s", c->write[i],
+			return err_set(err, len, rc, "--write %s: directory '%s' %s", c->write[i],
 				    o[i].dir, why);
 		if (longest_name(c, &o[i]) >= PATH_MAX)
-			return errf(err, len, -ENAMETOOLONG, "--write %s: file names in '%s' would "
+			return err_set(err, len, -ENAMETOOLONG, "--write %s: file names in '%s' would "
 				    "be %zu characters, more than the %d a path may have",
 				    c->write[i], o[i].dir, longest_name(c, &o[i]), PATH_MAX - 1);
 		if (realpath(o[i].dir, real[i]) == NULL)
-			return errf(err, len, -errno, "--write %s: directory '%s': %s",
+			return err_set(err, len, -errno, "--write %s: directory '%s': %s",
 				    c->write[i], o[i].dir, strerror(errno));
 		/* files are DIR/PREFIX_ANTENNA_TIME.FORMAT (+ .json for raw):
 		 * two writers collide only with the same directory, format
@@ -889,7 +876,7 @@ check_writers(const struct ibv_config *c, char *err, size_t len)
 		for (j = 0; j < i; j++)
 			if (strcmp(real[i], real[j]) == 0 && o[i].format == o[j].format &&
 			    strcmp(o[i].prefix, o[j].prefix) == 0)
-				return errf(err, len, -EEXIST, "--write %s and --write %s: both write "
+				return err_set(err, len, -EEXIST, "--write %s and --write %s: both write "
 					    "%s files named %s_* into %s: their names would collide; "
 					    "give one another directory or prefix=",
 					    c->write[j], c->write[i], wr_format_name(o[i].format),
@@ -908,7 +895,7 @@ check_ifaces(const struct ibv_config *c, char *err, size_t len)
 		return 0;
 	for (i = 0; i < IBV_MAX_PORTS; i++)
 		if (c->port[i].iface[0] != '\0' && if_nametoindex(c->port[i].iface) == 0)
-			return errf(err, len, -ENODEV, "--join-iface %u=%s: no such interface here "
+			return err_set(err, len, -ENODEV, "--join-iface %u=%s: no such interface here "
 				    "(ip link shows them; or --no-join)", i, c->port[i].iface);
 	/* one socket per port joins its groups: the kernel allows each socket
 	 * igmp_max_memberships (known where the port's interface is named) */
@@ -920,7 +907,7 @@ check_ifaces(const struct ibv_config *c, char *err, size_t len)
 	}
 	for (i = 0; i < IBV_MAX_PORTS && max > 0; i++)
 		if (c->port[i].iface[0] != '\0' && joins[i] > max)
-			return errf(err, len, -ENOBUFS, "port index %u joins %u groups on %s, more than "
+			return err_set(err, len, -ENOBUFS, "port index %u joins %u groups on %s, more than "
 				    "the kernel lets one socket join (net.ipv4.igmp_max_memberships = %"
 				    PRIu64 "): raise it (sysctl -w net.ipv4.igmp_max_memberships=%u) or "
 				    "spread the groups over ports (--group IP:PORT@P)", i, joins[i],
@@ -939,15 +926,15 @@ check_lcores(const struct ibv_config *c, const struct ibv_eal_view *v, char *err
 		return 0; /* service cores: EAL's to say */
 	for (i = 0; v->lcores_given && i < IBV_MAX_CPUS; i++)
 		if (v->cpu[i] && !cpu_detected(i))
-			return errf(err, len, -EINVAL, "%s: CPU %u is not on this host (lcores run on "
+			return err_set(err, len, -EINVAL, "%s: CPU %u is not on this host (lcores run on "
 				    "CPUs that exist: lscpu)", v->lcores_arg, i);
 	if (v->nlcore == 0)
-		return errf(err, len, -EINVAL, "lcores (%s): none", how);
+		return err_set(err, len, -EINVAL, "lcores (%s): none", how);
 	for (main_l = 0; !v->lcore[main_l]; main_l++)
 		;
 	if (v->main_lcore >= 0) {
 		if (!v->lcore[v->main_lcore])
-			return errf(err, len, -EINVAL, "--main-lcore %d: not one of the lcores (%s)",
+			return err_set(err, len, -EINVAL, "--main-lcore %d: not one of the lcores (%s)",
 				    v->main_lcore, how);
 		main_l = (unsigned int)v->main_lcore;
 	}
@@ -956,14 +943,14 @@ check_lcores(const struct ibv_config *c, const struct ibv_eal_view *v, char *err
 			workers[nw++] = i;
 	/* as wr.c and rx.c: the last workers are the writers', the rest rx */
 	if (c->nwrite > 0 && nw < c->nwrite + 1)
-		return errf(err, len, -EINVAL,
+		return err_set(err, len, -EINVAL,
 			    "--write: %u writer%s need%s an lcore each besides at least one rx "
 			    "lcore: %s gives %u worker lcore%s besides the main lcore %u (give more "
 			    "with -l, or map several lcores to CPUs with --lcores, e.g. --lcores "
 			    "0@0,1@1,2@0)", c->nwrite, c->nwrite == 1 ? "" : "s",
 			    c->nwrite == 1 ? "s" : "", how, nw, nw == 1 ? "" : "s", main_l);
 	if (nw == 0)
-		return errf(err, len, -EINVAL,
+		return err_set(err, len, -EINVAL,
 			    "no worker lcore: the main lcore reports, rx needs at least one more "
 			    "(e.g. -l 0,1): %s gives none", how);
 	for (k = 0; k < c->nmap; k++) {
@@ -974,7 +961,7 @@ check_lcores(const struct ibv_config *c, const struct ibv_eal_view *v, char *err
 			writer |= workers[i] == m->lcore;
 		if (m->lcore >= RTE_MAX_LCORE || !v->lcore[m->lcore] || m->lcore == main_l ||
 		    writer)
-			return errf(err, len, -EINVAL, "--lcore-map %u.%u@%u: lcore %u is not a "
+			return err_set(err, len, -EINVAL, "--lcore-map %u.%u@%u: lcore %u is not a "
 				    "worker lcore of this process (%s; main lcore %u%s)", m->port_idx,
 				    m->queue, m->lcore, m->lcore, how, main_l,
 				    writer ? "; it writes" : "");
@@ -996,7 +983,7 @@ ibv_host_check(const struct ibv_config *c, const struct ibv_eal_view *v, FILE *o
 	    (rc = check_writers(c, err, len)) != 0 || (rc = check_ifaces(c, err, len)) != 0)
 		return rc;
 	if (v->bad[0] != '\0')
-		return errf(err, len, -EINVAL, "EAL arguments: %s", v->bad);
+		return err_set(err, len, -EINVAL, "EAL arguments: %s", v->bad);
 	if ((rc = check_lcores(c, v, err, len)) != 0)
 		return rc;
 	ibv_mem_need(c, v, &m);
