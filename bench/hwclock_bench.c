@@ -17,6 +17,7 @@
 #endif
 
 #include "hwclock.h"
+#include "tconv.h"
 
 #define NPKT 4096  /* ticks converted per pass (fits L1/L2 with the results) */
 #define BURST 32   /* packets per rx burst: one snapshot each */
@@ -44,14 +45,6 @@ static const char *const vname[V_NVARIANT] = {
 static uint64_t ticks[NPKT];
 static int64_t out[NPKT];
 
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static uint64_t
 cycles(void)
@@ -173,12 +166,12 @@ main(int argc, char **argv)
 		for (p = 0; p < passes / 10 + 1; p++) /* warm up */
 			sink += pass((enum variant)v, pp);
 		for (r = 0; r < nrun; r++) {
-			t0 = now_ns();
+			t0 = (double)mono_ns();
 			c0 = cycles();
 			for (p = 0; p < passes; p++)
 				sink += pass((enum variant)v, pp);
 			cyc[r] = (double)(cycles() - c0) / ((double)passes * NPKT);
-			ns[r] = (now_ns() - t0) / ((double)passes * NPKT);
+			ns[r] = ((double)mono_ns() - t0) / ((double)passes * NPKT);
 		}
 		qsort(ns, nrun, sizeof(ns[0]), cmp_double);
 		qsort(cyc, nrun, sizeof(cyc[0]), cmp_double);

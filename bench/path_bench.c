@@ -24,28 +24,21 @@
 #include "acct.h"
 #include "antbuf.h"
 #include "gen.h"
+#include "tconv.h"
 
 #define POOL_BYTES (256u << 20) /* frames held: well beyond the caches */
 #define MAX_RUNS 31
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* TSC ticks per second, against CLOCK_MONOTONIC over 200 ms */
 static double
 tsc_hz(void)
 {
-	double t0 = now(), t;
+	double t0 = mono_s(), t;
 	uint64_t c0 = __rdtsc();
 
 	do
-		t = now();
+		t = mono_s();
 	while (t - t0 < 0.2);
 	return (double)(__rdtsc() - c0) / (t - t0);
 }
@@ -230,26 +223,26 @@ main(int argc, char **argv)
 		uint64_t n = 0, c0;
 
 		/* memcpy of the same payload bytes into a ring of the same size */
-		t0 = now();
+		t0 = mono_s();
 		c0 = __rdtsc();
 		do {
 			for (i = 0; i < npkt; i++, pos++)
 				memcpy(ring + (pos * data) % ringbytes, pkt[i] + 42 + 64, data);
 			n += npkt;
-			t = now() - t0;
+			t = mono_s() - t0;
 		} while (t < secs);
 		fm.fps[r] = (double)n / t;
 		fm.cyc[r] = (double)(__rdtsc() - c0) / (double)n;
 
 		/* the same with non-temporal stores (AVX2) */
 		n = 0;
-		t0 = now();
+		t0 = mono_s();
 		c0 = __rdtsc();
 		do {
 			for (i = 0; i < npkt; i++, pos++)
 				copy_nt(ring + (pos * data) % ringbytes, pkt[i] + 42 + 64, data);
 			n += npkt;
-			t = now() - t0;
+			t = mono_s() - t0;
 		} while (t < secs);
 		fn.fps[r] = (double)n / t;
 		fn.cyc[r] = (double)(__rdtsc() - c0) / (double)n;
@@ -276,7 +269,7 @@ main(int argc, char **argv)
 				shift += (int64_t)gc.frames;
 				advance(pkt, npkt, &gc.tmpl, fpp, (int64_t)gc.frames);
 			}
-			t1 = now();
+			t1 = mono_s();
 			c1 = __rdtsc();
 			for (i = 0; i < npkt; i++) {
 				struct acct_result res;
@@ -293,7 +286,7 @@ main(int argc, char **argv)
 				}
 			}
 			c0 += __rdtsc() - c1;
-			t += now() - t1;
+			t += mono_s() - t1;
 			n += npkt;
 		}
 		for (k = 0; k < nant && ref; k++)

@@ -13,15 +13,8 @@
 #include "acct.h"
 #include "antbuf.h"
 #include "gen.h"
+#include "tconv.h"
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int
 main(int argc, char **argv)
@@ -81,19 +74,19 @@ main(int argc, char **argv)
 	 * total size, sources taken from the same frames */
 	dst = aligned_alloc(ANTBUF_PAGE, ringbytes);
 	memset(dst, 0, ringbytes);
-	t0 = now();
+	t0 = mono_s();
 	do {
 		for (i = 0; i < npkt; i++) {
 			src = pkt[i] + 42 + 64;
 			memcpy(dst + (copied * 8192) % ringbytes, src, 8192);
 			copied++;
 		}
-		t = now() - t0;
+		t = mono_s() - t0;
 	} while (t < secs);
 	copy_gbs = (double)copied * 8192 / t / 1e9;
 
 	/* the capture path: classify, count, place */
-	t0 = now();
+	t0 = mono_s();
 	do {
 		a = acct_create(&l);
 		for (i = 0; i < npkt; i++) {
@@ -110,7 +103,7 @@ main(int argc, char **argv)
 		}
 		acct_free(a);
 		passes++;
-		t = now() - t0;
+		t = mono_s() - t0;
 	} while (t < secs);
 	place_gbs = (double)placed * 8192 / t / 1e9;
 	fps = (double)placed / t;

@@ -20,6 +20,7 @@
 #include "codif.h"
 #include "codif_signal.h"
 #include "quicklook.h"
+#include "tconv.h"
 
 #define DATA_BYTES 8192
 #define NFRAME 64        /* distinct frames cycled through (512 KiB: L2-ish) */
@@ -60,14 +61,6 @@ static uint8_t data[NFRAME][DATA_BYTES];
 static struct codif_hdr hdrs[NFRAME];
 static struct ql_acc acc;
 
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static uint64_t
 cycles(void)
@@ -122,7 +115,7 @@ make_frames(const struct enc *e)
 static void
 run_sampled(unsigned int passes, double *ns, double *cyc)
 {
-	double t0 = now_ns();
+	double t0 = (double)mono_ns();
 	uint64_t c0 = cycles();
 	unsigned int p, i;
 
@@ -130,7 +123,7 @@ run_sampled(unsigned int passes, double *ns, double *cyc)
 		for (i = 0; i < NFRAME; i++)
 			ql_frame(&acc, &hdrs[i], data[i], DATA_BYTES);
 	*cyc = (double)(cycles() - c0) / ((double)passes * NFRAME);
-	*ns = (now_ns() - t0) / ((double)passes * NFRAME);
+	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
 }
 
 /* Per received frame: the decision for every frame, ql_frame for the
@@ -139,7 +132,7 @@ static void
 run_received(unsigned int passes, bool sample, double *ns, double *cyc)
 {
 	volatile uint64_t sink = 0;
-	double t0 = now_ns();
+	double t0 = (double)mono_ns();
 	uint64_t c0 = cycles(), n = 0;
 	unsigned int p, i;
 
@@ -154,7 +147,7 @@ run_received(unsigned int passes, bool sample, double *ns, double *cyc)
 	sink = n;
 	(void)sink;
 	*cyc = (double)(cycles() - c0) / ((double)passes * NFRAME);
-	*ns = (now_ns() - t0) / ((double)passes * NFRAME);
+	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
 }
 
 static void

@@ -14,15 +14,8 @@
 #include "codif_pattern.h"
 #include "testfd.h"
 #include "writer.h"
+#include "tconv.h"
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int
 main(int argc, char **argv)
@@ -69,7 +62,7 @@ main(int argc, char **argv)
 			antbuf_place(&prod, &fd);
 		}
 	antbuf_flush(&prod);
-	t0 = now();
+	t0 = mono_s();
 	while (written < total) {
 		struct wr_writer *w = calloc(1, sizeof(*w));
 		struct wr_opts o;
@@ -90,7 +83,7 @@ main(int argc, char **argv)
 		written += w->st.bytes;
 		free(w);
 	}
-	t = now() - t0;
+	t = mono_s() - t0;
 	printf("%s writer: %" PRIu64 " bytes in %.2f s: %.1f MB/s\n", fmt, written, t,
 	       (double)written / t / 1e6);
 	return 0;

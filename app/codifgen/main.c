@@ -26,6 +26,7 @@
 #include "parse.h"
 #include "pkt.h"
 #include "quirks.h"
+#include "tconv.h"
 
 #define ERRLEN 512
 
@@ -597,14 +598,6 @@ parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- pacing ---------------------------------------------------------- */
 
-static inline uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 struct pacer {
 	uint64_t t0;        /* monotonic start */
@@ -641,7 +634,7 @@ pacer_wait(struct pacer *p, int64_t ts, uint32_t len)
 		return;
 	if (p->ts0 == INT64_MIN) {
 		p->ts0 = ts;
-		p->t0 = now_ns();
+		p->t0 = (uint64_t)mono_ns();
 	}
 	if (p->ns_per_bit > 0) {
 		due = p->t0 + (uint64_t)((double)p->bits * p->ns_per_bit);
@@ -649,7 +642,7 @@ pacer_wait(struct pacer *p, int64_t ts, uint32_t len)
 	} else {
 		due = p->t0 + (uint64_t)((double)(ts - p->ts0) * p->scale);
 	}
-	now = now_ns();
+	now = (uint64_t)mono_ns();
 	if (due > now + 200000) {
 		struct timespec req;
 		uint64_t sl = due - now - 100000;
@@ -658,7 +651,7 @@ pacer_wait(struct pacer *p, int64_t ts, uint32_t len)
 		req.tv_nsec = (long)(sl % 1000000000ULL);
 		nanosleep(&req, NULL);
 	}
-	while (now_ns() < due && !stop_requested)
+	while ((uint64_t)mono_ns() < due && !stop_requested)
 		;
 }
 
@@ -928,7 +921,7 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 	/* a memif client's link comes up when the server answers */
 	{
 		struct rte_eth_link link;
-		uint64_t end = now_ns() + 10000000000ULL;
+		uint64_t end = (uint64_t)mono_ns() + 10000000000ULL;
 
 		do {
 			memset(&link, 0, sizeof(link));
@@ -936,7 +929,7 @@ dpdk_open(struct out_dpdk *od, const struct opts *o, const struct gen *g)
 			if (link.link_status == RTE_ETH_LINK_UP)
 				break;
 			usleep(10000);
-		} while (now_ns() < end && !stop_requested);
+		} while ((uint64_t)mono_ns() < end && !stop_requested);
 		if (link.link_status != RTE_ETH_LINK_UP)
 			fprintf(stderr, "codifgen: port %u (%s): link still down after 10 s; "
 				"sending anyway\n", od->port, name);
@@ -948,7 +941,7 @@ static int
 dpdk_flush_q(struct out_dpdk *od, unsigned int q)
 {
 	unsigned int done = 0, n = od->n[q];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = (uint64_t)mono_ns();
 
 	while (done < n) {
 		uint16_t k = rte_eth_tx_burst(od->port, (uint16_t)q, od->burst[q] + done,
@@ -963,7 +956,7 @@ dpdk_flush_q(struct out_dpdk *od, unsigned int q)
 		}
 		if (done < n) {
 			od->retries++;
-			if (now_ns() - t0 > 5000000000ULL) {
+			if ((uint64_t)mono_ns() - t0 > 5000000000ULL) {
 				fprintf(stderr,
 					"codifgen: port %u queue %u: tx stalled for 5 s with %u "
 					"frames left (is the peer receiving?)\n",
@@ -1105,7 +1098,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	pacer_init(&pc, &o, &g);
-	t_start = now_ns();
+	t_start = (uint64_t)mono_ns();
 	rc = 0;
 	while (!stop_requested && gen_next(&g, &p) == 1) {
 		uint32_t len = gen_build(&g, &p, buf);
@@ -1132,7 +1125,7 @@ main(int argc, char **argv)
 	}
 	if (stop_requested && rc == 0)
 		rc = 2;
-	el = (double)(now_ns() - t_start) / 1e9;
+	el = (double)((uint64_t)mono_ns() - t_start) / 1e9;
 	if (!o.quiet) {
 		fprintf(stderr,
 			"codifgen: %u streams (%u antennas, %u groups, %u threads), "

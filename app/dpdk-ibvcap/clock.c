@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "ibvcap.h"
+#include "tconv.h"
 
 #define ROUND_READS 5   /* reads per sampling round: the tightest is kept */
 #define START_ROUNDS 8  /* rounds at start, 20 ms apart */
@@ -113,15 +114,13 @@ ibv_clocks_start(struct ibv_app *app)
 	struct ibv_clock *h = &app->host_clk;
 	struct hwclock_cfg cfg;
 	struct hwclock_conv cv;
-	struct timespec ts;
 	unsigned int i, r;
 
 	/* the host clock first: a line from EAL's TSC rate, then fitted */
 	hwclock_cfg_defaults(&cfg);
 	cfg.nominal_hz = app->tsc_hz;
 	hwclock_init(&h->cal, &cfg, &h->pub);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	hwclock_conv_line(&cv, rte_rdtsc(), (int64_t)ts.tv_sec * HWCLOCK_NS_PER_S + ts.tv_nsec,
+	hwclock_conv_line(&cv, rte_rdtsc(), real_ns(),
 			  1e9 / (double)app->tsc_hz, 64);
 	hwclock_pub_write(&h->pub, &cv);
 	for (r = 0; r < 3; r++)

@@ -234,7 +234,6 @@ main(int argc, char **argv)
 	struct ibv_app *app = &app_store;
 	char err[IBV_ERRLEN];
 	struct sigaction sa;
-	struct timespec ts;
 	uint64_t next_stats;
 	int n, rc, status = 1;
 	char *memory = NULL;
@@ -340,8 +339,7 @@ main(int argc, char **argv)
 		printf("dpdk-ibvcap: telemetry commands not registered\n");
 
 	app->tsc_hz = rte_get_tsc_hz();
-	clock_gettime(CLOCK_REALTIME, &ts);
-	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	app->start_unix_ns = real_ns();
 	app->start_tsc = app->last_tsc = rte_rdtsc();
 	if (ibv_ports_setup(app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
@@ -375,8 +373,7 @@ main(int argc, char **argv)
 
 	ibv_clocks_start(app);
 	app->start_tsc = app->last_tsc = rte_rdtsc();
-	clock_gettime(CLOCK_REALTIME, &ts);
-	app->start_unix_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	app->start_unix_ns = real_ns();
 	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->nlcore,
 	       app->nlcore == 1 ? "" : "s", app->nwlcore ? " and writer lcores" : "");
 	fflush(stdout);

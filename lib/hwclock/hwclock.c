@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "hwclock.h"
+#include "tconv.h"
 
 void
 hwclock_cfg_defaults(struct hwclock_cfg *cfg)
@@ -175,14 +176,6 @@ hwclock_level_name(enum hwclock_level level)
 
 /* ---- sampling ---- */
 
-static int64_t
-ts_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * HWCLOCK_NS_PER_S + ts.tv_nsec;
-}
 
 int
 hwclock_sample_read(hwclock_read_fn read, void *arg, struct hwclock_sample *s)
@@ -191,10 +184,10 @@ hwclock_sample_read(hwclock_read_fn read, void *arg, struct hwclock_sample *s)
 
 	if (read == NULL || s == NULL)
 		return -EINVAL;
-	s->mono_ns = ts_ns(CLOCK_MONOTONIC);
-	s->host_before_ns = ts_ns(CLOCK_REALTIME);
+	s->mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->host_before_ns = clock_ns(CLOCK_REALTIME);
 	ret = read(arg, &s->ticks);
-	s->host_after_ns = ts_ns(CLOCK_REALTIME);
+	s->host_after_ns = clock_ns(CLOCK_REALTIME);
 	/* mlx5_read_clock (DPDK 22.11) passes ibverbs' positive errno up
 	 * through rte_eth_read_clock: any non-zero is a failure */
 	return ret > 0 ? -ret : ret;

@@ -1,10 +1,46 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Durations to clock cycles without overflow. */
+/*
+ * tconv.h - the one owner of host time: the host clocks read in ns (every
+ * tool, library and bench reads them here) and durations to clock cycles
+ * without overflow.
+ */
 
 #ifndef UTIL_TCONV_H
 #define UTIL_TCONV_H
 
 #include <stdint.h>
+#include <time.h>
+
+/** The clock id (CLOCK_REALTIME, CLOCK_MONOTONIC) in ns since its origin. */
+static inline int64_t
+clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/** CLOCK_MONOTONIC in ns: for durations. */
+static inline int64_t
+mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/** CLOCK_REALTIME in ns since 1970 (UTC): for times written out. */
+static inline int64_t
+real_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+/** CLOCK_MONOTONIC in seconds, for benches' rates. */
+static inline double
+mono_s(void)
+{
+	return (double)mono_ns() / 1e9;
+}
 
 /**
  * ns nanoseconds in cycles of an hz clock (TSC, timer), exact to the cycle

@@ -17,17 +17,10 @@
 #include "countjson.h"
 #include "parse.h"
 #include "pkt.h"
+#include "tconv.h"
 
 #define MAXG 64
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int
 main(int argc, char **argv)
@@ -115,10 +108,10 @@ main(int argc, char **argv)
 	a = acct_create(&l);
 	printf("ready\n");
 	fflush(stdout);
-	t0 = last = now_s();
+	t0 = last = mono_s();
 	while (expect == 0 || pkts < expect) {
 		int r = poll(pfd, (nfds_t)n, 100);
-		double t = now_s();
+		double t = mono_s();
 
 		if (r < 0 && errno != EINTR)
 			break;
@@ -164,7 +157,7 @@ main(int argc, char **argv)
 				hl = pkt_build_udp4(frame, &sp, (uint32_t)len);
 				count_frame(a, frame, hl + (uint32_t)len, &res);
 				pkts++;
-				last = now_s();
+				last = mono_s();
 			}
 		}
 	}
