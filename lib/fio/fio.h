@@ -120,9 +120,14 @@ int fio_maybe_flush(struct fio_file *f);
 /**
  * Write everything, cut back to the last whole record if an error cut it,
  * close, and rename NAME.part to NAME (keep) or remove it (!keep, or when
- * nothing at all was kept). kept (may be NULL): the bytes the file holds.
- * @return 0, or the negative errno of the first error (the file, when
- *   kept, is still valid; err says what, naming the file).
+ * nothing at all was kept). The rename never replaces a NAME that appeared
+ * while the file was written (renameat2 RENAME_NOREPLACE, else link and
+ * unlink; FIO_REPLACE files excepted): that NAME is left as it is and this
+ * file stays NAME.part. kept (may be NULL): the bytes the file NAME holds
+ * (0 when it was removed or left as NAME.part).
+ * @return 0, or the negative errno of the first error (-EEXIST: NAME
+ *   appeared; the file, when kept, is still valid; err says what, naming
+ *   the file).
  */
 int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errlen);
 

@@ -492,6 +492,38 @@ test_index_errors(void)
 	free(text);
 }
 
+/* A file of the final name appears while NAME.part is written (another
+ * writer, an operator): the close must not replace it (no check-then-rename
+ * window), keep ours as NAME.part and say so. */
+static void
+test_fio_appeared(const char *name)
+{
+	struct fio_file f;
+	char path[300], err[600], got[16] = "";
+	uint64_t kept = 1;
+	FILE *o;
+
+	path_of(path, sizeof(path), name);
+	CHECK_EQ_I(fio_open(&f, path, 0, FIO_DIRECT, err, sizeof(err)), 0);
+	CHECK_EQ_I(fio_append(&f, "ours", 4), 0);
+	fio_record_end(&f);
+	o = fopen(path, "wx"); /* after the open's check, before the close */
+	CHECK(o != NULL && fputs("theirs", o) >= 0);
+	if (o != NULL)
+		fclose(o);
+	CHECK_EQ_I(fio_close(&f, true, &kept, err, sizeof(err)), -EEXIST);
+	CHECK_HAS(err, ".part: not renamed: ");
+	CHECK_HAS(err, "appeared meanwhile");
+	CHECK_EQ_U(kept, 0);
+	o = fopen(path, "r");
+	CHECK(o != NULL && fgets(got, sizeof(got), o) != NULL);
+	if (o != NULL)
+		fclose(o);
+	CHECK_STR(got, "theirs");
+	CHECK_EQ_U(size_of(fio_part(&f)), 4); /* ours kept as NAME.part */
+	unlink(fio_part(&f));
+}
+
 /* lib/fio: NAME.part, never replacing without FIO_REPLACE, a leftover
  * NAME.part refused, a file not kept leaves nothing. */
 static void
@@ -522,6 +554,7 @@ test_fio(void)
 	CHECK_EQ_I(fio_close(&f, false, &kept, err, sizeof(err)), 0);
 	CHECK_EQ_U(kept, 0);
 	CHECK(!exists(path) && !exists(fio_part(&f)));
+	test_fio_appeared("h.bin");
 }
 
 int
