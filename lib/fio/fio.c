@@ -324,3 +324,17 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 	f->fd = -1;
 	return rc;
 }
+
+int
+fio_cut(const char *path, uint64_t size, char *err, size_t errlen)
+{
+	int rc = size == 0 ? unlink(path) : truncate(path, (off_t)size);
+
+	if (rc != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s to %llu bytes: %s", path,
+			 size == 0 ? "removing instead of cutting" : "cutting",
+			 (unsigned long long)size, strerror(-rc));
+	}
+	return rc;
+}

@@ -76,6 +76,14 @@ fio_part(const struct fio_file *f)
 	return f->part;
 }
 
+/** Bytes written out to the file so far (a record ending at or before
+ * this is in the file; a cut after an error keeps every such record). */
+static inline uint64_t
+fio_on_disk(const struct fio_file *f)
+{
+	return f->on_disk;
+}
+
 /** The first I/O error (a positive errno), 0 none. */
 static inline int
 fio_error(const struct fio_file *f)
@@ -130,5 +138,15 @@ int fio_maybe_flush(struct fio_file *f);
  *   the file).
  */
 int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errlen);
+
+/**
+ * Cut a finished file (closed, renamed) back to size bytes, whole records
+ * as the caller knows them, or remove it when size is 0: how a format
+ * makes room on a full disk for what must go beside the file (the raw
+ * index).
+ * @return 0, or the negative errno of truncate(2) / unlink(2), with the
+ *   reason, naming the file, in err.
+ */
+int fio_cut(const char *path, uint64_t size, char *err, size_t errlen);
 
 #endif /* FIO_H */

@@ -134,17 +134,23 @@ written(struct antbuf *b, const char *tmp, const char *fmt, size_t *len)
 {
 	char dir[300], path[600], ext[16];
 	struct wr_stats st;
+	uint8_t *p;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, fmt);
 	snprintf(ext, sizeof(ext), ".%s", fmt);
 	CHECK(mkdir(dir, 0755) == 0);
 	write_all(b, fmt, dir, &st);
-	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	CHECK_EQ_U(st.written, ROWS * SLOTS - 1);
 	CHECK_EQ_U(st.rows, ROWS);
-	if (strcmp(fmt, "codif") == 0)
-		CHECK_EQ_U(st.gap_frames, 1); /* the gap, as an invalid frame */
+	/* the gap: an invalid frame (codif), zeros listed as a gap (raw),
+	 * nothing (pcap) */
+	CHECK_EQ_U(st.placeholders, strcmp(fmt, "pcap") == 0 ? 0 : 1);
+	CHECK_EQ_U(st.files, 1);
+	CHECK_EQ_U(st.cut + st.overrun, 0);
 	only_file(dir, ext, path, sizeof(path));
-	return slurp(path, len);
+	p = slurp(path, len);
+	CHECK_EQ_U(st.bytes, *len); /* the file's bytes (raw: data, not index) */
+	return p;
 }
 
 static void
