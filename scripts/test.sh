@@ -76,12 +76,16 @@ for path in sys.argv[1:]:
         res = r["result"]
         if res in ("OK", "EXPECTEDFAIL"):
             passed += 1
-        elif res == "SKIP":
+        out = (r.get("stdout") or "") + (r.get("stderr") or "")
+        if res == "SKIP":
             skipped += 1
-            names.append("skipped: " + r["name"])
+            why = [l for l in out.splitlines() if l.startswith("SKIP")]
+            names.append("skipped: %s%s" % (r["name"], (" (" + why[-1] + ")") if why else ""))
         else:
             failed += 1
             names.append("%s: %s (%s)" % (res, r["name"], path.split("/")[0]))
+            # the failure's last words, so a CI log alone tells what broke
+            names.extend("    " + l for l in out.splitlines()[-8:])
 for n in names:
     print(n)
 if skipped:

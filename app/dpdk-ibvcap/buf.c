@@ -76,10 +76,18 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	bf->ctl = bf->ctl_mz->addr;
 	ibv_shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
 	bf->ctl->start_unix_ns = app->start_unix_ns;
-	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU : IBV_PAYLOAD_HOST;
+	bf->zc = c->zero_copy;
+	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU :
+			       bf->zc ? IBV_PAYLOAD_MBUF : IBV_PAYLOAD_HOST;
+	if (bf->zc) {
+		/* the frame every gap slot points at */
+		bf->zc_zero = rte_zmalloc("ibvcap_zero", g.data_bytes, ANTBUF_PAGE);
+		if (bf->zc_zero == NULL)
+			return errf(err, len, "--zero-copy: out of memory for a zeroed frame");
+	}
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 
-	sz = antbuf_size(&g, c->gpu < 0);
+	sz = antbuf_size(&g, c->gpu < 0 && !bf->zc);
 	for (a = 0; a < c->layout.nant; a++) {
 		const struct rte_memzone *mz;
 
@@ -94,7 +102,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 				    rte_strerror(rte_errno));
 		bf->mz[a] = mz;
 		bf->b[a] = mz->addr;
-		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0, a, c->layout.ant_name[a],
+		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0 && !bf->zc, a, c->layout.ant_name[a],
 				c->layout.ant_ip[a]) != 0)
 			return errf(err, len, "antenna %u buffer: bad geometry", a);
 		antbuf_prod_init(&bf->prod[a], bf->b[a], NULL, false);
@@ -111,6 +119,16 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 					   release_mbuf, NULL);
 			bf->payload[a] = app->split.cpu;
 			bf->prod[a].payload = app->split.cpu;
+		} else if (bf->zc) {
+			/* each slot refers to the mbuf its frame arrived in */
+			size_t nref = (size_t)g.nrows * g.nslots;
+
+			bf->zc_refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
+			if (bf->zc_refs[a] == NULL)
+				return errf(err, len, "antenna %u: out of memory for %zu mbuf "
+					    "references", a, nref);
+			antbuf_set_indexed(&bf->prod[a], (uintptr_t)bf->zc_zero, bf->zc_refs[a],
+					   release_mbuf, NULL);
 		} else if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0) {
 			return -1;
 		}
@@ -123,6 +141,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
 	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
 	       c->gpu >= 0 ? "GPU memory" :
+	       bf->zc ? "the received mbufs (--zero-copy; headers and references here)" :
 	       rte_eal_has_hugepages() ? "hugepages" : "shared memory (no hugepages)");
 	return 0;
 }
@@ -247,16 +266,41 @@ ibv_bufs_free(struct ibv_app *app)
 			rte_free(app->split.refs[a]);
 			app->split.refs[a] = NULL;
 		}
+		if (bf->zc_refs[a] != NULL) {
+			if (bf->b[a] != NULL)
+				antbuf_release_all(&bf->prod[a]);
+			rte_free(bf->zc_refs[a]);
+			bf->zc_refs[a] = NULL;
+		}
 		if (bf->mz[a] != NULL && !bf->keep_memory)
 			rte_memzone_free(bf->mz[a]);
 		bf->mz[a] = NULL;
 		bf->b[a] = NULL;
 	}
 	ibv_gpu_free(app);
+	rte_free(bf->zc_zero);
+	bf->zc_zero = NULL;
 	if (bf->ctl_mz != NULL && !bf->keep_memory)
 		rte_memzone_free(bf->ctl_mz);
 	bf->ctl_mz = NULL;
 	bf->ctl = NULL;
+}
+
+/* --zero-copy: the frame stays in the mbuf it arrived in; the antenna
+ * buffer keeps a reference until its row is reused. */
+enum antbuf_result
+ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m)
+{
+	uint32_t pay = fd->codif_len - CODIF_HDR_LEN;
+	enum antbuf_result res;
+
+	/* whole in one segment, or the buffer counts it wrong-size */
+	res = antbuf_place_ref(&app->bufs.prod[fd->ant], fd,
+			       (uintptr_t)(fd->pkt + fd->codif_off + CODIF_HDR_LEN), (uintptr_t)m,
+			       m->nb_segs == 1 ? pay : 0);
+	if (res == ANTBUF_PLACED)
+		rte_mbuf_refcnt_update(m, 1); /* the ring's reference */
+	return res;
 }
 
 /* Place a buffer-split frame by reference: the CODIF header was read from

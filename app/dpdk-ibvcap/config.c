@@ -635,6 +635,10 @@ static const struct opt_def ibv_opts[] = {
 		 "per 27 s)"},
 	{"no-buffers", .kind = OPT_FLAG, .flags = OPT_F_INVERT, .section = "buffers",
 	 OPT_AT(C, buffers), .help = "count only, no buffers"},
+	{"zero-copy", .kind = OPT_BOOL, .section = "buffers", OPT_AT(C, zero_copy),
+	 .help = "the antenna rings keep each frame in the mbuf it arrived in (no copy; the "
+		 "mbuf pool then holds a ring's worth of frames): yes, or copy each payload "
+		 "once into the ring (no)"},
 	{"gpu", .kind = OPT_UINT, .section = "buffers", .metavar = "DEV", .min = 0, .max = 63,
 	 .def = "none: host memory", OPT_AT(C, gpu), .print = print_gpu,
 	 .help = "payload in gpudev DEV's memory (GPUDirect)"},
@@ -825,6 +829,12 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		return errf(err, len, "--write needs the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
 		return errf(err, len, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
+	if (c->zero_copy && (!c->buffers || c->gpu >= 0))
+		return errf(err, len, "--zero-copy keeps frames in host mbufs for the antenna "
+			    "buffers: it excludes --no-buffers and --gpu");
+	if (c->zero_copy && c->mbuf_size != 0)
+		return errf(err, len, "--zero-copy needs each frame whole in one mbuf: leave "
+			    "--mbuf-size auto");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
 		return errf(err, len, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
 	for (i = 0; i < c->nwrite; i++) {

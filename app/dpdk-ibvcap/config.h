@@ -78,6 +78,7 @@ struct ibv_config {
 
 	/* per-antenna buffers and writers */
 	bool buffers;                /**< place frames in antenna buffers */
+	bool zero_copy;              /**< the rings keep the received mbufs */
 	uint32_t ring_frames;        /**< rows per antenna ring (power of two) */
 	uint64_t ring_ns;            /**< ring as time (converted with frame_rate) */
 	uint32_t window_frames;      /**< rows kept open for late frames */

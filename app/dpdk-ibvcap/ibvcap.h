@@ -111,6 +111,10 @@ struct ibv_bufs {
 	void *gpu_ptr[IBV_SHM_MAX_ANT];     /**< device memory (--gpu) */
 	size_t gpu_page;
 	bool keep_memory;   /**< a secondary lingers: no memzone_free at exit */
+	bool zc;            /**< --zero-copy: the rings hold the rx mbufs */
+	uintptr_t *zc_refs[IBV_SHM_MAX_ANT]; /**< the mbuf each slot holds */
+	uint8_t *zc_zero;   /**< the zeroed frame gap slots point at */
+	struct rte_mempool *zc_pool; /**< one pool for every port */
 };
 
 /**
@@ -196,6 +200,10 @@ int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
 void ibv_bufs_stop(struct ibv_app *app);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
+/** --zero-copy: place a frame by reference to the mbuf it arrived in. On
+ * ANTBUF_PLACED the buffer holds a reference of its own (free m as usual). */
+enum antbuf_result ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd,
+				  struct rte_mbuf *m);
 /** Place a split packet by reference (its payload segment stays in GPU
  * memory, held by the antenna buffer). On ANTBUF_PLACED the buffer took
  * the payload segment (detached from m: free m as usual). */

@@ -277,8 +277,39 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		}
 		if (c->nb_mbufs)
 			nb = c->nb_mbufs;
-		snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
-		p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
+		if (c->zero_copy && app->bufs.zc_pool != NULL) {
+			p->mp = app->bufs.zc_pool; /* one pool for every port */
+		} else if (c->zero_copy) {
+			/* the rings keep the received mbufs: the pool holds every
+			 * slot of every antenna's ring besides what the ports need
+			 * (one pool: an antenna's frames may come from any port) */
+			uint32_t rows, window;
+			uint64_t slots, total;
+
+			ibv_buffer_rows(c, &rows, &window);
+			slots = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
+			total = slots + (uint64_t)nb * app->nport;
+			if (total > UINT32_MAX)
+				return errf(err, len, "--zero-copy: %" PRIu64 " mbufs, more than a "
+					    "pool holds: a smaller --ring", total);
+			app->bufs.zc_pool = rte_pktmbuf_pool_create("ibvcap_rx_zc", (uint32_t)total,
+								    256, 0, (uint16_t)room, socket);
+			if (app->bufs.zc_pool == NULL)
+				return errf(err, len,
+					    "--zero-copy: mbuf pool of %" PRIu64 " x %u bytes (%.1f "
+					    "MiB: %" PRIu64 " ring slots + %u per port): %s (hugepages "
+					    "exhausted? reserve more, or a smaller --ring)", total, room,
+					    (double)total * (room + 128) / 1048576.0, slots, nb,
+					    rte_strerror(rte_errno));
+			printf("dpdk-ibvcap: --zero-copy: one mbuf pool of %" PRIu64 " x %u bytes "
+			       "(%.1f MiB) for every port: the rings keep up to %" PRIu64
+			       " received frames\n", total, room,
+			       (double)total * (room + 128) / 1048576.0, slots);
+			p->mp = app->bufs.zc_pool;
+		} else {
+			snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
+			p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
+		}
 		if (p->mp == NULL)
 			return errf(err, len,
 				    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages "
@@ -495,6 +526,40 @@ ibv_ports_stop(struct ibv_app *app)
 	}
 }
 
+/* Every mbuf back in its pool once the ports are closed (net_memif's only
+ * stopped: quirks.h; it keeps no mbufs in its rx queues) and the rings have
+ * let go of theirs (--zero-copy holds a ring's worth): said at exit, so a
+ * leak shows. */
+static void
+mbuf_account(struct ibv_app *app)
+{
+	struct rte_mempool *seen[IBV_MAX_PORTS + 1];
+	unsigned int i, k, n = 0;
+	uint64_t size = 0, out = 0;
+
+	for (i = 0; i < app->nport; i++) {
+		struct rte_mempool *mp = app->port[i].mp;
+
+		if (mp == NULL)
+			return;
+		for (k = 0; k < n && seen[k] != mp; k++)
+			;
+		if (k < n)
+			continue;
+		seen[n++] = mp;
+		size += mp->size;
+		out += rte_mempool_in_use_count(mp);
+	}
+	if (n == 0)
+		return;
+	if (out == 0)
+		printf("dpdk-ibvcap: mbufs at exit: all %" PRIu64 " back in their pool%s\n", size,
+		       n == 1 ? "" : "s");
+	else
+		printf("dpdk-ibvcap: mbufs at exit: %" PRIu64 " of %" PRIu64 " not back in their "
+		       "pools (a leak: please report it)\n", out, size);
+}
+
 void
 ibv_ports_close(struct ibv_app *app)
 {
@@ -521,10 +586,19 @@ ibv_ports_close(struct ibv_app *app)
 		p->configured = false;
 		free(p->rules);
 		p->rules = NULL;
-		if (!app->bufs.keep_memory) /* see ibv_bufs_drain_external */
-			rte_mempool_free(p->mp);
+	}
+	if (!app->bufs.keep_memory)
+		mbuf_account(app);
+	for (i = 0; i < app->nport; i++) {
+		struct ibv_port *p = &app->port[i];
+
+		if (!app->bufs.keep_memory && p->mp != app->bufs.zc_pool)
+			rte_mempool_free(p->mp); /* keep_memory: see ibv_bufs_drain_external */
 		p->mp = NULL;
 	}
+	if (!app->bufs.keep_memory)
+		rte_mempool_free(app->bufs.zc_pool);
+	app->bufs.zc_pool = NULL;
 	/* the queues are gone: the split pools and their GPU memory can go */
 	ibv_gpu_split_free(app);
 }

@@ -263,6 +263,8 @@ place(struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd,
 
 	if (split)
 		res = ibv_place_split(app, fd, m);
+	else if (app->bufs.zc)
+		res = ibv_place_mbuf(app, fd, m);
 	else
 		res = antbuf_place(&app->bufs.prod[fd->ant], fd);
 	if (unlikely(res == ANTBUF_TOO_LATE))

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <immintrin.h>
+
 #include "antbuf.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
@@ -41,15 +43,16 @@ antbuf_payload_size(const struct antbuf_geom *g)
 
 static void
 layout(const struct antbuf_geom *g, bool inline_payload, uint64_t *rows,
-       uint64_t *meta, uint64_t *payload, uint64_t *total)
+       uint64_t *meta, uint64_t *ext, uint64_t *payload, uint64_t *total)
 {
 	uint64_t o = hdr_size();
 
 	*rows = o;
 	o = ALIGN_UP(o + (uint64_t)g->nrows * sizeof(struct antbuf_row), 64);
 	*meta = o;
-	o = ALIGN_UP(o + (uint64_t)g->nrows * g->nslots * sizeof(struct antbuf_meta),
-		     ANTBUF_PAGE);
+	o = ALIGN_UP(o + (uint64_t)g->nrows * g->nslots * sizeof(struct antbuf_meta), 64);
+	*ext = o;
+	o = ALIGN_UP(o + (uint64_t)g->nrows * g->nslots * sizeof(uint64_t), ANTBUF_PAGE);
 	/* payload slots: one contiguous page-aligned array (O_DIRECT, GPU) */
 	*payload = inline_payload ? o : 0;
 	if (inline_payload)
@@ -60,9 +63,9 @@ layout(const struct antbuf_geom *g, bool inline_payload, uint64_t *rows,
 size_t
 antbuf_size(const struct antbuf_geom *g, bool payload_inline)
 {
-	uint64_t r, m, p, t;
+	uint64_t r, m, e, p, t;
 
-	layout(g, payload_inline, &r, &m, &p, &t);
+	layout(g, payload_inline, &r, &m, &e, &p, &t);
 	return (size_t)t;
 }
 
@@ -91,11 +94,11 @@ antbuf_init(void *mem, size_t size, const struct antbuf_geom *g,
 	    uint32_t src_ip)
 {
 	struct antbuf *b = mem;
-	uint64_t r, m, p, t, i;
+	uint64_t r, m, e, p, t, i;
 
 	if (antbuf_geom_check(g, NULL, 0) != 0)
 		return -EINVAL;
-	layout(g, payload_inline, &r, &m, &p, &t);
+	layout(g, payload_inline, &r, &m, &e, &p, &t);
 	if (size < t)
 		return -ENOSPC;
 	memset(b, 0, hdr_size());
@@ -107,6 +110,7 @@ antbuf_init(void *mem, size_t size, const struct antbuf_geom *g,
 	b->total_size = t;
 	b->rows_off = r;
 	b->meta_off = m;
+	b->ext_off_off = e;
 	b->payload_off = p;
 	b->payload_size = antbuf_payload_size(g);
 	b->payload_external = payload_inline ? 0 : 1;
@@ -123,6 +127,7 @@ antbuf_init(void *mem, size_t size, const struct antbuf_geom *g,
 		row->nvalid = 0;
 	}
 	memset((uint8_t *)b + m, 0, (size_t)g->nrows * g->nslots * sizeof(struct antbuf_meta));
+	memset((uint8_t *)b + e, 0, (size_t)g->nrows * g->nslots * sizeof(uint64_t));
 	__atomic_store_n(&b->state, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -130,7 +135,7 @@ antbuf_init(void *mem, size_t size, const struct antbuf_geom *g,
 int
 antbuf_check(const struct antbuf *b, size_t size, char *err, size_t len)
 {
-	uint64_t r, m, p, t;
+	uint64_t r, m, e, p, t;
 
 	if (size < sizeof(*b))
 		return errf(err, len, "buffer of %zu bytes is smaller than its header (%zu)",
@@ -145,8 +150,8 @@ antbuf_check(const struct antbuf *b, size_t size, char *err, size_t len)
 			    b->version, b->hdr_size, ANTBUF_VERSION, sizeof(*b));
 	if (antbuf_geom_check(&b->g, err, len) != 0)
 		return -EINVAL;
-	layout(&b->g, !b->payload_external, &r, &m, &p, &t);
-	if (r != b->rows_off || m != b->meta_off || p != b->payload_off ||
+	layout(&b->g, !b->payload_external, &r, &m, &e, &p, &t);
+	if (r != b->rows_off || m != b->meta_off || e != b->ext_off_off || p != b->payload_off ||
 	    t != b->total_size || t > size)
 		return errf(err, len, "buffer layout inconsistent (size %zu, expected %llu)",
 			    size, (unsigned long long)t);
@@ -229,6 +234,43 @@ antbuf_row_time_ns(const struct antbuf *b, int64_t row)
 
 /* ---- producer ----------------------------------------------------------- */
 
+/* The payload copy: non-temporal stores where the CPU has AVX2 (the rx core
+ * never reads the payload again, a writer on another core does later: no
+ * read for ownership, no cache of the rx core filled with it); ordered
+ * before a row is published by the sfence in finalize_upto. */
+__attribute__((target("avx2"))) static void
+copy_stream(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
+
+	if (head > n)
+		head = n;
+	memcpy(dst, src, head);
+	dst += head;
+	src += head;
+	n -= head;
+	for (; n >= 128; n -= 128, dst += 128, src += 128) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)src);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(src + 32));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(src + 64));
+		__m256i d = _mm256_loadu_si256((const __m256i *)(src + 96));
+
+		_mm256_stream_si256((__m256i *)dst, a);
+		_mm256_stream_si256((__m256i *)(dst + 32), b);
+		_mm256_stream_si256((__m256i *)(dst + 64), c);
+		_mm256_stream_si256((__m256i *)(dst + 96), d);
+	}
+	for (; n >= 32; n -= 32, dst += 32, src += 32)
+		_mm256_stream_si256((__m256i *)dst, _mm256_loadu_si256((const __m256i *)src));
+	memcpy(dst, src, n);
+}
+
+static void
+copy_plain(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
 void
 antbuf_prod_init(struct antbuf_prod *p, struct antbuf *b, uint8_t *payload, bool shared)
 {
@@ -236,6 +278,7 @@ antbuf_prod_init(struct antbuf_prod *p, struct antbuf *b, uint8_t *payload, bool
 	p->b = b;
 	p->payload = payload;
 	p->shared = shared;
+	p->copy = __builtin_cpu_supports("avx2") ? copy_stream : copy_plain;
 }
 
 static inline void
@@ -296,7 +339,7 @@ finalize_row(struct antbuf_prod *p, int64_t r)
 			nvalid++;
 		} else if (run != NULL && run->first[s] <= r) {
 			if (b->payload_indexed)
-				m->ext_off = b->zero_off; /* the shared zero frame */
+				*antbuf_extp(b, pos, s) = b->zero_off; /* the shared zero frame */
 			else
 				memset(antbuf_payload(b, p->payload, pos, s), 0, b->g.data_bytes);
 			m->flags = ANTBUF_F_GAP;
@@ -322,6 +365,8 @@ finalize_upto(struct antbuf_prod *p, int64_t upto)
 		r = upto - (int64_t)b->g.nrows;
 	for (; r < upto; r++)
 		finalize_row(p, r);
+	/* the rows' non-temporal payload stores before they are published */
+	_mm_sfence();
 	__atomic_store_n(&b->cum_valid, b->cum_valid, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->final_row, upto, __ATOMIC_RELEASE);
 }
@@ -430,6 +475,7 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	unsigned int slot = fd->slot;
 	uint32_t l2len = fd->codif_off;
 	int64_t r, ahead = (int64_t)(b->g.nrows - b->g.window);
+	uint8_t flags;
 
 	if (slot >= b->g.nslots) {
 		__atomic_fetch_add(&b->result[ANTBUF_NO_SLOT], 1, __ATOMIC_RELAXED);
@@ -493,22 +539,27 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		res = ANTBUF_DUPLICATE;
 		goto out;
 	}
-	if (data != NULL)
+	if (data != NULL) {
 		/* the one touch of the payload on the rx path */
-		memcpy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, data_len);
-	else {
-		m->ext_off = ext_off; /* where the NIC put it */
+		p->copy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, data_len);
+	} else {
+		*antbuf_extp(b, rpos(b, r), slot) = ext_off; /* where the NIC put it */
 		p->refs[(uint64_t)rpos(b, r) * b->g.nslots + slot] = ref;
 	}
-	memcpy(m->codif, codif, CODIF_HDR_LEN);
-	if (l2len > ANTBUF_L2_MAX)
-		l2len = ANTBUF_L2_MAX;
-	memcpy(m->l2, fd->pkt, l2len);
-	m->l2len = (uint8_t)l2len;
+	/* the record: the packet's headers in one copy, written once */
+	flags = ANTBUF_F_VALID | (fd->flags & ACCT_FD_INVALID ? ANTBUF_F_INVALID : 0) |
+		(r < b->newest ? ANTBUF_F_LATE : 0);
+	if (l2len <= ANTBUF_L2_KEPT) {
+		memcpy(m->hdr, fd->pkt, l2len + CODIF_HDR_LEN);
+		m->l2len = (uint8_t)l2len;
+	} else {
+		memcpy(m->hdr + ANTBUF_L2_KEPT, codif, CODIF_HDR_LEN);
+		m->l2len = 0;
+		flags |= ANTBUF_F_L2_LONG;
+	}
 	m->wirelen = (uint16_t)(fd->wirelen > UINT16_MAX ? UINT16_MAX : fd->wirelen);
 	m->arrival_ns = fd->arrival_ns;
-	m->flags = ANTBUF_F_VALID | (fd->flags & ACCT_FD_INVALID ? ANTBUF_F_INVALID : 0) |
-		   (r < b->newest ? ANTBUF_F_LATE : 0);
+	m->flags = flags;
 	b->placed++;
 	if (r < b->newest)
 		b->late_placed++;
@@ -533,6 +584,8 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		sl->groupid = h.groupid;
 		sl->secondaryid = h.secondaryid;
 		sl->threadid = h.threadid;
+		if (l2len > ANTBUF_L2_MAX)
+			l2len = ANTBUF_L2_MAX;
 		memcpy(sl->l2, fd->pkt, l2len);
 		sl->l2len = (uint8_t)l2len;
 		__atomic_store_n(&sl->assigned, 1, __ATOMIC_RELEASE);

@@ -14,7 +14,7 @@
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 3
+#define ANTBUF_VERSION 4
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
@@ -26,6 +26,7 @@
 #define ANTBUF_F_INVALID 0x02 /**< ... with the CODIF invalid bit set */
 #define ANTBUF_F_LATE 0x04    /**< ... after a newer row was opened */
 #define ANTBUF_F_GAP 0x08     /**< final and never arrived: payload zeroed */
+#define ANTBUF_F_L2_LONG 0x10 /**< its L2-L4 headers were too long to keep */
 
 /** Shape of one antenna's buffer. */
 struct antbuf_geom {
@@ -35,18 +36,42 @@ struct antbuf_geom {
 	uint32_t data_bytes; /**< payload bytes per frame, multiple of 8 */
 };
 
-/** Per frame metadata, beside the payload. */
+/** Bytes of a frame's packet headers a record keeps: two VLAN tags, IPv4
+ * without options, UDP (54 bytes of L2-L4 at most) and the CODIF header. */
+#define ANTBUF_HDR_MAX 116
+/** L2-L4 header bytes a record keeps whole (ANTBUF_HDR_MAX - 64). */
+#define ANTBUF_L2_KEPT (ANTBUF_HDR_MAX - CODIF_HDR_LEN)
+
+/**
+ * Per frame metadata, beside the payload: one record of two whole cache
+ * lines, written once by the producer (a single copy of the packet's
+ * headers). hdr holds the packet from its Ethernet header through its CODIF
+ * header (l2len + 64 bytes); when its L2-L4 headers are longer than
+ * ANTBUF_L2_KEPT (IP options, three VLAN tags) only the CODIF header is
+ * kept, at hdr + ANTBUF_L2_KEPT, with ANTBUF_F_L2_LONG set.
+ */
 struct antbuf_meta {
-	uint8_t flags;
-	uint8_t l2len;               /**< bytes of l2[] in use */
-	uint16_t wirelen;            /**< packet length on the wire */
-	uint32_t reserved;
 	int64_t arrival_ns;          /**< Unix ns (NIC time where offered) */
-	uint64_t ext_off;            /**< indexed mode: payload offset in the
-					  external region (GPU mbuf pool) */
-	uint8_t codif[CODIF_HDR_LEN];/**< the frame's CODIF header as received */
-	uint8_t l2[ANTBUF_L2_MAX];   /**< Ethernet/VLAN/IPv4/UDP as received */
-};
+	uint16_t wirelen;            /**< packet length on the wire */
+	uint8_t flags;               /**< ANTBUF_F_* */
+	uint8_t l2len;               /**< L2-L4 header bytes in hdr (0: long) */
+	uint8_t hdr[ANTBUF_HDR_MAX];
+} __attribute__((aligned(64)));
+
+/** The frame's CODIF header as received. */
+static inline const uint8_t *
+antbuf_meta_codif(const struct antbuf_meta *m)
+{
+	return m->hdr + (m->flags & ANTBUF_F_L2_LONG ? ANTBUF_L2_KEPT : m->l2len);
+}
+
+/** Its Ethernet .. UDP headers as received (l2len bytes), or NULL when they
+ * were too long to keep (then its stream's first frame's: struct antbuf_slot). */
+static inline const uint8_t *
+antbuf_meta_l2(const struct antbuf_meta *m)
+{
+	return m->flags & ANTBUF_F_L2_LONG ? NULL : m->hdr;
+}
 
 /**
  * Per row state (one per ring position). Rows are numbered 0, 1, 2, ... in
@@ -124,6 +149,8 @@ struct antbuf {
 	struct antbuf_geom g;
 	uint64_t total_size;
 	uint64_t rows_off, meta_off, payload_off; /**< payload_off 0: external */
+	uint64_t ext_off_off;       /**< indexed mode: each slot's payload offset
+					 in the external region (uint64_t[]) */
 	uint64_t payload_size;
 	uint32_t payload_external;  /**< 1: payload in other memory (GPU) */
 	uint32_t payload_indexed;   /**< 1: each slot's payload is wherever the
@@ -165,6 +192,8 @@ struct antbuf_prod {
 	uintptr_t *refs;
 	void (*release)(void *ctx, uintptr_t ref);
 	void *release_ctx;
+	/** the payload copy: non-temporal (AVX2) where the CPU has it */
+	void (*copy)(uint8_t *dst, const uint8_t *src, size_t n);
 };
 
 /** Bytes of header + rows + metadata (+ payload when inline), page aligned. */
@@ -220,13 +249,21 @@ antbuf_payload(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int
 	return base + ((uint64_t)pos * b->g.nslots + s) * (uint64_t)b->g.data_bytes;
 }
 
+/** Indexed mode: where each slot's payload is, from the external base. */
+static inline uint64_t *
+antbuf_extp(const struct antbuf *b, uint32_t pos, unsigned int s)
+{
+	return (uint64_t *)((uintptr_t)b + b->ext_off_off) + (uint64_t)pos * b->g.nslots + s;
+}
+
 /** Payload of (position, slot) in either mode (base: CPU view of the
- * external region, NULL = inline). */
+ * external region, NULL = inline; in indexed mode over host memory base is
+ * 0 and the offsets are addresses, the same in every DPDK process). */
 static inline uint8_t *
 antbuf_payload_of(const struct antbuf *b, uint8_t *base, uint32_t pos, unsigned int s)
 {
 	if (b->payload_indexed)
-		return base + antbuf_metap(b, pos, s)->ext_off;
+		return (uint8_t *)((uintptr_t)base + *antbuf_extp(b, pos, s));
 	return antbuf_payload(b, base, pos, s);
 }
 

@@ -80,7 +80,8 @@ fmt_pcap_put(struct fmt_sink *s, const struct fmt_frame *fr)
 	if (p == NULL)
 		return reserve_err(s);
 	n = fr->l2len < cap ? fr->l2len : cap;
-	memcpy(p, fr->l2, n);
+	if (n > 0)
+		memcpy(p, fr->l2, n);
 	off = n;
 	n = cap - off < CODIF_HDR_LEN ? cap - off : CODIF_HDR_LEN;
 	memcpy(p + off, fr->hdr, n);

@@ -26,6 +26,9 @@ enum ibv_shm_state {
 enum ibv_payload_mem {
 	IBV_PAYLOAD_HOST = 0,    /**< inline in the antenna memzone (hugepages) */
 	IBV_PAYLOAD_GPU = 1,     /**< gpudev memory, CPU-mapped in the primary only */
+	IBV_PAYLOAD_MBUF = 2,    /**< the received mbufs (--zero-copy): indexed
+				      buffers whose offsets are addresses in
+				      hugepage memory, the same in every process */
 };
 
 /**

@@ -448,10 +448,14 @@ put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint6
 		if (!in_row(out, k, m->flags))
 			continue; /* the stream had not started yet */
 		if (m->flags & ANTBUF_F_VALID) {
-			fr.hdr = m->codif;
+			fr.hdr = antbuf_meta_codif(m);
 			fr.data = antbuf_payload_of(b, s->payload, v->pos, k);
-			fr.l2 = m->l2;
+			fr.l2 = antbuf_meta_l2(m);
 			fr.l2len = m->l2len;
+			if (fr.l2 == NULL) { /* too long to keep: its stream's first's */
+				fr.l2 = b->slot[k].l2;
+				fr.l2len = b->slot[k].l2len;
+			}
 			fr.t_ns = m->arrival_ns;
 			fr.flags = m->flags & ANTBUF_F_INVALID ? FMT_F_INVALID : 0;
 			(*valid)++;

@@ -178,6 +178,17 @@ test_place(void)
 		CHECK(m0->flags & ANTBUF_F_VALID);
 		CHECK(codif_pattern_check(&h, antbuf_payload(b, NULL, v.pos, 0), D, &off));
 		CHECK_EQ_I(m0->arrival_ns, 1000 + fr);
+		{
+			/* the record: the packet's L2-L4 and CODIF headers as received */
+			uint8_t want[CODIF_HDR_LEN];
+			static const uint8_t zl2[TEST_L2];
+
+			codif_encode(&h, want);
+			CHECK(memcmp(antbuf_meta_codif(m0), want, CODIF_HDR_LEN) == 0);
+			CHECK(antbuf_meta_l2(m0) != NULL && m0->l2len == TEST_L2);
+			CHECK(memcmp(antbuf_meta_l2(m0), zl2, TEST_L2) == 0);
+			CHECK_EQ_U(m0->wirelen, TEST_L2 + CODIF_HDR_LEN + D);
+		}
 		if (fr == 15)
 			CHECK(m0->flags & ANTBUF_F_LATE);
 		if (fr == 20 || fr == 21) {
@@ -589,9 +600,43 @@ test_indexed(void)
 	free(b);
 }
 
+/* A frame whose L2-L4 headers are longer than a record keeps (IP options):
+ * its CODIF header kept whole, flagged, its L2 left to its stream's first. */
+static void
+test_long_l2(void)
+{
+	struct antbuf_prod p;
+	struct antbuf *b = make(1, 64, 8, &p);
+	struct codif_hdr h = hdr_for(3, 0);
+	uint8_t pkt[80 + 64 + D], want[CODIF_HDR_LEN], data[D];
+	struct acct_fd fd;
+	struct antbuf_meta *m;
+	unsigned int k;
+
+	codif_pattern_fill(&h, data, D);
+	test_fd(&fd, pkt, &h, data, D, &clk, 0, 0, 0, 7);
+	/* move the CODIF header and data behind 80 bytes of headers */
+	memmove(pkt + 80, pkt + TEST_L2, 64 + D);
+	for (k = 0; k < 80; k++)
+		pkt[k] = (uint8_t)k;
+	fd.codif_off = 80;
+	fd.wirelen = 80 + 64 + D;
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
+	m = antbuf_metap(b, (uint32_t)((fd.index + b->run[0].delta) & 63), 0);
+	codif_encode(&h, want);
+	CHECK(m->flags & ANTBUF_F_L2_LONG);
+	CHECK(antbuf_meta_l2(m) == NULL);
+	CHECK(memcmp(antbuf_meta_codif(m), want, CODIF_HDR_LEN) == 0);
+	CHECK_EQ_U(b->slot[0].l2len, ANTBUF_L2_MAX); /* the slot keeps 64 */
+	CHECK(memcmp(b->slot[0].l2, pkt, ANTBUF_L2_MAX) == 0);
+	CHECK_EQ_U(sizeof(struct antbuf_meta), 128);
+	free(b);
+}
+
 int
 main(void)
 {
+	test_long_l2();
 	test_geometry();
 	test_place();
 	test_overrun();

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Benchmark input (not a tool): fresh, valid, in-order CODIF frames, as
+ * fast as one core makes them. Each mbuf's payload is written once; a frame
+ * is a 42 + 64-byte header copied and its time set.
+ *  --ring NAME: as a DPDK secondary of a running dpdk-ibvcap whose port is
+ *    net_ring (--vdev net_ring0,nodeaction=NAME:0:CREATE), enqueue mbufs
+ *    straight into that port's rx rings: pointer passing, no copy on the
+ *    capture's side, so what its rx lcore spends is its own path (rx burst
+ *    -> account -> place). Frames of antenna a go to ring a (rte_flow's
+ *    steering) when there is a queue per antenna (--queues), else ring 0.
+ *  --tx-port P: as a primary, send them on port P (e.g. a net_memif client
+ *    joined to the capture or to dpdk-testpmd: the same input for both).
+ *
+ *   ringgen [EAL args] -- (--ring NAME | --tx-port P) --frames N
+ *           [--antennas A] [--data-bytes D] [--queues Q]
+ */
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "gen.h"
+
+#define BURST 32
+#define POOL 16383
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "ring", 1, NULL, 'r' }, { "frames", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
+		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
+		{ "tx-port", 1, NULL, 't' }, { NULL, 0, NULL, 0 },
+	};
+	const char *ring = NULL;
+	int txport = -1;
+	unsigned int nant = 6, data = 8192, nq = 1, k, q;
+	uint64_t frames = 0, sent = 0, full = 0;
+	struct rte_ring *rx[16];
+	struct rte_mempool *mp;
+	struct rte_mbuf *all[POOL];
+	struct gen_cfg gc;
+	struct gen g;
+	struct gen_pkt p;
+	uint8_t **tmpl;
+	uint32_t *tlen;
+	uint64_t fpp, *next;
+	struct codif_hdr *base;
+	unsigned int cur[64] = { 0 };
+	int n, c;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "ringgen: EAL initialisation failed (run it as a secondary: "
+			"--proc-type secondary --file-prefix of the capture)\n");
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': ring = optarg; break;
+		case 'n': frames = strtoull(optarg, NULL, 10); break;
+		case 'a': nant = (unsigned int)atoi(optarg); break;
+		case 'd': data = (unsigned int)atoi(optarg); break;
+		case 'q': nq = (unsigned int)atoi(optarg); break;
+		case 't': txport = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --frames N "
+				"[--antennas A] [--data-bytes D] [--queues Q]\n");
+			return 2;
+		}
+	}
+	if ((ring == NULL) == (txport < 0) || frames == 0 || nq < 1 || nq > 16 || nant < 1 ||
+	    nant > 64) {
+		fprintf(stderr, "ringgen: --ring NAME or --tx-port P, and --frames N, are needed "
+			"(queues 1..16)\n");
+		return 2;
+	}
+	for (q = 0; q < nq && ring != NULL; q++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "ETH_RXTX%u_%s", q, ring);
+		rx[q] = rte_ring_lookup(name);
+		if (rx[q] == NULL) {
+			fprintf(stderr, "ringgen: no ring %s: is dpdk-ibvcap running with "
+				"--vdev net_ring0,nodeaction=%s:0:CREATE?\n", name, ring);
+			return 1;
+		}
+	}
+	/* one template frame per stream, in the capture's default layout */
+	gen_cfg_defaults(&gc);
+	gc.nant = nant;
+	gc.ngroup = nant <= 8 ? 4 : 1;
+	gc.tmpl.framelength8 = data / 8;
+	gc.frames = 2;
+	if (gen_init(&g, &gc) != 0) {
+		fprintf(stderr, "ringgen: %s\n", g.err);
+		return 1;
+	}
+	fpp = codif_frames_per_period(&gc.tmpl);
+	tmpl = calloc(g.nstream, sizeof(*tmpl));
+	tlen = calloc(g.nstream, sizeof(*tlen));
+	next = calloc(g.nstream, sizeof(*next));
+	base = calloc(g.nstream, sizeof(*base));
+	while (gen_next(&g, &p) == 1)
+		if (p.index == 0) {
+			tmpl[p.stream] = malloc(GEN_MAX_FRAME);
+			tlen[p.stream] = gen_build(&g, &p, tmpl[p.stream]);
+			gen_frame_hdr(&g, p.stream, 0, &base[p.stream]);
+		}
+	mp = rte_pktmbuf_pool_create("ringgen_pool", POOL, 256, 0,
+				     (uint16_t)(RTE_PKTMBUF_HEADROOM + data + 256), (int)rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "ringgen: mbuf pool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (txport >= 0) {
+		struct rte_eth_conf conf;
+		struct rte_eth_link link;
+		int w;
+
+		memset(&conf, 0, sizeof(conf));
+		conf.rxmode.mtu = 9000;
+		if (rte_eth_dev_configure((uint16_t)txport, 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup((uint16_t)txport, 0, 512, (unsigned int)rte_socket_id(),
+					   NULL, mp) != 0 ||
+		    rte_eth_tx_queue_setup((uint16_t)txport, 0, 1024, (unsigned int)rte_socket_id(),
+					   NULL) != 0 ||
+		    rte_eth_dev_start((uint16_t)txport) != 0) {
+			fprintf(stderr, "ringgen: cannot set up port %d\n", txport);
+			return 1;
+		}
+		for (w = 0; w < 300; w++) { /* a memif peer connects */
+			memset(&link, 0, sizeof(link));
+			rte_eth_link_get_nowait((uint16_t)txport, &link);
+			if (link.link_status == RTE_ETH_LINK_UP)
+				break;
+			rte_delay_ms(100);
+		}
+	}
+	/* every mbuf's payload written once, now */
+	if (rte_pktmbuf_alloc_bulk(mp, all, POOL) != 0) {
+		fprintf(stderr, "ringgen: cannot take the pool's mbufs\n");
+		return 1;
+	}
+	for (k = 0; k < POOL; k++) {
+		unsigned int s = k % g.nstream;
+
+		memcpy(rte_pktmbuf_mtod(all[k], void *), tmpl[s], tlen[s]);
+	}
+	rte_pktmbuf_free_bulk(all, POOL);
+	printf("ringgen: %" PRIu64 " frames of %u streams (%u antennas, %u data bytes) into "
+	       "%s\n", frames, g.nstream, nant, data, ring != NULL ? ring : "a port");
+	fflush(stdout);
+
+	k = 0;
+	while (sent < frames) {
+		struct rte_mbuf *b[BURST];
+		unsigned int i, done, want = (unsigned int)RTE_MIN((uint64_t)BURST, frames - sent);
+		unsigned int spa = g.nstream / nant; /* streams per antenna */
+		unsigned int ant = k % nant, s0 = cur[ant];
+
+		/* a burst of one antenna's streams in turn, as steering gives */
+		if (rte_pktmbuf_alloc_bulk(mp, b, want) != 0)
+			continue; /* the capture still holds them: wait */
+		for (i = 0; i < want; i++) {
+			unsigned int st = ant * spa + (s0 + i) % spa;
+			uint8_t *d = rte_pktmbuf_mtod(b[i], uint8_t *);
+			struct codif_hdr h = base[st];
+			uint64_t idx = next[st]++;
+
+			memcpy(d, tmpl[st], 42 + CODIF_HDR_LEN);
+			h.frame = (uint32_t)(idx % fpp);
+			h.seconds += (uint32_t)(idx / fpp * h.period);
+			codif_encode(&h, d + 42);
+			b[i]->data_len = (uint16_t)tlen[st];
+			b[i]->pkt_len = tlen[st];
+		}
+		q = nq > nant ? ant : 0;
+		done = 0;
+		while (done < want) {
+			unsigned int e = ring != NULL ?
+				rte_ring_enqueue_burst(rx[q], (void **)b + done, want - done, NULL) :
+				rte_eth_tx_burst((uint16_t)txport, 0, b + done, (uint16_t)(want - done));
+
+			full += e == 0;
+			done += e;
+		}
+		sent += want;
+		cur[ant] = (s0 + want) % spa;
+		k++;
+	}
+	printf("ringgen: %" PRIu64 " frames sent (%s full %" PRIu64 " times: the receiver "
+	       "was the slower side)\n", sent, ring != NULL ? "ring" : "tx queue", full);
+	if (txport >= 0) {
+		rte_delay_ms(500);
+		rte_eth_dev_stop((uint16_t)txport);
+	}
+	gen_free(&g);
+	rte_eal_cleanup();
+	return 0;
+}
