@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fmt_codif.h"
+#include "fmt_name.h"
 #include "fmt_raw.h"
 #include "parse.h"
 #include "writer.h"
@@ -163,18 +164,7 @@ int
 wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna,
 	     int64_t t_ns, const char *ext)
 {
-	char ts[CODIF_TIMESTR_LEN], compact[CODIF_TIMESTR_LEN];
-	size_t i, k = 0;
-	int n;
-
-	codif_time_str(t_ns, ts, sizeof(ts));
-	/* 2025-03-10T12:00:13.500000000Z -> 20250310T120013.500000000Z */
-	for (i = 0; ts[i] != '\0' && k + 1 < sizeof(compact); i++)
-		if (ts[i] != '-' && ts[i] != ':')
-			compact[k++] = ts[i];
-	compact[k] = '\0';
-	n = snprintf(out, len, "%s/%s_%s_%s.%s", o->dir, o->prefix, antenna, compact, ext);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return fmt_file_name(out, len, o->dir, o->prefix, antenna, t_ns, ext);
 }
 
 /* Bytes a row of b can take in any format (fmt_row_bytes_max). */
