@@ -239,6 +239,15 @@ stats_find(const struct stats_group *g, const char *name)
 }
 
 void
+stats_writer_json(const struct ibv_shm_writer *w, json_t *o)
+{
+	js_str(o, "name", w->name);
+	js_str(o, "format", w->format);
+	js_i64(o, "pid", w->pid);
+	stats_json(&stats_writer, w, STATS_ANTENNA, o);
+}
+
+void
 stats_json(const struct stats_group *g, const void *rec, unsigned int scope, json_t *o)
 {
 	char key[64], ts[CODIF_TIMESTR_LEN];
