@@ -25,6 +25,7 @@
 #include "json.h"
 #include "opt.h"
 #include "parse.h"
+#include "quirks.h"
 #include "shm_eal.h"
 #include "stats.h"
 #include "writer.h"
@@ -329,13 +330,15 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	if (root == NULL)
 		goto nomem;
 	js_str(root, "program", "dpdk-ibvcap-dump");
-	js_str(root, "name", o->name);
-	js_str(root, "format", fmt);
+	memset(&rec, 0, sizeof(rec));
+	snprintf(rec.name, sizeof(rec.name), "%s", o->name);
+	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
+	rec.pid = (int32_t)getpid();
+	wr_figures(st, error, &rec);
+	stats_writer_json(&rec, root);
+	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
 	js_str(root, "source", o->pdump ? "pdump" : "buffers");
 	js_str(root, "stop_reason", why);
-	memset(&rec, 0, sizeof(rec));
-	wr_figures(st, error, &rec);
-	stats_json(&stats_writer, &rec, STATS_ANTENNA, root);
 	js_u64(root, "overrun_placeholders", st->overrun_placeholders);
 	js_u64(root, "taken", st->taken);
 	js_u64(root, "rows", st->rows);
@@ -661,21 +664,20 @@ tap_enable(const struct dopts *o, uint16_t first, uint16_t last, struct rte_ring
 	uint32_t q;
 
 	for (q = first; q <= last; q++) {
+		uint32_t u;
 		int e;
 
 		if (rte_pdump_enable(o->port, (uint16_t)q, RTE_PDUMP_FLAG_RX, ring, mp, NULL) == 0)
 			continue;
 		e = rte_errno < 0 ? -rte_errno : rte_errno;
-		while (q-- > first)
-			rte_pdump_disable(o->port, (uint16_t)q, RTE_PDUMP_FLAG_RX);
-		q = q + 1; /* back to the refused queue, for the message */
+		for (u = first; u < q; u++) /* ours before it, undone */
+			rte_pdump_disable(o->port, (uint16_t)u, RTE_PDUMP_FLAG_RX);
 		if (e == EEXIST)
 			fprintf(stderr,
 				"dpdk-ibvcap-dump: port %u queue %u is already tapped by another tool "
 				"(dpdk-pdump, dpdk-dumpcap or another dpdk-ibvcap-dump --source pdump): "
-				"rte_pdump takes one tap per port and queue, and a second one would "
-				"capture nothing; stop the other tap, or choose another --queue\n",
-				o->port, (unsigned int)(o->queue == RTE_PDUMP_ALL_QUEUES ? first : q));
+				"rte_pdump takes one tap per port and queue; stop the other tap, or "
+				"choose another --queue\n", o->port, q);
 		else
 			fprintf(stderr,
 				"dpdk-ibvcap-dump: rte_pdump_enable port %u queue %u: %s (the "
@@ -854,7 +856,12 @@ main(int argc, char **argv)
 	for (i = 0; i < o.eal_argc && n < MAX_EAL_ARGS - 1; i++)
 		eal[n++] = o.eal_argv[i];
 	eal[n] = NULL;
-	if (rte_eal_init(n, eal) < 0) {
+	/* a writer needs no port of the primary: net_pcap's failed re-probe
+	 * of one is not an error here (lib/quirks); a tap names it */
+	quirk_secondary_log_begin();
+	rc = rte_eal_init(n, eal);
+	quirk_secondary_log_end();
+	if (rc < 0) {
 		fprintf(stderr,
 			"dpdk-ibvcap-dump: cannot attach to a dpdk-ibvcap with --file-prefix %s: %s "
 			"(is it running, on hugepages, as this user?)\n", o.prefix,
