@@ -106,7 +106,7 @@ ls "$T/C"/*.part > /dev/null 2>&1 || fail "the killed writer left no .part (did 
 ok "the killed writer's file in progress stays NAME.part (never mistaken for complete)"
 python3 "$VER" "$T/one.sent.pcap" --format raw --partial "$T/C2" > "$T/C2.ver" || { cat "$T/C2.ver"; fail "restarted writer"; }
 "$CHK" verify "$T/C2" > "$T/C2.chk" 2>&1 || { cat "$T/C2.chk"; fail "restarted writer's files"; }
-frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$T/C2.json")
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/C2.json")
 [ "$frames" -gt 0 ] || fail "restarted writer wrote nothing"
 ok "restarted writer: $frames frames, valid and as sent ($(cat "$T/C2.ver"))"
 
@@ -114,7 +114,7 @@ python3 - "$T/E.json" <<'PY' || fail "writer E summary"
 import json, sys
 j = json.load(open(sys.argv[1]))
 # whole rows (2 streams each): 500 or 501 frames
-assert j["stop_reason"] == "--count" and 500 <= j["frames"] <= 501, j
+assert j["stop_reason"] == "--count" and 500 <= j["written"] <= 501, j
 PY
 f=$(ls "$T"/E/*.pcap)
 expect_eq "--antenna 1, snaplen=128: sources, captured and wire lengths" \
@@ -129,7 +129,7 @@ sent = min(codif_time(p) for p in records(sys.argv[2]) if src(p) == bytes([10, 1
 assert first == sent, (first, sent)
 PY
 ok "a late writer (--antenna 1, oldest=yes, snaplen=128, --count 500, direct=no): from the oldest frame, 128-byte records, stopped at 500"
-grep -qE 'ant3-pcap: [0-9]+ frames, [0-9]+ files, backlog [0-9]+ rows, lost 0' "$T/B.log" ||
+grep -qE 'ant3-pcap: [0-9]+ frames taken, [0-9]+ written, [0-9]+ files, backlog [0-9]+ rows, overrun 0' "$T/B.log" ||
 	{ cat "$T/B.log"; fail "--stats-period: no progress line"; }
 ok "--stats-period: progress lines while writing"
 
