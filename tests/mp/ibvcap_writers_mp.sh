@@ -12,6 +12,7 @@
 set -e
 need_root
 need_hugepages 400
+need_cmd dpdk-telemetry.py
 DUMP=$BUILD/app/dpdk-ibvcap-dump
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
@@ -158,20 +159,53 @@ start_primary three --ring 256 --reorder-window 16
 start_dump "$T/E.log" --write "codif:$T/E" --name slow --max-rate 2000 --summary-json "$T/E.json"
 EPID=$DPID
 start_gen three 1000
+# what the writer publishes to shared memory (the primary's telemetry, which
+# dpdk-ibvcap-stat and Prometheus read), sampled while it runs behind
+: > "$T/E.tel"
+while kill -0 "$EPID" 2>/dev/null; do
+	echo /ibvcap/writers | timeout 5 dpdk-telemetry.py -f "$PREFIX" 2>/dev/null | tail -1 >> "$T/E.tel" || true
+	sleep 0.25
+done &
+SPID=$!
+CLEANUP_PIDS+=("$SPID")
 wait "$CPID" || { cat "$T/three.cap.log"; fail "primary exit status (throttled writer)"; }
 wait "$EPID" || fail "throttled writer exit status"
+wait "$SPID" || true
 stop_gen
 python3 "$SRC/tests/tools/compare.py" "$T/three.truth.json" "$T/three.sum.json" > "$T/three.cmp" ||
 	{ head "$T/three.cmp"; fail "capture counts differ with a slow writer"; }
-python3 - "$T/three.sum.json" "$T/E.json" <<'PY' || fail "throttled writer counts"
+python3 - "$T/three.sum.json" "$T/E.json" "$T/E.tel" <<'PY' || fail "throttled writer counts"
 import json, sys
 s = json.load(open(sys.argv[1]))
 e = json.load(open(sys.argv[2]))
 placed = sum(a["placed"] for a in s["buffers"]["antennas"])
-assert e["lost_frames"] > 0, e
-assert e["frames"] + e["lost_frames"] == placed, (e["frames"], e["lost_frames"], placed)
-print("written %d + lost %d = placed %d" % (e["frames"], e["lost_frames"], placed))
+assert e["overrun"] > 0, e
+assert e["cut"] == 0, e
+assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
+# the primary's summary shows the figures the writer published last: its own
+w = [x for x in s["buffers"]["writers"] if x["name"] == "slow"]
+assert len(w) == 1, s["buffers"]["writers"]
+for k in ("written", "placeholders", "overrun", "bytes", "files", "cut"):
+    assert w[0][k] == e[k], (k, w[0][k], e[k])
+# and while it ran behind: samples of shared memory, overrun among them
+seen = []
+for line in open(sys.argv[3]):
+    try:
+        r = json.loads(line)["/ibvcap/writers"]
+    except (ValueError, KeyError, TypeError):
+        continue
+    f = r["fields"]
+    for key, v in r.items():
+        if key != "fields" and key.endswith("_codif"):
+            seen.append(dict(zip(f, v)))
+mid = [x for x in seen if x["active"] == 1]
+assert len(mid) >= 3, ("too few samples while it ran", len(mid))
+assert any(x["overrun"] > 0 and x["written"] > 0 for x in mid), mid
+assert all(x["written"] <= e["written"] and x["overrun"] <= e["overrun"] for x in mid), mid
+print("written %d + overrun %d = placed %d; %d samples of shared memory while it ran, "
+      "overrun up to %d" % (e["written"], e["overrun"], placed, len(mid),
+                            max(x["overrun"] for x in mid)))
 PY
 python3 "$VER" "$T/three.sent.pcap" --format codif --partial "$T/E" > "$T/E.ver" || { cat "$T/E.ver"; fail "slow writer files"; }
-ok "throttled writer: written + lost to overrun = placed, exactly; capture counts = truth; files valid"
+ok "throttled writer: written + overrun = placed, exactly; published while it ran (overrun > 0 mid-run, the summary = its JSON); capture counts = truth; files valid"
 echo "$CHECKS checks passed"
