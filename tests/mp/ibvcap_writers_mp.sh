@@ -174,14 +174,23 @@ wait "$SPID" || true
 stop_gen
 python3 "$SRC/tests/tools/compare.py" "$T/three.truth.json" "$T/three.sum.json" > "$T/three.cmp" ||
 	{ head "$T/three.cmp"; fail "capture counts differ with a slow writer"; }
-python3 - "$T/three.sum.json" "$T/E.json" "$T/E.tel" <<'PY' || fail "throttled writer counts"
-import json, sys
+python3 - "$T/three.sum.json" "$T/E.json" "$T/E.tel" "$T/E" <<'PY' || fail "throttled writer counts"
+import glob, json, os, sys
 s = json.load(open(sys.argv[1]))
 e = json.load(open(sys.argv[2]))
 placed = sum(a["placed"] for a in s["buffers"]["antennas"])
 assert e["overrun"] > 0, e
 assert e["cut"] == 0, e
 assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
+# what it lost is written as placeholders (formats.md): one time-continuous
+# file per antenna, every frame on disk counted
+files = glob.glob(sys.argv[4] + "/*.codif")
+ants = [os.path.basename(f).split("_")[1] for f in files]
+assert len(files) == 6 and len(set(ants)) == 6, files
+assert e["discontinuities"] == 0 and e["overrun_placeholders"] >= e["overrun"], e
+size = sum(os.path.getsize(f) for f in files)
+assert size == e["bytes"], (size, e["bytes"])
+assert size // 8256 == e["written"] + e["placeholders"] + e["overrun_placeholders"], (size, e)
 # the primary's summary shows the figures the writer published last: its own
 w = [x for x in s["buffers"]["writers"] if x["name"] == "slow"]
 assert len(w) == 1, s["buffers"]["writers"]
