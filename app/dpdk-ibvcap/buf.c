@@ -16,23 +16,10 @@
 #include <rte_mbuf.h>
 #include <rte_memzone.h>
 
+#include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
 #include "shm_eal.h"
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* An indexed slot recycled: its payload mbuf goes back to the GPU pool. */
 static void
@@ -71,7 +58,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	ibv_shm_ctl_name(bf->instance, name);
 	bf->ctl_mz = rte_memzone_reserve(name, sizeof(struct ibv_shm_ctl), SOCKET_ID_ANY, 0);
 	if (bf->ctl_mz == NULL)
-		return errf(err, len, "shared control block '%s': %s", name,
+		return err_set(err, len, -rte_errno, "shared control block '%s': %s", name,
 			    rte_strerror(rte_errno));
 	bf->ctl = bf->ctl_mz->addr;
 	ibv_shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
@@ -83,7 +70,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		/* the frame every gap slot points at */
 		bf->zc_zero = rte_zmalloc("ibvcap_zero", g.data_bytes, ANTBUF_PAGE);
 		if (bf->zc_zero == NULL)
-			return errf(err, len, "--zero-copy: out of memory for a zeroed frame");
+			return err_set(err, len, -EINVAL, "--zero-copy: out of memory for a zeroed frame");
 	}
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 
@@ -94,7 +81,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		ibv_shm_ant_name(bf->instance, a, name);
 		mz = rte_memzone_reserve_aligned(name, sz, SOCKET_ID_ANY, 0, ANTBUF_PAGE);
 		if (mz == NULL)
-			return errf(err, len,
+			return err_set(err, len, -rte_errno,
 				    "antenna %u (%s) buffer: %zu bytes (%u frames x %u streams x %u "
 				    "bytes + metadata): %s (hugepages exhausted? reserve more, or a "
 				    "smaller --ring)",
@@ -104,7 +91,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		bf->b[a] = mz->addr;
 		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0 && !bf->zc, a, c->layout.ant_name[a],
 				c->layout.ant_ip[a]) != 0)
-			return errf(err, len, "antenna %u buffer: bad geometry", a);
+			return err_set(err, len, -EINVAL, "antenna %u buffer: bad geometry", a);
 		antbuf_prod_init(&bf->prod[a], bf->b[a], NULL, false);
 		if (app->split.on) {
 			/* frames stay where the NIC wrote them: the buffer keeps
@@ -113,7 +100,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 
 			app->split.refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
 			if (app->split.refs[a] == NULL)
-				return errf(err, len, "antenna %u: out of memory for %zu payload "
+				return err_set(err, len, -EINVAL, "antenna %u: out of memory for %zu payload "
 					    "references", a, nref);
 			antbuf_set_indexed(&bf->prod[a], app->split.l.zero_off, app->split.refs[a],
 					   release_mbuf, NULL);
@@ -125,7 +112,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 
 			bf->zc_refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
 			if (bf->zc_refs[a] == NULL)
-				return errf(err, len, "antenna %u: out of memory for %zu mbuf "
+				return err_set(err, len, -EINVAL, "antenna %u: out of memory for %zu mbuf "
 					    "references", a, nref);
 			antbuf_set_indexed(&bf->prod[a], (uintptr_t)bf->zc_zero, bf->zc_refs[a],
 					   release_mbuf, NULL);

@@ -8,29 +8,20 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf_core.h>
 
 #include "antbuf.h"
 #include "codif.h"
 #include "config.h"
+#include "err.h"
 #include "opt_ini.h"
 #include "parse.h"
+#include "pkt.h"
 #include "writer.h"
 
+#undef NS_PER_S /* rte_ether.h's, an int */
 #define NS_PER_S 1000000000ULL
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* Parse state across options: what was given explicitly (the context of
  * the table's rows antennas, antenna-base, groups, group-base, port-base). */
@@ -117,6 +108,53 @@ ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 	*window = (uint32_t)w;
 }
 
+void
+ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
+{
+	struct antbuf_geom g;
+
+	memset(p, 0, sizeof(*p));
+	ibv_buffer_rows(c, &p->rows, &p->window);
+	p->asked = c->ring_ns ? (uint64_t)((double)c->ring_ns / 1e9 * c->frame_rate + 0.5) :
+				c->ring_frames;
+	{
+		uint64_t r = 2;
+
+		while (r < p->asked)
+			r <<= 1;
+		p->grown = p->rows > r; /* the window asked for more */
+	}
+	p->nslots = c->layout.ngroup * c->threads;
+	if (!c->buffers)
+		return;
+	g.nrows = p->rows;
+	g.window = p->window;
+	g.nslots = p->nslots;
+	g.data_bytes = c->data_bytes;
+	p->host_bytes = antbuf_size(&g, c->gpu < 0);
+	if (c->gpu >= 0)
+		p->gpu_bytes = antbuf_payload_size(&g);
+}
+
+uint32_t
+ibv_frame_bytes(const struct ibv_config *c)
+{
+	return c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
+}
+
+uint32_t
+ibv_mbuf_room(const struct ibv_config *c)
+{
+	return c->mbuf_size ? c->mbuf_size :
+			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(ibv_frame_bytes(c), 1024);
+}
+
+uint32_t
+ibv_mbufs_auto(const struct ibv_config *c, unsigned int nq, unsigned int nlcore)
+{
+	return nq * c->rx_desc + nlcore * (c->burst + 512u) + 2048;
+}
+
 /* ---- the rows' own parsers (OPT_CUSTOM) ------------------------------- */
 
 /* "N" frames or "T" with a unit (2s, 250ms): frames or ns */
@@ -136,7 +174,7 @@ frames_or_time(const struct opt_arg *a, uint32_t *frames, uint64_t *ns, char *er
 		*frames = 0;
 		return 0;
 	}
-	return errf(err, len, "%s: '%s': expected a number of frames (%" PRIu64 "..%" PRIu64
+	return err_set(err, len, -EINVAL, "%s: '%s': expected a number of frames (%" PRIu64 "..%" PRIu64
 		    ") or a time with a unit such as 500ms or 2s", a->opt, a->val, d->min, d->max);
 }
 
@@ -175,7 +213,7 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 		unsigned int k = c->layout.nant;
 
 		if (k == ACCT_MAX_ANTENNAS) {
-			rc = errf(err, len, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
 			break;
 		}
 		if (eq != NULL)
@@ -183,13 +221,19 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 		rc = parse_ipv4(a->opt, items[i], &c->layout.ant_ip[k], err, len);
 		if (rc != 0)
 			break;
+		if (ipv4_source_why(c->layout.ant_ip[k]) != NULL) {
+			/* as lib/opt says it of an OPT_F_UCAST row */
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a sender's unicast address: %s",
+				  a->opt, items[i], ipv4_source_why(c->layout.ant_ip[k]));
+			break;
+		}
 		if (eq != NULL) {
 			if (eq[1] == '\0' || strlen(eq + 1) >= ACCT_NAME_LEN ||
 			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
 				    strlen(eq + 1)) {
 				/* the name keys DPDK telemetry, whose keys take
 				 * only these, and names files */
-				rc = errf(err, len,
+				rc = err_set(err, len, -EINVAL,
 					  "%s: '%s': expected a name of 1..%d letters, digits or '_'",
 					  a->opt, eq + 1, ACCT_NAME_LEN - 1);
 				break;
@@ -224,7 +268,7 @@ set_group(const struct opt_arg *a, char *err, size_t len)
 		uint64_t pi;
 
 		if (k == ACCT_MAX_GROUPS) {
-			rc = errf(err, len, "%s: more than %d groups", a->opt, ACCT_MAX_GROUPS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d groups", a->opt, ACCT_MAX_GROUPS);
 			break;
 		}
 		if (at != NULL)
@@ -234,7 +278,7 @@ set_group(const struct opt_arg *a, char *err, size_t len)
 		if (rc != 0)
 			break;
 		if ((c->layout.group[k].ip >> 28) != 0xE) {
-			rc = errf(err, len, "%s: '%s': expected an IPv4 multicast address "
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected an IPv4 multicast address "
 				  "(224.0.0.0/4)", a->opt, items[i]);
 			break;
 		}
@@ -263,9 +307,9 @@ set_port(const struct opt_arg *a, char *err, size_t len)
 		return n;
 	for (i = 0; i < n && rc == 0; i++) {
 		if (c->nport == IBV_MAX_PORTS)
-			rc = errf(err, len, "%s: more than %d ports", a->opt, IBV_MAX_PORTS);
+			rc = err_set(err, len, -EINVAL, "%s: more than %d ports", a->opt, IBV_MAX_PORTS);
 		else if (strlen(items[i]) >= sizeof(c->port[0].spec))
-			rc = errf(err, len, "%s: '%s': expected a port id or device name", a->opt,
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a port id or device name", a->opt,
 				  items[i]);
 		if (rc != 0)
 			break;
@@ -292,7 +336,7 @@ set_join_iface(const struct opt_arg *a, char *err, size_t len)
 		uint64_t p;
 
 		if (eq == NULL || eq[1] == '\0' || strlen(eq + 1) >= IF_NAMESIZE) {
-			rc = errf(err, len, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
 				  a->opt, items[i]);
 			break;
 		}
@@ -320,7 +364,7 @@ set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 		uint64_t p, q, l;
 
 		if (dot == NULL || at == NULL || at < dot) {
-			rc = errf(err, len, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
+			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
 				  a->opt, items[i]);
 			break;
 		}
@@ -330,7 +374,7 @@ set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 		    (rc = parse_u64(a->opt, at + 1, 0, RTE_MAX_LCORE - 1, &l, err, len)) != 0)
 			break;
 		if (c->nmap == IBV_MAX_MAP) {
-			rc = errf(err, len, "%s: too many entries", a->opt);
+			rc = err_set(err, len, -EINVAL, "%s: too many entries", a->opt);
 			break;
 		}
 		c->map[c->nmap].port_idx = (uint8_t)p;
@@ -439,20 +483,28 @@ PRINT_FN(print_lcore_map)
 PRINT_FN(print_ring)
 {
 	const struct ibv_config *c = obj;
-	uint32_t rows, win;
+	struct ibv_buf_plan p;
+	char b[64], t[64], w[96] = "";
 
 	(void)cmd;
 	if (!c->buffers) {
 		opt_print_note(d, f, "no buffers");
 		return;
 	}
-	ibv_buffer_rows(c, &rows, &win);
-	if (strcmp(d->name, "ring") == 0)
-		fprintf(f, "ring = %u   # frames per antenna (%u streams x %u bytes: %.1f MiB)\n",
-			rows, c->layout.ngroup * c->threads, c->data_bytes,
-			(double)rows * c->layout.ngroup * c->threads * c->data_bytes / 1048576.0);
-	else
-		fprintf(f, "%s = %u\n", d->name, win);
+	ibv_buffer_plan(c, &p);
+	if (strcmp(d->name, "ring") != 0) {
+		fprintf(f, "%s = %u\n", d->name, p.window);
+		return;
+	}
+	/* the exact bytes each buffer takes, as the start reserves them */
+	if (p.grown)
+		snprintf(w, sizeof(w), ", grown from %" PRIu64 " to hold twice the reorder "
+			 "window", p.asked);
+	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
+		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
+		bytes_str(p.host_bytes, b, sizeof(b)),
+		c->gpu >= 0 ? " of metadata (payload in GPU memory)" : "", c->layout.nant,
+		bytes_str(p.host_bytes * c->layout.nant, t, sizeof(t)));
 }
 
 /* data-bytes, frame-rate: only with buffers */
@@ -539,7 +591,8 @@ static const struct opt_def ibv_opts[] = {
 	 .metavar = "N", .min = 1, .max = ACCT_MAX_ANTENNAS, OPT_CTX(P, ant_n),
 	 OPT_SEEN(P, ant_count), .print = print_folded,
 	 .help = "N antennas from --antenna-base"},
-	{"antenna-base", .kind = OPT_IPV4, .section = "antennas", .family = FAM_ANTENNAS,
+	{"antenna-base", .kind = OPT_IPV4, .flags = OPT_F_UCAST, .section = "antennas",
+	 .family = FAM_ANTENNAS,
 	 .metavar = "IP", OPT_CTX(P, ant_base_ip), OPT_SEEN(P, ant_base), .print = print_folded,
 	 .help = "first antenna source address, +1 each"},
 	{"group", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "groups",
@@ -613,9 +666,11 @@ static const struct opt_def ibv_opts[] = {
 	{"max-gap", .kind = OPT_DURATION, .section = "timeline", .metavar = "T", .min = 1000,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, layout.tl.max_gap_ns),
 	 .help = "a confirmed jump ahead of at most T is loss, more is a resync"},
-	{"summary-json", .kind = OPT_PATH, .section = "reporting", .metavar = "FILE",
-	 .unset = "none", .example = "/tmp/ibvcap-summary.json", OPT_AT(C, summary_json),
-	 .help = "final summary as JSON"},
+	{"summary-json", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .section = "reporting",
+	 .metavar = "FILE", .unset = "none", .example = "/tmp/ibvcap-summary.json",
+	 OPT_AT(C, summary_json),
+	 .help = "final summary as JSON (FILE.part, renamed at the end; its directory must "
+		 "take new files when the capture starts)"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
@@ -651,7 +706,9 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct"},
+		 "rotate-time, snaplen, all, direct. DIR must exist and take new files; files "
+		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
+		 "with different formats or prefixes"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
@@ -664,8 +721,16 @@ static const struct opt_def ibv_opts[] = {
 	  .help = "EAL arguments, put before the command line's own EAL arguments"},
 	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 .metavar = "[FILE]", OPT_AT(C, check_only),
-	 .help = "print the effective configuration (of FILE, as --config FILE, and the "
-		 "options) and exit 0, or exit 1 naming each bad key and value"},
+	 .help = "check everything the start checks before it takes a device, on this host "
+		 "(EAL arguments before '--' and in [eal] args count): the options, output "
+		 "directories (a file is made in each and removed), --summary-json's directory, "
+		 "join interfaces, lcores, and the buffers' memory against hugepages (or -m with "
+		 "--no-huge); print the effective configuration and the memory, exit 0, or exit "
+		 "1 naming the option, the value and what was expected"},
+	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
+	 OPT_AT(C, skip_host),
+	 .help = "with --check-config: check the configuration alone, not this host "
+		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },
@@ -676,7 +741,7 @@ static const struct opt_def ibv_opts[] = {
 static const struct opt_cmd ibv_cmd = {
 	.prog = "dpdk-ibvcap",
 	.usage = "Usage: dpdk-ibvcap [EAL options] -- [options]\n"
-		 "  or:  dpdk-ibvcap --check-config FILE [options]\n",
+		 "  or:  dpdk-ibvcap [EAL options --] --check-config FILE [options]\n",
 	.about = "Capture CODIF antenna streams: steer each antenna (source IPv4) to its own\n"
 		 "rx queue, check every frame, count received/lost/late/duplicate/invalid/\n"
 		 "malformed per antenna and stream. Stock dpdk-pdump/dpdk-dumpcap can attach.\n"
@@ -700,6 +765,12 @@ ibv_usage(FILE *f)
 }
 
 int
+ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
+{
+	return opt_check_files(&ibv_cmd, c, err, errlen);
+}
+
+int
 ibv_config_load_ini(struct ibv_config *c, const char *path, char *err,
 		    size_t errlen)
 {
@@ -719,10 +790,10 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 
 	if (ps->ant_list && (ps->ant_count || ps->ant_base)) {
 		if (ps->ant_count && ps->ant_n != l->nant)
-			return errf(err, len, "--antennas %u and --antenna-ip (%u addresses) disagree",
+			return err_set(err, len, -EINVAL, "--antennas %u and --antenna-ip (%u addresses) disagree",
 				    ps->ant_n, l->nant);
 		if (ps->ant_base)
-			return errf(err, len, "--antenna-base and --antenna-ip exclude each other");
+			return err_set(err, len, -EINVAL, "--antenna-base and --antenna-ip exclude each other");
 	}
 	if (!ps->ant_list && (ps->ant_count || ps->ant_base)) {
 		uint32_t base = ps->ant_base ? ps->ant_base_ip : l->ant_ip[0];
@@ -735,7 +806,7 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		}
 	}
 	if (ps->group_list && (ps->group_count || ps->group_base || ps->port_base))
-		return errf(err, len, "--group and --groups/--group-base/--port-base exclude each other");
+		return err_set(err, len, -EINVAL, "--group and --groups/--group-base/--port-base exclude each other");
 	if (!ps->group_list && (ps->group_count || ps->group_base || ps->port_base)) {
 		uint32_t base = ps->group_base ? ps->group_base_ip : l->group[0].ip;
 		uint16_t pb = ps->port_base ? ps->port_base_v : l->group[0].port;
@@ -751,56 +822,60 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 	for (i = 0; i < l->nant; i++)
 		for (j = i + 1; j < l->nant; j++) {
 			if (l->ant_ip[i] == l->ant_ip[j])
-				return errf(err, len,
+				return err_set(err, len, -EINVAL,
 					    "antenna %u and antenna %u have the same source address %s",
 					    i, j, ipv4_str(l->ant_ip[i], a, sizeof(a)));
 			if (strcmp(l->ant_name[i], l->ant_name[j]) == 0)
-				return errf(err, len, "antennas %u and %u are both named '%s'",
+				return err_set(err, len, -EINVAL, "antennas %u and %u are both named '%s'",
 					    i, j, l->ant_name[i]);
 		}
 	for (i = 0; i < l->ngroup; i++)
 		for (j = i + 1; j < l->ngroup; j++)
 			if (l->group[i].ip == l->group[j].ip &&
 			    l->group[i].port == l->group[j].port)
-				return errf(err, len, "group %s:%u given twice",
+				return err_set(err, len, -EINVAL, "group %s:%u given twice",
 					    ipv4_str(l->group[i].ip, a, sizeof(a)),
 					    l->group[i].port);
+	/* --antenna-base + i may run into what no sender uses */
 	for (i = 0; i < l->nant; i++)
-		if ((l->ant_ip[i] >> 28) == 0xE || l->ant_ip[i] == 0)
-			return errf(err, len, "antenna %u: source address %s is not a unicast address",
-				    i, ipv4_str(l->ant_ip[i], a, sizeof(a)));
+		if (ipv4_source_why(l->ant_ip[i]) != NULL)
+			return err_set(err, len, -EINVAL, "antenna %u: source address %s (--antenna-base %s + %u) "
+				    "is not a sender's unicast address: %s", i,
+				    ipv4_str(l->ant_ip[i], a, sizeof(a)),
+				    ipv4_str(l->ant_ip[0], b, sizeof(b)), i,
+				    ipv4_source_why(l->ant_ip[i]));
 	np = c->nport ? c->nport : 1;
 	for (i = 0; i < l->ngroup; i++) {
 		if (c->group_port[i] >= (int)np && c->nport != 0)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "group %s:%u: joined on port index %d, but only %u ports (--port) are given",
 				    ipv4_str(l->group[i].ip, b, sizeof(b)), l->group[i].port,
 				    c->group_port[i], c->nport);
 	}
 	for (i = c->nport; c->nport != 0 && i < IBV_MAX_PORTS; i++)
 		if (c->port[i].iface[0] != '\0')
-			return errf(err, len, "--join-iface: port index %u (%s), but only %u "
+			return err_set(err, len, -EINVAL, "--join-iface: port index %u (%s), but only %u "
 				    "ports (--port) are given", i, c->port[i].iface, c->nport);
 	for (i = 0; i < c->nmap; i++) {
 		if (c->nport != 0 && c->map[i].port_idx >= c->nport)
-			return errf(err, len, "--lcore-map: port index %u, but only %u ports are given",
+			return err_set(err, len, -EINVAL, "--lcore-map: port index %u, but only %u ports are given",
 				    c->map[i].port_idx, c->nport);
 		if (c->map[i].queue >= ibv_queues_needed(c))
-			return errf(err, len, "--lcore-map: queue %u, but ports have %u queues "
+			return err_set(err, len, -EINVAL, "--lcore-map: queue %u, but ports have %u queues "
 				    "(%u antennas + 1 default)", c->map[i].queue,
 				    ibv_queues_needed(c), l->nant);
 		for (j = 0; j < i; j++)
 			if (c->map[j].port_idx == c->map[i].port_idx &&
 			    c->map[j].queue == c->map[i].queue)
-				return errf(err, len, "--lcore-map: queue %u.%u mapped twice",
+				return err_set(err, len, -EINVAL, "--lcore-map: queue %u.%u mapped twice",
 					    c->map[i].port_idx, c->map[i].queue);
 	}
 	if (c->isolate && c->steer == IBV_STEER_SOFTWARE)
-		return errf(err, len, "--isolate needs rte_flow rules: it excludes --steer software");
+		return err_set(err, len, -EINVAL, "--isolate needs rte_flow rules: it excludes --steer software");
 	if (c->isolate)
 		c->steer = IBV_STEER_FLOW;
 	if (c->mbuf_size != 0 && c->mbuf_size < 2048)
-		return errf(err, len, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
+		return err_set(err, len, -EINVAL, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
 	/* the timeline takes at once what the buffers can still place late:
 	 * frames up to the reorder window ahead */
 	c->layout.nthread = c->threads;
@@ -811,7 +886,7 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		ibv_buffer_rows(c, &rows, &win);
 		c->layout.tl.ahead = win;
 		if (codif_tl_cfg_check(&c->layout.tl, why, sizeof(why)) != 0)
-			return errf(err, len, "--window, --reorder-window, --confirm, --max-gap: %s",
+			return err_set(err, len, -EINVAL, "--window, --reorder-window, --confirm, --max-gap: %s",
 				    why);
 	}
 	if (c->buffers) {
@@ -822,21 +897,21 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		g.nslots = l->ngroup * c->threads;
 		g.data_bytes = c->data_bytes;
 		if (antbuf_geom_check(&g, why, sizeof(why)) != 0)
-			return errf(err, len, "antenna buffers (--ring, --reorder-window, "
+			return err_set(err, len, -EINVAL, "antenna buffers (--ring, --reorder-window, "
 				    "--groups x --threads, --data-bytes): %s", why);
 	}
 	if (c->nwrite > 0 && !c->buffers)
-		return errf(err, len, "--write needs the antenna buffers: it excludes --no-buffers");
+		return err_set(err, len, -EINVAL, "--write needs the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
-		return errf(err, len, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
+		return err_set(err, len, -EINVAL, "--gpu places payload in the antenna buffers: it excludes --no-buffers");
 	if (c->zero_copy && (!c->buffers || c->gpu >= 0))
-		return errf(err, len, "--zero-copy keeps frames in host mbufs for the antenna "
+		return err_set(err, len, -EINVAL, "--zero-copy keeps frames in host mbufs for the antenna "
 			    "buffers: it excludes --no-buffers and --gpu");
 	if (c->zero_copy && c->mbuf_size != 0)
-		return errf(err, len, "--zero-copy needs each frame whole in one mbuf: leave "
+		return err_set(err, len, -EINVAL, "--zero-copy needs each frame whole in one mbuf: leave "
 			    "--mbuf-size auto");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
-		return errf(err, len, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
+		return err_set(err, len, -EINVAL, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_opts wo;
 

@@ -15,7 +15,7 @@
 #define IBV_MAX_PORTS ACCT_MAX_PORTS
 #define IBV_MAX_QUEUES (ACCT_MAX_ANTENNAS + 1)
 #define IBV_MAX_MAP (IBV_MAX_PORTS * IBV_MAX_QUEUES)
-#define IBV_ERRLEN 512
+#define IBV_ERRLEN 1024
 #define IBV_MAX_WRITERS 8
 
 enum ibv_steer_mode {
@@ -60,6 +60,7 @@ struct ibv_config {
 	bool no_join;
 	bool verbose;
 	bool check_only;
+	bool skip_host;              /**< --check-config of the file alone */
 
 	uint64_t stop_packets;       /**< 0 = none */
 	uint64_t stop_frames;        /**< per antenna, 0 = none */
@@ -125,6 +126,36 @@ void ibv_usage(FILE *f);
 
 /** Rows of the antenna ring and window, from frames or time (power of two ring). */
 void ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window);
+
+/** The antenna buffers a configuration asks for (ibv_buffer_plan). */
+struct ibv_buf_plan {
+	uint32_t rows;        /**< ring rows per antenna (a power of two) */
+	uint32_t window;      /**< reorder window, rows */
+	uint64_t asked;       /**< the ring asked for (--ring as frames or time) */
+	bool grown;           /**< rows > asked rounded up: twice the window */
+	unsigned int nslots;  /**< streams per antenna: groups x threads */
+	uint64_t host_bytes;  /**< one antenna's buffer in shared memory, exact */
+	uint64_t gpu_bytes;   /**< its payload in GPU memory (--gpu), else 0 */
+};
+
+/** What the buffers of c take, per antenna (0 bytes with --no-buffers). */
+void ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p);
+
+/**
+ * Where the options point, as the host is now (the OPT_F_OUTFILE rows:
+ * --summary-json). @return 0 or a negative errno with the message in err.
+ */
+int ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen);
+
+/** The largest frame the MTU allows on the wire: Ethernet, two VLAN tags, CRC. */
+uint32_t ibv_frame_bytes(const struct ibv_config *c);
+
+/** mbuf data room incl. headroom: --mbuf-size, else one whole frame per mbuf. */
+uint32_t ibv_mbuf_room(const struct ibv_config *c);
+
+/** mbufs of a port's pool with --mbufs auto: its nq rx rings, each of nlcore
+ * lcores' burst and cache, and slack. */
+uint32_t ibv_mbufs_auto(const struct ibv_config *c, unsigned int nq, unsigned int nlcore);
 
 /** Number of rx queues a port needs: one per antenna plus the default one. */
 static inline unsigned int

@@ -14,22 +14,9 @@
 #include <rte_gpudev.h>
 #include <rte_mbuf.h>
 
+#include "err.h"
 #include "gpumem.h"
 #include "ibvcap.h"
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int
 ibv_gpu_setup(struct ibv_app *app, char *err, size_t len)
@@ -39,13 +26,13 @@ ibv_gpu_setup(struct ibv_app *app, char *err, size_t len)
 	int16_t n = rte_gpu_count_avail();
 
 	if (n <= 0 || !rte_gpu_is_valid(dev))
-		return errf(err, len,
+		return err_set(err, len, -EINVAL,
 			    "--gpu %d: no GPU device %d (rte_gpu_count_avail() = %d): a gpudev "
 			    "driver must be loaded (e.g. -d librte_gpu_cuda.so with the CUDA "
 			    "driver and a GPU present; Debian 12's DPDK packages none)",
 			    dev, dev, n);
 	if (rte_gpu_info_get(dev, &info) != 0)
-		return errf(err, len, "--gpu %d: cannot read device info: %s", dev,
+		return err_set(err, len, -rte_errno, "--gpu %d: cannot read device info: %s", dev,
 			    rte_strerror(rte_errno));
 	printf("dpdk-ibvcap: GPU %d: %s, %zu MiB, page %zu bytes\n", dev,
 	       info.name ? info.name : "?", info.total_memory >> 20, info.page_size);
@@ -73,7 +60,7 @@ dma_map_ports(struct ibv_app *app, void *ptr, size_t size, char *err, size_t len
 		ports[i] = app->port[i].port_id;
 	if (gpumem_register(ptr, size, app->bufs.gpu_page, ports, app->nport, &unmapped, why,
 			    sizeof(why)) != 0)
-		return errf(err, len, "--gpu: %s", why);
+		return err_set(err, len, -EINVAL, "--gpu: %s", why);
 	if (unmapped)
 		printf("dpdk-ibvcap: --gpu: %u port%s cannot DMA-map GPU memory: payload "
 		       "reaches it by CPU copy\n", unmapped, unmapped == 1 ? "" : "s");
@@ -90,14 +77,14 @@ ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len
 
 	d = rte_gpu_mem_alloc(dev, size, ANTBUF_PAGE);
 	if (d == NULL)
-		return errf(err, len, "--gpu %d: %zu bytes of GPU memory for antenna %u: %s",
+		return err_set(err, len, -rte_errno, "--gpu %d: %zu bytes of GPU memory for antenna %u: %s",
 			    dev, size, a, rte_strerror(rte_errno));
 	bf->gpu_ptr[a] = d;
 	/* the rx copy and the writers need a CPU mapping: never read GPU
 	 * memory through a pointer that is not mapped for it */
 	cpu = rte_gpu_mem_cpu_map(dev, size, d);
 	if (cpu == NULL)
-		return errf(err, len,
+		return err_set(err, len, -rte_errno,
 			    "--gpu %d: GPU memory cannot be mapped for the CPU (%s): the rx "
 			    "lcores could not place payload (needs nvidia-peermem/gdrcopy)",
 			    dev, rte_strerror(rte_errno));
@@ -165,13 +152,13 @@ ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len)
 		int rc = rte_eth_dev_info_get(p->port_id, &info);
 
 		if (rc != 0)
-			return errf(err, len, "port %u (%s): cannot read device info: %s",
+			return err_set(err, len, rc, "port %u (%s): cannot read device info: %s",
 				    p->port_id, p->name, strerror(-rc));
 		if (!gpumem_split_supported(&info, why, sizeof(why))) {
 			snprintf(sp->why, sizeof(sp->why), "port %u (%s): %s", p->port_id, p->name,
 				 why);
 			if (app->cfg.gpu_split == IBV_SPLIT_ON)
-				return errf(err, len,
+				return err_set(err, len, -EINVAL,
 					    "--gpu-split on: port %u (%s): %s; every port must "
 					    "split headers from payload (mlx5 does), or use "
 					    "--gpu-split auto to copy payload to the GPU",
@@ -215,27 +202,27 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 		   (uint64_t)nlc * (GPUMEM_POOL_CACHE * 3 / 2 + c->burst) + 1024;
 	n = held + inflight;
 	if (n > UINT32_MAX)
-		return errf(err, len, "--gpu: %" PRIu64 " payload buffers: over 2^32, use a "
+		return err_set(err, len, -EINVAL, "--gpu: %" PRIu64 " payload buffers: over 2^32, use a "
 			    "smaller --ring", n);
 	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * 4;
 	room = RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame - sp->hdr_len, 64);
 	if (gpumem_pool_layout((uint32_t)n, room, c->data_bytes, bf_page(app), &sp->l, why,
 			       sizeof(why)) != 0)
-		return errf(err, len, "--gpu: %s", why);
+		return err_set(err, len, -EINVAL, "--gpu: %s", why);
 	printf("dpdk-ibvcap: --gpu: payload pool: %u buffers x %u bytes (%" PRIu64 " ring slots "
 	       "+ %" PRIu64 " in flight) = %.1f MiB of GPU memory\n", sp->l.n, sp->l.elt_size,
 	       held, inflight, (double)sp->l.total / 1048576.0);
 
 	sp->gpu = rte_gpu_mem_alloc(dev, sp->l.total, bf_page(app));
 	if (sp->gpu == NULL)
-		return errf(err, len, "--gpu %d: %zu bytes of GPU memory for the payload pool: %s "
+		return err_set(err, len, -rte_errno, "--gpu %d: %zu bytes of GPU memory for the payload pool: %s "
 			    "(a smaller --ring needs less)", dev, sp->l.total,
 			    rte_strerror(rte_errno));
 	/* writers and the zero frame need a CPU mapping: never read GPU
 	 * memory through a pointer that is not mapped for it */
 	sp->cpu = rte_gpu_mem_cpu_map(dev, sp->l.total, sp->gpu);
 	if (sp->cpu == NULL)
-		return errf(err, len,
+		return err_set(err, len, -rte_errno,
 			    "--gpu %d: GPU memory cannot be mapped for the CPU (%s): writers "
 			    "could not read payload (needs nvidia-peermem/gdrcopy)",
 			    dev, rte_strerror(rte_errno));
@@ -244,22 +231,22 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 		ports[i] = app->port[i].port_id;
 	if (gpumem_register(sp->gpu, sp->l.total, bf_page(app), ports, app->nport, &unmapped, why,
 			    sizeof(why)) != 0)
-		return errf(err, len, "--gpu: %s", why);
+		return err_set(err, len, -EINVAL, "--gpu: %s", why);
 	sp->registered = true;
 	if (unmapped)
-		return errf(err, len, "--gpu: %u port%s cannot DMA-map GPU memory: buffer split "
+		return err_set(err, len, -EINVAL, "--gpu: %u port%s cannot DMA-map GPU memory: buffer split "
 			    "needs every port to (use --gpu-split off)", unmapped,
 			    unmapped == 1 ? "" : "s");
 	sp->pay_mp = gpumem_pool_create("ibvcap_gpu_pay", sp->gpu, &sp->l, (int)rte_socket_id(),
 					why, sizeof(why));
 	if (sp->pay_mp == NULL)
-		return errf(err, len, "--gpu: %s", why);
+		return err_set(err, len, -EINVAL, "--gpu: %s", why);
 	/* a header mbuf lives only while its packet is in flight */
 	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)inflight,
 					     GPUMEM_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + 128,
 					     (int)rte_socket_id());
 	if (sp->hdr_mp == NULL)
-		return errf(err, len, "--gpu: header mbuf pool of %" PRIu64 " x %u bytes: %s "
+		return err_set(err, len, -rte_errno, "--gpu: header mbuf pool of %" PRIu64 " x %u bytes: %s "
 			    "(hugepages exhausted?)", inflight, RTE_PKTMBUF_HEADROOM + 128,
 			    rte_strerror(rte_errno));
 	return 0;

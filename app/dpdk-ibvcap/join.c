@@ -11,22 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int
 ibv_join_all(struct ibv_app *app, char *err, size_t len)
@@ -50,7 +37,7 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 			str_copy(p->iface, sizeof(p->iface), c->port[i].iface);
 			ifindex = if_nametoindex(p->iface);
 			if (ifindex == 0)
-				return errf(err, len, "--join-iface %u=%s: no such interface: %s",
+				return err_set(err, len, -errno, "--join-iface %u=%s: no such interface: %s",
 					    i, p->iface, strerror(errno));
 		} else if (rte_eth_dev_info_get(p->port_id, &info) == 0 && info.if_index != 0 &&
 			   if_indextoname(info.if_index, p->iface) != NULL) {
@@ -73,7 +60,7 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 		}
 		p->join_fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (p->join_fd < 0)
-			return errf(err, len, "socket for multicast joins: %s", strerror(errno));
+			return err_set(err, len, -errno, "socket for multicast joins: %s", strerror(errno));
 		for (g = 0; g < c->layout.ngroup; g++) {
 			struct ip_mreqn mr;
 
@@ -84,7 +71,7 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 			mr.imr_ifindex = (int)ifindex;
 			if (setsockopt(p->join_fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr,
 				       sizeof(mr)) != 0)
-				return errf(err, len,
+				return err_set(err, len, -errno,
 					    "cannot join group %s on interface %s (port %u, %s): %s",
 					    ipv4_str(c->layout.group[g].ip, a, sizeof(a)), p->iface,
 					    p->port_id, p->name, strerror(errno));

@@ -10,13 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rte_cfgfile.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_pdump.h>
 
+#include "host.h"
 #include "ibvcap.h"
 #include "quirks.h"
 #include "tconv.h"
@@ -54,44 +54,27 @@ has_arg(int argc, char **argv, const char *a)
 }
 
 /*
- * EAL arguments from the [eal] section ("args = ...") of a --config file,
- * put before the command line's own EAL arguments. @return the new argc,
- * argv in *out (static storage), or -1 with a message printed.
+ * EAL's arguments: the program, a --config file's [eal] args (already
+ * read and checked with the options), then the command line's own (up
+ * to '--' and what follows, which EAL leaves alone). @return the new
+ * argc, argv in *out (static storage), or -1 with a message printed.
  */
 static int
-eal_args_from_config(int argc, char **argv, char ***out)
+eal_argv(int argc, char **argv, const char *eal_args, char ***out)
 {
 	static char *nargv[256];
 	static char buf[4096];
-	const char *path = NULL;
-	struct rte_cfgfile *cf;
-	int dd = find_dashdash(argc, argv), i, n = 0;
 	char *tok, *save;
+	int i, n = 0;
 
 	*out = argv;
-	if (dd < 0)
+	if (eal_args[0] == '\0')
 		return argc;
-	for (i = dd + 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			path = argv[i + 1];
-		else if (strncmp(argv[i], "--config=", 9) == 0)
-			path = argv[i] + 9;
-	}
-	if (path == NULL || access(path, R_OK) != 0)
-		return argc; /* a missing file is reported by the option parser */
-	cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
-	if (cf == NULL)
-		return argc;
-	if (!rte_cfgfile_has_entry(cf, "eal", "args")) {
-		rte_cfgfile_close(cf);
-		return argc;
-	}
-	snprintf(buf, sizeof(buf), "%s", rte_cfgfile_get_entry(cf, "eal", "args"));
-	rte_cfgfile_close(cf);
+	snprintf(buf, sizeof(buf), "%s", eal_args);
 	nargv[n++] = argv[0];
 	for (tok = strtok_r(buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
 		if (n >= (int)RTE_DIM(nargv) - argc - 1) {
-			fprintf(stderr, "dpdk-ibvcap: %s: [eal] args: too many arguments\n", path);
+			fprintf(stderr, "dpdk-ibvcap: [eal] args: too many arguments\n");
 			return -1;
 		}
 		nargv[n++] = tok;
@@ -103,52 +86,95 @@ eal_args_from_config(int argc, char **argv, char ***out)
 	return n;
 }
 
+/*
+ * The options: those after '--', or with all_if_none every argument when
+ * there is no '--' (--check-config needs no EAL). "--check-config FILE"
+ * is "--check-config --config FILE". @return as ibv_config_parse.
+ */
+static int
+parse_options(int argc, char **argv, bool all_if_none, struct ibv_config *c, char *err,
+	      size_t len)
+{
+	int dd = find_dashdash(argc, argv), ac = argc, i, k = 0, rc;
+	char **av = argv, **nav;
+
+	if (dd > 0) {
+		av = argv + dd;
+		ac = argc - dd;
+	} else if (!all_if_none) {
+		ac = 1;
+	}
+	nav = calloc((size_t)ac + 2, sizeof(*nav));
+	if (nav == NULL) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < ac; i++) {
+		nav[k++] = av[i];
+		if (strcmp(av[i], "--check-config") == 0 && i + 1 < ac && av[i + 1][0] != '-')
+			nav[k++] = (char *)(uintptr_t)"--config";
+	}
+	ibv_config_defaults(c);
+	rc = ibv_config_parse(c, k, nav, err, len);
+	free(nav);
+	return rc;
+}
+
 /* --check-config: no EAL, no device; exit 0 or 1. */
 static int
 check_config(int argc, char **argv)
 {
 	struct ibv_config *c = calloc(1, sizeof(*c));
-	char err[IBV_ERRLEN];
-	int dd = find_dashdash(argc, argv), rc;
-	char **av = argv;
-	int ac = argc;
+	struct ibv_eal_view *ev = calloc(1, sizeof(*ev));
+	int dd = find_dashdash(argc, argv), rc, eac, status = 1;
+	char err[IBV_ERRLEN], **eav, *mem = NULL;
+	size_t memlen = 0;
+	FILE *memf = NULL;
 
-	if (c == NULL)
-		return 1;
-	if (dd > 0) {
-		av = argv + dd;
-		ac = argc - dd;
-	}
-	/* --check-config FILE is --check-config --config FILE */
-	{
-		char **nav = calloc((size_t)ac + 2, sizeof(*nav));
-		int i, k = 0;
-
-		if (nav == NULL) {
-			free(c);
-			return 1;
-		}
-		for (i = 0; i < ac; i++) {
-			nav[k++] = av[i];
-			if (strcmp(av[i], "--check-config") == 0 && i + 1 < ac &&
-			    av[i + 1][0] != '-')
-				nav[k++] = (char *)(uintptr_t)"--config";
-		}
-		ibv_config_defaults(c);
-		rc = ibv_config_parse(c, k, nav, err, sizeof(err));
-		free(nav);
+	if (c == NULL || ev == NULL)
+		goto out;
+	rc = parse_options(argc, argv, true, c, err, sizeof(err));
+	if (rc > 0) {
+		status = 0; /* --dump-options, --help */
+		goto out;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		free(c);
-		return 1;
+		goto out;
 	}
-	if (rc == 0) {
-		ibv_config_print(c, stdout);
-		printf("# configuration valid (ports are resolved only when capturing)\n");
+	if (!c->skip_host) {
+		/* EAL's arguments as the start would have them */
+		eac = eal_argv(dd > 0 ? dd : 1, argv, c->eal_args, &eav);
+		if (eac < 0)
+			goto out;
+		ibv_eal_view_parse(eac, eav, ev);
+		/* the memory statement, printed after the configuration */
+		memf = open_memstream(&mem, &memlen);
+		if (ibv_host_check(c, ev, memf, "# ", err, sizeof(err)) != 0) {
+			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+			goto out;
+		}
+		if (memf != NULL)
+			fclose(memf);
+		memf = NULL;
 	}
+	ibv_config_print(c, stdout);
+	if (c->skip_host) {
+		printf("# configuration valid; this host not checked (--skip-host-checks): output "
+		       "directories, join interfaces, lcores, memory\n");
+	} else {
+		fputs(mem != NULL ? mem : "", stdout);
+		printf("# configuration valid on this host (ports are resolved only when "
+		       "capturing)\n");
+	}
+	status = 0;
+out:
+	if (memf != NULL)
+		fclose(memf);
+	free(mem);
+	free(ev);
 	free(c);
-	return 0;
+	return status;
 }
 
 static void
@@ -211,6 +237,8 @@ main(int argc, char **argv)
 	struct timespec ts;
 	uint64_t next_stats;
 	int n, rc, status = 1;
+	char *memory = NULL;
+	size_t memlen = 0;
 
 	/* no EAL either for the option table (--dump-options: tests, man pages) */
 	if (has_arg(argc, argv, "--check-config") || has_arg(argc, argv, "--dump-options"))
@@ -226,13 +254,42 @@ main(int argc, char **argv)
 		}
 	}
 
-	argc = eal_args_from_config(argc, argv, &argv);
+	/* the whole configuration and this host before EAL: a refused start
+	 * leaves nothing behind (no hugepage file, no runtime directory) */
+	rc = parse_options(argc, argv, false, &app->cfg, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		return rc < 0 ? 1 : 0;
+	}
+	if (app->cfg.skip_host) {
+		fprintf(stderr, "dpdk-ibvcap: --skip-host-checks is for --check-config: a start "
+			"always checks the host\n");
+		return 1;
+	}
+	argc = eal_argv(argc, argv, app->cfg.eal_args, &argv);
 	if (argc < 0)
 		return 1;
+	{
+		static struct ibv_eal_view ev;
+		FILE *f = open_memstream(&memory, &memlen);
+
+		ibv_eal_view_parse(argc, argv, &ev);
+		rc = ibv_host_check(&app->cfg, &ev, f, "dpdk-ibvcap: ", err, sizeof(err));
+		if (f != NULL)
+			fclose(f);
+		if (rc != 0) {
+			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+			free(memory);
+			return 1;
+		}
+	}
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
 		char prefix[256];
 		int holder = quirk_eal_prefix_holder(argc, argv, prefix, sizeof(prefix));
+
+		free(memory);
 
 		if (holder > 0) {
 			fprintf(stderr, "dpdk-ibvcap: EAL initialisation failed: another primary "
@@ -247,18 +304,8 @@ main(int argc, char **argv)
 			"(-a/--vdev)\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	argc -= n;
-	argv += n;
 	ibv_g = app;
 	app->ts_offset = -1;
-	ibv_config_defaults(&app->cfg);
-	rc = ibv_config_parse(&app->cfg, argc, argv, err, sizeof(err));
-	if (rc != 0) {
-		if (rc < 0)
-			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		status = rc < 0 ? 1 : 0;
-		goto out_eal;
-	}
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
 		       "writers cannot attach\n");
@@ -267,6 +314,9 @@ main(int argc, char **argv)
 		goto out_eal;
 	}
 	ibv_config_print(&app->cfg, stdout);
+	fputs(memory != NULL ? memory : "", stdout); /* what the buffers take, what EAL has */
+	free(memory);
+	memory = NULL;
 
 	/* --gpu: split headers from payload where every port can, then the
 	 * device itself (before any memory is taken) */
@@ -400,6 +450,7 @@ out_ports:
 	if (app->pdump)
 		rte_pdump_uninit();
 out_eal:
+	free(memory);
 	ibv_g = NULL;
 	fflush(stdout);
 	quirk_hugepages_release(); /* 22.11 keeps them allocated: quirks.h */

@@ -14,25 +14,12 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
 #include "pkt.h"
 #include "quirks.h"
 #include "tconv.h"
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void
 list_ports(char *buf, size_t len)
@@ -70,13 +57,13 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 			c->nport++;
 		}
 		if (c->nport == 0)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "no DPDK port: give a device with -a PCI_ADDRESS or --vdev "
 				    "(EAL options, before '--')");
 		/* with --port, the configuration checked this already */
 		for (i = c->nport; i < IBV_MAX_PORTS; i++)
 			if (c->port[i].iface[0] != '\0')
-				return errf(err, len, "--join-iface: port index %u (%s), but there "
+				return err_set(err, len, -EINVAL, "--join-iface: port index %u (%s), but there "
 					    "%s only %u port%s", i, c->port[i].iface,
 					    c->nport == 1 ? "is" : "are", c->nport,
 					    c->nport == 1 ? "" : "s");
@@ -88,11 +75,11 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 		if (isdigit((unsigned char)s[0]) && strchr(s, ':') == NULL &&
 		    parse_u64("--port", s, 0, RTE_MAX_ETHPORTS - 1, &id, NULL, 0) == 0) {
 			if (!rte_eth_dev_is_valid_port((uint16_t)id))
-				return errf(err, len, "--port %s: no such DPDK port (available: %s)",
+				return err_set(err, len, -EINVAL, "--port %s: no such DPDK port (available: %s)",
 					    s, avail);
 			pid = (uint16_t)id;
 		} else if (rte_eth_dev_get_port_by_name(s, &pid) != 0) {
-			return errf(err, len, "--port %s: no such DPDK device (available: %s)",
+			return err_set(err, len, -EINVAL, "--port %s: no such DPDK device (available: %s)",
 				    s, avail);
 		}
 		c->port[i].port_id = pid;
@@ -102,7 +89,7 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 
 		for (j = 0; j < i; j++)
 			if (c->port[i].port_id == c->port[j].port_id)
-				return errf(err, len, "--port: port %d given twice", c->port[i].port_id);
+				return err_set(err, len, -EINVAL, "--port: port %d given twice", c->port[i].port_id);
 	}
 	app->nport = c->nport;
 	for (i = 0; i < app->nport; i++) {
@@ -117,7 +104,7 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 		char a[16];
 
 		if (pi >= (int)c->nport)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "group %s:%u: joined on port index %d, but %u ports are in use",
 				    ipv4_str(c->layout.group[g].ip, a, sizeof(a)),
 				    c->layout.group[g].port, pi, c->nport);
@@ -162,7 +149,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0)
-		return errf(err, len, "port %u (%s): cannot read device info: %s",
+		return err_set(err, len, rc, "port %u (%s): cannot read device info: %s",
 			    p->port_id, p->name, strerror(-rc));
 	socket = rte_eth_dev_socket_id(p->port_id);
 	if (socket < 0)
@@ -173,7 +160,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	p->few_queues = false;
 	if (info.max_rx_queues < need) {
 		if (c->steer == IBV_STEER_FLOW)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "port %u (%s) has %u rx queue%s; --steer flow needs %u (%u "
 				    "antennas + 1 default): use a port with more queues, fewer "
 				    "antennas, or --steer auto",
@@ -188,11 +175,10 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	p->nq = need;
 
 	/* mbufs: one jumbo frame per mbuf unless the port can scatter */
-	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * PKT_VLAN_LEN;
-	room = c->mbuf_size ? c->mbuf_size :
-			      RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame, 1024);
+	frame = ibv_frame_bytes(c);
+	room = ibv_mbuf_room(c);
 	if (room > UINT16_MAX)
-		return errf(err, len, "mbuf data room %u bytes is over 65535", room);
+		return err_set(err, len, -EINVAL, "mbuf data room %u bytes is over 65535", room);
 	memset(&conf, 0, sizeof(conf));
 	if (app->split.on) {
 		/* headers to host mbufs, payload to GPU mbufs (gpu.c) */
@@ -207,7 +193,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	} else {
 		if (room - RTE_PKTMBUF_HEADROOM < frame) {
 			if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
-				return errf(err, len,
+				return err_set(err, len, -EINVAL,
 					    "port %u (%s): %u-byte frames (MTU %u) do not fit "
 					    "%u-byte mbufs and the port cannot scatter: raise "
 					    "--mbuf-size", p->port_id, p->name, frame, c->mtu,
@@ -216,7 +202,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 			p->scatter = true;
 		}
 		if (info.min_rx_bufsize > room - RTE_PKTMBUF_HEADROOM)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "port %u (%s): needs rx buffers of %u bytes, mbufs hold %u",
 				    p->port_id, p->name, info.min_rx_bufsize,
 				    room - RTE_PKTMBUF_HEADROOM);
@@ -262,11 +248,11 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		long held;
 		char why[160];
 
-		nb = p->nq * rxd + nlc * (c->burst + 512u) + 2048;
+		nb = ibv_mbufs_auto(c, p->nq, nlc);
 		/* mbufs the driver keeps to itself (net_pcap infinite_rx) */
 		held = quirk_port_held_mbufs(p->port_id, why, sizeof(why));
 		if (held > 0 && c->nb_mbufs && c->nb_mbufs < nb + (uint64_t)held)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "port %u (%s): --mbufs %u leaves none to receive with: %s; "
 				    "give at least %" PRIu64 " (or leave --mbufs auto)", p->port_id,
 				    p->name, c->nb_mbufs, why, nb + (uint64_t)held);
@@ -290,12 +276,12 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 			slots = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
 			total = slots + (uint64_t)nb * app->nport;
 			if (total > UINT32_MAX)
-				return errf(err, len, "--zero-copy: %" PRIu64 " mbufs, more than a "
+				return err_set(err, len, -EINVAL, "--zero-copy: %" PRIu64 " mbufs, more than a "
 					    "pool holds: a smaller --ring", total);
 			app->bufs.zc_pool = rte_pktmbuf_pool_create("ibvcap_rx_zc", (uint32_t)total,
 								    256, 0, (uint16_t)room, socket);
 			if (app->bufs.zc_pool == NULL)
-				return errf(err, len,
+				return err_set(err, len, -rte_errno,
 					    "--zero-copy: mbuf pool of %" PRIu64 " x %u bytes (%.1f "
 					    "MiB: %" PRIu64 " ring slots + %u per port): %s (hugepages "
 					    "exhausted? reserve more, or a smaller --ring)", total, room,
@@ -311,7 +297,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 			p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
 		}
 		if (p->mp == NULL)
-			return errf(err, len,
+			return err_set(err, len, -rte_errno,
 				    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages "
 				    "exhausted? reserve more, or lower --mbufs/--rx-desc)",
 				    p->port_id, p->name, nb, room, rte_strerror(rte_errno));
@@ -321,14 +307,14 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		char why[256];
 
 		if (steer_isolate(p->port_id, true, why, sizeof(why)) != 0)
-			return errf(err, len, "port %u (%s): --isolate: %s", p->port_id,
+			return err_set(err, len, -EINVAL, "port %u (%s): --isolate: %s", p->port_id,
 				    p->name, why);
 		p->isolated = true;
 	}
 	rc = rte_eth_dev_configure(p->port_id, (uint16_t)p->nq,
 				   info.max_tx_queues ? 1 : 0, &conf);
 	if (rc != 0)
-		return errf(err, len, "port %u (%s): configure with %u rx queues: %s",
+		return err_set(err, len, rc, "port %u (%s): configure with %u rx queues: %s",
 			    p->port_id, p->name, p->nq, strerror(-rc));
 	p->configured = true;
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rxd, &txd);
@@ -343,13 +329,13 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, rxd, (unsigned int)socket,
 					    &rxc, app->split.on ? NULL : p->mp);
 		if (rc != 0)
-			return errf(err, len, "port %u (%s): rx queue %u: %s", p->port_id,
+			return err_set(err, len, rc, "port %u (%s): rx queue %u: %s", p->port_id,
 				    p->name, q, strerror(-rc));
 	}
 	if (info.max_tx_queues) {
 		rc = rte_eth_tx_queue_setup(p->port_id, 0, txd, (unsigned int)socket, NULL);
 		if (rc != 0)
-			return errf(err, len, "port %u (%s): tx queue: %s", p->port_id,
+			return err_set(err, len, rc, "port %u (%s): tx queue: %s", p->port_id,
 				    p->name, strerror(-rc));
 	}
 	return 0;
@@ -401,7 +387,7 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	free(p->rules);
 	p->rules = calloc((size_t)c->layout.nant * c->layout.ngroup + 1, sizeof(*p->rules));
 	if (p->rules == NULL)
-		return errf(err, len, "out of memory for flow rules");
+		return err_set(err, len, -EINVAL, "out of memory for flow rules");
 	for (a = 0; a < c->layout.nant; a++)
 		for (g = 0; g < c->layout.ngroup; g++) {
 			if (!(p->groups >> g & 1))
@@ -416,10 +402,10 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	p->nrules = n;
 	rc = steer_install(&p->sp, p->port_id, p->rules, n);
 	if (rc == -ENOMEM)
-		return errf(err, len, "out of memory for flow rules");
+		return err_set(err, len, -EINVAL, "out of memory for flow rules");
 	if (rc == STEER_REFUSED) {
 		if (c->steer == IBV_STEER_FLOW)
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "port %u (%s): rte_flow refused the antenna rules (%s); "
 				    "--steer flow%s needs them",
 				    p->port_id, p->name, p->sp.why,
@@ -492,7 +478,7 @@ ibv_ports_start(struct ibv_app *app, char *err, size_t len)
 
 		rc = rte_eth_dev_start(p->port_id);
 		if (rc != 0)
-			return errf(err, len, "port %u (%s): start: %s", p->port_id, p->name,
+			return err_set(err, len, rc, "port %u (%s): start: %s", p->port_id, p->name,
 				    strerror(-rc));
 		p->started = true;
 		set_mcast(app, p);

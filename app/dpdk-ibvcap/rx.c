@@ -13,6 +13,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
 
@@ -22,20 +23,6 @@
 /* The arrival time of a held mbuf (a suspect frame kept until its timeline
  * decides): an mbuf dynamic field, written only for held frames. */
 static int arrival_off = -1;
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static struct ibv_lcore *
 lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
@@ -47,7 +34,7 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	lc = rte_zmalloc_socket("ibvcap_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE,
 				(int)rte_lcore_to_socket_id(lcore));
 	if (lc == NULL) {
-		errf(err, len, "out of memory for lcore %u", lcore);
+		err_set(err, len, -EINVAL, "out of memory for lcore %u", lcore);
 		return NULL;
 	}
 	lc->lcore_id = lcore;
@@ -57,7 +44,7 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 		acct_free(lc->acct);
 		free(lc->bounce);
 		rte_free(lc);
-		errf(err, len, "out of memory for lcore %u's counters", lcore);
+		err_set(err, len, -EINVAL, "out of memory for lcore %u's counters", lcore);
 		return NULL;
 	}
 	lc->verbose = app->cfg.verbose;
@@ -127,13 +114,13 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 
 	arrival_off = rte_mbuf_dynfield_register(&arrival_desc);
 	if (arrival_off < 0)
-		return errf(err, len, "mbuf dynamic field for held frames: %s",
+		return err_set(err, len, -rte_errno, "mbuf dynamic field for held frames: %s",
 			    rte_strerror(rte_errno));
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		if (!ibv_is_writer_lcore(app, lcore))
 			workers[nw++] = lcore;
 	if (nw == 0)
-		return errf(err, len,
+		return err_set(err, len, -EINVAL,
 			    "no worker lcore: the main lcore reports, rx needs at least one "
 			    "more (e.g. -l 0,1)");
 	memset(mapped, 0, sizeof(mapped));
@@ -141,11 +128,11 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 		const struct ibv_map *m = &c->map[k];
 
 		if (m->port_idx >= app->nport || m->queue >= app->port[m->port_idx].nq)
-			return errf(err, len, "--lcore-map %u.%u@%u: port %u has no queue %u",
+			return err_set(err, len, -EINVAL, "--lcore-map %u.%u@%u: port %u has no queue %u",
 				    m->port_idx, m->queue, m->lcore, m->port_idx, m->queue);
 		if (!rte_lcore_is_enabled(m->lcore) || m->lcore == rte_get_main_lcore() ||
 		    ibv_is_writer_lcore(app, m->lcore))
-			return errf(err, len,
+			return err_set(err, len, -EINVAL,
 				    "--lcore-map %u.%u@%u: lcore %u is not a worker lcore of "
 				    "this process (-l)", m->port_idx, m->queue, m->lcore, m->lcore);
 		if (add_queue(app, m->lcore, m->port_idx, m->queue, err, len) != 0)

@@ -11,22 +11,9 @@
 #include <rte_launch.h>
 #include <rte_malloc.h>
 
+#include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 bool
 ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore)
@@ -53,7 +40,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		workers[nw++] = lcore;
 	if (nw < c->nwrite + 1)
-		return errf(err, len,
+		return err_set(err, len, -EINVAL,
 			    "--write: %u writer%s need%s an lcore each besides at least one rx "
 			    "lcore: this process has %u worker lcore%s (give more with -l, or "
 			    "map several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
@@ -69,17 +56,17 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		char name[IBV_SHM_NAMELEN];
 
 		if (wl == NULL)
-			return errf(err, len, "out of memory for writer %u", i);
+			return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
 		app->wl[app->nwlcore++] = wl;
 		/* the last worker lcores are the writers' */
 		wl->lcore = workers[nw - c->nwrite + i];
 		wl->reg = -1;
 		str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
 		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
-			return errf(err, len, "%s", e);
+			return err_set(err, len, -EINVAL, "%s", e);
 		if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
 				sizeof(e)) != 0)
-			return errf(err, len, "--write %s: %s", c->write[i], e);
+			return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
 		wl->reg = ibv_shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
 					       wr_format_name(o.format));

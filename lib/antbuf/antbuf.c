@@ -10,24 +10,9 @@
 #include <immintrin.h>
 
 #include "antbuf.h"
+#include "err.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-
-static int
-errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-errf(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static size_t
 hdr_size(void)
@@ -73,17 +58,17 @@ int
 antbuf_geom_check(const struct antbuf_geom *g, char *err, size_t len)
 {
 	if (g->nslots < 1 || g->nslots > ANTBUF_MAX_SLOTS)
-		return errf(err, len, "%u streams per antenna (groups x threads), expected 1..%d",
+		return err_set(err, len, -EINVAL, "%u streams per antenna (groups x threads), expected 1..%d",
 			    g->nslots, ANTBUF_MAX_SLOTS);
 	if (g->nrows < 2 || (g->nrows & (g->nrows - 1)) != 0)
-		return errf(err, len, "ring of %u frames, expected a power of two >= 2",
+		return err_set(err, len, -EINVAL, "ring of %u frames, expected a power of two >= 2",
 			    g->nrows);
 	if (g->window < 1 || (uint64_t)g->window * 2 > g->nrows)
-		return errf(err, len,
+		return err_set(err, len, -EINVAL,
 			    "window of %u frames, expected 1..%u (at most half the ring of %u)",
 			    g->window, g->nrows / 2, g->nrows);
 	if (g->data_bytes < 8 || g->data_bytes > 65536 || g->data_bytes % 8 != 0)
-		return errf(err, len, "%u data bytes per frame, expected 8..65536, a multiple of 8",
+		return err_set(err, len, -EINVAL, "%u data bytes per frame, expected 8..65536, a multiple of 8",
 			    g->data_bytes);
 	return 0;
 }
@@ -138,13 +123,13 @@ antbuf_check(const struct antbuf *b, size_t size, char *err, size_t len)
 	uint64_t r, m, e, p, t;
 
 	if (size < sizeof(*b))
-		return errf(err, len, "buffer of %zu bytes is smaller than its header (%zu)",
+		return err_set(err, len, -EINVAL, "buffer of %zu bytes is smaller than its header (%zu)",
 			    size, sizeof(*b));
 	if (b->magic != ANTBUF_MAGIC)
-		return errf(err, len, "magic 0x%08x, expected 0x%08x (not an antenna buffer)",
+		return err_set(err, len, -EINVAL, "magic 0x%08x, expected 0x%08x (not an antenna buffer)",
 			    b->magic, ANTBUF_MAGIC);
 	if (b->version != ANTBUF_VERSION || b->hdr_size != sizeof(*b))
-		return errf(err, len,
+		return err_set(err, len, -EINVAL,
 			    "buffer version %u (header %u bytes), this program reads version %d "
 			    "(header %zu bytes): use the same dpdk-ibvcap build for primary and writers",
 			    b->version, b->hdr_size, ANTBUF_VERSION, sizeof(*b));
@@ -153,7 +138,7 @@ antbuf_check(const struct antbuf *b, size_t size, char *err, size_t len)
 	layout(&b->g, !b->payload_external, &r, &m, &e, &p, &t);
 	if (r != b->rows_off || m != b->meta_off || e != b->ext_off_off || p != b->payload_off ||
 	    t != b->total_size || t > size)
-		return errf(err, len, "buffer layout inconsistent (size %zu, expected %llu)",
+		return err_set(err, len, -EINVAL, "buffer layout inconsistent (size %zu, expected %llu)",
 			    size, (unsigned long long)t);
 	return 0;
 }

@@ -13,7 +13,7 @@
 #define TONE_PHASES 256     /* phases a tone's expectation averages */
 
 static void
-errf(char *buf, size_t len, const char *what, unsigned int v)
+not_decoded(char *buf, size_t len, const char *what, unsigned int v)
 {
 	if (buf != NULL && len > 0)
 		snprintf(buf, len, "%s %u not decoded", what, v);
@@ -33,7 +33,7 @@ codif_signal_enc_init(struct codif_signal_enc *e, const struct codif_hdr *h,
 		return -EINVAL;
 	}
 	if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16 && b != 32) {
-		errf(errbuf, errlen, "nbits", b);
+		not_decoded(errbuf, errlen, "nbits", b);
 		return -ENOTSUP;
 	}
 	switch (h->representation) {
@@ -50,7 +50,7 @@ codif_signal_enc_init(struct codif_signal_enc *e, const struct codif_hdr *h,
 		}
 		break;
 	default:
-		errf(errbuf, errlen, "representation", h->representation);
+		not_decoded(errbuf, errlen, "representation", h->representation);
 		return -ENOTSUP;
 	}
 	e->nbits = (uint8_t)b;

@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
+#include "fsprobe.h"
 #include "opt.h"
 #include "parse.h"
 
@@ -16,22 +19,6 @@
 #define HELP_COL 25        /* where help text starts */
 #define HELP_WIDTH 79
 #define NAME_MAX_LEN 64
-
-static int
-errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static unsigned int
 rows_in(const struct opt_def *t)
@@ -165,10 +152,10 @@ opt_value_u64(const struct opt_arg *a, uint64_t *out, char *err, size_t errlen)
 	if (rc != 0)
 		return rc;
 	if ((d->flags & OPT_F_POW2) && (v & (v - 1)) != 0)
-		return errf(-EINVAL, err, errlen, "%s: '%s': expected a power of two between %"
+		return err_set(err, errlen, -EINVAL, "%s: '%s': expected a power of two between %"
 			    PRIu64 " and %" PRIu64, a->opt, a->val, d->min, d->max);
 	if (d->mult > 1 && v % d->mult != 0)
-		return errf(-EINVAL, err, errlen, "%s: '%s': expected a multiple of %" PRIu64
+		return err_set(err, errlen, -EINVAL, "%s: '%s': expected a multiple of %" PRIu64
 			    "%s%s", a->opt, a->val, d->mult, d->unit ? " " : "",
 			    d->unit ? d->unit : "");
 	*out = v;
@@ -184,10 +171,10 @@ set_text(const struct opt_arg *a, char *dst, char *err, size_t errlen)
 
 	if (a->val == NULL || a->val[0] == '\0' || strlen(a->val) > max) {
 		if (d->ptr)
-			return errf(-EINVAL, err, errlen, "%s: '%s': expected %s", a->opt,
+			return err_set(err, errlen, -EINVAL, "%s: '%s': expected %s", a->opt,
 				    a->val ? a->val : "", d->kind == OPT_PATH ? "a file path" :
 				    "a non-empty value");
-		return errf(a->val == NULL || a->val[0] == '\0' ? -EINVAL : -E2BIG, err, errlen,
+		return err_set(err, errlen, a->val == NULL || a->val[0] == '\0' ? -EINVAL : -E2BIG,
 			    "%s: '%s': expected %s1..%zu characters", a->opt,
 			    a->val ? a->val : "", d->kind == OPT_PATH ? "a file path of " : "",
 			    max);
@@ -242,14 +229,17 @@ set_value(const struct opt_arg *a, void *p, char *err, size_t errlen)
 		if ((rc = parse_ipv4(a->opt, a->val, &ip, err, errlen)) != 0)
 			return rc;
 		if ((d->flags & OPT_F_MCAST) && (ip >> 28) != 0xE)
-			return errf(-EINVAL, err, errlen, "%s: '%s': expected an IPv4 multicast "
+			return err_set(err, errlen, -EINVAL, "%s: '%s': expected an IPv4 multicast "
 				    "address (224.0.0.0/4)", a->opt, a->val);
+		if ((d->flags & OPT_F_UCAST) && ipv4_source_why(ip) != NULL)
+			return err_set(err, errlen, -EINVAL, "%s: '%s': expected a sender's unicast "
+				    "address: %s", a->opt, a->val, ipv4_source_why(ip));
 		store_u(p, d->size, ip);
 		return 0;
 	case OPT_LIST:
 		cnt = where(d, a->obj, a->ctx, d->count - 1);
 		if (*cnt >= d->max)
-			return errf(-E2BIG, err, errlen, "%s: at most %" PRIu64 "%s%s", a->opt,
+			return err_set(err, errlen, -E2BIG, "%s: at most %" PRIu64 "%s%s", a->opt,
 				    d->max, d->unit ? " " : " values", d->unit ? d->unit : "");
 		if ((rc = set_text(a, (char *)p + (size_t)*cnt * d->size, err, errlen)) != 0)
 			return rc;
@@ -259,7 +249,7 @@ set_value(const struct opt_arg *a, void *p, char *err, size_t errlen)
 	case OPT_ACTION:
 		return d->set(a, err, errlen);
 	default:
-		return errf(-EINVAL, err, errlen, "%s: no kind in the option table", a->opt);
+		return err_set(err, errlen, -EINVAL, "%s: no kind in the option table", a->opt);
 	}
 }
 
@@ -290,7 +280,7 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	a.obj = obj;
 	a.ctx = ctx;
 	if (val == NULL && has_value(d))
-		return errf(-EINVAL, err, errlen, "%s: expected a value", opt);
+		return err_set(err, errlen, -EINVAL, "%s: expected a value", opt);
 	rc = set_value(&a, where(d, obj, ctx, d->off), err, errlen);
 	if (rc == 0 && d->seen != 0)
 		*(bool *)where(d, obj, ctx, d->seen - 1) = true;
@@ -378,7 +368,7 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 	int c, rc = 0;
 
 	if (getopt_tables(cmd, &lo, &shorts) != 0)
-		return errf(-ENOMEM, err, errlen, "%s: out of memory", cmd->prog);
+		return err_set(err, errlen, -ENOMEM, "%s: out of memory", cmd->prog);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
@@ -389,10 +379,10 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 				  argv[optind - 1];
 
 		if (c == '?') {
-			rc = errf(-ENOENT, err, errlen, "%s option '%s' (try %s --help)",
+			rc = err_set(err, errlen, -ENOENT, "%s option '%s' (try %s --help)",
 				  cmd->unknown ? cmd->unknown : "unknown", arg, cmd->prog);
 		} else if (c == ':') {
-			rc = errf(-EINVAL, err, errlen, "option '%s' needs a value (try %s --help)",
+			rc = err_set(err, errlen, -EINVAL, "option '%s' needs a value (try %s --help)",
 				  argv[optind - 1], cmd->prog);
 		} else if (c == VAL_DUMP) {
 			/* the table is checked first: a test that reads it fails */
@@ -410,7 +400,7 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 	if (first_arg != NULL)
 		*first_arg = optind;
 	if (rc == 0 && !(cmd->flags & OPT_CMD_ARGS) && optind < argc)
-		rc = errf(-EINVAL, err, errlen, "unexpected argument '%s' (options start with --; "
+		rc = err_set(err, errlen, -EINVAL, "unexpected argument '%s' (options start with --; "
 			  "try %s --help)", argv[optind], cmd->prog);
 	return rc;
 }
@@ -437,6 +427,31 @@ human_ns(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "0s");
 	else
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+int
+opt_check_files(const struct opt_cmd *cmd, const void *obj, char *err, size_t errlen)
+{
+	const struct opt_def *d;
+	unsigned int i;
+	char why[PATH_MAX + 256];
+	int rc;
+
+	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++) {
+		const char *path;
+		const void *p;
+
+		if (!(d->flags & OPT_F_OUTFILE) || d->in_ctx || d->alias_of != NULL)
+			continue;
+		p = where(d, obj, NULL, d->off);
+		path = d->ptr ? *(const char *const *)p : p;
+		if (path == NULL || path[0] == '\0')
+			continue;
+		rc = fs_out_file_ok(path, why, sizeof(why));
+		if (rc != 0)
+			return err_set(err, errlen, rc, "--%s %s: %s", d->name, path, why);
+	}
+	return 0;
 }
 
 int
@@ -902,7 +917,7 @@ bad_row(char *err, size_t errlen, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return errf(-EINVAL, err, errlen, "option table: --%s: %s", name, what);
+	return err_set(err, errlen, -EINVAL, "option table: --%s: %s", name, what);
 }
 
 /* What a row's kind needs: @return 0 or bad_row's -EINVAL. */
@@ -954,6 +969,12 @@ check_kind(const struct opt_def *d, char *err, size_t errlen)
 	}
 	if (d->kind != OPT_ACTION && d->kind != OPT_CUSTOM && d->size == 0)
 		return bad_row(err, errlen, n, "nowhere stored");
+	if ((d->flags & (OPT_F_MCAST | OPT_F_UCAST)) && d->kind != OPT_IPV4)
+		return bad_row(err, errlen, n, "multicast or unicast: for an IPv4 address");
+	if ((d->flags & OPT_F_MCAST) && (d->flags & OPT_F_UCAST))
+		return bad_row(err, errlen, n, "multicast and unicast at once");
+	if ((d->flags & OPT_F_OUTFILE) && d->kind != OPT_PATH)
+		return bad_row(err, errlen, n, "an output file: for a path");
 	return 0;
 }
 
@@ -970,7 +991,7 @@ opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen)
 
 		if (n[0] == '\0' || n[0] == '-' || strlen(n) > NAME_MAX_LEN ||
 		    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n))
-			return errf(-EINVAL, err, errlen, "option table: row %u '%s': expected a "
+			return err_set(err, errlen, -EINVAL, "option table: row %u '%s': expected a "
 				    "name of lower-case letters, digits and '-'", i, n);
 		for (j = 0; j < i; j++) {
 			e = opt_row(cmd, j);
@@ -1005,7 +1026,7 @@ opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen)
 				       "file's text (.ptr)");
 	}
 	if ((cmd->flags & OPT_CMD_INI) && (cmd->defaults == NULL || cmd->obj_size == 0))
-		return errf(-EINVAL, err, errlen, "option table: INI keys need .defaults and "
+		return err_set(err, errlen, -EINVAL, "option table: INI keys need .defaults and "
 			    ".obj_size (overridden keys are checked on a scratch copy)");
 	return 0;
 }

@@ -59,6 +59,11 @@ enum opt_kind {
 				     only such keys ([eal] args) */
 #define OPT_F_CONFIG  (1u << 10) /**< its value is an INI file of these options
 				      (opt_ini_parse_argv loads it first) */
+#define OPT_F_UCAST   (1u << 11) /**< OPT_IPV4: a sender's address on the wire
+				      (not 0/8, 127/8, 224/4, 240/4, broadcast) */
+#define OPT_F_OUTFILE (1u << 12) /**< OPT_PATH: a file the program writes as
+				      NAME.part and renames at the end; checked
+				      by opt_check_files, not when parsed */
 
 /** Command flags. */
 #define OPT_CMD_ARGS (1u << 0) /**< arguments after the options (FILE...) */
@@ -199,6 +204,18 @@ int opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void 
  * @return 0, -EINVAL or -ERANGE with the message in err.
  */
 int opt_value_u64(const struct opt_arg *a, uint64_t *out, char *err, size_t errlen);
+
+/**
+ * Check where the parsed options point (the file system as it is now, not
+ * the syntax): every OPT_F_OUTFILE row with a value must name a file its
+ * program can write as NAME.part and rename into place (fs_out_file_ok:
+ * the directory exists and takes new files; an existing file is a regular
+ * one that may be replaced). Not done when a value is parsed, so that an
+ * INI value the command line overrides is not held against the host.
+ *
+ * @return 0, or a negative errno with "--name VALUE: what is wrong" in err.
+ */
+int opt_check_files(const struct opt_cmd *cmd, const void *obj, char *err, size_t errlen);
 
 /**
  * Parse a command line (argv[0] is the program) with getopt_long: each

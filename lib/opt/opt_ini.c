@@ -2,30 +2,18 @@
 /* lib/opt's INI files: rte_cfgfile's sections and keys applied through the option table. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cfgfile.h>
 
+#include "err.h"
+#include "fsprobe.h"
 #include "opt_ini.h"
-
-static int
-errf(int rc, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-errf(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* The option that names INI files, for messages about the file itself. */
 static const char *
@@ -84,23 +72,108 @@ find_key(const struct opt_cmd *cmd, const char *sec, const char *key, bool close
 	return NULL;
 }
 
-/* rte_cfgfile accepts lines that are neither sections nor key = value;
- * an operator's typo must not be silently ignored. */
+/* rte_cfgfile reads a line into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes
+ * (fgets: at most 322 characters before the newline) and keeps a key of
+ * CFG_NAME_LEN - 1 and a value of CFG_VALUE_LEN - 1 characters, cutting
+ * the rest silently; it reads a line only up to a NUL byte. */
+#define INI_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
+
+/* The length of s[0..n) without leading and trailing blanks. */
+static size_t
+stripped_len(const char *s, size_t n)
+{
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
+/* One line of f into line (at most INI_LINE_MAX characters kept, the
+ * newline dropped). @return its length (more than INI_LINE_MAX: too
+ * long, the rest unread), or -1 at the end; *nul: column of the first NUL
+ * byte (1-based), 0 if none. */
+static long
+read_line(FILE *f, char line[INI_LINE_MAX + 1], unsigned int *nul)
+{
+	long len = 0;
+	int ch;
+
+	*nul = 0;
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (ch == '\0' && *nul == 0)
+			*nul = (unsigned int)len + 1;
+		if (len < INI_LINE_MAX)
+			line[len] = (char)ch;
+		if (++len > INI_LINE_MAX)
+			break;
+	}
+	if (ch == EOF && len == 0)
+		return -1;
+	line[len <= INI_LINE_MAX ? len : INI_LINE_MAX] = '\0';
+	return len;
+}
+
+/*
+ * Before rte_cfgfile reads the file: only a regular file (a FIFO, a
+ * device or /dev/zero would block or never end; a directory reads as
+ * empty), no NUL byte (rte_cfgfile would read "antennas = 4\0junk" as
+ * 4), no line or value longer than rte_cfgfile keeps, and no line that is
+ * neither a section nor key = value (rte_cfgfile skips those: an
+ * operator's typo must not be silently ignored).
+ */
 static int
 lint(const struct opt_cmd *cmd, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	unsigned int n = 0;
+	char line[INI_LINE_MAX + 1];
+	unsigned int n = 0, nul;
 	bool section = false;
+	struct stat st;
+	int fd, rc = 0;
+	long len;
+	FILE *f;
 
-	if (f == NULL)
-		return errf(-errno, err, errlen, "--%s: '%s': %s", config_name(cmd), path,
+	/* not blocking on a FIFO that has no writer */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, errlen, -errno, "--%s: '%s': %s", config_name(cmd), path,
 			    strerror(errno));
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line + strspn(line, " \t");
+	if (fstat(fd, &st) != 0) {
+		rc = err_set(err, errlen, -errno, "--%s: '%s': %s", config_name(cmd), path,
+			  strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = err_set(err, errlen, -EINVAL, "--%s: '%s' is %s: expected a regular file (an "
+			  "INI file)", config_name(cmd), path, fs_kind(st.st_mode));
+		close(fd);
+		return rc;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		rc = err_set(err, errlen, -errno, "--%s: '%s': %s", config_name(cmd), path,
+			  strerror(errno));
+		close(fd);
+		return rc;
+	}
+	while (rc == 0 && (len = read_line(f, line, &nul)) >= 0) {
+		char *p = line + strspn(line, " \t"), *eq, *semi;
+		size_t kl, vl;
 
 		n++;
+		if (nul != 0) {
+			rc = err_set(err, errlen, -EINVAL, "%s: line %u: a NUL byte (column %u): not a "
+				  "text file", path, n, nul);
+			break;
+		}
+		if (len > INI_LINE_MAX) {
+			rc = err_set(err, errlen, -E2BIG, "%s: line %u: longer than %d characters, "
+				  "the most an INI line may have (rte_cfgfile)", path, n, INI_LINE_MAX);
+			break;
+		}
 		p[strcspn(p, "\r\n")] = '\0';
 		if (*p == '\0' || *p == ';' || *p == '#')
 			continue;
@@ -108,15 +181,29 @@ lint(const struct opt_cmd *cmd, const char *path, char *err, size_t errlen)
 			section = true;
 			continue;
 		}
-		if (strchr(p, '=') == NULL || *p == '=' || !section) {
-			fclose(f);
-			return errf(-EINVAL, err, errlen,
-				    "%s: line %u: '%s': expected [section] or key = value "
-				    "(inside a section); not a valid INI file", path, n, p);
+		eq = strchr(p, '=');
+		if (eq == NULL || *p == '=' || !section) {
+			rc = err_set(err, errlen, -EINVAL,
+				  "%s: line %u: '%s': expected [section] or key = value "
+				  "(inside a section); not a valid INI file", path, n, p);
+			break;
 		}
+		/* the value ends at a comment (';' not escaped) */
+		for (semi = eq + 1; (semi = strchr(semi, ';')) != NULL; semi++)
+			if (semi[-1] != '\\')
+				break;
+		kl = stripped_len(p, (size_t)(eq - p));
+		vl = stripped_len(eq + 1, semi != NULL ? (size_t)(semi - eq - 1) : strlen(eq + 1));
+		if (kl >= CFG_NAME_LEN || vl >= CFG_VALUE_LEN)
+			rc = err_set(err, errlen, -E2BIG, "%s: line %u: a %s of %zu characters: at most "
+				  "%d are read (rte_cfgfile would cut the rest)", path, n,
+				  kl >= CFG_NAME_LEN ? "key" : "value", kl >= CFG_NAME_LEN ? kl : vl,
+				  kl >= CFG_NAME_LEN ? CFG_NAME_LEN - 1 : CFG_VALUE_LEN - 1);
 	}
+	if (rc == 0 && ferror(f))
+		rc = err_set(err, errlen, -EIO, "--%s: '%s': read error", config_name(cmd), path);
 	fclose(f);
-	return 0;
+	return rc;
 }
 
 /* Does the command line (cli[row], NULL: none) give d or one of its family? */
@@ -169,34 +256,34 @@ section(const struct opt_cmd *cmd, struct rte_cfgfile *cf, const char *path, con
 
 	ent = calloc(ne > 0 ? (size_t)ne : 1, sizeof(*ent));
 	if (ent == NULL)
-		return errf(-ENOMEM, err, errlen, "--%s: out of memory", config_name(cmd));
+		return err_set(err, errlen, -ENOMEM, "--%s: out of memory", config_name(cmd));
 	rte_cfgfile_section_entries(cf, sec, ent, ne);
 	for (e = 0; e < ne && rc == 0; e++) {
 		const struct opt_def *d = find_key(cmd, sec, ent[e].name, closed);
 
 		if (d == NULL && closed)
-			rc = errf(-EINVAL, err, errlen, "%s: [%s] %s = %s: unknown key (section "
+			rc = err_set(err, errlen, -EINVAL, "%s: [%s] %s = %s: unknown key (section "
 				  "[%s] holds only its own keys, see --help)", path, sec,
 				  ent[e].name, ent[e].value, sec);
 		else if (d == NULL)
-			rc = errf(-EINVAL, err, errlen, "%s: [%s] %s = %s: unknown key (keys are "
+			rc = err_set(err, errlen, -EINVAL, "%s: [%s] %s = %s: unknown key (keys are "
 				  "the long option names of --help)", path, sec, ent[e].name,
 				  ent[e].value);
 		else if (cli_only(d) || cli_only(target(cmd, d)))
-			rc = errf(-EINVAL, err, errlen, "%s: [%s] %s: not a configuration key (a "
+			rc = err_set(err, errlen, -EINVAL, "%s: [%s] %s: not a configuration key (a "
 				  "command-line action)", path, sec, ent[e].name);
 		else if (target(cmd, d)->kind != OPT_FLAG && ent[e].value[0] == '\0')
-			rc = errf(-EINVAL, err, errlen, "%s: [%s] %s: expected a value", path, sec,
+			rc = err_set(err, errlen, -EINVAL, "%s: [%s] %s: expected a value", path, sec,
 				  ent[e].name);
 		else if (on_cli(cmd, cli, d)) {
 			rc = scratch_get(cmd, scr);
 			if (rc != 0)
-				errf(rc, err, errlen, "--%s: out of memory", config_name(cmd));
+				err_set(err, errlen, rc, "--%s: out of memory", config_name(cmd));
 			else if ((rc = opt_set(cmd, d, scr->obj, scr->ctx, ent[e].value, sub,
 					       sizeof(sub))) < 0)
-				errf(rc, err, errlen, "%s: [%s] %s", path, sec, sub);
+				err_set(err, errlen, rc, "%s: [%s] %s", path, sec, sub);
 		} else if ((rc = opt_set(cmd, d, obj, ctx, ent[e].value, sub, sizeof(sub))) < 0) {
-			errf(rc, err, errlen, "%s: [%s] %s", path, sec, sub);
+			err_set(err, errlen, rc, "%s: [%s] %s", path, sec, sub);
 		}
 	}
 	free(ent);
@@ -213,14 +300,14 @@ load(const struct opt_cmd *cmd, void *obj, void *ctx, const char *path, const bo
 	char **secs;
 
 	if (access(path, R_OK) != 0)
-		return errf(-errno, err, errlen, "--%s: '%s': %s", config_name(cmd), path,
+		return err_set(err, errlen, -errno, "--%s: '%s': %s", config_name(cmd), path,
 			    strerror(errno));
 	rc = lint(cmd, path, err, errlen);
 	if (rc != 0)
 		return rc;
 	cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	if (cf == NULL)
-		return errf(-EINVAL, err, errlen, "--%s: '%s': not a valid INI file (expected "
+		return err_set(err, errlen, -EINVAL, "--%s: '%s': not a valid INI file (expected "
 			    "[section] lines and key = value lines)", config_name(cmd), path);
 	nsec = rte_cfgfile_num_sections(cf, NULL, 0);
 	secs = calloc(nsec > 0 ? (size_t)nsec : 1, sizeof(*secs));
@@ -228,7 +315,7 @@ load(const struct opt_cmd *cmd, void *obj, void *ctx, const char *path, const bo
 		if ((secs[s] = malloc(CFG_NAME_LEN)) == NULL)
 			rc = -ENOMEM;
 	if (secs == NULL || rc != 0) {
-		rc = errf(-ENOMEM, err, errlen, "--%s: out of memory", config_name(cmd));
+		rc = err_set(err, errlen, -ENOMEM, "--%s: out of memory", config_name(cmd));
 		goto out;
 	}
 	rte_cfgfile_sections(cf, secs, nsec);
@@ -285,7 +372,7 @@ opt_ini_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, ch
 	sc.cli = calloc(opt_count(cmd) + 1, sizeof(*sc.cli));
 	sc.files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*sc.files));
 	if (sc.cli == NULL || sc.files == NULL) {
-		rc = errf(-ENOMEM, err, errlen, "%s: out of memory", cmd->prog);
+		rc = err_set(err, errlen, -ENOMEM, "%s: out of memory", cmd->prog);
 		goto out;
 	}
 	/* what the command line gives (errors are reported by the parse below) */

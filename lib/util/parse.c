@@ -235,6 +235,22 @@ parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
 	return 0;
 }
 
+const char *
+ipv4_source_why(uint32_t ip)
+{
+	if (ip == 0xffffffffu)
+		return "255.255.255.255 is the limited broadcast address, never a sender's";
+	if ((ip >> 28) == 0xF)
+		return "240.0.0.0/4 is reserved (RFC 1112), never a sender's address";
+	if ((ip >> 28) == 0xE)
+		return "224.0.0.0/4 is multicast: a group, never a sender's address";
+	if ((ip >> 24) == 127)
+		return "127.0.0.0/8 is loopback: it never reaches a port";
+	if ((ip >> 24) == 0)
+		return "0.0.0.0/8 is 'this network' (RFC 1122), never a sender's address";
+	return NULL;
+}
+
 int
 parse_ipv4_port(const char *opt, const char *s, uint32_t *ip, uint16_t *port,
 		char *err, size_t errlen)
@@ -280,6 +296,33 @@ str_copy(char *dst, size_t len, const char *src)
 	n = strnlen(src, len - 1);
 	memmove(dst, src, n);
 	dst[n] = '\0';
+}
+
+char *
+bytes_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	char digits[32], grouped[48];
+	size_t n, i, k = 0;
+	unsigned int u = 0;
+	double v = (double)bytes;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, bytes);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			grouped[k++] = ',';
+		grouped[k++] = digits[i];
+	}
+	grouped[k] = '\0';
+	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%s bytes", grouped);
+	else
+		snprintf(buf, len, "%s bytes (%.1f %s)", grouped, v, unit[u]);
+	return buf;
 }
 
 char *

@@ -48,6 +48,13 @@ int parse_duration_ns(const char *opt, const char *s, uint64_t min_ns,
 int parse_ipv4(const char *opt, const char *s, uint32_t *out, char *err,
 	       size_t errlen);
 
+/**
+ * Why a host-order IPv4 address cannot be a packet's source on the wire
+ * (0.0.0.0/8, loopback 127/8, multicast 224/4, reserved 240/4 and the
+ * limited broadcast 255.255.255.255), or NULL when it can be.
+ */
+const char *ipv4_source_why(uint32_t ip);
+
 /** "A.B.C.D:PORT", host order. */
 int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
 		    uint16_t *port, char *err, size_t errlen);
@@ -60,6 +67,12 @@ void str_copy(char *dst, size_t len, const char *src);
 
 /** n bytes as 2n lower-case hex digits and a NUL into out (2n + 1 bytes). */
 void str_hex(const uint8_t *p, size_t n, char *out);
+
+/**
+ * Bytes for people: "1,074,790,400 bytes (1.0 GiB)" (exact, then in the
+ * largest binary unit that gives at least 1). @return buf.
+ */
+char *bytes_str(uint64_t bytes, char *buf, size_t len);
 
 /** Format a host-order IPv4 address into buf (>= 16 bytes). */
 char *ipv4_str(uint32_t ip, char *buf, size_t len);

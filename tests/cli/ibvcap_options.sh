@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # dpdk-ibvcap refuses bad configuration before touching any device: exit 1
 # and a message naming the option or key, the value and what was expected.
-# (--check-config needs no EAL, hugepages or root.)
+# (--check-config needs no EAL, hugepages or root; this host's side, with
+# --skip-host-checks left out, is tests/cli/ibvcap_check_config.sh.)
 . "$(dirname "$0")/../lib.sh"
 set -e
 C=$BUILD/app/dpdk-ibvcap
-cc() { "$C" --check-config "$@"; }
+cc() { "$C" --check-config "$@" --skip-host-checks; }
 
 run_expect_fail "unknown option" 1 "unknown option '--antenas'" cc --antenas 3
 run_expect_fail "bad IP" 1 "--antenna-ip: '10.17.0.300': expected an IPv4 address" cc --antenna-ip 10.17.0.300
@@ -16,7 +17,21 @@ run_expect_fail "duplicate antenna name" 1 "antennas 0 and 1 are both named 'ak1
 	cc --antenna-ip 10.0.0.1=ak1,10.0.0.2=ak1
 run_expect_fail "bad antenna name" 1 "--antenna-ip: 'a b': expected a name" cc --antenna-ip "10.0.0.1=a b"
 run_expect_fail "antenna name telemetry cannot key" 1 "--antenna-ip: 'ak-01': expected a name of 1..31 letters, digits or '_'" cc --antenna-ip "10.0.0.1=ak-01"
-run_expect_fail "multicast antenna" 1 "not a unicast address" cc --antenna-ip 239.0.0.1
+run_expect_fail "multicast antenna" 1 "--antenna-ip: '239.0.0.1': expected a sender's unicast address: 224.0.0.0/4 is multicast" cc --antenna-ip 239.0.0.1
+# a sender's address: not broadcast, 0/8, loopback, multicast nor reserved
+run_expect_fail "broadcast antenna" 1 "--antenna-ip: '255.255.255.255': expected a sender's unicast address: 255.255.255.255 is the limited broadcast address" \
+	cc --antenna-ip 10.0.0.1,255.255.255.255
+run_expect_fail "0.0.0.0 antenna" 1 "--antenna-ip: '0.0.0.0': expected a sender's unicast address: 0.0.0.0/8 is 'this network'" cc --antenna-ip 0.0.0.0
+run_expect_fail "loopback antenna" 1 "127.0.0.0/8 is loopback" cc --antenna-ip 127.0.0.1
+run_expect_fail "reserved antenna" 1 "240.0.0.0/4 is reserved" cc --antenna-ip 240.1.2.3
+run_expect_fail "--antenna-base broadcast" 1 "--antenna-base: '255.255.255.255': expected a sender's unicast address" \
+	cc --antenna-base 255.255.255.255
+run_expect_fail "--antenna-base + i into multicast" 1 \
+	"antenna 2: source address 224.0.0.0 (--antenna-base 223.255.255.254 + 2) is not a sender's unicast address: 224.0.0.0/4 is multicast" \
+	cc --antenna-base 223.255.255.254 --antennas 3
+printf '[antennas]\nantenna-ip = 10.0.0.1=a1,255.255.255.255=a2\n' > "$T/bcast.ini"
+run_expect_fail "INI broadcast antenna" 1 "bcast.ini: [antennas] --antenna-ip: '255.255.255.255': expected a sender's unicast address" \
+	cc --config "$T/bcast.ini"
 run_expect_fail "group not multicast" 1 "--group: '10.1.1.1:5000': expected an IPv4 multicast address" cc --group 10.1.1.1:5000
 run_expect_fail "group port 0" 1 "--group: '239.1.1.1:0': expected IPV4:PORT" cc --group 239.1.1.1:0
 run_expect_fail "group twice" 1 "group 239.1.1.1:5000 given twice" cc --group 239.1.1.1:5000,239.1.1.1:5000
@@ -33,7 +48,7 @@ run_expect_fail "--lcore-map form" 1 "--lcore-map: '0:1': expected PORTINDEX.QUE
 run_expect_fail "--lcore-map queue" 1 "--lcore-map: queue 9, but ports have 7 queues" cc --lcore-map 0.9@1
 run_expect_fail "--lcore-map twice" 1 "--lcore-map: queue 0.1 mapped twice" cc --lcore-map 0.1@1,0.1@2
 run_expect_fail "--join-iface form" 1 "--join-iface: 'eth0': expected PORTINDEX=IFNAME" cc --join-iface eth0
-run_expect_fail "missing value" 1 "option '--port' needs a value" cc --port
+run_expect_fail "missing value" 1 "option '--port' needs a value" "$C" --check-config --skip-host-checks --port
 run_expect_fail "stray argument" 1 "unexpected argument 'now'" cc --antennas 3 now
 run_expect_fail "--check-config FILE missing" 1 "--config: 'now': No such file or directory" cc now
 
@@ -93,14 +108,15 @@ port = 0,,1
 run_expect_fail "overridden INI key still checked" 1 "badport.ini: [ports] --port" \
 	cc --config "$T/badport.ini" --port 1
 # --check-config FILE: the file as --config FILE
-"$C" --check-config "$T/good.ini" --stats-period 5s > "$T/eff2.txt" || fail "--check-config FILE refused"
+"$C" --check-config "$T/good.ini" --stats-period 5s --skip-host-checks > "$T/eff2.txt" ||
+	fail "--check-config FILE refused"
 cmp -s "$T/eff.txt" "$T/eff2.txt" || fail "--check-config FILE differs from --check-config --config FILE"
 run_expect_fail "--check-config FILE, bad key" 1 "bad.ini: [capture] colour = blue: unknown key" \
 	"$C" --check-config "$T/bad.ini"
 ok "--check-config FILE is --check-config --config FILE"
 # GPU options: validated without a GPU
 printf '[buffers]\ngpu = 0\ngpu-split = on\n' > "$T/gpu.ini"
-"$C" --check-config "$T/gpu.ini" > "$T/gpu.txt" || fail "gpu INI refused"
+"$C" --check-config "$T/gpu.ini" --skip-host-checks > "$T/gpu.txt" || fail "gpu INI refused"
 grep -q '^gpu-split = on' "$T/gpu.txt" || fail "gpu-split from INI missing"
 printf '[buffers]\ngpu = 0\ngpu-split = sometimes\n' > "$T/gpu2.ini"
 run_expect_fail "INI gpu-split value" 1 "gpu2.ini: [buffers] --gpu-split: 'sometimes': expected auto, on or off" \

@@ -58,8 +58,11 @@ else
 fi
 
 C=$BUILD/app/dpdk-ibvcap
+# the shipped files are for capture hosts (their lcores, directories):
+# checked as files here (tests/cli/ibvcap_check_config.sh checks hosts)
 for f in askap.ini lab.ini; do
-	"$C" --check-config --config "$SRC/config/$f" > "$T/$f.out" 2>&1 || { cat "$T/$f.out"; fail "$f refused"; }
+	"$C" --check-config --config "$SRC/config/$f" --skip-host-checks > "$T/$f.out" 2>&1 ||
+		{ cat "$T/$f.out"; fail "$f refused"; }
 done
 grep -q '^antenna-ip = 10.10.0.216=ak06' "$T/askap.ini.out" || fail "askap.ini: antennas not read"
 grep -q '^group = 239.17.0.4:36004@1' "$T/askap.ini.out" || fail "askap.ini: groups not read"

@@ -33,7 +33,7 @@ run() {
 	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
 		"$d/truth.json")
 	# shellcheck disable=SC2086
-	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --packets "$n" --idle-timeout 3s \
+	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --packets "$n" --idle-timeout 20s \
 		--stats-period 0 --write "codif:$d/codif" --write "raw:$d/raw" \
 		--write "pcap:$d/pcap" --summary-json "$d/sum.json" > "$d/cap.log" 2>&1 ||
 		{ cat "$d/cap.log"; fail "$name: dpdk-ibvcap failed"; }
@@ -138,7 +138,7 @@ vdev=net_pcap0,rx_pcap=$d/a0.pcap,rx_pcap=$d/a1.pcap,rx_pcap=$T/empty.pcap
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$d/truth.json")
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$vdev" -- --antennas 2 --groups 2 --threads 2 --ring 4096 --packets "$n" \
-	--idle-timeout 3s --stats-period 0 --zero-copy yes --write "codif:$d/zc/codif" \
+	--idle-timeout 20s --stats-period 0 --zero-copy yes --write "codif:$d/zc/codif" \
 	--write "raw:$d/zc/raw" --summary-json "$d/zc/sum.json" > "$d/zc/cap.log" 2>&1 ||
 	{ cat "$d/zc/cap.log"; fail "step, zero-copy: dpdk-ibvcap failed"; }
 python3 "$CMP" "$d/truth.json" "$d/zc/sum.json" --unattributed > "$d/zc/cmp" ||

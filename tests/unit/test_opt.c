@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -25,6 +26,8 @@ struct cfg {
 	bool mtu_seen;
 	char config[64];
 	char eal[32];
+	uint32_t src_ip;
+	char summary[256];
 };
 
 struct pstate {
@@ -121,6 +124,11 @@ static const struct opt_def rows[] = {
 	 .section = "ports", .help = "antennas", .example = "2",
 	 OPT_CTX(struct pstate, nant)},
 	{"old-mtu", .alias_of = "mtu"},
+	{"src", .kind = OPT_IPV4, .flags = OPT_F_UCAST, .metavar = "IP", .section = "ports",
+	 .help = "a sender", .unset = "none", OPT_AT(C, src_ip)},
+	{"summary", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .metavar = "FILE",
+	 .section = "misc", .help = "summary file", .unset = "none", .example = "/tmp/s.json",
+	 OPT_AT(C, summary)},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "misc",
 	 .help = "this text", .set = opt_act_help},
 	{ .name = NULL },
@@ -453,10 +461,109 @@ test_ini(void)
 	fclose(f);
 	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -EINVAL);
 	CHECK_HAS(err, ": line 1: 'mtu = 1500': expected [section] or key = value");
+	/* rte_cfgfile would read "mtu = 2000\0junk" as 2000: the file is refused */
+	f = fopen(path, "w");
+	fprintf(f, "[ports]\nmtu = 2000");
+	fputc('\0', f);
+	fprintf(f, "junk\n");
+	fclose(f);
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, ": line 2: a NUL byte (column 11): not a text file");
+	/* ... and would cut a long value, or fail on a long line, saying nothing */
+	f = fopen(path, "w");
+	fprintf(f, "[misc]\nname = %0300d\n", 1);
+	fclose(f);
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -E2BIG);
+	CHECK_HAS(err, ": line 2: a value of 300 characters: at most 255 are read");
+	f = fopen(path, "w");
+	fprintf(f, "[misc]\n; %0400d\n", 1);
+	fclose(f);
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -E2BIG);
+	CHECK_HAS(err, ": line 2: longer than 322 characters");
+	f = fopen(path, "w");
+	fprintf(f, "[misc]\nname = %0250d ; a comment that does not count\n", 1);
+	fclose(f);
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -E2BIG);
 	unlink(path);
 	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -ENOENT);
 	CHECK_HAS(err, "--config: '/tmp/test_opt_");
 	CHECK_HAS(err, "': No such file or directory");
+	/* only a regular file is read: /dev/zero never ends, a FIFO blocks */
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, "/dev/zero", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--config: '/dev/zero' is a character device: expected a regular file "
+		  "(an INI file)");
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, "/tmp", err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "'/tmp' is a directory");
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK_EQ_I(opt_ini_load(&cmd, &c, &ps, path, err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "' is a FIFO: expected a regular file");
+	unlink(path);
+}
+
+/* OPT_F_UCAST, OPT_F_OUTFILE */
+static void
+test_addresses_files(void)
+{
+	char dir[] = "/tmp/test_opt_dir_XXXXXX", err[512], sub[600];
+	struct cfg c;
+	struct pstate ps;
+	FILE *f;
+
+	defaults(&c, &ps);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "10.1.2.3", err, sizeof(err)),
+		   0);
+	CHECK_EQ_U(c.src_ip, 0x0a010203);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "255.255.255.255", err,
+			   sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--src: '255.255.255.255': expected a sender's unicast address: "
+		  "255.255.255.255 is the limited broadcast address, never a sender's");
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "0.0.0.0", err, sizeof(err)),
+		   -EINVAL);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "239.1.1.1", err, sizeof(err)),
+		   -EINVAL);
+	CHECK_HAS(err, "224.0.0.0/4 is multicast");
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "127.0.0.1", err, sizeof(err)),
+		   -EINVAL);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "src"), &c, &ps, "240.0.0.1", err, sizeof(err)),
+		   -EINVAL);
+	CHECK_EQ_U(c.src_ip, 0x0a010203);
+
+	/* where it points: checked on demand, the value kept as given */
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), 0); /* unset */
+	snprintf(sub, sizeof(sub), "%s/none/s.json", dir);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, sub, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), -ENOENT);
+	CHECK_HAS(err, "--summary ");
+	CHECK_HAS(err, "/none/s.json: directory '");
+	CHECK_HAS(err, "/none' does not exist");
+	snprintf(sub, sizeof(sub), "%s/s.json", dir);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, sub, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), 0);
+	f = fopen(sub, "w");
+	fclose(f);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), 0); /* replaced */
+	snprintf(sub, sizeof(sub), "%s/s.json/x.json", dir);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, sub, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), -ENOTDIR);
+	CHECK_HAS(err, "/s.json' is a regular file, not a directory");
+	snprintf(sub, sizeof(sub), "%s/s.json/y/x.json", dir);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, sub, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), -ENOTDIR);
+	CHECK_HAS(err, "/s.json/y' does not exist: '");
+	CHECK_HAS(err, "/s.json' is a regular file");
+	snprintf(sub, sizeof(sub), "%s/s.json", dir);
+	unlink(sub);
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, dir, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), -EISDIR);
+	CHECK_HAS(err, "' is a directory: expected a regular file");
+	CHECK_EQ_I(opt_set(&cmd, opt_find(&cmd, "summary"), &c, &ps, "/dev/null", err,
+			   sizeof(err)), 0);
+	CHECK_EQ_I(opt_check_files(&cmd, &c, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--summary /dev/null: '/dev/null' is a character device: expected a "
+		  "regular file (it is replaced at the end)");
+	/* nothing was left in the directory */
+	CHECK(rmdir(dir) == 0);
 }
 
 int
@@ -467,5 +574,6 @@ main(void)
 	test_help_print();
 	test_check();
 	test_ini();
+	test_addresses_files();
 	return check_report("opt");
 }

@@ -125,7 +125,9 @@ PY
 ok "refreshing --json: one snapshot per line ($(wc -l < "$T/loop.jsonl") lines)"
 
 echo "frames" > "$T/data/ibvcap_ant0_20250101T000000.000000000Z.codif"
-cp "$SRC/config/askap.ini" "$SRC/config/lab.ini" "$T/conf/" 2>/dev/null || true
+# the running capture's lab.ini, valid on this host, and a shipped file
+# meant for another (its directories are not here)
+cp "$SRC/config/askap.ini" "$T/conf/" 2>/dev/null || true
 out=$(dpdk-ibvcap-diagnostics -o "$T/diag.tar.gz" -c "$T/conf" -d "$T/data" -s -15min) || fail "diagnostics failed"
 expect_eq "diagnostics archive path" "$out" "$T/diag.tar.gz"
 mkdir -p "$T/x"
@@ -138,7 +140,9 @@ done
 grep -q 'Linux' "$d/versions.txt" || fail "no uname"
 grep -q 'HugePages_Total' "$d/hugepages.txt" || fail "no hugepage state"
 grep -q "$PREFIX" "$d/eal.txt" || fail "no EAL runtime state"
-grep -q 'configuration valid' "$d/config-check.txt" || fail "no configuration check"
+grep -q 'configuration valid on this host' "$d/config-check.txt" || fail "no configuration check"
+grep -q "summary-json /var/lib/dpdk-ibvcap/askap/last-run.json: directory '/var/lib/dpdk-ibvcap/askap' does not exist" \
+	"$d/config-check.txt" || fail "diagnostics: askap.ini's check on this host not recorded"
 grep -q "\"packets\": $n" "$d/telemetry-$PREFIX.txt" || fail "no live counters"
 grep -q 'rx_good_packets\|ipackets' "$d/telemetry-$PREFIX.txt" || fail "no port stats/xstats"
 grep -q '/ethdev/xstats,0' "$d/telemetry-$PREFIX.txt" || fail "no xstats query"

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * err.h - the one error convention of every library and tool here (DPDK's):
+ * a function returns 0 on success or a negative errno, and writes what went
+ * wrong, naming the input, the value and what was expected, into the
+ * caller's buffer (char *err, size_t len; either may be NULL / 0).
+ */
+#ifndef IBVCAP_ERR_H
+#define IBVCAP_ERR_H
+
+#include <stddef.h>
+
+/**
+ * Write a message into err and return rc.
+ *
+ * @param err  the caller's buffer, or NULL
+ * @param len  its size
+ * @param rc   a negative errno; anything else is returned as -EINVAL, so an
+ *             error can never read as success
+ * @return rc (negative)
+ */
+int err_set(char *err, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif
