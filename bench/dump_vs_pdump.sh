@@ -98,7 +98,7 @@ run() {
 	kill -INT "$cpid"; wait "$cpid" || true
 	if [ "$tool" = dump ]; then
 		wait "$tpid" || true
-		written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$T/tool.json")
+		written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/tool.json")
 	else
 		written=$(count_pcap "$T/out/pdump.pcap")
 	fi

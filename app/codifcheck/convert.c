@@ -11,6 +11,7 @@
 #include "check.h"
 #include "convert.h"
 #include "fmt_codif.h"
+#include "fmt_name.h"
 #include "fmt_pcap.h"
 #include "fmt_raw.h"
 #include "inspect.h"
@@ -30,14 +31,11 @@ static int
 out_name(const struct cc_conv_opts *o, const char *prefix, const char *ant,
 	 int64_t utc_ns, const char *ext, char *buf, size_t len)
 {
-	char u[CC_NAME_UTC_LEN];
 	int n;
 
-	if (o->output != NULL)
-		n = snprintf(buf, len, "%s", o->output);
-	else
-		n = snprintf(buf, len, "%s/%s_%s_%s.%s", o->outdir, prefix, ant,
-			     cc_name_utc(utc_ns, u, sizeof(u)), ext);
+	if (o->output == NULL)
+		return fmt_file_name(buf, len, o->outdir, prefix, ant, utc_ns, ext);
+	n = snprintf(buf, len, "%s", o->output);
 	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 

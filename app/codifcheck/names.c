@@ -5,50 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codif.h"
+#include "fmt_name.h"
 #include "names.h"
-
-char *
-cc_name_utc(int64_t unix_ns, char *buf, size_t len)
-{
-	char iso[CODIF_TIMESTR_LEN];
-	size_t i, o = 0;
-
-	/* the ISO form without its '-' and ':' separators */
-	codif_time_str(unix_ns, iso, sizeof(iso));
-	for (i = 0; iso[i] != '\0' && o + 1 < len; i++)
-		if (iso[i] != '-' && iso[i] != ':')
-			buf[o++] = iso[i];
-	if (len > 0)
-		buf[o] = '\0';
-	return buf;
-}
-
-static bool
-all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-int
-cc_parse_name_utc(const char *s, int64_t *unix_ns)
-{
-	char iso[CODIF_TIMESTR_LEN];
-
-	/* YYYYMMDD T HHMMSS . nnnnnnnnn Z */
-	if (strlen(s) != CC_NAME_UTC_LEN - 1 || !all_digits(s, 8) || s[8] != 'T' ||
-	    !all_digits(s + 9, 6) || s[15] != '.' || !all_digits(s + 16, 9) ||
-	    s[25] != 'Z')
-		return -EINVAL;
-	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.9sZ", s, s + 4,
-		 s + 6, s + 9, s + 11, s + 13, s + 16);
-	return codif_parse_time(iso, unix_ns) == 0 ? 0 : -EINVAL;
-}
 
 /* Copy a string known to fit (checked by the caller). */
 static void
@@ -70,7 +28,7 @@ int
 cc_parse_name(const char *path, struct cc_name *n)
 {
 	const char *base = strrchr(path, '/');
-	char stem[256], utc[CC_NAME_UTC_LEN];
+	char stem[256], utc[FMT_NAME_UTC_LEN];
 	char *dot, *u2, *u1;
 	size_t len;
 
@@ -92,10 +50,10 @@ cc_parse_name(const char *path, struct cc_name *n)
 	copy(n->ext, dot + 2, strlen(dot + 2));
 	dot[1] = '\0';
 	u2 = strrchr(stem, '_');
-	if (u2 == NULL || strlen(u2 + 1) != CC_NAME_UTC_LEN - 1)
+	if (u2 == NULL || strlen(u2 + 1) != FMT_NAME_UTC_LEN - 1)
 		return -EINVAL;
-	memcpy(utc, u2 + 1, CC_NAME_UTC_LEN);
-	if (cc_parse_name_utc(utc, &n->utc_ns) != 0)
+	memcpy(utc, u2 + 1, FMT_NAME_UTC_LEN);
+	if (fmt_parse_name_utc(utc, &n->utc_ns) != 0)
 		return -EINVAL;
 	*u2 = '\0';
 	u1 = strrchr(stem, '_');

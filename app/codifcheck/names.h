@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* File names of formats.md: <PREFIX>_<ANTENNA>_<UTC>.<ext>, and their UTC stamp. */
+/* File names of formats.md, <PREFIX>_<ANTENNA>_<UTC>.<ext>, taken apart (their
+ * UTC stamp: lib/fmt fmt_name.h). */
 
 #ifndef CC_NAMES_H
 #define CC_NAMES_H
@@ -8,18 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** "YYYYMMDDTHHMMSS.nnnnnnnnnZ" plus NUL. */
-#define CC_NAME_UTC_LEN 27
 #define CC_NAME_PART_LEN 64
-
-/** Format ns since the Unix epoch as YYYYMMDDTHHMMSS.nnnnnnnnnZ. @return buf. */
-char *cc_name_utc(int64_t unix_ns, char *buf, size_t len);
-
-/**
- * Parse the UTC stamp of a file name (exactly as cc_name_utc writes it).
- * @return 0, or -EINVAL.
- */
-int cc_parse_name_utc(const char *s, int64_t *unix_ns);
 
 /** What a formats.md file name says. */
 struct cc_name {

@@ -21,11 +21,13 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
-#include "jsonw.h"
+#include "fmt_pcap.h"
+#include "json.h"
 #include "opt.h"
 #include "parse.h"
+#include "quirks.h"
 #include "shm_eal.h"
-#include "fmt_pcap.h"
+#include "stats.h"
 #include "writer.h"
 
 #define ERRLEN (PATH_MAX + 512)
@@ -296,78 +298,88 @@ select_antennas(const struct ibv_shm_view *v, const char *list, char *err, size_
 
 static const struct wr_writer *summary_writer; /* per antenna figures, if any */
 
+/* The summary: a line on stderr and (--summary-json) the figures under the
+ * writer table's names (docs/counters.md), then what only a dump has. */
 static void
 summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	const char *why, int error, const char *errtext, uint64_t tap_drops,
 	double el)
 {
-	FILE *f;
+	struct ibv_shm_writer rec;
+	char err[ERRLEN];
+	json_t *root, *arr, *a;
 
 	if (o->pdump)
 		fprintf(stderr,
-			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " packets in %" PRIu64 " files, %" PRIu64
-			" bytes in %.2f s; tap drops (ring full + no mbuf): %" PRIu64 "%s\n",
-			o->name, why, st->frames, st->files, st->bytes, el, tap_drops,
-			error ? " [I/O error]" : "");
+			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " packets written in %" PRIu64 " files, %"
+			PRIu64 " bytes in %.2f s; tap drops (ring full + no mbuf): %" PRIu64 "; cut "
+			"off by an I/O error: %" PRIu64 "%s\n", o->name, why, st->written, st->files,
+			st->bytes, el, tap_drops, st->cut, error ? " [I/O error]" : "");
 	else
 		fprintf(stderr,
-			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " frames (%" PRIu64 " gap frames) in %" PRIu64
-			" files, %" PRIu64 " bytes in %.2f s; lost to overrun: %" PRIu64 " frames%s\n",
-			o->name, why, st->frames, st->gap_frames, st->files, st->bytes, el,
-			st->lost_frames, error ? " [I/O error]" : "");
+			"dpdk-ibvcap-dump %s: %s, %" PRIu64 " frames written (%" PRIu64 " placeholders)"
+			" in %" PRIu64 " files, %" PRIu64 " bytes in %.2f s; overrun: %" PRIu64
+			" frames; cut off by an I/O error: %" PRIu64 " frames%s\n", o->name, why,
+			st->written, st->placeholders, st->files, st->bytes, el, st->overrun, st->cut,
+			error ? " [I/O error]" : "");
 	if (error)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, errtext);
 	if (o->summary[0] == '\0')
 		return;
-	f = fopen(o->summary, "w");
-	if (f != NULL) {
-		struct jsonw j;
+	root = json_object();
+	if (root == NULL)
+		goto nomem;
+	js_str(root, "program", "dpdk-ibvcap-dump");
+	memset(&rec, 0, sizeof(rec));
+	snprintf(rec.name, sizeof(rec.name), "%s", o->name);
+	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
+	rec.pid = (int32_t)getpid();
+	wr_figures(st, error, &rec);
+	stats_writer_json(&rec, root);
+	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
+	js_str(root, "source", o->pdump ? "pdump" : "buffers");
+	js_str(root, "stop_reason", why);
+	js_u64(root, "overrun_placeholders", st->overrun_placeholders);
+	js_u64(root, "taken", st->taken);
+	js_u64(root, "rows", st->rows);
+	js_u64(root, "overrun_rows", st->lost_rows);
+	js_u64(root, "torn_rows", st->torn_rows);
+	js_u64(root, "discontinuities", st->discontinuities);
+	js_u64(root, "run_files", st->run_files);
+	js_u64(root, "tap_drops", tap_drops);
+	js_str(root, "error_text", error ? errtext : "");
+	js_dbl(root, "duration_s", el);
+	if (summary_writer != NULL) {
+		unsigned int i;
 
-		jsonw_init(&j, f, true);
-		jsonw_obj_begin(&j, NULL);
-		jsonw_str(&j, "program", "dpdk-ibvcap-dump");
-		jsonw_str(&j, "name", o->name);
-		jsonw_str(&j, "format", fmt);
-		jsonw_str(&j, "source", o->pdump ? "pdump" : "buffers");
-		jsonw_str(&j, "stop_reason", why);
-		jsonw_u64(&j, "frames", st->frames);
-		jsonw_u64(&j, "gap_frames", st->gap_frames);
-		jsonw_u64(&j, "rows", st->rows);
-		jsonw_u64(&j, "bytes", st->bytes);
-		jsonw_u64(&j, "files", st->files);
-		jsonw_u64(&j, "lost_frames", st->lost_frames);
-		jsonw_u64(&j, "lost_rows", st->lost_rows);
-		jsonw_u64(&j, "torn_rows", st->torn_rows);
-		jsonw_u64(&j, "placeholder_frames", st->placeholder_frames);
-		jsonw_u64(&j, "discontinuities", st->discontinuities);
-		jsonw_u64(&j, "tap_drops", tap_drops);
-		jsonw_i64(&j, "error", error);
-		jsonw_str(&j, "error_text", error ? errtext : "");
-		jsonw_dbl(&j, "duration_s", el);
-		if (summary_writer != NULL) {
-			unsigned int a;
+		arr = js_arr(root, "antennas");
+		for (i = 0; i < summary_writer->n; i++) {
+			const struct wr_src *sr = &summary_writer->src[i];
 
-			jsonw_arr_begin(&j, "antennas");
-			for (a = 0; a < summary_writer->n; a++) {
-				const struct wr_src *sr = &summary_writer->src[a];
-
-				if (!sr->on)
-					continue;
-				jsonw_obj_begin(&j, NULL);
-				jsonw_str(&j, "name", sr->b->name);
-				jsonw_u64(&j, "rows", sr->cur.rows);
-				jsonw_u64(&j, "frames", sr->cur.frames);
-				jsonw_u64(&j, "lost_rows", sr->cur.lost_rows);
-				jsonw_u64(&j, "lost_frames", sr->cur.lost_frames);
-				jsonw_i64(&j, "next_row", sr->cur.next);
-				jsonw_obj_end(&j);
-			}
-			jsonw_arr_end(&j);
+			if (!sr->on)
+				continue;
+			a = js_obj(arr, NULL);
+			js_str(a, "name", sr->b->name);
+			js_u64(a, "rows", sr->cur.rows);
+			js_u64(a, "taken", sr->cur.frames);
+			js_u64(a, "overrun_rows", sr->cur.lost_rows);
+			js_u64(a, "overrun", sr->cur.lost_frames);
+			/* the producer's running total at the cursor: the valid
+			 * frames placed in the rows this writer went through */
+			if (sr->cur.cum_next != UINT64_MAX)
+				js_u64(a, "placed", sr->cur.cum_next);
+			else
+				js_null(a, "placed");
+			js_i64(a, "next_row", sr->cur.next);
 		}
-		jsonw_obj_end(&j);
-		jsonw_finish(&j);
-		fclose(f);
 	}
+	if (js_write_file(root, o->summary, err, sizeof(err)) != 0)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: --summary-json: %s\n", o->name, err);
+	json_decref(root);
+	return;
+nomem:
+	fprintf(stderr, "dpdk-ibvcap-dump %s: --summary-json %s: out of memory\n", o->name,
+		o->summary);
 }
 
 /* ---- buffers source ----------------------------------------------------- */
@@ -418,9 +430,9 @@ dump_progress(void *ctx, const struct wr_writer *w)
 {
 	const struct dump_ctx *d = ctx;
 
-	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames, %" PRIu64 " files, backlog %"
-		PRIu64 " rows, lost %" PRIu64 "\n", d->o->name, w->st.frames, w->st.files,
-		wr_backlog(w), w->st.lost_frames);
+	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames taken, %" PRIu64 " written, %"
+		PRIu64 " files, backlog %" PRIu64 " rows, overrun %" PRIu64 "\n", d->o->name,
+		w->st.taken, w->st.written, w->st.files, wr_backlog(w), w->st.overrun);
 }
 
 /* Why the buffers source ended, in the summary's words. */
@@ -500,9 +512,46 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 
 /* ---- pdump source --------------------------------------------------------- */
 
+/* The tap's file in progress and its figures (what is in its files on
+ * disk: lib/fmt counts each packet once it is written out). */
+struct tap {
+	struct fmt_sink f;
+	bool open;
+	int64_t t0;              /* monotonic time it was opened */
+	struct wr_stats st;
+	struct fmt_tally closed; /* what the files closed so far hold */
+};
+
+static void
+tap_tally(struct tap *t)
+{
+	const struct fmt_tally *d = fmt_disk(&t->f);
+
+	t->st.written = t->closed.frames + (t->open ? d->frames : 0);
+	t->st.bytes = t->closed.bytes + (t->open ? d->bytes : 0);
+}
+
 static int
-pdump_open_file(struct fmt_sink *f, const struct wr_opts *wo, uint16_t port, uint32_t queue,
-		int64_t t, char *err, size_t len)
+tap_close(struct tap *t, char *err, size_t len)
+{
+	bool kept;
+	int rc;
+
+	if (!t->open)
+		return 0;
+	t->open = false;
+	rc = fmt_close(&t->f, true, &kept, err, len);
+	t->closed.frames += fmt_disk(&t->f)->frames;
+	t->closed.bytes += fmt_disk(&t->f)->bytes;
+	t->st.cut += fmt_cut(&t->f)->frames;
+	t->st.files += kept;
+	tap_tally(t);
+	return rc;
+}
+
+static int
+tap_open(struct tap *t, const struct wr_opts *wo, uint16_t port, uint32_t queue, int64_t ts,
+	 char *err, size_t len)
 {
 	struct fmt_opts fo = {
 		.bufsize = wo->bufsize,
@@ -516,53 +565,52 @@ pdump_open_file(struct fmt_sink *f, const struct wr_opts *wo, uint16_t port, uin
 		snprintf(ant, sizeof(ant), "port%u", port);
 	else
 		snprintf(ant, sizeof(ant), "port%uq%u", port, queue);
-	rc = wr_file_name(path, sizeof(path), wo, ant, t, "pcap");
+	rc = wr_file_name(path, sizeof(path), wo, ant, ts, "pcap");
 	if (rc != 0) {
 		snprintf(err, len, "file name too long");
 		return rc;
 	}
-	return fmt_open(f, FMT_PCAP, path, &fo, NULL, err, len);
+	rc = fmt_open(&t->f, FMT_PCAP, path, &fo, NULL, err, len);
+	if (rc == 0) {
+		t->open = true;
+		t->t0 = mono_ns();
+	}
+	return rc;
 }
 
-/* One tapped packet into the open file (opened or rotated as needed). */
+/* One tapped packet into the open file (opened or rotated as needed).
+ * @return 0, or a positive errno with the reason in err. */
 static int
-pdump_write(struct fmt_sink *f, bool *open, int64_t *file_t0, const struct dopts *o,
-	    const struct wr_opts *wo, struct wr_stats *st, struct rte_mbuf *m, char *err,
-	    size_t len)
+tap_write(struct tap *t, const struct dopts *o, const struct wr_opts *wo, struct rte_mbuf *m,
+	  char *err, size_t len)
 {
 	uint32_t plen = m->pkt_len, cap = plen < wo->snaplen ? plen : wo->snaplen;
-	int64_t ts = now_unix_ns(), now = mono_ns();
+	int64_t ts = now_unix_ns();
 	const void *d;
 	uint8_t *p;
 	int rc;
 
-	if (*open && wr_rotate_due(wo, fmt_size(f), now - *file_t0)) {
-		*open = false;
-		rc = fmt_close(f, true, NULL, err, len);
+	if (t->open && wr_rotate_due(wo, fmt_size(&t->f), mono_ns() - t->t0)) {
+		rc = tap_close(t, err, len);
 		if (rc != 0)
 			return -rc;
-		st->files++;
 	}
-	if (!*open) {
-		if (pdump_open_file(f, wo, o->port, o->queue, ts, err, len) != 0)
-			return EIO;
-		*open = true;
-		*file_t0 = now;
-	}
-	p = fmt_pcap_record(f, ts, cap, plen);
+	if (!t->open && (rc = tap_open(t, wo, o->port, o->queue, ts, err, len)) != 0)
+		return -rc;
+	p = fmt_pcap_record(&t->f, ts, cap, plen);
 	if (p == NULL) {
-		rc = fio_error(&f->f) ? fio_error(&f->f) : EIO;
-		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(rc));
+		rc = fio_error(&t->f.f) ? fio_error(&t->f.f) : EIO;
+		snprintf(err, len, "%s: %s", fio_part(&t->f.f), strerror(rc));
 		return rc;
 	}
 	d = rte_pktmbuf_read(m, 0, cap, p);
 	if (d != p)
 		memcpy(p, d, cap);
-	st->frames++;
-	st->bytes += FMT_PCAP_REC_HDR + cap; /* record header + packet */
-	rc = fmt_pcap_record_end(f);
+	t->st.taken++;
+	rc = fmt_pcap_record_end(&t->f);
+	tap_tally(t);
 	if (rc != 0) {
-		snprintf(err, len, "%s: %s", fio_part(&f->f), strerror(-rc));
+		snprintf(err, len, "%s: %s", fio_part(&t->f.f), strerror(-rc));
 		return -rc;
 	}
 	return 0;
@@ -579,28 +627,98 @@ pdump_drops(uint16_t port)
 	return 0;
 }
 
+/* The rx queues the tap takes: one, or (--queue *) every one of the port. */
+static int
+tap_queues(const struct dopts *o, uint16_t *first, uint16_t *last)
+{
+	struct rte_eth_dev_info info;
+	int rc;
+
+	if (o->queue != RTE_PDUMP_ALL_QUEUES) {
+		*first = *last = (uint16_t)o->queue;
+		return 0;
+	}
+	rc = rte_eth_dev_info_get(o->port, &info);
+	if (rc != 0 || info.nb_rx_queues == 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --port %u: %s\n", o->port,
+			rc != 0 ? rte_strerror(-rc) : "no rx queues");
+		return -1;
+	}
+	*first = 0;
+	*last = (uint16_t)(info.nb_rx_queues - 1);
+	return 0;
+}
+
+/*
+ * Tap the queues, one rte_pdump_enable each. rte_pdump keeps one rx
+ * callback per port and queue: a queue another tool taps (dpdk-pdump,
+ * dpdk-dumpcap, another dpdk-ibvcap-dump) is refused with EEXIST (pdump
+ * returns it negated in rte_errno); with '*' the queues before it would
+ * stay tapped into our ring, so each queue is enabled on its own and ours
+ * are undone before the ring goes.
+ */
+static int
+tap_enable(const struct dopts *o, uint16_t first, uint16_t last, struct rte_ring *ring,
+	   struct rte_mempool *mp)
+{
+	uint32_t q;
+
+	for (q = first; q <= last; q++) {
+		uint32_t u;
+		int e;
+
+		if (rte_pdump_enable(o->port, (uint16_t)q, RTE_PDUMP_FLAG_RX, ring, mp, NULL) == 0)
+			continue;
+		e = rte_errno < 0 ? -rte_errno : rte_errno;
+		for (u = first; u < q; u++) /* ours before it, undone */
+			rte_pdump_disable(o->port, (uint16_t)u, RTE_PDUMP_FLAG_RX);
+		if (e == EEXIST)
+			fprintf(stderr,
+				"dpdk-ibvcap-dump: port %u queue %u is already tapped by another tool "
+				"(dpdk-pdump, dpdk-dumpcap or another dpdk-ibvcap-dump --source pdump): "
+				"rte_pdump takes one tap per port and queue; stop the other tap, or "
+				"choose another --queue\n", o->port, q);
+		else
+			fprintf(stderr,
+				"dpdk-ibvcap-dump: rte_pdump_enable port %u queue %u: %s (the "
+				"primary must call rte_pdump_init: dpdk-ibvcap does, except with GPU "
+				"buffer split)\n", o->port, q, rte_strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
 static int
 run_pdump(const struct dopts *o, const struct wr_opts *wo)
 {
 	struct rte_ring *ring;
 	struct rte_mempool *mp;
-	struct fmt_sink f;
-	struct wr_stats st;
+	struct tap *t;
 	char name[RTE_RING_NAMESIZE], err[ERRLEN] = "";
-	int64_t t0 = mono_ns(), file_t0 = 0, next_stats;
+	int64_t t0 = mono_ns(), next_stats;
 	const char *why = "stopped", *stop;
 	uint64_t drops;
-	bool open = false, full = false;
+	uint16_t first, last;
+	uint32_t q;
+	bool full = false;
 	int rc = 0, error = 0;
 	unsigned int pass;
 
-	memset(&st, 0, sizeof(st));
-	memset(&f, 0, sizeof(f));
 	if (!rte_eth_dev_is_valid_port(o->port)) {
-		fprintf(stderr, "dpdk-ibvcap-dump: --port %u: no such port in the primary (%u ports)\n",
-			o->port, rte_eth_dev_count_avail());
+		char why_not[ERRLEN];
+
+		if (quirk_pcap_port_unattached(o->port, why_not, sizeof(why_not)))
+			fprintf(stderr, "dpdk-ibvcap-dump: --port %u: %s\n", o->port, why_not);
+		else
+			fprintf(stderr, "dpdk-ibvcap-dump: --port %u: no such port in the primary "
+				"(%u ports)\n", o->port, rte_eth_dev_count_avail());
 		return 1;
 	}
+	if (tap_queues(o, &first, &last) != 0)
+		return 1;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return 1;
 	snprintf(name, sizeof(name), "ibvd_r%d", (int)getpid());
 	/* rte_pdump requires a multi-producer, multi-consumer ring */
 	ring = rte_ring_create(name, o->ring_size, (int)rte_socket_id(), 0);
@@ -613,19 +731,18 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 			rte_strerror(rte_errno));
 		rte_ring_free(ring);
 		rte_mempool_free(mp);
+		free(t);
 		return 1;
 	}
-	if (rte_pdump_enable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX, ring, mp, NULL) != 0) {
-		fprintf(stderr, "dpdk-ibvcap-dump: rte_pdump_enable port %u queue %d: %s (another "
-			"tap on that queue? the primary must call rte_pdump_init)\n", o->port,
-			o->queue == RTE_PDUMP_ALL_QUEUES ? -1 : (int)o->queue, rte_strerror(rte_errno));
+	if (tap_enable(o, first, last, ring, mp) != 0) {
 		rte_ring_free(ring);
 		rte_mempool_free(mp);
+		free(t);
 		return 1;
 	}
 	if (o->queue == RTE_PDUMP_ALL_QUEUES)
-		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue * through rte_pdump\n",
-			o->name, o->port);
+		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue * (%u queues) through "
+			"rte_pdump\n", o->name, o->port, last - first + 1u);
 	else
 		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %u through rte_pdump\n",
 			o->name, o->port, o->queue);
@@ -639,9 +756,8 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 
 			for (i = 0; i < n; i++) {
 				if (!error && !full) {
-					error = pdump_write(&f, &open, &file_t0, o, wo, &st, m[i], err,
-							    sizeof(err));
-					full = wo->count && st.frames >= wo->count;
+					error = tap_write(t, o, wo, m[i], err, sizeof(err));
+					full = wo->count && t->st.taken >= wo->count;
 				}
 				rte_pktmbuf_free(m[i]);
 			}
@@ -656,9 +772,10 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 				break;
 			}
 			if (o->stats_ns && now >= next_stats) {
-				fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " packets, %" PRIu64
-					" files, tap drops %" PRIu64 "\n", o->name, st.frames,
-					st.files + (open ? 1 : 0), pdump_drops(o->port));
+				fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " packets taken, %"
+					PRIu64 " written, %" PRIu64 " files, tap drops %" PRIu64 "\n",
+					o->name, t->st.taken, t->st.written,
+					t->st.files + (t->open ? 1 : 0), pdump_drops(o->port));
 				next_stats += (int64_t)o->stats_ns;
 			}
 			if (n == 0) {
@@ -670,14 +787,14 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 			}
 		}
 		if (pass == 0 && rte_eal_primary_proc_alive(NULL))
-			rte_pdump_disable(o->port, (uint16_t)o->queue, RTE_PDUMP_FLAG_RX);
+			for (q = first; q <= last; q++)
+				rte_pdump_disable(o->port, (uint16_t)q, RTE_PDUMP_FLAG_RX);
 	}
 	if (error)
 		rc = 2;
-	if (open) {
+	if (t->open) {
 		char e2[ERRLEN];
-
-		int crc = fmt_close(&f, true, NULL, e2, sizeof(e2));
+		int crc = tap_close(t, e2, sizeof(e2));
 
 		if (crc != 0) {
 			rc = 2;
@@ -685,15 +802,14 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 				error = -crc;
 				snprintf(err, sizeof(err), "%s", e2);
 			}
-		} else {
-			st.files++;
 		}
 	}
 	drops = pdump_drops(o->port);
-	summary(o, "pcap", &st, quit ? "signal" : why, error, err, drops,
+	summary(o, "pcap", &t->st, quit ? "signal" : why, error, err, drops,
 		(double)(mono_ns() - t0) / 1e9);
 	rte_ring_free(ring);
 	rte_mempool_free(mp);
+	free(t);
 	return rc;
 }
 
@@ -740,7 +856,12 @@ main(int argc, char **argv)
 	for (i = 0; i < o.eal_argc && n < MAX_EAL_ARGS - 1; i++)
 		eal[n++] = o.eal_argv[i];
 	eal[n] = NULL;
-	if (rte_eal_init(n, eal) < 0) {
+	/* a writer needs no port of the primary: net_pcap's failed re-probe
+	 * of one is not an error here (lib/quirks); a tap names it */
+	quirk_secondary_log_begin();
+	rc = rte_eal_init(n, eal);
+	quirk_secondary_log_end();
+	if (rc < 0) {
 		fprintf(stderr,
 			"dpdk-ibvcap-dump: cannot attach to a dpdk-ibvcap with --file-prefix %s: %s "
 			"(is it running, on hugepages, as this user?)\n", o.prefix,

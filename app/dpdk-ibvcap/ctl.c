@@ -510,10 +510,7 @@ buffers_json(const struct ibv_app *app, json_t *root)
 		if (wr->name[0] == '\0')
 			continue;
 		w = js_obj(arr, NULL);
-		js_str(w, "name", wr->name);
-		js_str(w, "format", wr->format);
-		js_i64(w, "pid", wr->pid);
-		stats_json(&stats_writer, wr, STATS_ANTENNA, w);
+		stats_writer_json(wr, w);
 	}
 }
 

@@ -250,8 +250,10 @@ fio_maybe_flush(struct fio_file *f)
 	return flush(f, false);
 }
 
-/* Rename without replacing: renameat2(RENAME_NOREPLACE), or link + unlink
- * where the filesystem lacks it. */
+/* Rename without replacing, in one step that cannot race with a file of
+ * that name appearing (no check before it): renameat2(RENAME_NOREPLACE), or
+ * link + unlink where the filesystem or kernel lacks it (link fails with
+ * EEXIST just the same). */
 static int
 rename_noreplace(const char *from, const char *to)
 {
@@ -299,8 +301,13 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 		if (r != 0) {
 			if (rc == 0) {
 				rc = r;
-				snprintf(err, errlen, "%s: rename to %s: %s", f->part, f->path,
-					 strerror(-r));
+				if (r == -EEXIST)
+					snprintf(err, errlen, "%s: not renamed: %s appeared meanwhile "
+						 "(another writer?) and is left as it is; this file stays "
+						 "NAME.part", f->part, f->path);
+				else
+					snprintf(err, errlen, "%s: rename to %s: %s", f->part, f->path,
+						 strerror(-r));
 			}
 			keep = false; /* left as NAME.part: its bytes are not thrown away */
 		}
@@ -315,5 +322,19 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 	f->ends = NULL;
 	f->open = false;
 	f->fd = -1;
+	return rc;
+}
+
+int
+fio_cut(const char *path, uint64_t size, char *err, size_t errlen)
+{
+	int rc = size == 0 ? unlink(path) : truncate(path, (off_t)size);
+
+	if (rc != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s to %llu bytes: %s", path,
+			 size == 0 ? "removing instead of cutting" : "cutting",
+			 (unsigned long long)size, strerror(-rc));
+	}
 	return rc;
 }

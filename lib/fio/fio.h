@@ -76,6 +76,14 @@ fio_part(const struct fio_file *f)
 	return f->part;
 }
 
+/** Bytes written out to the file so far (a record ending at or before
+ * this is in the file; a cut after an error keeps every such record). */
+static inline uint64_t
+fio_on_disk(const struct fio_file *f)
+{
+	return f->on_disk;
+}
+
 /** The first I/O error (a positive errno), 0 none. */
 static inline int
 fio_error(const struct fio_file *f)
@@ -120,10 +128,25 @@ int fio_maybe_flush(struct fio_file *f);
 /**
  * Write everything, cut back to the last whole record if an error cut it,
  * close, and rename NAME.part to NAME (keep) or remove it (!keep, or when
- * nothing at all was kept). kept (may be NULL): the bytes the file holds.
- * @return 0, or the negative errno of the first error (the file, when
- *   kept, is still valid; err says what, naming the file).
+ * nothing at all was kept). The rename never replaces a NAME that appeared
+ * while the file was written (renameat2 RENAME_NOREPLACE, else link and
+ * unlink; FIO_REPLACE files excepted): that NAME is left as it is and this
+ * file stays NAME.part. kept (may be NULL): the bytes the file NAME holds
+ * (0 when it was removed or left as NAME.part).
+ * @return 0, or the negative errno of the first error (-EEXIST: NAME
+ *   appeared; the file, when kept, is still valid; err says what, naming
+ *   the file).
  */
 int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errlen);
+
+/**
+ * Cut a finished file (closed, renamed) back to size bytes, whole records
+ * as the caller knows them, or remove it when size is 0: how a format
+ * makes room on a full disk for what must go beside the file (the raw
+ * index).
+ * @return 0, or the negative errno of truncate(2) / unlink(2), with the
+ *   reason, naming the file, in err.
+ */
+int fio_cut(const char *path, uint64_t size, char *err, size_t errlen);
 
 #endif /* FIO_H */

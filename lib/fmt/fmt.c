@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmt_int.h"
@@ -25,6 +26,165 @@ fmt_row_bytes_max(unsigned int nslots, uint32_t data_bytes)
 	return (size_t)nslots * (16 + 46 + CODIF_HDR_LEN + (size_t)data_bytes);
 }
 
+/* ---- what reached the file ------------------------------------------------ */
+
+/* Records in s->pend: [0, hpend) are in the file (the newest of them kept,
+ * so that a cut after the close can be counted exactly: `floor` is the end
+ * of the newest one forgotten), [hpend, npend) are staged. */
+#define FMT_HISTORY 128
+
+static void
+tally_add(struct fmt_tally *t, const struct fmt_pending *p)
+{
+	t->frames += p->frames;
+	t->gaps += p->gaps;
+	t->overrun += p->overrun;
+}
+
+static void
+tally_sub(struct fmt_tally *t, const struct fmt_pending *p)
+{
+	t->frames -= p->frames;
+	t->gaps -= p->gaps;
+	t->overrun -= p->overrun;
+}
+
+/* Forget all but the newest FMT_HISTORY records in the file. */
+static void
+compact(struct fmt_sink *s)
+{
+	size_t drop;
+
+	if (s->hpend <= FMT_HISTORY)
+		return;
+	drop = s->hpend - FMT_HISTORY;
+	s->floor = s->pend[drop - 1].end;
+	memmove(s->pend, s->pend + drop, (s->npend - drop) * sizeof(*s->pend));
+	s->hpend -= drop;
+	s->npend -= drop;
+}
+
+/* Records ending at or before `upto` are in the file: counted in disk. */
+static void
+settle(struct fmt_sink *s, uint64_t upto)
+{
+	while (s->hpend < s->npend && s->pend[s->hpend].end <= upto) {
+		tally_add(&s->disk, &s->pend[s->hpend]);
+		s->disk.bytes = s->pend[s->hpend].end;
+		s->hpend++;
+	}
+	if (s->hpend > s->cappend / 2)
+		compact(s);
+}
+
+/* Records ending after `upto` are not in the file after all (a cut at the
+ * close): staged again. Exact when upto >= s->floor. */
+static void
+unsettle(struct fmt_sink *s, uint64_t upto)
+{
+	while (s->hpend > 0 && s->pend[s->hpend - 1].end > upto) {
+		s->hpend--;
+		tally_sub(&s->disk, &s->pend[s->hpend]);
+	}
+	s->disk.bytes = s->hpend > 0 ? s->pend[s->hpend - 1].end : s->floor;
+}
+
+static void
+pend_merge(struct fmt_pending *into, const struct fmt_pending *p)
+{
+	into->end = p->end;
+	into->frames += p->frames;
+	into->gaps += p->gaps;
+	into->overrun += p->overrun;
+}
+
+void
+fmt_record_end(struct fmt_sink *s)
+{
+	struct fmt_pending p = { .end = fio_size(&s->f), .frames = (uint32_t)s->cur.frames,
+				 .gaps = (uint32_t)s->cur.gaps,
+				 .overrun = (uint32_t)s->cur.overrun };
+	struct fmt_pending *last = s->npend > 0 ? &s->pend[s->npend - 1] : NULL;
+
+	fio_record_end(&s->f);
+	memset(&s->cur, 0, sizeof(s->cur));
+	if (last != NULL && last->end == p.end) {
+		/* no byte since the last record (a pcap row after its packets) */
+		pend_merge(last, &p);
+		if (s->npend == s->hpend)
+			tally_add(&s->disk, &p);
+		return;
+	}
+	if (s->npend == s->cappend)
+		compact(s);
+	if (s->npend == s->cappend) {
+		size_t nc = s->cappend * 2;
+		struct fmt_pending *n = realloc(s->pend, nc * sizeof(*n));
+
+		if (n == NULL) {
+			/* no memory: the last record grows by this one, and is
+			 * counted when all of it is in the file (later, never
+			 * wrongly); the queue is full of staged records */
+			pend_merge(&s->pend[s->npend - 1], &p);
+			return;
+		}
+		s->pend = n;
+		s->cappend = nc;
+	}
+	s->pend[s->npend++] = p;
+	settle(s, fio_on_disk(&s->f));
+}
+
+void
+fmt_settle(struct fmt_sink *s)
+{
+	settle(s, fio_on_disk(&s->f));
+}
+
+/* Take back staged records ending after mark (a row taken back). */
+static void
+unstage(struct fmt_sink *s, uint64_t mark)
+{
+	while (s->npend > s->hpend && s->pend[s->npend - 1].end > mark)
+		s->npend--;
+	memset(&s->cur, 0, sizeof(s->cur));
+}
+
+/* At the close: the file holds `kept` bytes (0: none, not kept); what was
+ * staged beyond is cut. */
+static void
+settle_close(struct fmt_sink *s, uint64_t staged, uint64_t kept)
+{
+	size_t i;
+
+	settle(s, kept);
+	if (kept == 0) {
+		s->cut = s->disk;
+		memset(&s->disk, 0, sizeof(s->disk));
+	} else {
+		memset(&s->cut, 0, sizeof(s->cut));
+		unsettle(s, kept);
+	}
+	/* records ended but not kept (a record never ended, a row that
+	 * failed half-way, was never handed over whole: not counted) */
+	for (i = s->hpend; i < s->npend; i++)
+		tally_add(&s->cut, &s->pend[i]);
+	s->cut.bytes = staged > kept ? staged - kept : 0;
+	s->disk.bytes = kept;
+	s->hpend = s->npend = 0;
+	memset(&s->cur, 0, sizeof(s->cur));
+}
+
+static void
+pend_free(struct fmt_sink *s)
+{
+	free(s->pend);
+	s->pend = NULL;
+	s->npend = s->hpend = s->cappend = 0;
+}
+
+/* ---- the sink ------------------------------------------------------------- */
+
 int
 fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt_opts *o,
 	 const struct fmt_raw_index *idx, char *err, size_t errlen)
@@ -42,7 +202,12 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 	rc = fio_open(&s->f, path, o->bufsize, o->fio_flags, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (k == FMT_RAW)
+	s->cappend = 64;
+	s->pend = malloc(s->cappend * sizeof(*s->pend));
+	if (s->pend == NULL) {
+		snprintf(err, errlen, "%s: out of memory", fio_part(&s->f));
+		rc = -ENOMEM;
+	} else if (k == FMT_RAW)
 		rc = fmt_raw_start(s, idx, err, errlen);
 	else if (k == FMT_PCAP && (rc = fmt_pcap_start(s)) != 0)
 		snprintf(err, errlen, "%s: %s", fio_part(&s->f), strerror(-rc));
@@ -51,6 +216,7 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 
 		fio_close(&s->f, false, NULL, e2, sizeof(e2));
 		fmt_raw_free(s);
+		pend_free(s);
 	}
 	return rc;
 }
@@ -60,8 +226,10 @@ fmt_row_begin(struct fmt_sink *s, size_t max_bytes)
 {
 	int rc = fio_ensure(&s->f, max_bytes);
 
+	fmt_settle(s);
 	s->mark = fio_size(&s->f);
 	s->nput = 0;
+	memset(&s->cur, 0, sizeof(s->cur));
 	return rc;
 }
 
@@ -85,10 +253,12 @@ fmt_row_end(struct fmt_sink *s)
 		rc = fmt_raw_row_end(s);
 	if (rc != 0)
 		return rc;
-	fio_record_end(&s->f);
+	fmt_record_end(s);
 	s->rows++;
 	s->nput = 0;
-	return fio_maybe_flush(&s->f);
+	rc = fio_maybe_flush(&s->f);
+	fmt_settle(s);
+	return rc;
 }
 
 void
@@ -96,34 +266,49 @@ fmt_row_abort(struct fmt_sink *s)
 {
 	/* cannot fail after fmt_row_begin: the row is still staged */
 	fio_rollback(&s->f, s->mark);
+	unstage(s, s->mark);
 	s->nput = 0;
 }
 
 int
 fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, staged;
 	int rc, irc = 0;
 
 	if (kept != NULL)
 		*kept = false;
 	if (!s->f.open) {
 		fmt_raw_free(s);
+		pend_free(s);
 		return 0;
 	}
+	staged = fio_size(&s->f);
 	rc = fio_close(&s->f, keep, &bytes, err, errlen);
 	/* a raw file kept (whole, or cut to whole rows) gets its index */
-	if (s->kind == FMT_RAW && (rc == 0 || bytes > 0) && keep) {
+	if (s->kind == FMT_RAW && bytes > 0) {
 		char e2[PATH_MAX + 256];
+		uint64_t before = bytes;
+		size_t n;
 
-		irc = fmt_raw_finish(s, bytes, e2, sizeof(e2));
+		irc = fmt_raw_finish(s, &bytes, e2, sizeof(e2));
 		if (irc != 0 && rc == 0) {
-			snprintf(err, errlen, "%s", e2);
+			snprintf(err, errlen, "%s%s", e2, bytes == 0 ? " (its data removed: a raw "
+				 "file is never left without its index)" : "");
 			rc = irc;
+		} else if (rc != 0 && (n = strlen(err)) < errlen) {
+			if (irc != 0)
+				snprintf(err + n, errlen - n, "; then its index: %s (the data removed)",
+					 e2);
+			else if (bytes < before)
+				snprintf(err + n, errlen - n, "; then cut to %llu bytes, whole rows, "
+					 "to make room for its index", (unsigned long long)bytes);
 		}
 	}
+	settle_close(s, staged, bytes);
 	if (kept != NULL)
-		*kept = keep && (rc == 0 || bytes > 0);
+		*kept = bytes > 0;
 	fmt_raw_free(s);
+	pend_free(s);
 	return rc;
 }

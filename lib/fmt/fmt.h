@@ -50,6 +50,27 @@ struct fmt_opts {
 	uint32_t snaplen;        /**< pcap: bytes kept of a packet (0: 65535) */
 };
 
+/**
+ * What records of a file hold: its frames by kind, and bytes. A sink keeps
+ * three: the records written out to the file so far (fmt_disk), and after
+ * fmt_close those in the file kept and those an error cut off.
+ */
+struct fmt_tally {
+	uint64_t frames;   /**< frames as received (invalid-flagged ones too);
+			        pcap: packets */
+	uint64_t gaps;     /**< FMT_F_GAP frames written (codif placeholders,
+			        raw zeros listed in "gaps"; pcap writes none) */
+	uint64_t overrun;  /**< FMT_F_OVERRUN frames written (as gaps) */
+	uint64_t bytes;    /**< bytes of the file (raw: of the data, not the
+			        index) */
+};
+
+/** A record not yet written out, and what it holds (lib/fmt inside). */
+struct fmt_pending {
+	uint64_t end;            /**< its end: logical offset in the file */
+	uint32_t frames, gaps, overrun;
+};
+
 /** One output file of one format. */
 struct fmt_sink {
 	enum fmt_kind kind;
@@ -60,6 +81,15 @@ struct fmt_sink {
 	uint64_t mark;           /**< size at fmt_row_begin */
 	unsigned int nput;       /**< frames in the row in progress */
 	struct fmt_raw_out *raw; /**< raw: the index being built */
+	/* what reached the file: the record in progress, records staged, and
+	 * records written out (fmt_disk); after fmt_close, kept and cut */
+	struct fmt_tally cur, disk, cut;
+	struct fmt_pending *pend;     /**< records: [0, hpend) the newest in the
+					   file, [hpend, npend) staged */
+	size_t npend, hpend, cappend;
+	uint64_t floor;               /**< end of the newest record in the file
+					   no longer in pend: a cut at or after
+					   it is counted exactly */
 };
 
 /** "raw", "codif", "pcap": the name of a format and its file extension. */
@@ -121,10 +151,32 @@ fmt_size(const struct fmt_sink *s)
 }
 
 /**
+ * What the file holds so far: the records (rows; pcap packets) written out
+ * to it, not those still staged. After fmt_close: what the file kept holds
+ * (nothing when it was not kept); fmt_cut says what was lost.
+ */
+static inline const struct fmt_tally *
+fmt_disk(const struct fmt_sink *s)
+{
+	return &s->disk;
+}
+
+/** After fmt_close: the records (whole rows; pcap packets) handed to the
+ * file that are not in it: cut off by an error such as ENOSPC, or the whole
+ * file when it was not kept. A row left half-way by an error is in neither. */
+static inline const struct fmt_tally *
+fmt_cut(const struct fmt_sink *s)
+{
+	return &s->cut;
+}
+
+/**
  * Finish the file: written out, cut to its last whole row after an error,
  * renamed from .part (keep) or removed; raw: its index (the rows kept)
- * written beside it, as NAME.raw.json.part renamed. kept (may be NULL):
- * whether a valid file is left.
+ * written beside it, as NAME.raw.json.part renamed (on a full disk, whole
+ * rows are cut off the data until the index fits; a raw file is never left
+ * without its index). kept (may be NULL): whether a valid file is left.
+ * fmt_disk and fmt_cut then say what it holds and what was lost.
  * @return 0, or the negative errno of the first error: the data's (the
  *   file then holds its whole rows), else the index's (-ENOMEM, fio_open's
  *   errors, an I/O error); err names the file.

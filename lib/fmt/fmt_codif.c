@@ -44,6 +44,7 @@ fmt_codif_put(struct fmt_sink *s, const struct fmt_frame *fr)
 		memcpy(p + CODIF_HDR_LEN, fr->data, fr->data_bytes);
 	else
 		memset(p + CODIF_HDR_LEN, 0, fr->data_bytes);
+	fmt_count(s, fr->flags);
 	return 1;
 }
 

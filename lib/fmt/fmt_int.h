@@ -6,6 +6,25 @@
 
 #include "fmt.h"
 
+/* The bytes so far end a record (a row; a pcap packet): a cut keeps it;
+ * what it holds (s->cur) is counted when it reaches the file (fmt.c). */
+void fmt_record_end(struct fmt_sink *s);
+
+/* Count the records written out so far (after a flush). */
+void fmt_settle(struct fmt_sink *s);
+
+/* A frame of flags (FMT_F_*) went into the record in progress. */
+static inline void
+fmt_count(struct fmt_sink *s, uint32_t flags)
+{
+	if (flags & FMT_F_GAP)
+		s->cur.gaps++;
+	else if (flags & FMT_F_OVERRUN)
+		s->cur.overrun++;
+	else
+		s->cur.frames++;
+}
+
 /* pcap (fmt_pcap.c) */
 int fmt_pcap_start(struct fmt_sink *s);
 int fmt_pcap_put(struct fmt_sink *s, const struct fmt_frame *fr);
@@ -18,8 +37,9 @@ int fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err
 		  size_t errlen);
 int fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr);
 int fmt_raw_row_end(struct fmt_sink *s);
-/* the index of the rows kept in bytes of raw data, beside the file */
-int fmt_raw_finish(struct fmt_sink *s, uint64_t bytes, char *err, size_t errlen);
+/* the index of the rows kept in *bytes of raw data, beside the file; on a
+ * full disk whole rows are cut off the data until it fits (*bytes less) */
+int fmt_raw_finish(struct fmt_sink *s, uint64_t *bytes, char *err, size_t errlen);
 void fmt_raw_free(struct fmt_sink *s);
 
 #endif /* FMT_INT_H */

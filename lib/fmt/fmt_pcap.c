@@ -17,7 +17,7 @@ fmt_pcap_start(struct fmt_sink *s)
 				  DLT_EN10MB };
 	int rc = fio_append(&s->f, hdr, sizeof(hdr));
 
-	fio_record_end(&s->f);
+	fmt_record_end(s);
 	return rc;
 }
 
@@ -31,14 +31,19 @@ fmt_pcap_record(struct fmt_sink *s, int64_t t_ns, uint32_t caplen, uint32_t len)
 	if (p == NULL)
 		return NULL;
 	memcpy(p, rec, sizeof(rec));
+	s->cur.frames++; /* a packet */
 	return p + sizeof(rec);
 }
 
 int
 fmt_pcap_record_end(struct fmt_sink *s)
 {
-	fio_record_end(&s->f);
-	return fio_maybe_flush(&s->f);
+	int rc;
+
+	fmt_record_end(s);
+	rc = fio_maybe_flush(&s->f);
+	fmt_settle(s);
+	return rc;
 }
 
 static int
@@ -86,7 +91,7 @@ fmt_pcap_put(struct fmt_sink *s, const struct fmt_frame *fr)
 	else
 		memset(p + off, 0, cap - off);
 	/* each packet a record: a cut keeps whole packets */
-	fio_record_end(&s->f);
+	fmt_record_end(s);
 	return 1;
 }
 

@@ -775,6 +775,7 @@ fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr)
 	else
 		memset(p, 0, fr->data_bytes);
 	o->rowflags[s->nput++] = fr->flags;
+	fmt_count(s, fr->flags);
 	return 1;
 }
 
@@ -830,17 +831,68 @@ fmt_raw_row_end(struct fmt_sink *s)
 	return rc != 0 ? -ENOMEM : 0;
 }
 
+/* The index of the rows in bytes of data as JSON text (malloc'd). */
+static char *
+index_text(struct fmt_raw_out *o, uint64_t bytes, size_t *len)
+{
+	uint64_t row_bytes = (uint64_t)o->ri.nstream * o->ri.data_bytes;
+	char *text = NULL;
+	json_t *root;
+	FILE *m;
+
+	/* a file cut after an error keeps whole rows: the index says those */
+	o->ri.rows = bytes / row_bytes;
+	*len = 0;
+	root = fmt_raw_index_json(&o->ri);
+	m = root != NULL ? open_memstream(&text, len) : NULL;
+	if (m == NULL || js_write(root, m, true) != 0) {
+		if (m != NULL)
+			fclose(m);
+		json_decref(root);
+		free(text);
+		return NULL;
+	}
+	fclose(m);
+	json_decref(root);
+	return text;
+}
+
+static int
+write_index(const char *path, const char *text, size_t len, unsigned int flags, char *err,
+	    size_t errlen)
+{
+	char e2[PATH_MAX + 256];
+	struct fio_file f;
+	int rc;
+
+	rc = fio_open(&f, path, len + FIO_ALIGN, flags, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = fio_append(&f, text, len);
+	fio_record_end(&f);
+	if (rc != 0) {
+		fio_close(&f, false, NULL, e2, sizeof(e2));
+		snprintf(err, errlen, "%s: %s", fio_part(&f), strerror(-rc));
+		return rc;
+	}
+	return fio_close(&f, true, NULL, err, errlen);
+}
+
+static bool
+disk_full(int rc)
+{
+	return rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG;
+}
+
 int
-fmt_raw_finish(struct fmt_sink *s, uint64_t bytes, char *err, size_t errlen)
+fmt_raw_finish(struct fmt_sink *s, uint64_t *bytes, char *err, size_t errlen)
 {
 	struct fmt_raw_out *o = s->raw;
 	uint64_t row_bytes = (uint64_t)o->ri.nstream * o->ri.data_bytes;
 	char path[PATH_MAX + 8], e2[PATH_MAX + 256];
-	struct fio_file f;
-	char *text = NULL;
-	size_t len = 0;
-	json_t *root;
-	FILE *m;
+	uint64_t want = *bytes;
+	char *text;
+	size_t len;
 	uint32_t k;
 	int rc = 0;
 
@@ -852,32 +904,33 @@ fmt_raw_finish(struct fmt_sink *s, uint64_t bytes, char *err, size_t errlen)
 	rc |= fmt_raw_runs_index(&o->ri.gaps, o->ri.nstream);
 	rc |= fmt_raw_runs_index(&o->ri.invalid, o->ri.nstream);
 	rc |= fmt_raw_runs_index(&o->ri.overrun, o->ri.nstream);
-	/* a file cut after an error keeps whole rows: the index says those */
-	o->ri.rows = bytes / row_bytes;
 	snprintf(path, sizeof(path), "%s.json", fio_path(&s->f));
-	root = rc == 0 ? fmt_raw_index_json(&o->ri) : NULL;
-	m = root != NULL ? open_memstream(&text, &len) : NULL;
-	if (m == NULL || js_write(root, m, true) != 0) {
-		if (m != NULL)
-			fclose(m);
-		json_decref(root);
-		free(text);
-		snprintf(err, errlen, "%s: out of memory for the index", path);
-		return -ENOMEM;
-	}
-	fclose(m);
-	json_decref(root);
-	rc = fio_open(&f, path, len + FIO_ALIGN, s->replace, err, errlen);
-	if (rc == 0) {
-		rc = fio_append(&f, text, len);
-		fio_record_end(&f);
-		if (rc != 0) {
-			fio_close(&f, false, NULL, e2, sizeof(e2));
-			snprintf(err, errlen, "%s: %s", fio_part(&f), strerror(-rc));
-		} else {
-			rc = fio_close(&f, true, NULL, err, errlen);
+	for (;;) {
+		text = rc == 0 ? index_text(o, *bytes, &len) : NULL;
+		if (text == NULL) {
+			snprintf(err, errlen, "%s: out of memory for the index", path);
+			rc = -ENOMEM;
+			break;
 		}
+		rc = write_index(path, text, len, s->replace, err, errlen);
+		free(text);
+		if (rc == 0 || !disk_full(rc) || *bytes == 0)
+			break;
+		/* a full disk: cut whole rows off the data (the index's size
+		 * and a page more) until the index fits; the rows cut were
+		 * lost to the full disk like the rest */
+		want = (len + 2 * FIO_ALIGN + row_bytes - 1) / row_bytes * row_bytes;
+		want = *bytes > want ? *bytes - want : 0;
+		if (want < s->floor)
+			want = 0; /* no exact count that far back: none kept */
+		if (fio_cut(fio_path(&s->f), want, e2, sizeof(e2)) != 0)
+			break;
+		*bytes = want;
 	}
-	free(text);
+	if (rc != 0 && *bytes > 0) {
+		/* a raw file is never left without its index */
+		if (fio_cut(fio_path(&s->f), 0, e2, sizeof(e2)) == 0)
+			*bytes = 0;
+	}
 	return rc;
 }

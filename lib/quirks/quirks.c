@@ -2,8 +2,10 @@
 /* Work-arounds for DPDK 22.11 defects: see quirks.h. */
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -189,4 +191,126 @@ quirk_port_held_mbufs(uint16_t port_id, char *why, size_t len)
 		snprintf(why, len, "net_pcap infinite_rx=1 keeps its files' %ld packets in "
 			 "mbufs", h.pkts);
 	return h.pkts;
+}
+
+/* ---- a secondary's rte_eal_init: net_pcap's re-probe ------------------- */
+
+static struct {
+	FILE *stream;            /* ours, while held */
+	char line[1024];         /* the line being written */
+	size_t len;
+	unsigned int held;       /* net_pcap lines held back */
+	bool pcap_failed;        /* a net_pcap device failed to probe */
+	char dev[64];            /* the last such device */
+	char path[256];          /* the path it could not open (cut) */
+	char pci[64];            /* a PCI device the primary does not drive */
+} qlog;
+
+static bool
+starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* One whole line: held back when it is part of net_pcap's failed
+ * re-probe, else written to stderr. */
+static void
+qlog_line(const char *l)
+{
+	const char *p;
+
+	if (starts(l, "open_single_rx_pcap(): Couldn't open ") ||
+	    starts(l, "open_single_tx_pcap(): Couldn't open ")) {
+		p = l + strlen("open_single_rx_pcap(): Couldn't open ");
+		snprintf(qlog.path, sizeof(qlog.path), "%.*s", (int)strcspn(p, ":\n"), p);
+		qlog.held++;
+		return;
+	}
+	if (starts(l, "vdev_probe(): failed to initialize net_pcap") && qlog.held > 0) {
+		p = l + strlen("vdev_probe(): failed to initialize ");
+		snprintf(qlog.dev, sizeof(qlog.dev), "%.*s", (int)strcspn(p, " \n"), p);
+		qlog.pcap_failed = true;
+		qlog.held++;
+		return;
+	}
+	/* a secondary without --no-pci (a tap of a PCI port) probes every PCI
+	 * device, and says so of those the primary does not drive: harmless */
+	if (starts(l, "Device ") && strstr(l, " is not driven by the primary process") != NULL) {
+		p = l + strlen("Device ");
+		snprintf(qlog.pci, sizeof(qlog.pci), "%.*s", (int)strcspn(p, " \n"), p);
+		return;
+	}
+	if (starts(l, "EAL: Requested device ") && qlog.pci[0] != '\0' &&
+	    starts(l + strlen("EAL: Requested device "), qlog.pci) &&
+	    strstr(l, " cannot be used") != NULL)
+		return;
+	/* EAL's summary of the bus: only net_pcap's failure behind it */
+	if (starts(l, "EAL: Bus (vdev) probe failed.") && qlog.pcap_failed) {
+		qlog.held++;
+		return;
+	}
+	fputs(l, stderr);
+}
+
+static ssize_t
+qlog_write(void *cookie, const char *buf, size_t size)
+{
+	size_t i;
+
+	(void)cookie;
+	for (i = 0; i < size; i++) {
+		if (qlog.len + 1 < sizeof(qlog.line))
+			qlog.line[qlog.len++] = buf[i];
+		if (buf[i] == '\n') {
+			qlog.line[qlog.len] = '\0';
+			qlog_line(qlog.line);
+			qlog.len = 0;
+		}
+	}
+	return (ssize_t)size;
+}
+
+int
+quirk_secondary_log_begin(void)
+{
+	cookie_io_functions_t io = { .write = qlog_write };
+
+	memset(&qlog, 0, sizeof(qlog));
+	qlog.stream = fopencookie(NULL, "w", io);
+	if (qlog.stream == NULL)
+		return -ENOMEM;
+	setvbuf(qlog.stream, NULL, _IOLBF, 0);
+	rte_openlog_stream(qlog.stream);
+	return 0;
+}
+
+unsigned int
+quirk_secondary_log_end(void)
+{
+	if (qlog.stream == NULL)
+		return 0;
+	rte_openlog_stream(NULL);
+	fflush(qlog.stream);
+	if (qlog.len > 0) { /* a last line without its newline */
+		qlog.line[qlog.len] = '\0';
+		qlog_line(qlog.line);
+		qlog.len = 0;
+	}
+	fclose(qlog.stream);
+	qlog.stream = NULL;
+	return qlog.held;
+}
+
+bool
+quirk_pcap_port_unattached(uint16_t port_id, char *why, size_t len)
+{
+	/* the port has no name in this process (ethdev refuses to look it
+	 * up): the net_pcap device that failed here is named instead */
+	if (!qlog.pcap_failed || rte_eth_dev_is_valid_port(port_id))
+		return false;
+	snprintf(why, len, "not usable in this process: %s could not be attached here, as net_pcap "
+		 "re-opens its files in a secondary from the first 63 characters of the primary's "
+		 "--vdev arguments (here it tried '%s'); give the primary's net_pcap shorter paths "
+		 "to tap it", qlog.dev, qlog.path);
+	return true;
 }

@@ -63,4 +63,34 @@ int quirk_eal_prefix_holder(int argc, char **argv, char *prefix, size_t len);
  */
 long quirk_port_held_mbufs(uint16_t port_id, char *why, size_t len);
 
+/**
+ * Around rte_eal_init() of a secondary (dpdk-ibvcap-dump): hold back the
+ * lines of net_pcap failing to re-open its files. In 22.11 a secondary
+ * probes every vdev of the primary, and net_pcap re-opens its rx_pcap
+ * files in each process from a copy of the primary's devargs kept in the
+ * port's shared data, cut to 63 characters (ETH_PCAP_ARG_MAXLEN): with
+ * longer devargs (the README demo's seven files) the secondary logs
+ * "open_single_rx_pcap(): Couldn't open <the path, cut>", "vdev_probe():
+ * failed to initialize net_pcapN device" and "EAL: Bus (vdev) probe
+ * failed.", although the primary's port is fine. A writer of the antenna
+ * buffers uses no port, so those lines are noise; any other line passes
+ * to stderr. Call quirk_secondary_log_end() after rte_eal_init().
+ * @return 0, or -ENOMEM (nothing held back then).
+ */
+int quirk_secondary_log_begin(void);
+
+/**
+ * End what quirk_secondary_log_begin() began: the log goes back to EAL's
+ * stream. @return the net_pcap lines held back (0 none).
+ */
+unsigned int quirk_secondary_log_end(void);
+
+/**
+ * Why port_id is not usable in this secondary,
+ * when quirk_secondary_log_begin() held back a net_pcap failure for it
+ * (the 63-character devargs limit above), in why (len bytes).
+ * @return true when that is the reason.
+ */
+bool quirk_pcap_port_unattached(uint16_t port_id, char *why, size_t len);
+
 #endif /* QUIRKS_H */

@@ -87,8 +87,8 @@ ibv_shm_writer_claim(struct ibv_shm_ctl *c, int pid, const char *name,
 			w->pid = pid;
 			snprintf(w->name, sizeof(w->name), "%s", name);
 			snprintf(w->format, sizeof(w->format), "%s", format);
-			w->frames = w->gap_frames = w->bytes = w->lost_frames = 0;
-			w->files = 0;
+			w->written = w->placeholders = w->bytes = w->overrun = 0;
+			w->files = w->cut = 0;
 			w->error = 0;
 			return i;
 		}

@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define IBV_SHM_MAGIC 0x49425643u /* "IBVC" */
-#define IBV_SHM_VERSION 1
+#define IBV_SHM_VERSION 2
 #define IBV_SHM_MAX_ANT 64
 #define IBV_SHM_MAX_WRITERS 16
 #define IBV_SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -31,17 +31,24 @@ enum ibv_payload_mem {
 				      hugepage memory, the same in every process */
 };
 
-/** One writer's figures, for the primary's telemetry and status screens. */
+/**
+ * One writer's figures, for the primary's telemetry and status screens (the
+ * names and meanings: lib/stats' writer table, docs/counters.md). Files'
+ * figures count what is in them on disk, not what is staged.
+ * written + cut + overrun = the valid frames of the rows it went through.
+ */
 struct ibv_shm_writer {
 	uint32_t in_use;         /**< claimed with a CAS; 0 free */
 	int32_t pid;
 	char name[IBV_SHM_NAMELEN];
 	char format[8];
-	uint64_t frames;         /**< valid frames written */
-	uint64_t gap_frames;     /**< invalid frames written for gaps (codif) */
-	uint64_t bytes;
-	uint64_t lost_frames;    /**< lost to overrun (it fell behind the ring) */
-	uint64_t files;
+	uint64_t written;        /**< valid frames in its files */
+	uint64_t placeholders;   /**< gap frames in its files (frames the capture lost) */
+	uint64_t bytes;          /**< bytes of its files */
+	uint64_t overrun;        /**< valid frames lost: it fell behind the ring */
+	uint64_t files;          /**< files completed */
+	uint64_t cut;            /**< valid frames taken, not kept: an I/O error
+				      (a full disk) cut them off its files */
 	int64_t heartbeat_ns;
 	int32_t error;           /**< errno of a fatal I/O error, 0 none */
 	uint32_t reserved;

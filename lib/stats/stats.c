@@ -117,14 +117,17 @@ const struct stats_group stats_buffer = {
 #define W(f) offsetof(struct ibv_shm_writer, f)
 
 static const struct stats_field writer_f[] = {
-	U64("written", "written", 12, "frames", A | L, STATS_SUM, W(frames),
-	    "valid frames written"),
-	U64("placeholders", "placeholders", 12, "frames", A | L, STATS_SUM, W(gap_frames),
-	    "invalid zero frames written where a stream lost frames"),
-	U64("bytes", "bytes", 14, "bytes", A | L, STATS_SUM, W(bytes), "bytes written"),
+	U64("written", "written", 12, "frames", A | L, STATS_SUM, W(written),
+	    "valid frames in its files on disk (not counting what is staged)"),
+	U64("placeholders", "placeholders", 12, "frames", A | L, STATS_SUM, W(placeholders),
+	    "gap frames in its files where a stream lost frames (codif invalid, raw zeros)"),
+	U64("bytes", "bytes", 14, "bytes", A | L, STATS_SUM, W(bytes),
+	    "bytes of its files on disk (raw: data, not indexes)"),
 	U64("files", "files", 6, "files", A | L, STATS_SUM, W(files), "files completed"),
-	U64("overrun", "overrun", 8, "frames", A | L, STATS_SUM, W(lost_frames),
+	U64("overrun", "overrun", 8, "frames", A | L, STATS_SUM, W(overrun),
 	    "frames the writer lost: the ring overwrote them first"),
+	U64("cut", "cut", 8, "frames", A | L, STATS_SUM, W(cut),
+	    "frames taken but not kept: an I/O error (full disk) cut them off its files"),
 	{ .name = "error", .unit = "errno", .help = "errno of a fatal error, 0 none",
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
@@ -233,6 +236,15 @@ stats_find(const struct stats_group *g, const char *name)
 		if (strcmp(g->f[k].name, name) == 0)
 			return &g->f[k];
 	return NULL;
+}
+
+void
+stats_writer_json(const struct ibv_shm_writer *w, json_t *o)
+{
+	js_str(o, "name", w->name);
+	js_str(o, "format", w->format);
+	js_i64(o, "pid", w->pid);
+	stats_json(&stats_writer, w, STATS_ANTENNA, o);
 }
 
 void

@@ -17,6 +17,8 @@
 
 #include "json.h"
 
+struct ibv_shm_writer;
+
 /** How a value is stored. */
 enum stats_type {
 	STATS_U64 = 0,   /**< uint64_t */
@@ -110,6 +112,13 @@ const struct stats_field *stats_find(const struct stats_group *g, const char *na
 
 /** Add rec's fields in scope as members of object o. */
 void stats_json(const struct stats_group *g, const void *rec, unsigned int scope, json_t *o);
+
+/**
+ * A writer as JSON, the one form of it (the capture's summary `writers`,
+ * dpdk-ibvcap-dump's summary): name, format, pid, then the writer table's
+ * figures (docs/counters.md), members of object o.
+ */
+void stats_writer_json(const struct ibv_shm_writer *w, json_t *o);
 
 /**
  * The fields in scope as a JSON object: name -> {unit, kind (counter or

@@ -28,16 +28,23 @@ sleep_ns(int64_t ns)
 }
 
 void
+wr_figures(const struct wr_stats *st, int error, struct ibv_shm_writer *r)
+{
+	r->written = st->written;
+	r->placeholders = st->placeholders;
+	r->bytes = st->bytes;
+	r->overrun = st->overrun;
+	r->files = st->files;
+	r->cut = st->cut;
+	r->error = error;
+}
+
+void
 wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r)
 {
 	if (r == NULL)
 		return;
-	r->frames = w->st.frames;
-	r->gap_frames = w->st.gap_frames;
-	r->bytes = w->st.bytes;
-	r->lost_frames = w->st.lost_frames;
-	r->files = w->st.files;
-	r->error = w->error;
+	wr_figures(&w->st, w->error, r);
 	r->heartbeat_ns = clock_ns(CLOCK_REALTIME);
 }
 
@@ -55,22 +62,52 @@ wr_end_name(enum wr_end e)
 	return "?";
 }
 
-/* How often a writer that is busy publishes its figures, and how often an
- * idle one asks whether its producer is still there. */
-#define PUBLISH_POLLS 64
+/* How often a writer publishes its figures whatever it is doing (busy,
+ * held back by max_rate, idle), and how often an idle one asks whether its
+ * producer is still there. A poll takes at most `batch` rows per antenna,
+ * so a writer that keeps up is never long without publishing. */
+#define PUBLISH_NS 200000000LL
 #define ALIVE_NS 100000000LL
 #define IDLE_NS 500000LL
+
+/* Publish when PUBLISH_NS has passed since the last time. */
+static void
+publish_due(const struct wr_writer *w, const struct wr_run_opts *o, int64_t now,
+	    int64_t *last)
+{
+	if (now - *last >= PUBLISH_NS) {
+		wr_publish(w, o->reg);
+		*last = now;
+	}
+}
+
+/* Sleep until `until` (monotonic ns), publishing on the way. */
+static void
+hold_back(const struct wr_writer *w, const struct wr_run_opts *o, int64_t until,
+	  int64_t *last)
+{
+	int64_t now;
+
+	while ((now = clock_ns(CLOCK_MONOTONIC)) < until) {
+		int64_t step = until - now < PUBLISH_NS ? until - now : PUBLISH_NS;
+
+		publish_due(w, o, now, last);
+		if (o->stop != NULL && o->stop(o->ctx))
+			return;
+		sleep_ns(step);
+	}
+}
 
 int
 wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 {
 	unsigned int batch = o->max_rate > 0 ? 1 : o->batch != 0 ? o->batch : 256;
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC), next_stats = t0 + (int64_t)o->stats_ns;
-	int64_t last_alive = 0;
+	int64_t last_alive = 0, last_pub = t0;
 	enum wr_end end;
-	unsigned int polls = 0;
 	int rc;
 
+	wr_publish(w, o->reg);
 	for (;;) {
 		int64_t now;
 		int n;
@@ -86,12 +123,14 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 			break;
 		}
 		if (o->max_rate > 0 && n > 0) {
-			/* hold back: the frames written so far may not be ahead
-			 * of the allowed rate */
-			int64_t due = t0 + (int64_t)((double)w->st.frames / o->max_rate * 1e9);
+			/* hold back: the frames taken so far may not be ahead of
+			 * the allowed rate */
+			int64_t due = t0 + (int64_t)((double)w->st.taken / o->max_rate * 1e9);
 
-			if (due > now)
-				sleep_ns(due - now);
+			if (due > now) {
+				hold_back(w, o, due, &last_pub);
+				now = clock_ns(CLOCK_MONOTONIC);
+			}
 		}
 		if (w->done) {
 			end = WR_END_COUNT;
@@ -105,8 +144,7 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 			o->progress(o->ctx, w);
 			next_stats += (int64_t)o->stats_ns;
 		}
-		if (n == 0 || ++polls % PUBLISH_POLLS == 0)
-			wr_publish(w, o->reg);
+		publish_due(w, o, now, &last_pub);
 		if (n > 0)
 			continue;
 		/* idle: after the producer stopped and flushed its rows, take

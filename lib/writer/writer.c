@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fmt_codif.h"
+#include "fmt_name.h"
 #include "fmt_raw.h"
 #include "parse.h"
 #include "writer.h"
@@ -163,18 +164,7 @@ int
 wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna,
 	     int64_t t_ns, const char *ext)
 {
-	char ts[CODIF_TIMESTR_LEN], compact[CODIF_TIMESTR_LEN];
-	size_t i, k = 0;
-	int n;
-
-	codif_time_str(t_ns, ts, sizeof(ts));
-	/* 2025-03-10T12:00:13.500000000Z -> 20250310T120013.500000000Z */
-	for (i = 0; ts[i] != '\0' && k + 1 < sizeof(compact); i++)
-		if (ts[i] != '-' && ts[i] != ':')
-			compact[k++] = ts[i];
-	compact[k] = '\0';
-	n = snprintf(out, len, "%s/%s_%s_%s.%s", o->dir, o->prefix, antenna, compact, ext);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return fmt_file_name(out, len, o->dir, o->prefix, antenna, t_ns, ext);
 }
 
 /* Bytes a row of b can take in any format (fmt_row_bytes_max). */
@@ -245,41 +235,52 @@ started_mask(const struct antbuf *b, const struct antbuf_view *v)
 	return m;
 }
 
-/* What a raw file's index says of its antenna and streams (slots: the
- * antenna's started slots, in order), and of its rows' time. */
+/* Keep the headers of the slots in mask (from run) that out lacks: its
+ * placeholders are made from them. */
+static void
+keep_refs(struct wr_out *out, const struct antbuf_run *run, uint64_t mask)
+{
+	uint64_t add = mask & ~out->ref_mask;
+
+	while (add != 0) {
+		unsigned int k = (unsigned int)__builtin_ctzll(add);
+
+		memcpy(out->ref[k], run->ref[k], CODIF_HDR_LEN);
+		add &= add - 1;
+	}
+	out->ref_mask |= mask;
+}
+
+/* What a raw file's index says of its antenna and streams (slots: out's
+ * mask, in order, with their headers), and of its rows' time. */
 static int
-raw_index_of(struct fmt_raw_index *ri, const struct antbuf *b, const struct antbuf_view *v,
-	     uint64_t mask)
+raw_index_of(struct fmt_raw_index *ri, const struct antbuf *b, const struct wr_out *out)
 {
 	unsigned int k, i = 0;
 
 	fmt_raw_index_init(ri);
-	if (fmt_raw_index_streams(ri, (uint32_t)__builtin_popcountll(mask)) != 0)
+	if (fmt_raw_index_streams(ri, (uint32_t)__builtin_popcountll(out->mask)) != 0)
 		return -ENOMEM;
 	ri->ant_index = b->index;
 	str_copy(ri->ant_name, sizeof(ri->ant_name), b->name);
 	ri->src = b->src_ip;
 	ri->data_bytes = b->g.data_bytes;
-	fmt_raw_index_set_time(ri, &v->run->clk, v->index);
+	fmt_raw_index_set_time(ri, &out->clk, out->first_index);
 	for (k = 0; k < b->g.nslots; k++) {
-		if (!(mask >> k & 1))
+		if (!(out->mask >> k & 1))
 			continue;
 		ri->st[i].dst = b->slot[k].dst_ip;
 		ri->st[i].port = b->slot[k].dport;
-		memcpy(ri->st[i].raw_hdr, v->run->ref[k], CODIF_HDR_LEN);
+		memcpy(ri->st[i].raw_hdr, out->ref[k], CODIF_HDR_LEN);
 		i++;
 	}
 	return 0;
 }
 
-/* A new file for antenna s from view v, or (s NULL: all=yes) for the
- * merged rows from data time t_all. */
+/* The file of out (its fields set) at data time t: named and opened. */
 static int
-open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v,
-	 int64_t t_all)
+open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64_t t)
 {
-	const struct antbuf *b = s != NULL ? s->b : NULL;
-	int64_t t = b != NULL ? antbuf_index_time_ns(v->run, v->index) : t_all;
 	struct fmt_opts fo = {
 		.bufsize = w->o.bufsize,
 		.fio_flags = w->o.direct ? FIO_DIRECT : 0,
@@ -295,11 +296,9 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 		fail(w, rc, "output file name too long");
 		return rc;
 	}
-	memset(out, 0, sizeof(*out));
 	fmt_raw_index_init(&ri);
 	if (w->o.format == WR_RAW && b != NULL) {
-		out->mask = started_mask(b, v);
-		rc = raw_index_of(&ri, b, v, out->mask);
+		rc = raw_index_of(&ri, b, out);
 		if (rc != 0) {
 			fail(w, rc, "out of memory for a raw index");
 			return rc;
@@ -314,20 +313,73 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 	}
 	out->open = true;
 	out->t0_ns = t;
-	if (b != NULL) {
-		out->first_index = v->index;
-		out->last_index = v->index - 1;
-		out->last_row = v->row - 1;
-		out->clk = v->run->clk;
-		out->runno = v->runno;
-	}
 	return 0;
+}
+
+/* A new file for antenna s from view v, or (s NULL: all=yes) for the
+ * merged rows from data time t_all. */
+static int
+open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v,
+	 int64_t t_all)
+{
+	const struct antbuf *b = s != NULL ? s->b : NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (b == NULL)
+		return open_file(w, NULL, out, t_all);
+	out->first_index = v->index;
+	out->last_index = v->index - 1;
+	out->last_row = v->row - 1;
+	out->clk = v->run->clk;
+	out->runno = v->runno;
+	out->row_mask = started_mask(b, v);
+	if (w->o.format == WR_RAW)
+		out->mask = out->row_mask;
+	keep_refs(out, v->run, out->row_mask);
+	return open_file(w, b, out, antbuf_index_time_ns(v->run, v->index));
+}
+
+/* The next file of out (closed) from frame index idx on: same clock,
+ * streams and headers (a rotation while it writes rows it lost). */
+static int
+continue_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t idx)
+{
+	out->first_index = idx;
+	out->last_index = idx - 1;
+	return open_file(w, s->b, out, codif_clock_time_ns(&out->clk, idx));
+}
+
+/* What the files hold now: the closed ones' and the open ones' (written
+ * out; what is staged is not counted until it is in the file). */
+static void
+tally(struct wr_writer *w)
+{
+	struct fmt_tally t = w->closed;
+	unsigned int i;
+
+	for (i = 0; i <= w->n; i++) {
+		const struct wr_out *out = i < w->n ? &w->src[i].out : &w->all;
+		const struct fmt_tally *d = fmt_disk(&out->s);
+
+		if (!out->open)
+			continue;
+		t.frames += d->frames;
+		t.gaps += d->gaps;
+		t.overrun += d->overrun;
+		t.bytes += d->bytes;
+	}
+	w->st.written = t.frames;
+	w->st.placeholders = t.gaps;
+	w->st.overrun_placeholders = t.overrun;
+	w->st.bytes = t.bytes;
+	w->st.cut = w->closed_cut;
 }
 
 static int
 close_out(struct wr_writer *w, struct wr_out *out)
 {
 	char err[PATH_MAX + 200];
+	const struct fmt_tally *d, *c;
 	bool kept;
 	int rc;
 
@@ -337,10 +389,18 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	rc = fmt_close(&out->s, true, &kept, err, sizeof(err));
 	if (rc != 0)
 		fail(w, rc, err);
+	d = fmt_disk(&out->s);
+	c = fmt_cut(&out->s);
+	w->closed.frames += d->frames;
+	w->closed.gaps += d->gaps;
+	w->closed.overrun += d->overrun;
+	w->closed.bytes += d->bytes;
+	w->closed_cut += c->frames;
 	if (kept) {
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
 	}
+	tally(w);
 	return rc;
 }
 
@@ -356,9 +416,11 @@ in_row(const struct wr_out *out, unsigned int k, uint8_t flags)
 }
 
 /* A ring row's frames to the sink: as received, or (never arrived) its
- * stream's placeholder. */
+ * stream's placeholder. *mask: the slots written, *valid: frames as
+ * received. */
 static int
-put_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
+put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint64_t *mask,
+	unsigned int *valid)
 {
 	const struct antbuf *b = s->b;
 	uint8_t ph[CODIF_HDR_LEN];
@@ -366,6 +428,8 @@ put_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct 
 	unsigned int k;
 	int rc;
 
+	*mask = 0;
+	*valid = 0;
 	memset(&fr, 0, sizeof(fr));
 	fr.data_bytes = b->g.data_bytes;
 	for (k = 0; k < b->g.nslots; k++) {
@@ -384,6 +448,7 @@ put_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct 
 			}
 			fr.t_ns = m->arrival_ns;
 			fr.flags = m->flags & ANTBUF_F_INVALID ? FMT_F_INVALID : 0;
+			(*valid)++;
 		} else {
 			fmt_codif_placeholder(v->run->ref[k], &v->run->clk, v->index, ph);
 			fr.hdr = ph;
@@ -394,23 +459,21 @@ put_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct 
 		rc = fmt_put(&out->s, &fr);
 		if (rc < 0)
 			return rc;
-		if (fr.flags & FMT_F_GAP)
-			w->st.gap_frames += (uint64_t)rc;
-		else
-			w->st.frames++;
+		*mask |= 1ULL << k;
 	}
 	return 0;
 }
 
-/* Why a row is written as placeholders. */
+/* The frames of a row written without any received, at frame index idx:
+ * codif invalid zero frames, raw zeros listed as gaps or overrun, pcap
+ * nothing. A row the capture lost (a GAP run's, PH_GAP) has every stream
+ * started in run; a row this writer lost (PH_OVERRUN) the streams of the
+ * file's row before it (raw: the file's streams), with the file's headers. */
 enum ph_kind {
 	PH_GAP,     /* the capture lost it (a GAP run's frames) */
 	PH_OVERRUN, /* this writer lost it (fell behind, or torn while copied) */
 };
 
-/* The frames of a row written without any received, at frame index idx of
- * run: every started stream's placeholder (codif: invalid zero frames; raw:
- * zeros, listed as gaps or overrun; pcap: nothing). */
 static int
 put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 		 const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
@@ -421,21 +484,25 @@ put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 	unsigned int k;
 	int rc;
 
+	if (w->o.format == WR_PCAP)
+		return 0; /* a pcap holds packets that arrived, nothing else */
 	memset(&fr, 0, sizeof(fr));
 	fr.data_bytes = b->g.data_bytes;
 	fr.hdr = ph;
 	fr.flags = kind == PH_GAP ? FMT_F_GAP : FMT_F_OVERRUN;
 	for (k = 0; k < b->g.nslots; k++) {
-		if (out->mask != 0 ? !(out->mask >> k & 1) : !antbuf_slot_started(run, k, idx))
-			continue;
-		fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
+		if (kind == PH_OVERRUN) {
+			if (!((out->mask != 0 ? out->mask : out->row_mask & out->ref_mask) >> k & 1))
+				continue;
+			fmt_codif_placeholder(out->ref[k], &out->clk, idx, ph);
+		} else {
+			if (out->mask != 0 ? !(out->mask >> k & 1) : !antbuf_slot_started(run, k, idx))
+				continue;
+			fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
+		}
 		rc = fmt_put(&out->s, &fr);
 		if (rc < 0)
 			return rc;
-		if (kind == PH_GAP)
-			w->st.gap_frames += (uint64_t)rc;
-		else if (w->o.format == WR_CODIF)
-			w->st.placeholder_frames += (uint64_t)rc;
 	}
 	return 0;
 }
@@ -445,8 +512,11 @@ static int
 placeholder_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 		const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
 {
-	int rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
+	int rc;
 
+	if (w->o.format == WR_PCAP)
+		return 0;
+	rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
 	if (rc == 0)
 		rc = put_placeholders(w, s, out, run, idx, kind);
 	if (rc == 0)
@@ -458,7 +528,8 @@ placeholder_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 static int
 do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct antbuf_view *v)
 {
-	uint64_t mark, before = w->st.frames, gaps = w->st.gap_frames;
+	unsigned int valid;
+	uint64_t mask;
 	int rc;
 
 	/* the whole row fits the staging buffer from here: no flush inside
@@ -466,7 +537,6 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 	rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
 	if (rc != 0)
 		return rc;
-	mark = fmt_size(&out->s);
 
 	if (v->virt) {
 		rc = put_placeholders(w, s, out, v->run, v->index, PH_GAP);
@@ -479,25 +549,25 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 		out->last_index = v->index;
 		return 1;
 	}
-	rc = put_row(w, s, out, v);
+	rc = put_row(s, out, v, &mask, &valid);
 	if (rc != 0)
 		return rc;
 	if (!antbuf_commit(s->b, &s->cur, v)) {
 		/* the producer lapped us while we copied: drop the row, count
 		 * its frames lost, keep the file regular */
 		fmt_row_abort(&out->s);
-		w->st.frames = before;
-		w->st.gap_frames = gaps;
 		w->st.torn_rows++;
 		rc = placeholder_row(w, s, out, v->run, v->index, PH_OVERRUN);
 		out->last_row = v->row;
 		out->last_index = v->index;
 		return rc < 0 ? rc : 0;
 	}
+	keep_refs(out, v->run, mask);
+	out->row_mask = mask;
 	out->last_row = v->row;
 	out->last_index = v->index;
 	w->st.rows++;
-	w->st.bytes += fmt_size(&out->s) - mark;
+	w->st.taken += valid;
 	rc = fmt_row_end(&out->s);
 	return rc != 0 ? rc : 1;
 }
@@ -542,9 +612,37 @@ row_done(struct wr_writer *w, struct wr_out *out, int rc)
 		close_out(w, out);
 		return rc;
 	}
-	if (w->o.count && w->st.frames >= w->o.count)
+	if (w->o.count && w->st.taken >= w->o.count)
 		w->done = true;
 	return 0;
+}
+
+/* The rows of out before frame index upto that this writer lost (the ring
+ * overwrote them first), written as placeholders (formats.md: the file
+ * stays regular), at most budget of them; the file rotates among them as
+ * among any rows. @return rows written, or a negative errno. */
+static int
+fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upto,
+	  unsigned int budget)
+{
+	unsigned int n = 0;
+	int rc = 0;
+
+	while (n < budget && out->last_index + 1 < upto) {
+		int64_t idx = out->last_index + 1;
+
+		if (wr_rotate_due(&w->o, fmt_size(&out->s),
+				  codif_clock_time_ns(&out->clk, idx) - out->t0_ns)) {
+			if ((rc = close_out(w, out)) != 0 || (rc = continue_out(w, s, out, idx)) != 0)
+				return rc;
+		}
+		rc = placeholder_row(w, s, out, NULL, idx, PH_OVERRUN);
+		if (rc < 0)
+			return rc;
+		out->last_index = idx;
+		n++;
+	}
+	return (int)n;
 }
 
 static int
@@ -556,8 +654,6 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 
 	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
-		int64_t hole = 0;
-		bool newfile = false;
 
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
 			/* nothing to write: before the file, or before any stream */
@@ -566,42 +662,32 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 			continue;
 		}
 		if (out->open) {
-			/* a resync or new parameters: a new file there */
-			if (antbuf_runs_split(s->b, out->runno, v.runno) ||
-			    !codif_clock_equal(&v.run->clk, &out->clk)) {
-				w->st.run_files++;
-				newfile = true;
-			} else {
-				hole = v.index - out->last_index - 1;
-				/* a hole too big to pad: a new file (files stay
-				 * time-contiguous) */
-				if (hole < 0 || hole > (int64_t)s->b->g.nrows * 4) {
-					w->st.discontinuities++;
-					newfile = true;
-				} else if (!v.virt && rotate_due(w, s, out, &v)) {
-					if (hole > 0)
-						w->st.discontinuities++;
-					newfile = true;
-				}
-			}
-			if (newfile) {
+			bool split = antbuf_runs_split(s->b, out->runno, v.runno) ||
+				     !codif_clock_equal(&v.run->clk, &out->clk);
+
+			if (split)
+				w->st.run_files++; /* a resync or new parameters */
+			else if (v.index <= out->last_index)
+				w->st.discontinuities++; /* gone back on one clock */
+			if (split || v.index <= out->last_index) {
 				if ((rc = close_out(w, out)) != 0)
 					return rc;
-				hole = 0;
+			} else if (v.index > out->last_index + 1) {
+				/* rows this writer fell behind on: placeholders,
+				 * a budget at a time; v comes again next */
+				rc = fill_hole(w, s, out, v.index, max_rows - done);
+				if (rc < 0)
+					return row_done(w, out, rc);
+				done += (unsigned int)rc;
+				continue;
+			} else if (!v.virt && rotate_due(w, s, out, &v)) {
+				if ((rc = close_out(w, out)) != 0)
+					return rc;
 			}
 		}
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
-		rc = 0;
-		while (hole-- > 0) {
-			/* rows this writer fell behind on, kept as placeholders */
-			rc = placeholder_row(w, s, out, v.run, out->last_index + 1, PH_OVERRUN);
-			if (rc < 0)
-				break;
-			out->last_index++;
-		}
-		if (rc >= 0)
-			rc = do_row(w, s, out, &v);
+		rc = do_row(w, s, out, &v);
 		out->runno = v.runno;
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
@@ -679,7 +765,8 @@ sum_lost(struct wr_writer *w)
 		frames += w->src[i].cur.lost_frames;
 	}
 	w->st.lost_rows = rows;
-	w->st.lost_frames = frames;
+	w->st.overrun = frames;
+	tally(w);
 }
 
 int

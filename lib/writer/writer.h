@@ -56,6 +56,11 @@ struct wr_out {
 	struct codif_clock clk;  /**< the clock of its rows (one run's) */
 	uint32_t runno;      /**< the antenna buffer run it began in */
 	uint64_t mask;       /**< raw: the antenna's slots in the file, in order */
+	uint64_t row_mask;   /**< the slots of the row written last: where a row
+				  this writer lost is written as placeholders */
+	uint64_t ref_mask;   /**< slots whose header is in ref */
+	uint8_t ref[ANTBUF_MAX_SLOTS][CODIF_HDR_LEN]; /**< each slot's header in
+							this file (placeholders) */
 	int64_t last_row;    /**< antenna row written last */
 	int64_t last_index;  /**< frame index written last */
 };
@@ -68,18 +73,34 @@ struct wr_src {
 	bool on;
 };
 
+/**
+ * A writer's figures. The first six are lib/stats' writer table (the names
+ * of docs/counters.md, published through struct ibv_shm_writer); files'
+ * figures count what is in them on disk, not what is staged. Once the
+ * writer ended: written + cut + overrun = the valid frames of the rows it
+ * went through (all placed, for a writer attached before the first frame
+ * that ran to the capture's end).
+ */
 struct wr_stats {
-	uint64_t frames;       /**< valid frames written */
-	uint64_t gap_frames;   /**< codif: invalid frames written for gaps */
-	uint64_t rows;
-	uint64_t bytes;
+	uint64_t written;      /**< valid frames in its files */
+	uint64_t placeholders; /**< gap frames in its files: where the capture
+				    lost frames (codif invalid zero frames, raw
+				    zeros listed in "gaps"; pcap writes none) */
+	uint64_t bytes;        /**< bytes of its files (raw: data, not indexes) */
 	uint64_t files;        /**< files completed */
-	uint64_t lost_frames;  /**< lost to overrun */
-	uint64_t lost_rows;
+	uint64_t overrun;      /**< valid frames lost: the ring overwrote them
+				    before this writer took them */
+	uint64_t cut;          /**< valid frames taken but not kept: an I/O
+				    error (a full disk) cut them off its files */
+	uint64_t overrun_placeholders; /**< frames written as gaps where it lost
+					    rows (codif, raw; pcap none) */
+	uint64_t taken;        /**< valid frames handed to its files (count=) */
+	uint64_t rows;         /**< rows taken */
+	uint64_t lost_rows;    /**< rows lost to overrun */
 	uint64_t torn_rows;    /**< rows overwritten while being written */
-	uint64_t placeholder_frames; /**< codif: invalid frames written for lost rows */
-	uint64_t discontinuities;    /**< new files started after a hole */
-	uint64_t run_files;          /**< new files started at a resync or new parameters */
+	uint64_t discontinuities; /**< new files after an index went back (never
+				       on one clock: a safety net) */
+	uint64_t run_files;    /**< new files at a resync or new parameters */
 };
 
 /** A writer: its antennas' cursors and files, its figures. */
@@ -90,6 +111,8 @@ struct wr_writer {
 	struct wr_out all;         /**< pcap all=yes */
 	int64_t all_max_t;         /**< all=yes: latest data time written */
 	struct wr_stats st;
+	struct fmt_tally closed;   /**< what the files closed so far hold */
+	uint64_t closed_cut;       /**< valid frames cut off them */
 	bool done;                 /**< --count reached */
 	int error;                 /**< first fatal errno */
 	char err[512];
@@ -153,15 +176,22 @@ struct wr_run_opts {
 	void *ctx;
 };
 
+/**
+ * A writer's figures as lib/stats' writer table has them (struct
+ * ibv_shm_writer's figures; error: a positive errno, 0 none): what
+ * wr_publish publishes and a writer's summary prints.
+ */
+void wr_figures(const struct wr_stats *st, int error, struct ibv_shm_writer *r);
+
 /** Publish w's figures and a heartbeat into a writer registry entry. */
 void wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r);
 
 /**
  * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish
- * its figures (when idle, and every 64 polls), until one of o's reasons to
- * end; then every file is finished (wr_finish) and the figures published a
- * last time. why (may be NULL): why it ended (WR_END_ERROR when finishing
- * failed).
+ * its figures every 200 ms whatever the load (busy, held back by max_rate,
+ * idle), until one of o's reasons to end; then every file is finished
+ * (wr_finish) and the figures published a last time. why (may be NULL): why
+ * it ended (WR_END_ERROR when finishing failed).
  * @return 0, or the negative errno of the first I/O error (w->err says
  *   what; files already closed stay valid).
  */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "detect.h"
-#include "jsonw.h"
+#include "fmt_name.h"
 #include "names.h"
 #include "fmt_raw.h"
 #include "json.h"
@@ -133,7 +133,7 @@ fuzz_names(const uint8_t *data, size_t size)
 	memcpy(str, data, size);
 	str[size] = '\0';
 	cc_parse_name(str, &n);
-	cc_parse_name_utc(str, &t);
+	fmt_parse_name_utc(str, &t);
 	free(str);
 }
 

@@ -12,6 +12,7 @@
 #include "gaps.h"
 #include "hist.h"
 #include "json.h"
+#include "fmt_name.h"
 #include "names.h"
 #include "fmt_raw.h"
 #include "rd.h"
@@ -20,16 +21,16 @@
 static void
 test_names(void)
 {
-	char buf[CC_NAME_UTC_LEN];
+	char buf[FMT_NAME_UTC_LEN];
 	struct cc_name n;
 	int64_t t, back;
 
 	CHECK(codif_parse_time("2025-03-10T12:00:13.5Z", &t) == 0);
-	CHECK_STR(cc_name_utc(t, buf, sizeof(buf)), "20250310T120013.500000000Z");
-	CHECK(cc_parse_name_utc(buf, &back) == 0);
+	CHECK_STR(fmt_name_utc(t, buf, sizeof(buf)), "20250310T120013.500000000Z");
+	CHECK(fmt_parse_name_utc(buf, &back) == 0);
 	CHECK_EQ_I(back, t);
-	CHECK(cc_parse_name_utc("20250310T120013.5Z", &back) == -EINVAL);
-	CHECK(cc_parse_name_utc("20251310T120013.500000000Z", &back) == -EINVAL);
+	CHECK(fmt_parse_name_utc("20250310T120013.5Z", &back) == -EINVAL);
+	CHECK(fmt_parse_name_utc("20251310T120013.500000000Z", &back) == -EINVAL);
 
 	CHECK(cc_parse_name("/d/ibvcap_ant0_20250310T120013.500000000Z.codif", &n) == 0);
 	CHECK_STR(n.prefix, "ibvcap");

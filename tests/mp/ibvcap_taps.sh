@@ -47,6 +47,19 @@ phase() {
 		tpid=$!
 		wait_for_line "$T/$name.tap.log" 30 'MAC' || { cat "$T/$name.tap.log"; fail "pdump did not start"; }
 		sleep 2 # rte_pdump_enable follows the port line synchronously
+		# rte_pdump takes one tap per queue: a second one on queue 3 is
+		# refused, named, and exits non-zero (it would capture nothing)
+		mkdir -p "$T/taken"
+		set +e
+		"$BUILD/app/dpdk-ibvcap-dump" --file-prefix "$PREFIX" --lcore 0 --source pdump \
+			--port 0 --queue 3 --write "pcap:$T/taken" > "$T/taken.log" 2>&1
+		trc=$?
+		set -e
+		[ "$trc" -ne 0 ] || { cat "$T/taken.log"; fail "a second tap on a tapped queue exited 0"; }
+		grep -q 'port 0 queue 3 is already tapped by another tool' "$T/taken.log" ||
+			{ cat "$T/taken.log"; fail "a second tap on a tapped queue: no clear message"; }
+		[ -z "$(ls "$T/taken")" ] || fail "the refused tap left files: $(ls "$T/taken")"
+		ok "a second tap on queue 3 (dpdk-pdump has it): exit $trc, 'port 0 queue 3 is already tapped', no file"
 	elif [ "$tap" = ibvdump ]; then
 		mkdir -p "$T/dq2"
 		"$BUILD/app/dpdk-ibvcap-dump" --file-prefix "$PREFIX" --lcore 0 --source pdump \
@@ -138,8 +151,8 @@ expect_eq "dpdk-ibvcap-dump --source pdump queue=2: packets = antenna 2's packet
 python3 "$SRC/tests/tools/pcapdiff.py" "$T/ref2.pcap" "$f" ||
 	fail "dpdk-ibvcap-dump --source pdump: packets differ from what the generator sent"
 ok "dpdk-ibvcap-dump --source pdump: every packet byte for byte as the generator sent it"
-expect_eq "dpdk-ibvcap-dump --source pdump: summary frames, tap drops, files" \
-	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["source"], j["frames"], j["tap_drops"], j["files"], j["error"])' "$T/dq2.json")" \
+expect_eq "dpdk-ibvcap-dump --source pdump: summary written, tap drops, files" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["source"], j["written"], j["tap_drops"], j["files"], j["error"])' "$T/dq2.json")" \
 	"pdump $want 0 1 0"
 
 # rotate-size=256K: 32 packets of 8330 bytes fill a file, so 100 make 4;
@@ -151,10 +164,10 @@ tshark -r "$T/ref4all.pcap" -c 100 -F pcap -w "$T/ref4.pcap" 2>/dev/null
 python3 "$SRC/tests/tools/pcapdiff.py" "$T/ref4.pcap" "$T/dq4.pcap" ||
 	fail "dpdk-ibvcap-dump --source pdump --count 100: packets differ from the generator's first 100"
 ok "dpdk-ibvcap-dump --source pdump --count 100 rotate-size=256K: $nf files, together exactly antenna 4's first 100 packets"
-expect_eq "dpdk-ibvcap-dump --count 100: stop reason, frames, files" \
-	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stop_reason"], j["frames"], j["files"])' "$T/dq4.json")" \
+expect_eq "dpdk-ibvcap-dump --count 100: stop reason, written, files" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stop_reason"], j["written"], j["files"])' "$T/dq4.json")" \
 	"--count 100 4"
-grep -qE 'dump-[0-9]+: [0-9]+ packets, [0-9]+ files, tap drops 0$' "$T/ibvdump.tap2.log" ||
+grep -qE 'dump-[0-9]+: [0-9]+ packets taken, [0-9]+ written, [0-9]+ files, tap drops 0$' "$T/ibvdump.tap2.log" ||
 	{ cat "$T/ibvdump.tap2.log"; fail "--stats-period: no progress line from the pdump tap"; }
 ok "dpdk-ibvcap-dump --source pdump --stats-period: progress lines"
 

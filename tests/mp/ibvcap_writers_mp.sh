@@ -12,6 +12,7 @@
 set -e
 need_root
 need_hugepages 400
+need_cmd dpdk-telemetry.py
 DUMP=$BUILD/app/dpdk-ibvcap-dump
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
@@ -106,7 +107,7 @@ ls "$T/C"/*.part > /dev/null 2>&1 || fail "the killed writer left no .part (did 
 ok "the killed writer's file in progress stays NAME.part (never mistaken for complete)"
 python3 "$VER" "$T/one.sent.pcap" --format raw --partial "$T/C2" > "$T/C2.ver" || { cat "$T/C2.ver"; fail "restarted writer"; }
 "$CHK" verify "$T/C2" > "$T/C2.chk" 2>&1 || { cat "$T/C2.chk"; fail "restarted writer's files"; }
-frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$T/C2.json")
+frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/C2.json")
 [ "$frames" -gt 0 ] || fail "restarted writer wrote nothing"
 ok "restarted writer: $frames frames, valid and as sent ($(cat "$T/C2.ver"))"
 
@@ -114,7 +115,7 @@ python3 - "$T/E.json" <<'PY' || fail "writer E summary"
 import json, sys
 j = json.load(open(sys.argv[1]))
 # whole rows (2 streams each): 500 or 501 frames
-assert j["stop_reason"] == "--count" and 500 <= j["frames"] <= 501, j
+assert j["stop_reason"] == "--count" and 500 <= j["written"] <= 501, j
 PY
 f=$(ls "$T"/E/*.pcap)
 expect_eq "--antenna 1, snaplen=128: sources, captured and wire lengths" \
@@ -129,7 +130,7 @@ sent = min(codif_time(p) for p in records(sys.argv[2]) if src(p) == bytes([10, 1
 assert first == sent, (first, sent)
 PY
 ok "a late writer (--antenna 1, oldest=yes, snaplen=128, --count 500, direct=no): from the oldest frame, 128-byte records, stopped at 500"
-grep -qE 'ant3-pcap: [0-9]+ frames, [0-9]+ files, backlog [0-9]+ rows, lost 0' "$T/B.log" ||
+grep -qE 'ant3-pcap: [0-9]+ frames taken, [0-9]+ written, [0-9]+ files, backlog [0-9]+ rows, overrun 0' "$T/B.log" ||
 	{ cat "$T/B.log"; fail "--stats-period: no progress line"; }
 ok "--stats-period: progress lines while writing"
 
@@ -158,20 +159,62 @@ start_primary three --ring 256 --reorder-window 16
 start_dump "$T/E.log" --write "codif:$T/E" --name slow --max-rate 2000 --summary-json "$T/E.json"
 EPID=$DPID
 start_gen three 1000
+# what the writer publishes to shared memory (the primary's telemetry, which
+# dpdk-ibvcap-stat and Prometheus read), sampled while it runs behind
+: > "$T/E.tel"
+while kill -0 "$EPID" 2>/dev/null; do
+	echo /ibvcap/writers | timeout 5 dpdk-telemetry.py -f "$PREFIX" 2>/dev/null | tail -1 >> "$T/E.tel" || true
+	sleep 0.25
+done &
+SPID=$!
+CLEANUP_PIDS+=("$SPID")
 wait "$CPID" || { cat "$T/three.cap.log"; fail "primary exit status (throttled writer)"; }
 wait "$EPID" || fail "throttled writer exit status"
+wait "$SPID" || true
 stop_gen
 python3 "$SRC/tests/tools/compare.py" "$T/three.truth.json" "$T/three.sum.json" > "$T/three.cmp" ||
 	{ head "$T/three.cmp"; fail "capture counts differ with a slow writer"; }
-python3 - "$T/three.sum.json" "$T/E.json" <<'PY' || fail "throttled writer counts"
-import json, sys
+python3 - "$T/three.sum.json" "$T/E.json" "$T/E.tel" "$T/E" <<'PY' || fail "throttled writer counts"
+import glob, json, os, sys
 s = json.load(open(sys.argv[1]))
 e = json.load(open(sys.argv[2]))
 placed = sum(a["placed"] for a in s["buffers"]["antennas"])
-assert e["lost_frames"] > 0, e
-assert e["frames"] + e["lost_frames"] == placed, (e["frames"], e["lost_frames"], placed)
-print("written %d + lost %d = placed %d" % (e["frames"], e["lost_frames"], placed))
+assert e["overrun"] > 0, e
+assert e["cut"] == 0, e
+assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
+# what it lost is written as placeholders (formats.md): one time-continuous
+# file per antenna, every frame on disk counted
+files = glob.glob(sys.argv[4] + "/*.codif")
+ants = [os.path.basename(f).split("_")[1] for f in files]
+assert len(files) == 6 and len(set(ants)) == 6, files
+assert e["discontinuities"] == 0 and e["overrun_placeholders"] >= e["overrun"], e
+size = sum(os.path.getsize(f) for f in files)
+assert size == e["bytes"], (size, e["bytes"])
+assert size // 8256 == e["written"] + e["placeholders"] + e["overrun_placeholders"], (size, e)
+# the primary's summary shows the figures the writer published last: its own
+w = [x for x in s["buffers"]["writers"] if x["name"] == "slow"]
+assert len(w) == 1, s["buffers"]["writers"]
+for k in ("written", "placeholders", "overrun", "bytes", "files", "cut"):
+    assert w[0][k] == e[k], (k, w[0][k], e[k])
+# and while it ran behind: samples of shared memory, overrun among them
+seen = []
+for line in open(sys.argv[3]):
+    try:
+        r = json.loads(line)["/ibvcap/writers"]
+    except (ValueError, KeyError, TypeError):
+        continue
+    f = r["fields"]
+    for key, v in r.items():
+        if key != "fields" and key.endswith("_codif"):
+            seen.append(dict(zip(f, v)))
+mid = [x for x in seen if x["active"] == 1]
+assert len(mid) >= 3, ("too few samples while it ran", len(mid))
+assert any(x["overrun"] > 0 and x["written"] > 0 for x in mid), mid
+assert all(x["written"] <= e["written"] and x["overrun"] <= e["overrun"] for x in mid), mid
+print("written %d + overrun %d = placed %d; %d samples of shared memory while it ran, "
+      "overrun up to %d" % (e["written"], e["overrun"], placed, len(mid),
+                            max(x["overrun"] for x in mid)))
 PY
 python3 "$VER" "$T/three.sent.pcap" --format codif --partial "$T/E" > "$T/E.ver" || { cat "$T/E.ver"; fail "slow writer files"; }
-ok "throttled writer: written + lost to overrun = placed, exactly; capture counts = truth; files valid"
+ok "throttled writer: written + overrun = placed, exactly; published while it ran (overrun > 0 mid-run, the summary = its JSON); capture counts = truth; files valid"
 echo "$CHECKS checks passed"

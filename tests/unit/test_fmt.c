@@ -71,6 +71,8 @@ missing(int64_t n, unsigned int k)
  * lost by the writer (overrun), row 31 taken back and written again.
  * Frame n is frame index 100000 + n of clk (test_hdr). @return 0 or the
  * first error. */
+static int64_t rows_ended; /* rows write_rows ended (fmt_row_end called) */
+
 static int
 write_rows(struct fmt_sink *s, const struct codif_clock *clk, int64_t rows)
 {
@@ -113,10 +115,45 @@ write_rows(struct fmt_sink *s, const struct codif_clock *clk, int64_t rows)
 			if ((rc = fmt_put(s, &fr)) < 0)
 				return rc;
 		}
-		if ((rc = fmt_row_end(s)) != 0)
+		rc = fmt_row_end(s);
+		rows_ended = n + 1;
+		if (rc != 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* What write_rows puts in its first rows rows: frames as received, gap
+ * frames, overrun frames. */
+static void
+rows_hold(int64_t rows, struct fmt_tally *t)
+{
+	int64_t n;
+	unsigned int k;
+
+	memset(t, 0, sizeof(*t));
+	for (n = 0; n < rows; n++)
+		for (k = 0; k < S; k++) {
+			if (n == 30)
+				t->overrun++;
+			else if (missing(n, k))
+				t->gaps++;
+			else
+				t->frames++;
+		}
+}
+
+/* A file closed whole: it holds every row written, nothing was cut. */
+static void
+check_whole(const struct fmt_sink *s, uint64_t size, uint64_t frames, uint64_t gaps,
+	    uint64_t overrun)
+{
+	CHECK_EQ_U(fmt_disk(s)->bytes, size);
+	CHECK_EQ_U(fmt_disk(s)->frames, frames);
+	CHECK_EQ_U(fmt_disk(s)->gaps, gaps);
+	CHECK_EQ_U(fmt_disk(s)->overrun, overrun);
+	CHECK_EQ_U(fmt_cut(s)->frames + fmt_cut(s)->gaps + fmt_cut(s)->overrun +
+		   fmt_cut(s)->bytes, 0);
 }
 
 static void
@@ -140,6 +177,12 @@ test_codif(const struct codif_clock *clk)
 	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
 	CHECK(!exists(fio_part(&s.f)));
 	CHECK_EQ_U(size_of(path), (uint64_t)ROWS * S * (CODIF_HDR_LEN + D));
+	{
+		struct fmt_tally t;
+
+		rows_hold(ROWS, &t);
+		check_whole(&s, size_of(path), t.frames, t.gaps, t.overrun);
+	}
 
 	/* read back: every frame as written, gaps as placeholders */
 	CHECK_EQ_I(fmt_codif_open_read(&r, path, err, sizeof(err)), 0);
@@ -213,6 +256,12 @@ test_pcap(const struct codif_clock *clk)
 	memset(pkt, 0x5a, sizeof(pkt));
 	CHECK_EQ_I(fmt_pcap_packet(&s, 123456789012345678LL, pkt, 150), 0);
 	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
+	{
+		struct fmt_tally t;
+
+		rows_hold(ROWS, &t); /* a packet per frame received, and one more */
+		check_whole(&s, size_of(path), t.frames + 1, 0, 0);
+	}
 	f = fopen(path, "rb");
 	CHECK(f != NULL && fread(&magic, 4, 1, f) == 1);
 	fclose(f);
@@ -310,6 +359,12 @@ test_raw(const struct codif_clock *clk)
 	CHECK(!exists(idx));
 	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
 	CHECK_EQ_U(size_of(path), (uint64_t)ROWS * S * D);
+	{
+		struct fmt_tally t;
+
+		rows_hold(ROWS, &t); /* the row taken back is not counted */
+		check_whole(&s, size_of(path), t.frames, t.gaps, t.overrun);
+	}
 	CHECK(exists(idx) && !exists(fio_part(&s.f)));
 
 	/* the index read back says what was written */
@@ -377,6 +432,7 @@ test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record)
 	char path[300], err[600], name[32];
 	bool kept = false;
 	uint64_t size, head = kind == FMT_PCAP ? FMT_PCAP_FILE_HDR : 0;
+	struct fmt_tally all, in;
 	int rc;
 
 	codif_clock_init(&clk, &h);
@@ -400,6 +456,25 @@ test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record)
 	size = size_of(path);
 	CHECK(size != UINT64_MAX && size <= limit && size > head);
 	CHECK_EQ_U((size - head) % record, 0);
+	/* what the sink says it holds is what the file holds; what was handed
+	 * to it whole and is not there is cut */
+	CHECK_EQ_U(fmt_disk(&s)->bytes, size);
+	rows_hold(rows_ended, &all);
+	if (kind == FMT_PCAP) {
+		/* a packet per received frame; gaps write nothing */
+		CHECK_EQ_U(fmt_disk(&s)->frames, (size - head) / record);
+		CHECK_EQ_U(fmt_disk(&s)->gaps + fmt_disk(&s)->overrun, 0);
+		CHECK_EQ_U(fmt_disk(&s)->frames + fmt_cut(&s)->frames, all.frames);
+	} else {
+		rows_hold((int64_t)((size - head) / record), &in);
+		CHECK_EQ_U(fmt_disk(&s)->frames, in.frames);
+		CHECK_EQ_U(fmt_disk(&s)->gaps, in.gaps);
+		CHECK_EQ_U(fmt_disk(&s)->overrun, in.overrun);
+		CHECK_EQ_U(fmt_cut(&s)->frames, all.frames - in.frames);
+		CHECK_EQ_U(fmt_cut(&s)->gaps, all.gaps - in.gaps);
+		CHECK_EQ_U(fmt_cut(&s)->overrun, all.overrun - in.overrun);
+		CHECK(fmt_cut(&s)->frames > 0);
+	}
 	if (kind == FMT_RAW) {
 		struct fmt_raw_index back;
 		char idx[320];
@@ -492,6 +567,38 @@ test_index_errors(void)
 	free(text);
 }
 
+/* A file of the final name appears while NAME.part is written (another
+ * writer, an operator): the close must not replace it (no check-then-rename
+ * window), keep ours as NAME.part and say so. */
+static void
+test_fio_appeared(const char *name)
+{
+	struct fio_file f;
+	char path[300], err[600], got[16] = "";
+	uint64_t kept = 1;
+	FILE *o;
+
+	path_of(path, sizeof(path), name);
+	CHECK_EQ_I(fio_open(&f, path, 0, FIO_DIRECT, err, sizeof(err)), 0);
+	CHECK_EQ_I(fio_append(&f, "ours", 4), 0);
+	fio_record_end(&f);
+	o = fopen(path, "wx"); /* after the open's check, before the close */
+	CHECK(o != NULL && fputs("theirs", o) >= 0);
+	if (o != NULL)
+		fclose(o);
+	CHECK_EQ_I(fio_close(&f, true, &kept, err, sizeof(err)), -EEXIST);
+	CHECK_HAS(err, ".part: not renamed: ");
+	CHECK_HAS(err, "appeared meanwhile");
+	CHECK_EQ_U(kept, 0);
+	o = fopen(path, "r");
+	CHECK(o != NULL && fgets(got, sizeof(got), o) != NULL);
+	if (o != NULL)
+		fclose(o);
+	CHECK_STR(got, "theirs");
+	CHECK_EQ_U(size_of(fio_part(&f)), 4); /* ours kept as NAME.part */
+	unlink(fio_part(&f));
+}
+
 /* lib/fio: NAME.part, never replacing without FIO_REPLACE, a leftover
  * NAME.part refused, a file not kept leaves nothing. */
 static void
@@ -522,6 +629,7 @@ test_fio(void)
 	CHECK_EQ_I(fio_close(&f, false, &kept, err, sizeof(err)), 0);
 	CHECK_EQ_U(kept, 0);
 	CHECK(!exists(path) && !exists(fio_part(&f)));
+	test_fio_appeared("h.bin");
 }
 
 int

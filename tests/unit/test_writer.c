@@ -16,6 +16,7 @@
 #include "testhdr.h"
 #include "codif_pattern.h"
 #include "fio.h"
+#include "fmt_raw.h"
 #include "writer.h"
 
 #define SLOTS 16
@@ -30,8 +31,19 @@ hdr_for(int64_t n, uint16_t thread)
 	return test_hdr(n, thread, D);
 }
 
+/* Streams of the buffer with frames: slots [lo, hi) (an antenna sending to
+ * a subset of its groups), the gap at GAP_ROW of slot lo + GAP_SLOT % n. */
+static struct antbuf *
+make_slots(unsigned int lo, unsigned int hi);
+
 static struct antbuf *
 make_full(void)
+{
+	return make_slots(0, SLOTS);
+}
+
+static struct antbuf *
+make_slots(unsigned int lo, unsigned int hi)
 {
 	struct antbuf_geom g = { SLOTS, 2 * ROWS, 2, D };
 	size_t sz = antbuf_size(&g, true);
@@ -45,13 +57,13 @@ make_full(void)
 	CHECK(b != NULL && antbuf_init(b, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
 	antbuf_prod_init(&p, b, NULL, false);
 	for (n = 0; n < ROWS; n++)
-		for (s = 0; s < SLOTS; s++) {
+		for (s = lo; s < hi; s++) {
 			struct codif_hdr h = hdr_for(n, (uint16_t)s);
 			struct acct_fd fd;
 
-			if (n == 0 && s == 0)
+			if (n == 0 && s == lo)
 				codif_clock_init(&clk, &h);
-			if (n == GAP_ROW && s == GAP_SLOT)
+			if (n == GAP_ROW && s == lo + GAP_SLOT % (hi - lo))
 				continue;
 			codif_pattern_fill(&h, data, D);
 			test_fd(&fd, pkt, &h, data, D, &clk, (uint16_t)s, 0, 0, 1000 + n);
@@ -134,17 +146,23 @@ written(struct antbuf *b, const char *tmp, const char *fmt, size_t *len)
 {
 	char dir[300], path[600], ext[16];
 	struct wr_stats st;
+	uint8_t *p;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, fmt);
 	snprintf(ext, sizeof(ext), ".%s", fmt);
 	CHECK(mkdir(dir, 0755) == 0);
 	write_all(b, fmt, dir, &st);
-	CHECK_EQ_U(st.frames, ROWS * SLOTS - 1);
+	CHECK_EQ_U(st.written, ROWS * SLOTS - 1);
 	CHECK_EQ_U(st.rows, ROWS);
-	if (strcmp(fmt, "codif") == 0)
-		CHECK_EQ_U(st.gap_frames, 1); /* the gap, as an invalid frame */
+	/* the gap: an invalid frame (codif), zeros listed as a gap (raw),
+	 * nothing (pcap) */
+	CHECK_EQ_U(st.placeholders, strcmp(fmt, "pcap") == 0 ? 0 : 1);
+	CHECK_EQ_U(st.files, 1);
+	CHECK_EQ_U(st.cut + st.overrun, 0);
 	only_file(dir, ext, path, sizeof(path));
-	return slurp(path, len);
+	p = slurp(path, len);
+	CHECK_EQ_U(st.bytes, *len); /* the file's bytes (raw: data, not index) */
+	return p;
 }
 
 static void
@@ -202,6 +220,69 @@ test_big_rows(const char *tmp)
 	free(b);
 }
 
+/* An antenna whose streams are slots 8..11 of its buffer (it sends to one
+ * of four groups): the raw index numbers them 0..3 (formats.md), its gap
+ * run and the writer's placeholder count agree, and the index rebuilds each
+ * frame's header (what codifcheck convert does). */
+static void
+test_raw_subset(const char *tmp)
+{
+	enum { LO = 8, HI = 12, NS = HI - LO };
+	struct antbuf *b = make_slots(LO, HI);
+	struct fmt_raw_index ri;
+	char dir[300], path[600], idx[700], err[800];
+	struct wr_stats st;
+	static uint8_t want[D];
+	static const uint8_t zero[D];
+	uint8_t *f;
+	size_t len, i, k, gaps = 0;
+
+	snprintf(dir, sizeof(dir), "%s/subset", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	write_all(b, "raw", dir, &st);
+	CHECK_EQ_U(st.written, ROWS * NS - 1);
+	CHECK_EQ_U(st.placeholders, 1);
+	only_file(dir, ".raw", path, sizeof(path));
+	f = slurp(path, &len);
+	CHECK_EQ_U(len, (size_t)ROWS * NS * D);
+	CHECK_EQ_U(st.bytes, len);
+	snprintf(idx, sizeof(idx), "%s.json", path);
+	fmt_raw_index_init(&ri);
+	CHECK(fmt_raw_index_read(idx, &ri, err, sizeof(err)) == 0);
+	CHECK_EQ_U(ri.nstream, NS);
+	CHECK_EQ_U(ri.rows, ROWS);
+	for (k = 0; k < ri.gaps.n; k++) {
+		CHECK(ri.gaps.v[k].slot < NS);
+		gaps += ri.gaps.v[k].count;
+	}
+	CHECK_EQ_U(gaps, st.placeholders); /* the counter = the index's gaps */
+	CHECK_EQ_U(ri.gaps.n, 1);
+	if (ri.gaps.n == 1) {
+		CHECK_EQ_U(ri.gaps.v[0].slot, GAP_SLOT % NS);
+		CHECK_EQ_U(ri.gaps.v[0].first, GAP_ROW);
+	}
+	for (i = 0; f != NULL && i < (size_t)ROWS * NS && (i + 1) * D <= len; i++) {
+		uint32_t slot = (uint32_t)(i % NS);
+		struct codif_hdr h = hdr_for((int64_t)(i / NS), (uint16_t)(LO + slot)), got;
+		bool gap = i / NS == GAP_ROW && slot == GAP_SLOT % NS;
+
+		/* slot s of the file is the buffer's stream LO + s */
+		fmt_raw_frame_hdr(&ri, slot, i / NS, gap, &got);
+		CHECK_EQ_U(got.threadid, LO + slot);
+		CHECK_EQ_U(got.frame, h.frame);
+		CHECK_EQ_U(got.seconds, h.seconds);
+		if (gap) {
+			CHECK(memcmp(f + i * D, zero, D) == 0);
+		} else {
+			codif_pattern_fill(&h, want, D);
+			CHECK(memcmp(f + i * D, want, D) == 0);
+		}
+	}
+	fmt_raw_index_free(&ri);
+	free(f);
+	free(b);
+}
+
 static void
 test_fio_rollback(const char *tmp)
 {
@@ -241,6 +322,7 @@ main(void)
 		return 1;
 	}
 	test_big_rows(tmp);
+	test_raw_subset(tmp);
 	test_fio_rollback(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
