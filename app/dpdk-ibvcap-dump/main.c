@@ -28,6 +28,7 @@
 #include "quirks.h"
 #include "shm_eal.h"
 #include "stats.h"
+#include "tconv.h"
 #include "writer.h"
 
 #define ERRLEN (PATH_MAX + 512)
@@ -229,24 +230,6 @@ parse(int argc, char **argv, struct dopts *o)
 		return -1;
 	}
 	return 0;
-}
-
-static int64_t
-now_unix_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Antenna selection: names or indices; 0 = none matched (error set). */
@@ -585,7 +568,7 @@ tap_write(struct tap *t, const struct dopts *o, const struct wr_opts *wo, struct
 	  char *err, size_t len)
 {
 	uint32_t plen = m->pkt_len, cap = plen < wo->snaplen ? plen : wo->snaplen;
-	int64_t ts = now_unix_ns();
+	int64_t ts = real_ns();
 	const void *d;
 	uint8_t *p;
 	int rc;

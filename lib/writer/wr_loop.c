@@ -7,16 +7,8 @@
 #include <time.h>
 
 #include "shm.h"
+#include "tconv.h"
 #include "writer.h"
-
-static int64_t
-clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void
 sleep_ns(int64_t ns)
