@@ -41,7 +41,7 @@ struct dopts {
 	char antennas[1024];
 	uint64_t count;
 	uint64_t duration_ns;
-	char name[IBV_SHM_NAMELEN];
+	char name[SHM_NAMELEN];
 	unsigned int lcore;
 	uint64_t stats_ns;
 	char summary[PATH_MAX];
@@ -234,7 +234,7 @@ parse(int argc, char **argv, struct dopts *o)
 
 /* Antenna selection: names or indices; 0 = none matched (error set). */
 static uint64_t
-select_antennas(const struct ibv_shm_view *v, const char *list, char *err, size_t len)
+select_antennas(const struct shm_view *v, const char *list, char *err, size_t len)
 {
 	char *items[64], *store;
 	uint64_t mask = 0;
@@ -288,7 +288,7 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	const char *why, int error, const char *errtext, uint64_t tap_drops,
 	double el)
 {
-	struct ibv_shm_writer rec;
+	struct shm_writer rec;
 	char err[ERRLEN];
 	json_t *root, *arr, *a;
 
@@ -383,7 +383,7 @@ stop_due(const struct dopts *o, int64_t t0, int64_t now, bool io_error, bool cou
 /* What the loop asks of the buffers source (lib/writer's wr_run). */
 struct dump_ctx {
 	const struct dopts *o;
-	const struct ibv_shm_view *v;
+	const struct shm_view *v;
 };
 
 static bool
@@ -398,7 +398,7 @@ dump_primary_stopped(void *ctx)
 {
 	const struct dump_ctx *d = ctx;
 
-	return __atomic_load_n(&d->v->ctl->state, __ATOMIC_ACQUIRE) == IBV_SHM_STOPPED;
+	return __atomic_load_n(&d->v->ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
 }
 
 static bool
@@ -432,7 +432,7 @@ end_text(enum wr_end e)
 static int
 run_buffers(const struct dopts *o, const struct wr_opts *wo)
 {
-	struct ibv_shm_view v;
+	struct shm_view v;
 	struct wr_writer *w;
 	struct dump_ctx dc = { .o = o, .v = &v };
 	struct wr_run_opts ro;
@@ -442,7 +442,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	int64_t t0 = mono_ns();
 	int reg, rc = 0;
 
-	if (ibv_shm_attach(&v, err, sizeof(err)) != 0) {
+	if (shm_attach(&v, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
 		return 1;
 	}
@@ -467,7 +467,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		free(w);
 		return 1;
 	}
-	reg = ibv_shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format));
+	reg = shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format));
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
@@ -488,7 +488,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
 		w->err, 0, (double)(mono_ns() - t0) / 1e9);
 	/* the primary, if alive, may still hold the entry for its summary */
-	ibv_shm_writer_release(v.ctl, reg);
+	shm_writer_release(v.ctl, reg);
 	free(w);
 	return rc;
 }

@@ -30,9 +30,9 @@ release_mbuf(void *ctx, uintptr_t ref)
 }
 
 void
-ibv_instance_name(char out[IBV_SHM_NAMELEN])
+ibv_instance_name(char out[SHM_NAMELEN])
 {
-	ibv_shm_eal_instance(out);
+	shm_eal_instance(out);
 }
 
 int
@@ -41,7 +41,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	const struct ibv_config *c = &app->cfg;
 	struct ibv_bufs *bf = &app->bufs;
 	struct antbuf_geom g;
-	char name[IBV_SHM_NAMELEN];
+	char name[SHM_NAMELEN];
 	unsigned int a;
 	size_t sz;
 
@@ -55,13 +55,13 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	bf->threads = c->threads;
 	bf->geom = g;
 
-	ibv_shm_ctl_name(bf->instance, name);
-	bf->ctl_mz = rte_memzone_reserve(name, sizeof(struct ibv_shm_ctl), SOCKET_ID_ANY, 0);
+	shm_ctl_name(bf->instance, name);
+	bf->ctl_mz = rte_memzone_reserve(name, sizeof(struct shm_ctl), SOCKET_ID_ANY, 0);
 	if (bf->ctl_mz == NULL)
 		return err_set(err, len, -rte_errno, "shared control block '%s': %s", name,
 			    rte_strerror(rte_errno));
 	bf->ctl = bf->ctl_mz->addr;
-	ibv_shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
+	shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
 	bf->ctl->start_unix_ns = app->start_unix_ns;
 	bf->zc = c->zero_copy;
 	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU :
@@ -78,7 +78,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	for (a = 0; a < c->layout.nant; a++) {
 		const struct rte_memzone *mz;
 
-		ibv_shm_ant_name(bf->instance, a, name);
+		shm_ant_name(bf->instance, a, name);
 		mz = rte_memzone_reserve_aligned(name, sz, SOCKET_ID_ANY, 0, ANTBUF_PAGE);
 		if (mz == NULL)
 			return err_set(err, len, -rte_errno,
@@ -119,11 +119,11 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		} else if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0) {
 			return -1;
 		}
-		str_copy(bf->ctl->ant[a].zone, IBV_SHM_NAMELEN, name);
+		str_copy(bf->ctl->ant[a].zone, SHM_NAMELEN, name);
 		str_copy(bf->ctl->ant[a].name, ANTBUF_NAME_LEN, c->layout.ant_name[a]);
 		bf->ctl->ant[a].src_ip = c->layout.ant_ip[a];
 	}
-	__atomic_store_n(&bf->ctl->state, IBV_SHM_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&bf->ctl->state, SHM_RUNNING, __ATOMIC_RELEASE);
 	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u streams x "
 	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
 	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
@@ -145,18 +145,18 @@ ibv_bufs_stop(struct ibv_app *app)
 		if (bf->b[a] != NULL)
 			antbuf_flush(&bf->prod[a]);
 	/* writers take the rest and end */
-	__atomic_store_n(&bf->ctl->state, IBV_SHM_STOPPED, __ATOMIC_RELEASE);
+	__atomic_store_n(&bf->ctl->state, SHM_STOPPED, __ATOMIC_RELEASE);
 }
 
 /* External writers still attached (their process alive). */
 static unsigned int
 external_writers(struct ibv_app *app)
 {
-	struct ibv_shm_ctl *ctl = app->bufs.ctl;
+	struct shm_ctl *ctl = app->bufs.ctl;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
-		struct ibv_shm_writer *w = &ctl->writer[i];
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
+		struct shm_writer *w = &ctl->writer[i];
 
 		if (!__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) || w->pid == getpid())
 			continue;
@@ -194,10 +194,10 @@ proc_gone(int pid)
 static unsigned int
 writer_procs_alive(struct ibv_app *app)
 {
-	struct ibv_shm_ctl *ctl = app->bufs.ctl;
+	struct shm_ctl *ctl = app->bufs.ctl;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
 		int pid = ctl->writer[i].pid;
 
 		if (pid > 0 && pid != getpid() && !proc_gone(pid))
@@ -245,7 +245,7 @@ ibv_bufs_free(struct ibv_app *app)
 	struct ibv_bufs *bf = &app->bufs;
 	unsigned int a;
 
-	for (a = 0; a < IBV_SHM_MAX_ANT; a++) {
+	for (a = 0; a < SHM_MAX_ANT; a++) {
 		/* no writer left: payload mbufs the rings still hold go back */
 		if (app->split.refs[a] != NULL) {
 			if (bf->b[a] != NULL)

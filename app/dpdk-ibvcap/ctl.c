@@ -33,6 +33,9 @@ static const struct stats_field capture_f[] = {
 			"rx polls"),
 	STATS_FIELD_U64("misdirected", NULL, 0, "packets", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
 			T(misdirected), "an antenna's packets on another antenna's queue"),
+	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA, STATS_SUM,
+			T(busy_cycles), "TSC cycles of the rx polls that brought packets: the "
+			"PMD's burst and all done with its packets"),
 };
 static const struct stats_group capture_g = {
 	.name = "capture", .help = "the capture's packets and polls",
@@ -53,6 +56,8 @@ static const struct stats_field lcore_f[] = {
 			LC(segmented), "packets in several segments (copied to be read)"),
 	STATS_FIELD_U64("held", NULL, 0, "mbufs", STATS_ANTENNA, STATS_MAX, LC(held),
 			"mbufs held now for suspect frames"),
+	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA, STATS_SUM,
+			LC(busy_cycles), "TSC cycles of the polls that brought packets"),
 };
 static const struct stats_group lcore_g = {
 	.name = "lcore", .help = "one rx lcore's packets and polls",
@@ -84,6 +89,7 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 		t->polls += lc->polls;
 		t->empty_polls += lc->empty_polls;
 		t->misdirected += lc->misdirected;
+		t->busy_cycles += lc->busy_cycles;
 		for (a = 0; a < l->nant; a++)
 			acct_ant_add(lc->acct, a, &t->ant[a]);
 		for (p = 0; p < app->nport; p++)
@@ -240,6 +246,8 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		t.pkts ? (double)t.bytes / (double)t.pkts : 0.0);
 	fprintf(f, "Busy wait / packet:         %.3f\n",
 		t.pkts ? (double)t.empty_polls / (double)t.pkts : 0.0);
+	fprintf(f, "Rx cycles / packet:         %.0f   (TSC %.3f GHz; polls that brought packets)\n",
+		t.pkts ? (double)t.busy_cycles / (double)t.pkts : 0.0, (double)app->tsc_hz / 1e9);
 	fprintf(f, "Num mismatches:             %" PRIu64 "   (lost + late + duplicate frames)\n",
 		t.all.lost + t.all.late + t.all.duplicate);
 	fprintf(f, "Average rate:               %.3f Gb/s, %.4f Mpps\n",
@@ -301,8 +309,8 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 		if (bf->ctl != NULL) {
 			bool head = false;
 
-			for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
-				const struct ibv_shm_writer *w = &bf->ctl->writer[i];
+			for (i = 0; i < SHM_MAX_WRITERS; i++) {
+				const struct shm_writer *w = &bf->ctl->writer[i];
 
 				if (w->name[0] == '\0')
 					continue;
@@ -503,8 +511,8 @@ buffers_json(const struct ibv_app *app, json_t *root)
 		stats_json(&stats_buffer, bf->b[a], STATS_ANTENNA, b);
 	}
 	arr = js_arr(o, "writers");
-	for (i = 0; bf->ctl != NULL && i < IBV_SHM_MAX_WRITERS; i++) {
-		const struct ibv_shm_writer *wr = &bf->ctl->writer[i];
+	for (i = 0; bf->ctl != NULL && i < SHM_MAX_WRITERS; i++) {
+		const struct shm_writer *wr = &bf->ctl->writer[i];
 		json_t *w;
 
 		if (wr->name[0] == '\0')
@@ -536,6 +544,8 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	stats_json(&capture_g, &t, STATS_ANTENNA, o);
 	js_dbl(o, "avg_bytes_per_packet", t.pkts ? (double)t.bytes / (double)t.pkts : 0);
 	js_dbl(o, "busy_wait_per_packet", t.pkts ? (double)t.empty_polls / (double)t.pkts : 0);
+	js_dbl(o, "cycles_per_packet", t.pkts ? (double)t.busy_cycles / (double)t.pkts : 0);
+	js_u64(o, "tsc_hz", app->tsc_hz);
 	js_u64(o, "mismatches", t.all.lost + t.all.late + t.all.duplicate);
 	js_dbl(o, "gbps", el > 0 ? (double)t.bytes * 8 / el / 1e9 : 0);
 	js_dbl(o, "mpps", el > 0 ? (double)t.pkts / el / 1e6 : 0);
@@ -566,6 +576,8 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 		js_u64(x, "lcore", lc->lcore_id);
 		js_u64(x, "queues", lc->nq);
 		stats_json(&lcore_g, lc, STATS_ANTENNA, x);
+		js_dbl(x, "cycles_per_packet",
+		       lc->pkts ? (double)lc->busy_cycles / (double)lc->pkts : 0);
 	}
 	rc = js_write_file(root, path, err, sizeof(err));
 	json_decref(root);
@@ -727,8 +739,8 @@ tel_writers(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (app == NULL || !app->bufs.on || app->bufs.ctl == NULL)
 		return -ENOENT;
 	rc = tel_rows_start(d, &stats_writer, STATS_ANTENNA);
-	for (i = 0; rc == 0 && i < IBV_SHM_MAX_WRITERS; i++) {
-		const struct ibv_shm_writer *w = &app->bufs.ctl->writer[i];
+	for (i = 0; rc == 0 && i < SHM_MAX_WRITERS; i++) {
+		const struct shm_writer *w = &app->bufs.ctl->writer[i];
 		char key[64];
 
 		if (w->name[0] == '\0')

@@ -102,7 +102,7 @@ ibv_gpu_free(struct ibv_app *app)
 
 	if (app->cfg.gpu < 0)
 		return;
-	for (a = 0; a < IBV_SHM_MAX_ANT; a++) {
+	for (a = 0; a < SHM_MAX_ANT; a++) {
 		size_t size = antbuf_payload_size(&bf->geom);
 
 		if (bf->gpu_ptr[a] == NULL)

@@ -646,7 +646,7 @@ ibv_mem_need(const struct ibv_config *c, const struct ibv_eal_view *v, struct ib
 		m->nant = c->layout.nant;
 		m->ant_bytes = p.host_bytes;
 		m->gpu_bytes = p.gpu_bytes;
-		m->ctl_bytes = sizeof(struct ibv_shm_ctl);
+		m->ctl_bytes = sizeof(struct shm_ctl);
 	}
 	/* mbuf pools: at least the ports named, one queue each (the port
 	 * says how many it has; with --gpu buffer split may replace them) */

@@ -45,6 +45,7 @@ struct ibv_lcore {
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
+	uint64_t busy_cycles;     /**< TSC cycles of the polls that brought packets */
 	uint64_t held;            /**< mbufs held for suspect frames now */
 	uint64_t ev_shown;        /**< resync events logged (main lcore) */
 	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
@@ -99,20 +100,20 @@ struct ibv_port {
 /** Antenna buffers in shared memory (buf.c, gpu.c). */
 struct ibv_bufs {
 	bool on;
-	char instance[IBV_SHM_NAMELEN];
+	char instance[SHM_NAMELEN];
 	struct antbuf_geom geom;
 	uint32_t threads;
 	const struct rte_memzone *ctl_mz;
-	struct ibv_shm_ctl *ctl;
-	const struct rte_memzone *mz[IBV_SHM_MAX_ANT];
-	struct antbuf *b[IBV_SHM_MAX_ANT];
-	struct antbuf_prod prod[IBV_SHM_MAX_ANT]; /**< the rx lcores' side of each */
-	uint8_t *payload[IBV_SHM_MAX_ANT];  /**< CPU view of external payload */
-	void *gpu_ptr[IBV_SHM_MAX_ANT];     /**< device memory (--gpu) */
+	struct shm_ctl *ctl;
+	const struct rte_memzone *mz[SHM_MAX_ANT];
+	struct antbuf *b[SHM_MAX_ANT];
+	struct antbuf_prod prod[SHM_MAX_ANT]; /**< the rx lcores' side of each */
+	uint8_t *payload[SHM_MAX_ANT];  /**< CPU view of external payload */
+	void *gpu_ptr[SHM_MAX_ANT];     /**< device memory (--gpu) */
 	size_t gpu_page;
 	bool keep_memory;   /**< a secondary lingers: no memzone_free at exit */
 	bool zc;            /**< --zero-copy: the rings hold the rx mbufs */
-	uintptr_t *zc_refs[IBV_SHM_MAX_ANT]; /**< the mbuf each slot holds */
+	uintptr_t *zc_refs[SHM_MAX_ANT]; /**< the mbuf each slot holds */
 	uint8_t *zc_zero;   /**< the zeroed frame gap slots point at */
 	struct rte_mempool *zc_pool; /**< one pool for every port */
 };
@@ -133,7 +134,7 @@ struct ibv_split {
 	void *gpu;                  /**< the region (device address) */
 	uint8_t *cpu;               /**< its CPU mapping (writers, zero frame) */
 	bool registered;
-	uintptr_t *refs[IBV_SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
+	uintptr_t *refs[SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
 };
 
 /** A writer on an lcore of the primary (--write). */
@@ -195,7 +196,7 @@ void ibv_lcores_free(struct ibv_app *app);
 int ibv_rx_main(void *arg);
 
 /* buf.c */
-void ibv_instance_name(char out[IBV_SHM_NAMELEN]);
+void ibv_instance_name(char out[SHM_NAMELEN]);
 int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
 void ibv_bufs_stop(struct ibv_app *app);
 void ibv_bufs_drain_external(struct ibv_app *app);
@@ -239,7 +240,7 @@ bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 /* ctl.c */
 /** Totals over every lcore and antenna. */
 struct ibv_totals {
-	uint64_t pkts, bytes, polls, empty_polls, misdirected;
+	uint64_t pkts, bytes, polls, empty_polls, misdirected, busy_cycles;
 	struct acct_counts ant[ACCT_MAX_ANTENNAS];
 	struct acct_counts all;
 	uint64_t cause[ACCT_C__COUNT];  /**< unattributed, all ports */

@@ -31,8 +31,8 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 {
 	const struct ibv_config *c = &app->cfg;
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, i;
-	const struct antbuf *bufs[IBV_SHM_MAX_ANT];
-	uint8_t *payloads[IBV_SHM_MAX_ANT];
+	const struct antbuf *bufs[SHM_MAX_ANT];
+	uint8_t *payloads[SHM_MAX_ANT];
 	char e[IBV_ERRLEN];
 
 	if (c->nwrite == 0)
@@ -46,14 +46,14 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			    "map several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
 			    c->nwrite, c->nwrite == 1 ? "" : "s", c->nwrite == 1 ? "s" : "",
 			    nw, nw == 1 ? "" : "s");
-	for (i = 0; i < IBV_SHM_MAX_ANT && i < c->layout.nant; i++) {
+	for (i = 0; i < SHM_MAX_ANT && i < c->layout.nant; i++) {
 		bufs[i] = app->bufs.b[i];
 		payloads[i] = app->bufs.payload[i];
 	}
 	for (i = 0; i < c->nwrite; i++) {
 		struct ibv_wlcore *wl = rte_zmalloc("ibvcap_writer", sizeof(*wl), 64);
 		struct wr_opts o;
-		char name[IBV_SHM_NAMELEN];
+		char name[SHM_NAMELEN];
 
 		if (wl == NULL)
 			return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
@@ -68,7 +68,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 				sizeof(e)) != 0)
 			return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
-		wl->reg = ibv_shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
+		wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
 					       wr_format_name(o.format));
 	}
 	return 0;
@@ -136,7 +136,7 @@ ibv_writers_free(struct ibv_app *app)
 
 	for (i = 0; i < app->nwlcore; i++) {
 		if (app->wl[i]->reg >= 0 && app->bufs.ctl != NULL)
-			ibv_shm_writer_release(app->bufs.ctl, app->wl[i]->reg);
+			shm_writer_release(app->bufs.ctl, app->wl[i]->reg);
 		rte_free(app->wl[i]);
 		app->wl[i] = NULL;
 	}

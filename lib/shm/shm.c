@@ -8,40 +8,40 @@
 #include "shm.h"
 
 void
-ibv_shm_instance(const char *prefix, char out[IBV_SHM_NAMELEN])
+shm_instance(const char *prefix, char out[SHM_NAMELEN])
 {
 	size_t n = strlen(prefix);
 	uint32_t h = 2166136261u;
 	size_t i;
 
 	if (n <= 20) {
-		snprintf(out, IBV_SHM_NAMELEN, "%s", prefix);
+		snprintf(out, SHM_NAMELEN, "%s", prefix);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		h = (h ^ (uint8_t)prefix[i]) * 16777619u;
-	snprintf(out, IBV_SHM_NAMELEN, "%.11s%08x", prefix, h);
+	snprintf(out, SHM_NAMELEN, "%.11s%08x", prefix, h);
 }
 
 void
-ibv_shm_ctl_name(const char *inst, char out[IBV_SHM_NAMELEN])
+shm_ctl_name(const char *inst, char out[SHM_NAMELEN])
 {
-	snprintf(out, IBV_SHM_NAMELEN, "ibv_%.20s_ctl", inst);
+	snprintf(out, SHM_NAMELEN, "ibv_%.20s_ctl", inst);
 }
 
 void
-ibv_shm_ant_name(const char *inst, unsigned int ant, char out[IBV_SHM_NAMELEN])
+shm_ant_name(const char *inst, unsigned int ant, char out[SHM_NAMELEN])
 {
-	snprintf(out, IBV_SHM_NAMELEN, "ibv_%.20s_a%02u", inst, ant % 100);
+	snprintf(out, SHM_NAMELEN, "ibv_%.20s_a%02u", inst, ant % 100);
 }
 
 void
-ibv_shm_ctl_init(struct ibv_shm_ctl *c, const char *inst, unsigned int nant,
+shm_ctl_init(struct shm_ctl *c, const char *inst, unsigned int nant,
 		 int pid)
 {
 	memset(c, 0, sizeof(*c));
-	c->magic = IBV_SHM_MAGIC;
-	c->version = IBV_SHM_VERSION;
+	c->magic = SHM_MAGIC;
+	c->version = SHM_VERSION;
 	c->size = (uint32_t)sizeof(*c);
 	c->nant = nant;
 	c->primary_pid = pid;
@@ -49,38 +49,38 @@ ibv_shm_ctl_init(struct ibv_shm_ctl *c, const char *inst, unsigned int nant,
 }
 
 int
-ibv_shm_ctl_check(const struct ibv_shm_ctl *c, size_t zone_len, char *err,
+shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 		  size_t len)
 {
-	if (zone_len < sizeof(*c) || c->magic != IBV_SHM_MAGIC) {
+	if (zone_len < sizeof(*c) || c->magic != SHM_MAGIC) {
 		snprintf(err, len, "the control block is not dpdk-ibvcap's (magic 0x%08x)",
 			 zone_len >= 4 ? c->magic : 0);
 		return -EPROTO;
 	}
-	if (c->version != IBV_SHM_VERSION || c->size != sizeof(*c)) {
+	if (c->version != SHM_VERSION || c->size != sizeof(*c)) {
 		snprintf(err, len,
 			 "the primary's shared memory is version %u (%u bytes), this program "
 			 "expects version %d (%zu bytes): run the same dpdk-ibvcap build",
-			 c->version, c->size, IBV_SHM_VERSION, sizeof(*c));
+			 c->version, c->size, SHM_VERSION, sizeof(*c));
 		return -EPROTO;
 	}
-	if (c->nant > IBV_SHM_MAX_ANT) {
+	if (c->nant > SHM_MAX_ANT) {
 		snprintf(err, len, "control block names %u antennas (at most %d)", c->nant,
-			 IBV_SHM_MAX_ANT);
+			 SHM_MAX_ANT);
 		return -EPROTO;
 	}
 	return 0;
 }
 
 int
-ibv_shm_writer_claim(struct ibv_shm_ctl *c, int pid, const char *name,
+shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 		     const char *format)
 {
 	int i;
 
-	for (i = 0; i < IBV_SHM_MAX_WRITERS; i++) {
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
 		uint32_t zero = 0;
-		struct ibv_shm_writer *w = &c->writer[i];
+		struct shm_writer *w = &c->writer[i];
 
 		if (__atomic_compare_exchange_n(&w->in_use, &zero, 1, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
@@ -97,9 +97,9 @@ ibv_shm_writer_claim(struct ibv_shm_ctl *c, int pid, const char *name,
 }
 
 void
-ibv_shm_writer_release(struct ibv_shm_ctl *c, int idx)
+shm_writer_release(struct shm_ctl *c, int idx)
 {
-	if (idx < 0 || idx >= IBV_SHM_MAX_WRITERS)
+	if (idx < 0 || idx >= SHM_MAX_WRITERS)
 		return;
 	__atomic_store_n(&c->writer[idx].in_use, 0, __ATOMIC_RELEASE);
 }

@@ -2,8 +2,8 @@
 /* The primary <-> secondary contract: shared object names (with the
  * instance), the versioned control block and the writer registry. */
 
-#ifndef IBV_SHM_H
-#define IBV_SHM_H
+#ifndef SHM_H
+#define SHM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,16 +11,16 @@
 
 #include "antbuf.h"
 
-#define IBV_SHM_MAGIC 0x49425643u /* "IBVC" */
-#define IBV_SHM_VERSION 2
-#define IBV_SHM_MAX_ANT 64
-#define IBV_SHM_MAX_WRITERS 16
-#define IBV_SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
+#define SHM_MAGIC 0x49425643u /* "IBVC" */
+#define SHM_VERSION 2
+#define SHM_MAX_ANT 64
+#define SHM_MAX_WRITERS 16
+#define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
 
-enum ibv_shm_state {
-	IBV_SHM_STARTING = 0,
-	IBV_SHM_RUNNING = 1,
-	IBV_SHM_STOPPED = 2,  /**< rows flushed: writers take the rest and end */
+enum shm_state {
+	SHM_STARTING = 0,
+	SHM_RUNNING = 1,
+	SHM_STOPPED = 2,  /**< rows flushed: writers take the rest and end */
 };
 
 enum ibv_payload_mem {
@@ -37,10 +37,10 @@ enum ibv_payload_mem {
  * figures count what is in them on disk, not what is staged.
  * written + cut + overrun = the valid frames of the rows it went through.
  */
-struct ibv_shm_writer {
+struct shm_writer {
 	uint32_t in_use;         /**< claimed with a CAS; 0 free */
 	int32_t pid;
-	char name[IBV_SHM_NAMELEN];
+	char name[SHM_NAMELEN];
 	char format[8];
 	uint64_t written;        /**< valid frames in its files */
 	uint64_t placeholders;   /**< gap frames in its files (frames the capture lost) */
@@ -55,21 +55,21 @@ struct ibv_shm_writer {
 };
 
 /** The control block: one per capture instance. */
-struct ibv_shm_ctl {
+struct shm_ctl {
 	uint32_t magic, version, size, nant;
 	int32_t primary_pid;
-	uint32_t state;          /**< enum ibv_shm_state (acq/rel) */
+	uint32_t state;          /**< enum shm_state (acq/rel) */
 	int64_t start_unix_ns;
 	uint32_t payload_mem;    /**< enum ibv_payload_mem */
 	uint32_t gpu_dev;
-	char instance[IBV_SHM_NAMELEN];
+	char instance[SHM_NAMELEN];
 	struct {
-		char zone[IBV_SHM_NAMELEN];  /**< memzone of the antenna buffer */
+		char zone[SHM_NAMELEN];  /**< memzone of the antenna buffer */
 		char name[ANTBUF_NAME_LEN];
 		uint32_t src_ip;
 		uint32_t reserved;
-	} ant[IBV_SHM_MAX_ANT];
-	struct ibv_shm_writer writer[IBV_SHM_MAX_WRITERS];
+	} ant[SHM_MAX_ANT];
+	struct shm_writer writer[SHM_MAX_WRITERS];
 };
 
 /**
@@ -77,26 +77,26 @@ struct ibv_shm_ctl {
  * captures on one host never mix: "ibv_<inst>_ctl", "ibv_<inst>_a<NN>".
  * Instances longer than 20 characters are shortened with a hash.
  */
-void ibv_shm_instance(const char *file_prefix, char out[IBV_SHM_NAMELEN]);
-void ibv_shm_ctl_name(const char *instance, char out[IBV_SHM_NAMELEN]);
-void ibv_shm_ant_name(const char *instance, unsigned int ant,
-		      char out[IBV_SHM_NAMELEN]);
+void shm_instance(const char *file_prefix, char out[SHM_NAMELEN]);
+void shm_ctl_name(const char *instance, char out[SHM_NAMELEN]);
+void shm_ant_name(const char *instance, unsigned int ant,
+		      char out[SHM_NAMELEN]);
 
 /** Initialise a control block. */
-void ibv_shm_ctl_init(struct ibv_shm_ctl *c, const char *instance,
+void shm_ctl_init(struct shm_ctl *c, const char *instance,
 		      unsigned int nant, int pid);
 
 /**
  * Check a control block found in shared memory.
  * @return 0, or -EPROTO with the reason in err.
  */
-int ibv_shm_ctl_check(const struct ibv_shm_ctl *c, size_t zone_len, char *err,
+int shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 		      size_t len);
 
 /** Claim a writer entry. @return its index, or -ENOSPC. */
-int ibv_shm_writer_claim(struct ibv_shm_ctl *c, int pid, const char *name,
+int shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			 const char *format);
 /** Release a writer entry. */
-void ibv_shm_writer_release(struct ibv_shm_ctl *c, int idx);
+void shm_writer_release(struct shm_ctl *c, int idx);
 
-#endif /* IBV_SHM_H */
+#endif /* SHM_H */

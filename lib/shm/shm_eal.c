@@ -13,26 +13,26 @@
 #include "shm_eal.h"
 
 void
-ibv_shm_eal_instance(char out[IBV_SHM_NAMELEN])
+shm_eal_instance(char out[SHM_NAMELEN])
 {
 	char dir[PATH_MAX];
 
 	/* the runtime dir is /var/run/dpdk/<file-prefix> */
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	ibv_shm_instance(basename(dir), out);
+	shm_instance(basename(dir), out);
 }
 
 int
-ibv_shm_attach(struct ibv_shm_view *v, char *err, size_t len)
+shm_attach(struct shm_view *v, char *err, size_t len)
 {
 	const struct rte_memzone *mz;
-	char name[IBV_SHM_NAMELEN];
+	char name[SHM_NAMELEN];
 	unsigned int a;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	ibv_shm_eal_instance(v->instance);
-	ibv_shm_ctl_name(v->instance, name);
+	shm_eal_instance(v->instance);
+	shm_ctl_name(v->instance, name);
 	mz = rte_memzone_lookup(name);
 	if (mz == NULL) {
 		snprintf(err, len,
@@ -41,7 +41,7 @@ ibv_shm_attach(struct ibv_shm_view *v, char *err, size_t len)
 		return -ENOENT;
 	}
 	v->ctl = mz->addr;
-	rc = ibv_shm_ctl_check(v->ctl, mz->len, err, len);
+	rc = shm_ctl_check(v->ctl, mz->len, err, len);
 	if (rc != 0)
 		return rc;
 	v->nant = v->ctl->nant;

@@ -114,7 +114,7 @@ const struct stats_group stats_buffer = {
 	.f = buffer_f, .n = DIM(buffer_f), .size = sizeof(struct antbuf),
 };
 
-#define W(f) offsetof(struct ibv_shm_writer, f)
+#define W(f) offsetof(struct shm_writer, f)
 
 static const struct stats_field writer_f[] = {
 	U64("written", "written", 12, "frames", A | L, STATS_SUM, W(written),
@@ -136,7 +136,7 @@ static const struct stats_field writer_f[] = {
 
 const struct stats_group stats_writer = {
 	.name = "writer", .help = "a writer's files",
-	.f = writer_f, .n = DIM(writer_f), .size = sizeof(struct ibv_shm_writer),
+	.f = writer_f, .n = DIM(writer_f), .size = sizeof(struct shm_writer),
 };
 
 /* ---- walkers --------------------------------------------------------------- */
@@ -239,7 +239,7 @@ stats_find(const struct stats_group *g, const char *name)
 }
 
 void
-stats_writer_json(const struct ibv_shm_writer *w, json_t *o)
+stats_writer_json(const struct shm_writer *w, json_t *o)
 {
 	js_str(o, "name", w->name);
 	js_str(o, "format", w->format);

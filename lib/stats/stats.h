@@ -17,7 +17,7 @@
 
 #include "json.h"
 
-struct ibv_shm_writer;
+struct shm_writer;
 
 /** How a value is stored. */
 enum stats_type {
@@ -77,7 +77,7 @@ struct stats_group {
 extern const struct stats_group stats_counts;
 /** An antenna buffer's placement counters: struct antbuf (shared header). */
 extern const struct stats_group stats_buffer;
-/** A writer's figures: struct ibv_shm_writer. */
+/** A writer's figures: struct shm_writer. */
 extern const struct stats_group stats_writer;
 
 /** Whether field f has every flag of scope (scope 0: every field does). */
@@ -118,7 +118,7 @@ void stats_json(const struct stats_group *g, const void *rec, unsigned int scope
  * dpdk-ibvcap-dump's summary): name, format, pid, then the writer table's
  * figures (docs/counters.md), members of object o.
  */
-void stats_writer_json(const struct ibv_shm_writer *w, json_t *o);
+void stats_writer_json(const struct shm_writer *w, json_t *o);
 
 /**
  * The fields in scope as a JSON object: name -> {unit, kind (counter or

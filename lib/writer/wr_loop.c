@@ -20,7 +20,7 @@ sleep_ns(int64_t ns)
 }
 
 void
-wr_figures(const struct wr_stats *st, int error, struct ibv_shm_writer *r)
+wr_figures(const struct wr_stats *st, int error, struct shm_writer *r)
 {
 	r->written = st->written;
 	r->placeholders = st->placeholders;
@@ -32,7 +32,7 @@ wr_figures(const struct wr_stats *st, int error, struct ibv_shm_writer *r)
 }
 
 void
-wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r)
+wr_publish(const struct wr_writer *w, struct shm_writer *r)
 {
 	if (r == NULL)
 		return;

@@ -75,7 +75,7 @@ struct wr_src {
 
 /**
  * A writer's figures. The first six are lib/stats' writer table (the names
- * of docs/counters.md, published through struct ibv_shm_writer); files'
+ * of docs/counters.md, published through struct shm_writer); files'
  * figures count what is in them on disk, not what is staged. Once the
  * writer ended: written + cut + overrun = the valid frames of the rows it
  * went through (all placed, for a writer attached before the first frame
@@ -147,7 +147,7 @@ int wr_finish(struct wr_writer *w);
 
 /* ---- the loop (wr_loop.c) ------------------------------------------------ */
 
-struct ibv_shm_writer;
+struct shm_writer;
 
 /** Why wr_run returned. */
 enum wr_end {
@@ -165,7 +165,7 @@ struct wr_run_opts {
 	double max_rate;             /**< frames per second at most (0: no limit) */
 	uint64_t duration_ns;        /**< end after this long (0: never) */
 	uint64_t stats_ns;           /**< progress() this often (0: never) */
-	struct ibv_shm_writer *reg;  /**< the writer registry entry (lib/shm) its
+	struct shm_writer *reg;  /**< the writer registry entry (lib/shm) its
 					  figures are published to, NULL: none */
 	bool (*stop)(void *ctx);           /**< end now (a signal) */
 	bool (*source_stopped)(void *ctx); /**< the producer stopped: end once
@@ -178,13 +178,13 @@ struct wr_run_opts {
 
 /**
  * A writer's figures as lib/stats' writer table has them (struct
- * ibv_shm_writer's figures; error: a positive errno, 0 none): what
+ * shm_writer's figures; error: a positive errno, 0 none): what
  * wr_publish publishes and a writer's summary prints.
  */
-void wr_figures(const struct wr_stats *st, int error, struct ibv_shm_writer *r);
+void wr_figures(const struct wr_stats *st, int error, struct shm_writer *r);
 
 /** Publish w's figures and a heartbeat into a writer registry entry. */
-void wr_publish(const struct wr_writer *w, struct ibv_shm_writer *r);
+void wr_publish(const struct wr_writer *w, struct shm_writer *r);
 
 /**
  * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish
