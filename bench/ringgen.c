@@ -12,7 +12,9 @@
  *    joined to the capture or to dpdk-testpmd: the same input for both).
  *
  *   ringgen [EAL args] -- (--ring NAME | --tx-port P) --frames N
- *           [--antennas A] [--data-bytes D] [--queues Q]
+ *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M]
+ *  --pool M: mbufs in its pool; a capture in --zero-copy keeps what its
+ *    rings hold, so give it more than that (rows x streams, all antennas).
  */
 
 #include <getopt.h>
@@ -32,7 +34,7 @@
 #include "gen.h"
 
 #define BURST 32
-#define POOL 16383
+#define POOL_DEFAULT 16383
 
 int
 main(int argc, char **argv)
@@ -40,7 +42,7 @@ main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "ring", 1, NULL, 'r' }, { "frames", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
 		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
-		{ "tx-port", 1, NULL, 't' }, { NULL, 0, NULL, 0 },
+		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
 	const char *ring = NULL;
 	int txport = -1;
@@ -48,7 +50,8 @@ main(int argc, char **argv)
 	uint64_t frames = 0, sent = 0, full = 0;
 	struct rte_ring *rx[16];
 	struct rte_mempool *mp;
-	struct rte_mbuf *all[POOL];
+	struct rte_mbuf **all;
+	unsigned int pool = POOL_DEFAULT;
 	struct gen_cfg gc;
 	struct gen g;
 	struct gen_pkt p;
@@ -75,9 +78,10 @@ main(int argc, char **argv)
 		case 'd': data = (unsigned int)atoi(optarg); break;
 		case 'q': nq = (unsigned int)atoi(optarg); break;
 		case 't': txport = atoi(optarg); break;
+		case 'p': pool = (unsigned int)strtoul(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --frames N "
-				"[--antennas A] [--data-bytes D] [--queues Q]\n");
+				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M]\n");
 			return 2;
 		}
 	}
@@ -102,6 +106,10 @@ main(int argc, char **argv)
 	gen_cfg_defaults(&gc);
 	gc.nant = nant;
 	gc.ngroup = nant <= 8 ? 4 : 1;
+	for (k = 0; k < nant; k++) { /* the capture's --antenna-base + i */
+		gc.ant_ip[k] = gc.ant_ip[0] + k;
+		gc.ant_groups[k] = (1ULL << gc.ngroup) - 1;
+	}
 	gc.tmpl.framelength8 = data / 8;
 	gc.frames = 2;
 	if (gen_init(&g, &gc) != 0) {
@@ -119,7 +127,7 @@ main(int argc, char **argv)
 			tlen[p.stream] = gen_build(&g, &p, tmpl[p.stream]);
 			gen_frame_hdr(&g, p.stream, 0, &base[p.stream]);
 		}
-	mp = rte_pktmbuf_pool_create("ringgen_pool", POOL, 256, 0,
+	mp = rte_pktmbuf_pool_create("ringgen_pool", pool, 256, 0,
 				     (uint16_t)(RTE_PKTMBUF_HEADROOM + data + 256), (int)rte_socket_id());
 	if (mp == NULL) {
 		fprintf(stderr, "ringgen: mbuf pool: %s\n", rte_strerror(rte_errno));
@@ -150,16 +158,18 @@ main(int argc, char **argv)
 		}
 	}
 	/* every mbuf's payload written once, now */
-	if (rte_pktmbuf_alloc_bulk(mp, all, POOL) != 0) {
+	all = malloc(pool * sizeof(*all));
+	if (all == NULL || rte_pktmbuf_alloc_bulk(mp, all, pool) != 0) {
 		fprintf(stderr, "ringgen: cannot take the pool's mbufs\n");
 		return 1;
 	}
-	for (k = 0; k < POOL; k++) {
+	for (k = 0; k < pool; k++) {
 		unsigned int s = k % g.nstream;
 
 		memcpy(rte_pktmbuf_mtod(all[k], void *), tmpl[s], tlen[s]);
 	}
-	rte_pktmbuf_free_bulk(all, POOL);
+	rte_pktmbuf_free_bulk(all, pool);
+	free(all);
 	printf("ringgen: %" PRIu64 " frames of %u streams (%u antennas, %u data bytes) into "
 	       "%s\n", frames, g.nstream, nant, data, ring != NULL ? ring : "a port");
 	fflush(stdout);

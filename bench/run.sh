@@ -8,6 +8,9 @@
 #   3. writer throughput to disk vs dd oflag=direct, same filesystem     >= 0.8
 #   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump, and the plot >= 2
 #   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
+#   6. the whole binary's path per core (rx burst -> account -> place), cycles
+#      per frame against the 1730-cycle budget of one 100 GbE port: account
+#      only, copy, zero-copy; 1-8 KiB frames, 6 and 64 antennas
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,3 +43,6 @@ BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3
 
 echo "== 5. hwclock: device ticks -> Unix ns per packet"
 "$B/bench/hwclock_bench" 15 2000 | tee "$OUT/hwclock.txt"
+
+echo "== 6. the whole binary's path per core (net_ring input from bench/ringgen)"
+BUILD=$B "$ROOT/bench/capture_bench.sh" "$OUT" 3 1000000

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The whole binary's path, rx burst -> account -> place, per core: bench/ringgen
+# (a DPDK secondary) puts fresh, valid, in-order CODIF frames straight into the
+# rx rings of the capture's net_ring port (pointer passing: no input device
+# cost), dpdk-ibvcap takes them on one rx lcore and places every one. Figures
+# from the capture's own summary: the rx lcore's TSC cycles in the polls that
+# brought packets, per packet (busy_cycles / packets), and what one core could
+# take at that cost (TSC Hz / cycles). Modes, each on the same input in the
+# same run: account (--no-buffers: rx burst, checks and accounting, nothing
+# placed: the baseline the placement costs are read against), copy (one
+# non-temporal copy into the ring) and zerocopy (the ring keeps the mbuf).
+# dpdk-testpmd cannot take this input: a secondary's mempool is used by ops
+# index, and testpmd's ops table differs from ringgen's (the mempool-ops
+# trap, docs/performance.md); rx_vs_testpmd.sh compares on net_pcap.
+#
+# Each run checks its counts: received = placed = sent, no duplicate, no
+# loss, no malformed frame; otherwise the bench fails (exit 1).
+#
+#   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
+#   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="copy zerocopy"
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-$ROOT/build}
+OUT=${1:-$ROOT/bench/results}
+RUNS=${2:-3}
+FRAMES=${3:-2000000}
+SIZES=${SIZES:-8192 4096 2048 1024}
+ANTENNAS=${ANTENNAS:-6 64}
+MODES=${MODES:-account copy zerocopy}
+CAP=$B/app/dpdk-ibvcap
+GEN=$B/bench/ringgen
+[ -x "$GEN" ] || { echo "build first: scripts/setup.sh"; exit 1; }
+mkdir -p "$OUT"
+RES=$OUT/capture.txt
+W=$(mktemp -d /tmp/ibvcap-cbench.XXXXXX)
+P=cb$$
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -f /dev/hugepages/"$P"* 2>/dev/null || true
+	rm -rf /var/run/dpdk/"$P"*; [ -n "${KEEP_W:-}" ] && echo "kept $W" >&2 || rm -rf "$W"
+}
+trap cleanup EXIT
+
+machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), $(date -u +%FT%TZ)"
+{
+	echo "# capture_bench: dpdk-ibvcap rx lcore, net_ring input from bench/ringgen"
+	echo "# machine: $machine"
+	echo "# frames per run: $FRAMES; runs: $RUNS; one rx lcore"
+} | tee "$RES"
+
+# one run of the capture; prints "cycles_per_packet tsc_hz"
+capture_run() { # mode size antennas run
+	local mode=$1 size=$2 nant=$3 r=$4 pfx=$P$r ring=cbr$r zc=no q cpid rows spa pool nb=
+	[ "$mode" = zerocopy ] && zc=yes
+	[ "$mode" = account ] && nb=--no-buffers
+	q=$((nant + 1))
+	[ "$q" -gt 16 ] && q=1  # net_ring has 16 queues: software steering
+	# ringgen's layout: 4 groups x 2 threads up to 8 antennas, else 1 group
+	rows=1024 spa=8
+	[ "$nant" -gt 8 ] && rows=256 spa=2
+	# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
+	pool=$((nant * rows * spa + 16384))
+	"$CAP" -l 0-1 --no-pci --file-prefix "$pfx" --vdev "net_ring0,nodeaction=$ring:0:CREATE" \
+		-- --antennas "$nant" $( [ "$nant" -gt 8 ] && echo --groups 1 ) --ring "$rows" \
+		--data-bytes "$size" --packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
+		--zero-copy "$zc" $nb --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
+	cpid=$!
+	pids+=("$cpid")
+	for _ in $(seq 100); do
+		grep -qs 'capturing on' "$W/cap.log" && break
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'capturing on' "$W/cap.log" || { cat "$W/cap.log" >&2; echo "FAIL: the capture did not start" >&2; exit 1; }
+	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
+		--ring "$ring" --frames "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues "$q" \
+		--pool "$pool" > "$W/gen.log" 2>&1 ||
+		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen" >&2; exit 1; }
+	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
+	python3 - "$W/sum.json" "$FRAMES" "$mode" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); n = int(sys.argv[2]); t = s["totals"]
+placed = n if sys.argv[3] == "account" else sum(a["placed"] for a in s["buffers"]["antennas"])
+bad = []
+for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
+                ("malformed", 0), ("late", 0)):
+    if t.get(k) != want:
+        bad.append("%s %s (expected %s)" % (k, t.get(k), want))
+if placed != n:
+    bad.append("placed %d (expected %d)" % (placed, n))
+if bad:
+    sys.exit("FAIL: counts: " + ", ".join(bad))
+print("%.1f %d" % (t["cycles_per_packet"], t["tsc_hz"]))
+PY
+}
+
+stats() { # values...: min/median/max
+	python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[1:])); print("%.0f/%.0f/%.0f" % (v[0], s.median(v), v[-1]))' "$@"
+}
+
+printf '%-9s %6s %4s  %-22s %-18s %-16s %s\n' mode bytes ant "cycles/frame min/med/max" \
+	"Mfps/core (med)" "GB/s/core (med)" "budget 1730 cyc" | tee -a "$RES"
+for nant in $ANTENNAS; do
+	for size in $SIZES; do
+		for mode in $MODES; do
+			v=()
+			for r in $(seq "$RUNS"); do
+				x=$(capture_run "$mode" "$size" "$nant" "$r")
+				v+=("${x% *}")
+				hz=${x#* }
+			done
+			python3 - "$mode" "$size" "$nant" "$hz" "${v[@]}" <<'PY' | tee -a "$RES"
+import statistics as st, sys
+mode, size, nant, hz = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+v = sorted(map(float, sys.argv[5:])); med = st.median(v)
+fps = hz / med
+wire = size + 64 + 42 + 4  # data, CODIF header, Eth/IPv4/UDP, FCS
+print("%-9s %6d %4s  %-22s %-18s %-16s %s" % (mode, size, nant,
+      "%.0f/%.0f/%.0f" % (v[0], med, v[-1]), "%.2f" % (fps / 1e6),
+      "%.1f" % (fps * wire / 1e9),
+      "%.2f of it (%.0f cycles at 2.6 GHz)" % (med * 2.6e9 / hz / 1730, med * 2.6e9 / hz)))
+PY
+		done
+	done
+done
+echo "# all runs: received = placed (account: received) = $FRAMES, 0 duplicate, 0 lost, 0 malformed" | tee -a "$RES"
