@@ -35,9 +35,7 @@ mkdir -p "$OUT"
 RES=$OUT/capture.txt
 W=$(mktemp -d /tmp/ibvcap-cbench.XXXXXX)
 P=cb$$
-pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	rm -f /dev/hugepages/"$P"* 2>/dev/null || true
 	rm -rf /var/run/dpdk/"$P"*; [ -n "${KEEP_W:-}" ] && echo "kept $W" >&2 || rm -rf "$W"
@@ -68,7 +66,8 @@ capture_run() { # mode size antennas run
 		--data-bytes "$size" --packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
 		--zero-copy "$zc" $nb --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
-	pids+=("$cpid")
+	# this runs in $( ): the caller's trap cannot see cpid, so this does
+	trap 'kill "$cpid" 2>/dev/null || true' EXIT
 	for _ in $(seq 100); do
 		grep -qs 'capturing on' "$W/cap.log" && break
 		kill -0 "$cpid" 2>/dev/null || break
