@@ -79,10 +79,10 @@ for path in sys.argv[1:]:
     for line in lines:
         r = json.loads(line)
         res = r["result"]
+        out = (r.get("stdout") or "") + (r.get("stderr") or "")
         if res in ("OK", "EXPECTEDFAIL"):
             passed += 1
-        out = (r.get("stdout") or "") + (r.get("stderr") or "")
-        if res == "SKIP":
+        elif res == "SKIP":
             skipped += 1
             why = [l for l in out.splitlines() if l.startswith("SKIP")]
             names.append("skipped: %s%s" % (r["name"], (" (" + why[-1] + ")") if why else ""))
