@@ -366,7 +366,6 @@ static void
 streams_json(const struct ibv_app *app, json_t *arr)
 {
 	const struct acct_layout *l = &app->cfg.layout;
-	char ip[16], st[3];
 	unsigned int i, a, k;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
@@ -376,23 +375,10 @@ streams_json(const struct ibv_app *app, json_t *arr)
 			continue;
 		for (a = 0; a < l->nant; a++)
 			for (k = 0; k < lc->acct->ant[a].nstream; k++) {
-				const struct acct_stream *s = &lc->acct->ant[a].stream[k];
-				struct acct_counts one;
 				json_t *o = js_obj(arr, NULL);
 
-				stats_zero(&stats_counts, &one);
-				acct_stream_add(s, &one);
-				js_u64(o, "antenna", a);
-				js_str(o, "src", ipv4_str(l->ant_ip[a], ip, sizeof(ip)));
-				js_str(o, "dst", ipv4_str(s->dst_ip, ip, sizeof(ip)));
-				js_u64(o, "port", s->dport);
-				codif_station_str(s->stationid, st);
-				js_str(o, "station", st);
-				js_u64(o, "groupid", s->groupid);
-				js_u64(o, "secondaryid", s->secondaryid);
-				js_u64(o, "threadid", s->threadid);
+				stats_stream_json(l, a, &lc->acct->ant[a].stream[k], o);
 				js_u64(o, "lcore", lc->lcore_id);
-				stats_json(&stats_counts, &one, STATS_STREAM, o);
 			}
 	}
 }

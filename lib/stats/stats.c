@@ -9,6 +9,7 @@
 #include "acct.h"
 #include "antbuf.h"
 #include "shm.h"
+#include "parse.h"
 #include "stats.h"
 
 #define U64 STATS_FIELD_U64
@@ -377,4 +378,25 @@ stats_text_rest(const struct stats_group *g, const void *rec, unsigned int scope
 	if (n)
 		fputc('\n', out);
 	return n != 0;
+}
+
+void
+stats_stream_json(const struct acct_layout *l, unsigned int ant, const struct acct_stream *s,
+		  json_t *o)
+{
+	struct acct_counts one;
+	char ip[16], st[16];
+
+	stats_zero(&stats_counts, &one);
+	acct_stream_add(s, &one);
+	js_u64(o, "antenna", ant);
+	js_str(o, "src", ipv4_str(l->ant_ip[ant], ip, sizeof(ip)));
+	js_str(o, "dst", ipv4_str(s->dst_ip, ip, sizeof(ip)));
+	js_u64(o, "port", s->dport);
+	codif_station_str(s->stationid, st);
+	js_str(o, "station", st);
+	js_u64(o, "groupid", s->groupid);
+	js_u64(o, "secondaryid", s->secondaryid);
+	js_u64(o, "threadid", s->threadid);
+	stats_json(&stats_counts, &one, STATS_STREAM, o);
 }

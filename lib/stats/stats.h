@@ -113,6 +113,17 @@ const struct stats_field *stats_find(const struct stats_group *g, const char *na
 /** Add rec's fields in scope as members of object o. */
 void stats_json(const struct stats_group *g, const void *rec, unsigned int scope, json_t *o);
 
+struct acct_layout;
+struct acct_stream;
+
+/**
+ * One stream as JSON, the one form of it (the capture's summary `streams`,
+ * the test tools' counts): its antenna, addresses, station and ids, then
+ * the stream's counts (STATS_STREAM), as members of object o.
+ */
+void stats_stream_json(const struct acct_layout *l, unsigned int ant,
+		       const struct acct_stream *s, json_t *o);
+
 /**
  * A writer as JSON, the one form of it (the capture's summary `writers`,
  * dpdk-ibvcap-dump's summary): name, format, pid, then the writer table's

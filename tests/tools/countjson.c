@@ -39,7 +39,7 @@ count_json(FILE *f, struct acct *a, uint64_t pkts, uint64_t bad_payload,
 {
 	const struct acct_layout *l = acct_layout_of(a);
 	json_t *root = json_object(), *arr, *u;
-	char ip[16], st[3];
+	char ip[16];
 	unsigned int i, k, c;
 
 	js_u64(root, "packets", pkts);
@@ -51,21 +51,9 @@ count_json(FILE *f, struct acct *a, uint64_t pkts, uint64_t bad_payload,
 	for (i = 0; i < l->nant; i++) {
 		for (k = 0; k < a->ant[i].nstream; k++) {
 			const struct acct_stream *s = &a->ant[i].stream[k];
-			struct acct_counts t;
 			json_t *o = js_obj(arr, NULL);
 
-			stats_zero(&stats_counts, &t);
-			acct_stream_add(s, &t);
-			js_u64(o, "antenna", i);
-			js_str(o, "src", ipv4_str(l->ant_ip[i], ip, sizeof(ip)));
-			js_str(o, "dst", ipv4_str(s->dst_ip, ip, sizeof(ip)));
-			js_u64(o, "port", s->dport);
-			codif_station_str(s->stationid, st);
-			js_str(o, "station", st);
-			js_u64(o, "groupid", s->groupid);
-			js_u64(o, "secondaryid", s->secondaryid);
-			js_u64(o, "threadid", s->threadid);
-			stats_json(&stats_counts, &t, STATS_STREAM, o);
+			stats_stream_json(l, i, s, o);
 			js_u64(o, "nchan", s->seq.ref.nchan);
 			js_u64(o, "nbits", s->seq.ref.nbits);
 			js_bool(o, "complex", s->seq.ref.complex);
