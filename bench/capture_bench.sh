@@ -67,8 +67,9 @@ capture_run() { # mode size antennas run
 		--zero-copy "$zc" $nb --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
 	# this runs in $( ): the caller's trap cannot see cpid, so this does
-	trap 'kill "$cpid" 2>/dev/null || true' EXIT
-	for _ in $(seq 100); do
+	CAP_PID=$cpid
+	trap 'kill "${CAP_PID:-}" 2>/dev/null || true' EXIT
+	for _ in $(seq 300); do
 		grep -qs 'capturing on' "$W/cap.log" && break
 		kill -0 "$cpid" 2>/dev/null || break
 		sleep 0.1

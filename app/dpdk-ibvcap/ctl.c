@@ -33,7 +33,7 @@ static const struct stats_field capture_f[] = {
 			"rx polls"),
 	STATS_FIELD_U64("misdirected", NULL, 0, "packets", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
 			T(misdirected), "an antenna's packets on another antenna's queue"),
-	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA, STATS_SUM,
+	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
 			T(busy_cycles), "TSC cycles of the rx polls that brought packets: the "
 			"PMD's burst and all done with its packets"),
 };
