@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "codif.h"
+#include "fmt.h"
 #include "parse.h"
 #include "report.h"
 #include "stats.h"
@@ -352,24 +353,6 @@ cc_problems_json(json_t *o, const struct cc_scan *s)
 }
 
 static void
-params_json(json_t *o, const struct codif_hdr *h)
-{
-	json_t *p = js_obj(o, "params");
-
-	js_u64(p, "nchan", h->nchan);
-	js_u64(p, "nbits", h->nbits);
-	js_bool(p, "complex", h->complex);
-	js_u64(p, "representation", h->representation);
-	js_u64(p, "period", h->period);
-	js_u64(p, "totalsamples", h->totalsamples);
-	js_u64(p, "frames_per_period", codif_frames_per_period(h));
-	js_u64(p, "frame_ns", codif_frame_ns(h));
-	js_u64(p, "data_bytes", codif_data_bytes(h));
-	js_dbl(p, "data_rate_bps", codif_data_rate_bps(h));
-	js_u64(p, "epoch", h->epoch);
-}
-
-static void
 gaps_json(json_t *o, const struct cc_stream *st, uint64_t max_gaps)
 {
 	char ts[CODIF_TIMESTR_LEN];
@@ -456,7 +439,7 @@ stream_json(json_t *arr, const struct cc_stream *st, uint64_t max_gaps)
 	stats_json(&stats_counts, &c, STATS_STREAM, o);
 	js_u64(o, "filled", st->filled);
 	js_u64(o, "pattern_mismatch", st->pattern_bad);
-	params_json(o, &st->seq->ref);
+	fmt_params_json(o, "params", &st->seq->ref);
 	segs = js_arr(o, "segments");
 	for (i = 0; i < st->nseg; i++) {
 		const struct cc_seg *g = &st->seg[i];

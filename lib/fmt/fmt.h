@@ -13,6 +13,7 @@
 
 #include "codif.h"
 #include "fio.h"
+#include "json.h"
 
 enum fmt_kind {
 	FMT_RAW = 0,  /**< data rows + NAME.raw.json (fmt_raw.h) */
@@ -94,6 +95,14 @@ struct fmt_sink {
 
 /** "raw", "codif", "pcap": the name of a format and its file extension. */
 const char *fmt_name(enum fmt_kind k);
+
+/**
+ * A stream's CODIF parameters as object key of o, the one form of them
+ * (the raw index's and codifcheck's "params"): nchan, nbits, complex,
+ * representation, period, totalsamples, frames_per_period, frame_ns,
+ * data_bytes, data_rate_bps, epoch.
+ */
+void fmt_params_json(json_t *o, const char *key, const struct codif_hdr *h);
 
 /**
  * Bytes one row of nslots frames of data_bytes can take in any format: a

@@ -225,16 +225,7 @@ fmt_raw_index_json(const struct fmt_raw_index *ri)
 	if (ri->nstream > 0) {
 		const struct codif_hdr *h = &ri->st[0].hdr;
 
-		o = js_obj(root, "params");
-		js_u64(o, "nchan", h->nchan);
-		js_u64(o, "nbits", h->nbits);
-		js_bool(o, "complex", h->complex);
-		js_u64(o, "representation", h->representation);
-		js_u64(o, "period", h->period);
-		js_u64(o, "totalsamples", h->totalsamples);
-		js_u64(o, "frames_per_period", codif_frames_per_period(h));
-		js_u64(o, "frame_ns", codif_frame_ns(h));
-		js_u64(o, "epoch", h->epoch);
+		fmt_params_json(root, "params", h);
 	}
 	o = js_obj(root, "first_frame");
 	js_u64(o, "seconds", ri->first_seconds);
