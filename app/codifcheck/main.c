@@ -400,6 +400,10 @@ main(int argc, char **argv)
 		usage(stdout, -1);
 		return CC_EXIT_OK;
 	}
+	if (strcmp(argv[1], "--version") == 0) {
+		opt_version(&cmds[0], stdout);
+		return CC_EXIT_OK;
+	}
 	cmd = find_cmd(argv[1]);
 	if (cmd < 0) {
 		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify "

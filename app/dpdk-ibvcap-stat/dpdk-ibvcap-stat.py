@@ -208,6 +208,15 @@ def seconds(text):
     return v
 
 
+# meson writes the installed copy with the project's version (app/meson.build)
+VERSION = "@VERSION@"
+
+
+def version_line():
+    v = VERSION if not VERSION.startswith("@") else "(source tree)"
+    return "dpdk-ibvcap-stat (dpdk-ibvcap) %s" % v
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
@@ -218,6 +227,7 @@ def main():
     ap.add_argument("--interval", type=seconds, default=1.0, metavar="SECONDS",
                     help="refresh period of the table and of --prom (default: 1)")
     ap.add_argument("--once", action="store_true", help="print one snapshot and exit")
+    ap.add_argument("--version", action="version", version=version_line())
     ap.add_argument("--json", action="store_true",
                     help="snapshots as JSON: one, indented, with --once; else one "
                          "object per line every --interval")

@@ -764,6 +764,12 @@ ibv_usage(FILE *f)
 	opt_help(&ibv_cmd, f);
 }
 
+void
+ibv_version(FILE *f)
+{
+	opt_version(&ibv_cmd, f);
+}
+
 int
 ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
 {

@@ -124,6 +124,9 @@ void ibv_config_print(const struct ibv_config *c, FILE *f);
 /** Usage text, generated from the option table. */
 void ibv_usage(FILE *f);
 
+/** --version: the program's and DPDK's versions. */
+void ibv_version(FILE *f);
+
 /** Rows of the antenna ring and window, from frames or time (power of two ring). */
 void ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window);
 

@@ -242,6 +242,11 @@ main(int argc, char **argv)
 	/* no EAL either for the option table (--dump-options: tests, man pages) */
 	if (has_arg(argc, argv, "--check-config") || has_arg(argc, argv, "--dump-options"))
 		return check_config(argc, argv);
+	if (has_arg(argc, argv, "--version")) {
+		/* without EAL (whose -v is its own), before or after -- */
+		ibv_version(stdout);
+		return 0;
+	}
 	if (has_arg(argc, argv, "--help") || has_arg(argc, argv, "-h")) {
 		int dd = find_dashdash(argc, argv);
 

@@ -16,6 +16,7 @@
 
 #define VAL_BASE 256       /* getopt_long's val of row i: VAL_BASE + i */
 #define VAL_DUMP 255       /* the built-in --dump-options */
+#define VAL_VERSION 254    /* the built-in --version */
 #define HELP_COL 25        /* where help text starts */
 #define HELP_WIDTH 79
 #define NAME_MAX_LEN 64
@@ -287,14 +288,25 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	return rc;
 }
 
-/* getopt_long's tables from the rows (and --dump-options). */
+void
+opt_version(const struct opt_cmd *cmd, FILE *f)
+{
+	char prog[64];
+
+	/* "codifcheck info" is codifcheck's */
+	snprintf(prog, sizeof(prog), "%.*s", (int)strcspn(cmd->prog, " "), cmd->prog);
+	fprintf(f, "%s (dpdk-ibvcap) %s, built with DPDK %s\n", prog, IBVCAP_VERSION,
+		IBVCAP_DPDK_VERSION);
+}
+
+/* getopt_long's tables from the rows (and --dump-options, --version). */
 static int
 getopt_tables(const struct opt_cmd *cmd, struct option **lo, char **shorts)
 {
 	unsigned int n = opt_count(cmd), i, k = 0, s = 0;
 	const struct opt_def *d;
 
-	*lo = calloc(n + 2, sizeof(**lo));
+	*lo = calloc(n + 3, sizeof(**lo));
 	*shorts = calloc(2 * n + 2, 1);
 	if (*lo == NULL || *shorts == NULL) {
 		free(*lo);
@@ -320,6 +332,10 @@ getopt_tables(const struct opt_cmd *cmd, struct option **lo, char **shorts)
 	(*lo)[k].name = "dump-options";
 	(*lo)[k].has_arg = no_argument;
 	(*lo)[k].val = VAL_DUMP;
+	k++;
+	(*lo)[k].name = "version";
+	(*lo)[k].has_arg = no_argument;
+	(*lo)[k].val = VAL_VERSION;
 	return 0;
 }
 
@@ -375,7 +391,7 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 		const struct opt_def *d;
 		char shortopt[3] = { '-', (char)optopt, '\0' };
 		/* getopt_long names no unknown long option; a short one is optopt */
-		const char *arg = c == '?' && optopt > 0 && optopt < VAL_DUMP ? shortopt :
+		const char *arg = c == '?' && optopt > 0 && optopt < VAL_VERSION ? shortopt :
 				  argv[optind - 1];
 
 		if (c == '?') {
@@ -384,6 +400,9 @@ opt_parse_argv(const struct opt_cmd *cmd, void *obj, void *ctx, int argc, char *
 		} else if (c == ':') {
 			rc = err_set(err, errlen, -EINVAL, "option '%s' needs a value (try %s --help)",
 				  argv[optind - 1], cmd->prog);
+		} else if (c == VAL_VERSION) {
+			opt_version(cmd, stdout);
+			rc = 1;
 		} else if (c == VAL_DUMP) {
 			/* the table is checked first: a test that reads it fails */
 			rc = opt_cmd_check(cmd, err, errlen);
@@ -815,6 +834,8 @@ opt_help(const struct opt_cmd *cmd, FILE *f)
 		if (help_section(cmd, &cmd->sections[s], first, obj, ctx, f))
 			first = false;
 	help_section(cmd, NULL, first, obj, ctx, f);
+	fprintf(f, "      --%-*s the version of this program and of DPDK\n", HELP_COL - 9,
+		"version");
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
 		if (d->alias_of != NULL && !(d->flags & OPT_F_HIDDEN)) {
 			if (nalias++ == 0)

@@ -165,6 +165,10 @@ struct opt_cmd {
 	void (*note)(const struct opt_cmd *cmd, const char *note);
 };
 
+/** "PROG (dpdk-ibvcap) VERSION, built with DPDK X" on f: every command's
+ * built-in --version (opt_parse_argv returns 1 after it). */
+void opt_version(const struct opt_cmd *cmd, FILE *f);
+
 /** Number of rows of cmd (opts, then more). */
 unsigned int opt_count(const struct opt_cmd *cmd);
 

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# --version everywhere: every tool says its name, this project's version
+# (meson.build's, the one owner) and, for the DPDK ones, the DPDK it was
+# built with (pkg-config's), exits 0 and starts nothing (no EAL: no
+# hugepage, no runtime directory).
+. "$(dirname "$0")/../lib.sh"
+set -e
+want=$(sed -n "s/^\tversion: '\([^']*\)',/\1/p" "$SRC/meson.build")
+dpdk=$(pkg-config --modversion libdpdk)
+[ -n "$want" ] || fail "no version in meson.build"
+check() { # NAME CMD...
+	local name=$1 out
+	shift
+	out=$("$@" 2>&1) || fail "$name --version: exit $?: $out"
+	case "$out" in
+	"$name (dpdk-ibvcap) $want"*) ;;
+	*) fail "$name --version: '$out', expected '$name (dpdk-ibvcap) $want...'" ;;
+	esac
+	if [ "$name" != dpdk-ibvcap-stat ]; then
+		case "$out" in
+		*"built with DPDK $dpdk") ;;
+		*) fail "$name --version: '$out' does not name DPDK $dpdk" ;;
+		esac
+	fi
+	[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "$name --version: more than one line: $out"
+	ok "$name --version: $out"
+}
+check dpdk-ibvcap "$BUILD/app/dpdk-ibvcap" --version
+check dpdk-ibvcap "$BUILD/app/dpdk-ibvcap" -l 0 --file-prefix "${PREFIX}v" -- --version
+[ ! -e /var/run/dpdk/"${PREFIX}v" ] || fail "--version after -- started EAL"
+check codifgen "$BUILD/app/codifgen" --version
+check codifcheck "$BUILD/app/codifcheck/codifcheck" --version
+check codifcheck "$BUILD/app/codifcheck/codifcheck" info --version
+check dpdk-ibvcap-dump "$BUILD/app/dpdk-ibvcap-dump" --version
+check dpdk-ibvcap-stat python3 "$BUILD/app/dpdk-ibvcap-stat" --version
+echo "versions: $CHECKS checks passed"
