@@ -33,6 +33,12 @@ for f in README.md architecture.md formats.md operations.md performance.md testi
 	[ -s "$P/share/doc/dpdk-ibvcap/$f" ] || fail "doc not installed: $f"
 done
 ok "example configurations and docs in $prefix/share/doc/dpdk-ibvcap"
+if command -v help2man > /dev/null; then
+	for b in dpdk-ibvcap dpdk-ibvcap-dump dpdk-ibvcap-stat codifgen codifcheck; do
+		[ -s "$P/share/man/man1/$b.1" ] || fail "man page not installed: $prefix/share/man/man1/$b.1"
+	done
+	ok "five man pages in $prefix/share/man/man1"
+fi
 
 if command -v systemd-analyze > /dev/null; then
 	mkdir -p "$T/units"

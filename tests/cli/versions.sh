@@ -3,7 +3,8 @@
 # --version everywhere: every tool says its name, this project's version
 # (meson.build's, the one owner) and, for the DPDK ones, the DPDK it was
 # built with (pkg-config's), exits 0 and starts nothing (no EAL: no
-# hugepage, no runtime directory).
+# hugepage, no runtime directory). Man pages (help2man, built from --help
+# and --version): one per tool, its version, every option of its table.
 . "$(dirname "$0")/../lib.sh"
 set -e
 want=$(sed -n "s/^\tversion: '\([^']*\)',/\1/p" "$SRC/meson.build")
@@ -34,4 +35,35 @@ check codifcheck "$BUILD/app/codifcheck/codifcheck" --version
 check codifcheck "$BUILD/app/codifcheck/codifcheck" info --version
 check dpdk-ibvcap-dump "$BUILD/app/dpdk-ibvcap-dump" --version
 check dpdk-ibvcap-stat python3 "$BUILD/app/dpdk-ibvcap-stat" --version
+
+# man pages: every option row (--dump-options) in the page of its tool
+command -v help2man >/dev/null || skip "needs help2man (run scripts/setup.sh)"
+for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat; do
+	page=$BUILD/app/$tool.1
+	[ -s "$page" ] || fail "no man page $page"
+	grep -q "^.TH ${tool^^} \"1\" .* \"dpdk-ibvcap $want[,\"]" "$page" ||
+		fail "$page: header $(grep '^.TH' "$page")"
+	case $tool in
+	dpdk-ibvcap) exe=$BUILD/app/dpdk-ibvcap ;;
+	codifcheck) exe=$BUILD/app/codifcheck/codifcheck ;;
+	dpdk-ibvcap-stat) exe= ;;
+	*) exe=$BUILD/app/$tool ;;
+	esac
+	n=0
+	if [ -n "$exe" ]; then
+		# codifcheck's top page names its commands; their options are in
+		# codifcheck CMD --help
+		[ "$tool" = codifcheck ] && exe="$exe info"
+		while IFS=$'\t' read -r name _ _ where _ hidden _; do
+			case $name in \#*) continue ;; esac
+			[ "$hidden" = yes ] && continue
+			[ "$where" = ini ] && continue # an INI key only
+			[ "$tool" = codifcheck ] && continue
+			esc=${name//-/\\-} # help2man writes each - as \-
+			grep -qF -- "\\-\\-$esc" "$page" || fail "$page lacks --$name"
+			n=$((n + 1))
+		done < <($exe --dump-options)
+	fi
+	ok "$tool.1: version $want, $n options"
+done
 echo "versions: $CHECKS checks passed"
