@@ -285,8 +285,8 @@ ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m
 	res = antbuf_place_ref(&app->bufs.prod[fd->ant], fd,
 			       (uintptr_t)(fd->pkt + fd->codif_off + CODIF_HDR_LEN), (uintptr_t)m,
 			       m->nb_segs == 1 ? pay : 0);
-	if (res == ANTBUF_PLACED)
-		rte_mbuf_refcnt_update(m, 1); /* the ring's reference */
+	/* placed: the caller's reference is the ring's now (no refcnt
+	 * traffic: the caller does not free it) */
 	return res;
 }
 

@@ -202,7 +202,8 @@ void ibv_bufs_stop(struct ibv_app *app);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
 /** --zero-copy: place a frame by reference to the mbuf it arrived in. On
- * ANTBUF_PLACED the buffer holds a reference of its own (free m as usual). */
+ * ANTBUF_PLACED the caller's reference becomes the buffer's: the caller
+ * must not free m (no refcount traffic per frame); otherwise free it. */
 enum antbuf_result ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd,
 				  struct rte_mbuf *m);
 /** Place a split packet by reference (its payload segment stays in GPU

@@ -241,8 +241,10 @@ mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, bool split, uint32_t *cap)
 }
 
 /* Place one frame; a frame the buffer refuses as too late is not counted
- * received after all (the counts stay what the buffer holds). */
-static inline void
+ * received after all (the counts stay what the buffer holds).
+ * @return true when the ring took the mbuf itself (--zero-copy): the
+ *   caller's reference is the ring's now, and the caller must not free it. */
+static inline bool
 place(struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd,
       struct rte_mbuf *m, bool split)
 {
@@ -256,6 +258,7 @@ place(struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd,
 		res = antbuf_place(&app->bufs.prod[fd->ant], fd);
 	if (unlikely(res == ANTBUF_TOO_LATE))
 		acct_unplaced(lc->acct, fd);
+	return app->bufs.zc && !split && res == ANTBUF_PLACED;
 }
 
 /* Held frames of antenna ant released (placed now) or dropped. */
@@ -270,13 +273,14 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing, b
 
 		if (m == NULL)
 			continue;
+		lc->held--;
 		if (!act.drop && placing) {
 			act.fd.pkt = mbuf_bytes(lc, m, split, &cap);
 			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
-			place(app, lc, &act.fd, m, split);
+			if (place(app, lc, &act.fd, m, split))
+				continue; /* the hold's reference is the ring's now */
 		}
 		rte_pktmbuf_free(m);
-		lc->held--;
 	}
 }
 
@@ -339,7 +343,8 @@ ibv_rx_main(void *arg)
 					t = hwclock_conv_ns(&host, rte_rdtsc());
 				if (placing && acct_placeable(r.fd.cls)) {
 					r.fd.arrival_ns = t;
-					place(app, lc, &r.fd, m, split);
+					if (place(app, lc, &r.fd, m, split))
+						pk[i] = NULL; /* the ring's now: not freed below */
 				} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
 					/* held until its timeline decides: ours too */
 					rte_pktmbuf_refcnt_update(m, 1);

@@ -367,6 +367,18 @@ open_row(struct antbuf_prod *p, int64_t r)
 	 * changed when it re-checks, and drops what it read */
 	__atomic_store_n(&row->seq, r, __ATOMIC_RELEASE);
 	row->nvalid = 0;
+	/* indexed: the next row's references are released when it opens;
+	 * bring what release reads of them (an mbuf's two header lines) in
+	 * now, a row of frames ahead, so that release does not wait on memory */
+	if (p->refs != NULL) {
+		const uintptr_t *nref = &p->refs[(uint64_t)rpos(b, r + 1) * b->g.nslots];
+
+		for (s = 0; s < b->g.nslots; s++)
+			if (nref[s] != 0) {
+				__builtin_prefetch((const void *)nref[s], 1);
+				__builtin_prefetch((const char *)nref[s] + 64, 1);
+			}
+	}
 	for (s = 0; s < b->g.nslots; s++) {
 		struct antbuf_meta *m = antbuf_metap(b, pos, s);
 
