@@ -45,7 +45,7 @@ PKGS=(gcc libc6-dev pkg-config meson ninja-build
       dpdk dpdk-dev libdpdk-dev libpcap-dev libibverbs-dev libjansson-dev help2man
       rdma-core ibverbs-providers iproute2 python3)
 if [ "$WITH_TEST" = 1 ]; then
-	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod)
+	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db)
 fi
 missing=()
 for p in "${PKGS[@]}"; do

@@ -11,6 +11,7 @@ the Prometheus text format for node_exporter's textfile collector (--prom).
 import argparse
 import json
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -198,13 +199,23 @@ def write_atomic(path, text):
     os.rename(tmp, path)
 
 
+# the units of lib/util's parse_duration_ns, the C tools' (a bare number is seconds)
+UNITS = {"": 1.0, "s": 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "m": 60.0, "min": 60.0,
+         "h": 3600.0, "d": 86400.0}
+
+
 def seconds(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1
+    m = re.fullmatch(r"([0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)([a-z]*)", text)
+    v = -1.0
+    if m and m.group(2) in UNITS:
+        try:
+            v = float(m.group(1)) * UNITS[m.group(2)]
+        except ValueError:
+            v = -1.0
     if not v > 0 or v != v or v == float("inf"):
-        raise argparse.ArgumentTypeError("'%s': expected a number of seconds > 0" % text)
+        raise argparse.ArgumentTypeError(
+            "'%s': expected a duration > 0 (10s, 500ms, 5m, 2h; a bare number is seconds)"
+            % text)
     return v
 
 
@@ -224,8 +235,9 @@ def main():
         epilog="Exit status: 0 done; 1 no capture at that prefix; 2 bad option.")
     ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
                     help="the capture's EAL --file-prefix (default: rte)")
-    ap.add_argument("--interval", type=seconds, default=1.0, metavar="SECONDS",
-                    help="refresh period of the table and of --prom (default: 1)")
+    ap.add_argument("--interval", type=seconds, default=1.0, metavar="DURATION",
+                    help="refresh period of the table and of --prom, with a unit as "
+                    "every tool takes them: 1s, 500ms, 1m (default: 1s)")
     ap.add_argument("--once", action="store_true", help="print one snapshot and exit")
     ap.add_argument("--version", action="version", version=version_line())
     ap.add_argument("--json", action="store_true",

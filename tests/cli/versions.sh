@@ -64,6 +64,14 @@ for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat; d
 			n=$((n + 1))
 		done < <($exe --dump-options)
 	fi
-	ok "$tool.1: version $want, $n options"
+	how=
+	if command -v man > /dev/null; then
+		how=", rendered by man -l"
+		MANWIDTH=80 man -l "$page" 2> "$T/man.err" > "$T/man.txt" || fail "man -l $page: $(cat "$T/man.err")"
+		grep -q "^NAME" "$T/man.txt" && grep -q "^ *$tool  *- " "$T/man.txt" ||
+			fail "man -l $page: no NAME section naming $tool"
+		[ ! -s "$T/man.err" ] || fail "man -l $page warns: $(cat "$T/man.err")"
+	fi
+	ok "$tool.1: version $want, $n options$how"
 done
 echo "versions: $CHECKS checks passed"

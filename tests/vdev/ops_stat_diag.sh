@@ -111,11 +111,11 @@ assert len([s for s in p if s["name"] == "ibvcap_writer_written_frames_total"]) 
 PY
 ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
 # refreshing mode writes the file again and again; stop it after two rounds
-timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 0.5 --prom "$T/loop.prom" > /dev/null || true
+timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --prom "$T/loop.prom" > /dev/null || true
 [ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
 ok "refreshing --prom mode writes the file"
 # refreshing --json: one snapshot per line, each with the final counts
-timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 0.5 --json > "$T/loop.jsonl" || true
+timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --json > "$T/loop.jsonl" || true
 python3 - "$T/loop.jsonl" "$n" <<'PY' || fail "refreshing --json"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -165,6 +165,8 @@ expect_eq "the writer's files: frames received = the truth's" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")"
 run_expect_fail "stat without a capture" 1 "no dpdk-ibvcap telemetry at /var/run/dpdk/${PREFIX}none" \
 	dpdk-ibvcap-stat --file-prefix "${PREFIX}none" --once
-run_expect_fail "stat bad option" 2 "--interval: '-1': expected a number of seconds" \
+run_expect_fail "stat bad option" 2 "--interval: '-1': expected a duration > 0 (10s, 500ms, 5m, 2h" \
 	dpdk-ibvcap-stat --interval -1
+run_expect_fail "stat unknown unit" 2 "--interval: '1x': expected a duration > 0" \
+	dpdk-ibvcap-stat --interval 1x
 echo "$CHECKS checks passed"
