@@ -784,7 +784,9 @@ plan_outputs(struct capture *c, const struct cc_scan *s)
 		for (ai = 0; ips[ai] != ao->src; ai++)
 			;
 		snprintf(ao->name, sizeof(ao->name), "ant%u", ai);
-		names_of(c->o, c->in, ao->name, prefix, ant);
+		/* one antenna: the input's own name for it (formats.md), if it
+		 * has one; several: each by its place among the sources */
+		names_of(c->o, c->in, n == 1 ? NULL : ao->name, prefix, ant);
 		for (i = 0; i < ao->nu; i++) {
 			struct unit *u = &ao->u[i];
 

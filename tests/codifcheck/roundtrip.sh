@@ -120,6 +120,17 @@ mkdir "$T/c1" "$T/c2" "$T/c3"
 cmp "$T"/c1/*.codif "$T"/c3/*.codif || fail "codif -> pcap -> codif changed bytes"
 ok "clean: codif -> pcap -> codif byte-identical"
 
+# a converted file keeps its antenna's name: ant3's pcap (a one-antenna
+# capture named as formats.md says) -> codif -> pcap -> codif stays ant3
+mkdir "$T/n0" "$T/n1" "$T/n2" "$T/n3"
+cp "$T"/c2/*.pcap "$T/n0/ibvcap_ant3_20250101T000000.000000000Z.pcap"
+"$CC" convert --to codif --outdir "$T/n1" "$T"/n0/*.pcap > /dev/null || fail "ant3 pcap -> codif"
+"$CC" convert --to pcap --outdir "$T/n2" "$T"/n1/*.codif > /dev/null || fail "ant3 codif -> pcap"
+"$CC" convert --to codif --outdir "$T/n3" "$T"/n2/*.pcap > /dev/null || fail "ant3 pcap -> codif again"
+expect_eq "names through pcap -> codif -> pcap -> codif" \
+	"$(cd "$T" && ls n1 n2 n3 | grep -v : | grep . | tr '\n' ' ')" \
+	"ibvcap_ant3_20250101T000000.000000000Z.codif ibvcap_ant3_20250101T000000.000000000Z.pcap ibvcap_ant3_20250101T000000.000000000Z.codif "
+
 # pcapng input reads as the pcap does
 python3 "$PT" to-pcapng "$T/in.pcap" "$T/in.pcapng"
 "$CC" info --json "$T/in.pcapng" > "$T/ng.json"
