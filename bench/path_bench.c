@@ -180,16 +180,7 @@ main(int argc, char **argv)
 		len[npkt] = gen_build(&g, &p, pkt[npkt]);
 		npkt++;
 	}
-	memset(&l, 0, sizeof(l));
-	l.nthread = gc.nthread;
-	l.nant = gc.nant;
-	for (k = 0; k < gc.nant; k++)
-		l.ant_ip[k] = gc.ant_ip[k];
-	l.ngroup = gc.ngroup;
-	for (k = 0; k < gc.ngroup; k++) {
-		l.group[k].ip = gc.group[k].ip;
-		l.group[k].port = gc.group[k].port;
-	}
+	gen_layout(&gc, &l);
 	/* each antenna a 1024-row ring, as the capture's default */
 	nslots = gc.ngroup * gc.nthread;
 	geom = (struct antbuf_geom){ (uint32_t)nslots, 1024, 64, data };

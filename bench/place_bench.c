@@ -51,16 +51,7 @@ main(int argc, char **argv)
 		len[npkt] = gen_build(&g, &p, pkt[npkt]);
 		npkt++;
 	}
-	memset(&l, 0, sizeof(l));
-	l.nthread = gc.nthread;
-	l.nant = gc.nant;
-	for (k = 0; k < gc.nant; k++)
-		l.ant_ip[k] = gc.ant_ip[k];
-	l.ngroup = gc.ngroup;
-	for (k = 0; k < gc.ngroup; k++) {
-		l.group[k].ip = gc.group[k].ip;
-		l.group[k].port = gc.group[k].port;
-	}
+	gen_layout(&gc, &l);
 	sz = antbuf_size(&geom, true);
 	for (k = 0; k < 6; k++) {
 		b[k] = aligned_alloc(ANTBUF_PAGE, sz);

@@ -1433,3 +1433,20 @@ gen_truth_json(const struct gen *g, FILE *f)
 	json_decref(root);
 	return rc;
 }
+
+void
+gen_layout(const struct gen_cfg *c, struct acct_layout *l)
+{
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	l->nthread = c->nthread;
+	l->nant = c->nant;
+	for (i = 0; i < c->nant; i++)
+		l->ant_ip[i] = c->ant_ip[i];
+	l->ngroup = c->ngroup;
+	for (i = 0; i < c->ngroup; i++) {
+		l->group[i].ip = c->group[i].ip;
+		l->group[i].port = c->group[i].port;
+	}
+}

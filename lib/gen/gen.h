@@ -161,6 +161,10 @@ void gen_cfg_defaults(struct gen_cfg *cfg);
 int gen_init(struct gen *g, const struct gen_cfg *cfg);
 void gen_free(struct gen *g);
 
+/** The configuration's antennas, groups and threads as the capture's
+ * layout (lib/acct): what accounting of the generated traffic expects. */
+void gen_layout(const struct gen_cfg *c, struct acct_layout *l);
+
 /**
  * The next packet in emission order.
  * @return 1 with *p filled, 0 when every stream is done.

@@ -10,22 +10,6 @@
 #include "gen.h"
 #include "stats.h"
 
-static void
-layout_of(const struct gen_cfg *c, struct acct_layout *l)
-{
-	unsigned int i;
-
-	memset(l, 0, sizeof(*l));
-	l->nant = c->nant;
-	for (i = 0; i < c->nant; i++)
-		l->ant_ip[i] = c->ant_ip[i];
-	l->ngroup = c->ngroup;
-	for (i = 0; i < c->ngroup; i++) {
-		l->group[i].ip = c->group[i].ip;
-		l->group[i].port = c->group[i].port;
-	}
-}
-
 /* Hold a suspect's copy; release or drop what acct says. Returns the
  * frames released (checked against the pattern) into *bad. */
 static void
@@ -76,7 +60,7 @@ run(const char *name, struct gen_cfg *c)
 	int fails = check_failures;
 
 	CHECK(gen_init(&g, c) == 0);
-	layout_of(c, &l);
+	gen_layout(c, &l);
 	a = acct_create(&l);
 	a2 = acct_create(&l); /* the same frames seen through a buffer split */
 	CHECK(a != NULL && a2 != NULL);
