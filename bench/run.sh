@@ -27,16 +27,8 @@ BUILD=$B "$ROOT/bench/rx_vs_testpmd.sh" 8 5 | tee "$OUT/rx_vs_testpmd.txt"
 echo "== 2. capture + placement vs memcpy"
 "$B/bench/place_bench" 4000 4 | tee "$OUT/placement.txt"
 
-echo "== 3. writer vs dd oflag=direct in $DIR"
-W=$(mktemp -d "$DIR/ibvcap-wbench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-dd if=/dev/zero of="$W/dd.bin" bs=8M count=256 oflag=direct 2>&1 | tail -1 | tee "$OUT/writer.txt"
-dd_mbs=$(sed -n 's/.*, \([0-9.]*\) \([GM]\)B\/s/\1 \2/p' "$OUT/writer.txt" | awk '{print ($2=="G") ? $1*1000 : $1}')
-rm -f "$W/dd.bin"
-"$B/bench/writer_bench" "$W" $((2 << 30)) codif | tee -a "$OUT/writer.txt"
-wr_mbs=$(sed -n 's/.*: \([0-9.]*\) MB\/s/\1/p' "$OUT/writer.txt" | tail -1)
-python3 -c "print('ratio codif writer / dd oflag=direct: %.2f (target >= 0.8)' % ($wr_mbs / $dd_mbs))" | tee -a "$OUT/writer.txt"
-rm -rf "$W"/*
+echo "== 3. writers vs fio (io_uring, O_DIRECT, same block size) in $DIR"
+BUILD=$B "$ROOT/bench/writer_vs_fio.sh" "$DIR" 3 | tee "$OUT/writer.txt"
 
 echo "== 4. dpdk-ibvcap-dump vs dpdk-pdump"
 BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3

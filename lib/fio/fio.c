@@ -10,10 +10,50 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef FIO_HAVE_URING
+#include <liburing.h>
+#endif
 
 #include "fio.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+#ifdef FIO_HAVE_URING
+/* One staged write in flight: its buffer, where it goes, how it ended. */
+struct fio_slot {
+	uint8_t *buf;
+	uint64_t off;
+	size_t len;
+	size_t written; /* bytes of it in the file (all, unless err) */
+	int err;        /* its errno, 0 none */
+	bool done;
+};
+
+/* A file's io_uring: the writes in flight in file order (a FIFO from
+ * head), and the staging buffers not in use. */
+struct fio_aio {
+	struct io_uring ring;
+	struct fio_slot slot[FIO_INFLIGHT];
+	unsigned int head, n;
+	uint8_t *spare[FIO_INFLIGHT];
+	unsigned int nspare;
+};
+
+static char sync_reason_buf[160];
+static const char *sync_reason;
+static int sync_reason_claimed;
+#else
+static const char *sync_reason = "built without liburing";
+#endif
+
+static void aio_open(struct fio_file *f);
+static void aio_free(struct fio_file *f);
+
+const char *
+fio_sync_reason(void)
+{
+	return __atomic_load_n(&sync_reason, __ATOMIC_ACQUIRE);
+}
 
 int
 fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flags,
@@ -61,6 +101,7 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	if (f->fd < 0)
 		goto fail;
 	f->open = true;
+	f->want_aio = !(flags & FIO_SYNC);
 	return 0;
 fail:
 	e = errno;
@@ -84,13 +125,15 @@ go_buffered(struct fio_file *f)
 	f->direct = false;
 }
 
-/* pwrite all of n bytes at the file's end; EINTR and short writes retried.
- * The only place the file is written (an io_uring backend replaces it). */
+/* pwrite all of n bytes at off; EINTR and short writes retried; *done:
+ * the bytes written. The synchronous path, and io_uring's fallback for a
+ * write it returned short or refused. */
 static int
-write_out(struct fio_file *f, const uint8_t *p, size_t n)
+pwrite_at(struct fio_file *f, const uint8_t *p, size_t n, uint64_t off, size_t *done)
 {
+	*done = 0;
 	while (n > 0) {
-		ssize_t w = pwrite(f->fd, p, n, (off_t)f->on_disk);
+		ssize_t w = pwrite(f->fd, p, n, (off_t)off);
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -107,11 +150,23 @@ write_out(struct fio_file *f, const uint8_t *p, size_t n)
 			return -ENOSPC;
 		p += w;
 		n -= (size_t)w;
-		f->on_disk += (uint64_t)w;
+		off += (uint64_t)w;
+		*done += (size_t)w;
 		if (f->direct && (w % FIO_ALIGN) != 0 && n > 0)
 			go_buffered(f);
 	}
 	return 0;
+}
+
+/* pwrite all of n bytes at the file's end (no write in flight). */
+static int
+write_out(struct fio_file *f, const uint8_t *p, size_t n)
+{
+	size_t done;
+	int rc = pwrite_at(f, p, n, f->on_disk, &done);
+
+	f->on_disk += done;
+	return rc;
 }
 
 static void
@@ -128,15 +183,247 @@ settle_ends(struct fio_file *f)
 	f->nends = k;
 }
 
+
+#ifdef FIO_HAVE_URING
+static void
+note_sync_reason(const char *what, int e)
+{
+	int expected = 0;
+
+	if (__atomic_compare_exchange_n(&sync_reason_claimed, &expected, 1, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		snprintf(sync_reason_buf, sizeof(sync_reason_buf), "%s: %s", what, strerror(e));
+		__atomic_store_n(&sync_reason, sync_reason_buf, __ATOMIC_RELEASE);
+	}
+}
+
+static void
+aio_free(struct fio_file *f)
+{
+	struct fio_aio *a = f->aio;
+	unsigned int i;
+
+	if (a == NULL)
+		return;
+	io_uring_queue_exit(&a->ring);
+	for (i = 0; i < a->nspare; i++)
+		free(a->spare[i]);
+	free(a);
+	f->aio = NULL;
+}
+
+/* io_uring for an O_DIRECT file, with its FIO_INFLIGHT extra staging
+ * buffers; anything missing leaves the file synchronous. */
+static void
+aio_open(struct fio_file *f)
+{
+	struct fio_aio *a;
+	unsigned int i;
+	int rc;
+
+	f->want_aio = false; /* tried once */
+	if (!f->direct || fio_sync_reason() != NULL)
+		return;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return;
+	rc = io_uring_queue_init(FIO_INFLIGHT, &a->ring, 0);
+	if (rc < 0) {
+		note_sync_reason("io_uring_queue_init", -rc);
+		free(a);
+		return;
+	}
+	f->aio = a;
+	for (i = 0; i < FIO_INFLIGHT; i++) {
+		void *mem;
+
+		if (posix_memalign(&mem, FIO_ALIGN, f->cap) != 0) {
+			aio_free(f);
+			return;
+		}
+		a->spare[a->nspare++] = mem;
+	}
+}
+
+/* How one write ended: a short write is finished with pwrite (where the
+ * disk is full, that says ENOSPC), EINVAL for O_DIRECT goes on buffered,
+ * as the synchronous path does. */
+static void
+aio_finish(struct fio_file *f, struct fio_slot *s, int res)
+{
+	size_t done = 0;
+	int rc = 0;
+
+	if (res == -EINVAL && f->direct) {
+		go_buffered(f);
+		rc = pwrite_at(f, s->buf, s->len, s->off, &done);
+	} else if (res == -EINTR || res == -EAGAIN) {
+		rc = pwrite_at(f, s->buf, s->len, s->off, &done);
+	} else if (res < 0) {
+		rc = res;
+	} else if ((size_t)res < s->len) {
+		done = (size_t)res;
+		if (res == 0) {
+			rc = -ENOSPC;
+		} else {
+			size_t more;
+
+			if (f->direct)
+				go_buffered(f); /* the rest is not aligned */
+			rc = pwrite_at(f, s->buf + done, s->len - done, s->off + done, &more);
+			done += more;
+		}
+	} else {
+		done = s->len;
+	}
+	s->written = done;
+	s->err = -rc;
+	s->done = true;
+}
+
+/* Take completions: all that are there, or (wait) until the oldest write
+ * is done. A failure of io_uring itself fails the file. */
+static void
+aio_reap(struct fio_file *f, bool wait)
+{
+	struct fio_aio *a = f->aio;
+	struct io_uring_cqe *cqe;
+
+	while (a->n > 0) {
+		int rc;
+
+		if (wait && !a->slot[a->head].done)
+			rc = io_uring_wait_cqe(&a->ring, &cqe);
+		else
+			rc = io_uring_peek_cqe(&a->ring, &cqe);
+		if (rc == -EINTR)
+			continue;
+		if (rc == -EAGAIN)
+			break;
+		if (rc < 0) {
+			/* no completion can be had: the writes in flight are
+			 * lost to this file */
+			unsigned int i;
+
+			for (i = 0; i < a->n; i++) {
+				struct fio_slot *s = &a->slot[(a->head + i) % FIO_INFLIGHT];
+
+				if (!s->done) {
+					s->written = 0;
+					s->err = -rc;
+					s->done = true;
+				}
+			}
+			break;
+		}
+		aio_finish(f, io_uring_cqe_get_data(cqe), cqe->res);
+		io_uring_cqe_seen(&a->ring, cqe);
+	}
+	/* done writes, in file order, move on_disk; the first failed one
+	 * stops it there (what follows it is cut at close) */
+	while (a->n > 0 && a->slot[a->head].done) {
+		struct fio_slot *s = &a->slot[a->head];
+
+		if (f->err == 0) {
+			f->on_disk = s->off + s->written;
+			if (s->err != 0)
+				f->err = s->err;
+		}
+		a->spare[a->nspare++] = s->buf;
+		a->head = (a->head + 1) % FIO_INFLIGHT;
+		a->n--;
+	}
+	settle_ends(f);
+}
+
+static void
+aio_drain(struct fio_file *f)
+{
+	while (f->aio != NULL && f->aio->n > 0)
+		aio_reap(f, true);
+}
+
+/* Hand the aligned staged bytes to io_uring and go on in a fresh buffer
+ * (the unaligned tail copied over); waits only when FIO_INFLIGHT writes
+ * are already in flight. */
+static int
+aio_flush(struct fio_file *f)
+{
+	struct fio_aio *a = f->aio;
+	size_t n = f->fill / FIO_ALIGN * FIO_ALIGN;
+	struct io_uring_sqe *sqe;
+	struct fio_slot *s;
+	uint8_t *next;
+
+	if (n == 0)
+		return 0;
+	while (a->nspare == 0)
+		aio_reap(f, true);
+	if (f->err != 0)
+		return -f->err;
+	next = a->spare[--a->nspare];
+	memcpy(next, f->buf + n, f->fill - n);
+	s = &a->slot[(a->head + a->n) % FIO_INFLIGHT];
+	*s = (struct fio_slot){ .buf = f->buf, .off = f->base, .len = n };
+	a->n++;
+	sqe = io_uring_get_sqe(&a->ring);
+	if (sqe != NULL) {
+		io_uring_prep_write(sqe, f->fd, s->buf, (unsigned int)n, s->off);
+		io_uring_sqe_set_data(sqe, s);
+	}
+	if (sqe == NULL || io_uring_submit(&a->ring) < 1)
+		aio_finish(f, s, -EAGAIN); /* written here instead */
+	f->buf = next;
+	f->base += n;
+	f->fill -= n;
+	aio_reap(f, false);
+	return f->err ? -f->err : 0;
+}
+#else
+static void
+aio_open(struct fio_file *f)
+{
+	f->want_aio = false;
+}
+
+static void
+aio_free(struct fio_file *f)
+{
+	(void)f;
+}
+
+static void
+aio_drain(struct fio_file *f)
+{
+	(void)f;
+}
+
+static int
+aio_flush(struct fio_file *f)
+{
+	(void)f;
+	return -ENOSYS;
+}
+#endif
+
 /* Write the staged bytes: all of them, or (O_DIRECT) the aligned part. */
 static int
 flush(struct fio_file *f, bool all)
 {
-	size_t n = f->fill;
+	size_t n;
 	int rc;
 
 	if (f->err != 0)
 		return -f->err;
+	if (f->want_aio && f->direct && !all)
+		aio_open(f); /* at the first flush: a file written at close only
+			      * (smaller than half its buffer) never needs it */
+	if (f->aio != NULL && f->direct && !all)
+		return aio_flush(f);
+	aio_drain(f); /* the synchronous path writes at on_disk */
+	if (f->err != 0)
+		return -f->err;
+	n = f->fill;
 	if (f->direct && !all)
 		n = n / FIO_ALIGN * FIO_ALIGN;
 	if (f->direct && all && n % FIO_ALIGN != 0) {
@@ -279,6 +566,10 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 		return 0;
 	if (first == 0 && flush(f, true) != 0)
 		first = f->err;
+	aio_drain(f); /* after an error too: nothing may still write the file */
+	if (first == 0)
+		first = f->err;
+	aio_free(f);
 	size = f->on_disk;
 	if (first != 0) {
 		/* cut to the last whole record: every kept file is valid */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The file layer under every format: a file written through an aligned
  * staging buffer (formats encode into it; only this layer does I/O),
- * O_DIRECT where the filesystem takes it, NAME.part renamed to NAME when
- * complete, and a file cut back to its last whole record after an error
- * (ENOSPC), so every kept file is valid. */
+ * O_DIRECT where the filesystem takes it, with io_uring (liburing) keeping
+ * FIO_INFLIGHT staged writes in flight while the format fills the next
+ * buffer (synchronous pwrite where io_uring is not built in, not allowed,
+ * or the file is not O_DIRECT), NAME.part renamed to NAME when complete,
+ * and a file cut back to its last whole record after an error (ENOSPC), so
+ * every kept file is valid. */
 
 #ifndef FIO_H
 #define FIO_H
@@ -21,12 +24,20 @@
 			     buffered, silently: tmpfs) */
 #define FIO_REPLACE 0x2 /**< replace an existing NAME, and reuse a leftover
 			     NAME.part (else both are refused: -EEXIST) */
+#define FIO_SYNC 0x4    /**< synchronous pwrite even where io_uring could
+			     keep writes in flight */
+
+/** Staged writes in flight at once per O_DIRECT file (io_uring); each
+ * holds a staging buffer of its own (bufsize bytes). */
+#define FIO_INFLIGHT 2
+
+struct fio_aio;
 
 /**
  * One file being written. The fields are this layer's: formats use the
- * functions below only, so that the I/O under them (today pwrite at the
- * file's end from the staging buffer; later io_uring with several staging
- * chunks in flight) can change without touching a format.
+ * functions below only, so that the I/O under them (pwrite at the file's
+ * end from the staging buffer, or io_uring with FIO_INFLIGHT staging
+ * buffers in flight) is the same to every format.
  */
 struct fio_file {
 	int fd;
@@ -43,6 +54,8 @@ struct fio_file {
 	uint64_t *ends;          /**< record ends not yet on disk */
 	size_t nends, capends;
 	int err;                 /**< first I/O errno (then writes are refused) */
+	struct fio_aio *aio;     /**< io_uring state; NULL: synchronous pwrite */
+	bool want_aio;           /**< io_uring to be set up at the first flush */
 };
 
 /**
@@ -83,6 +96,21 @@ fio_on_disk(const struct fio_file *f)
 {
 	return f->on_disk;
 }
+
+/** Whether this file's writes go through io_uring (several in flight). */
+static inline bool
+fio_async(const struct fio_file *f)
+{
+	return f->aio != NULL;
+}
+
+/**
+ * Why O_DIRECT files of this process write synchronously: NULL while
+ * io_uring works (or has not been tried), else the reason (not built with
+ * liburing, or io_uring_queue_init's error, e.g. a seccomp filter or
+ * kernel.io_uring_disabled), for the writer to report once.
+ */
+const char *fio_sync_reason(void);
 
 /** The first I/O error (a positive errno), 0 none. */
 static inline int

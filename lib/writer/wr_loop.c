@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "shm.h"
@@ -31,12 +32,62 @@ wr_figures(const struct wr_stats *st, int error, struct shm_writer *r)
 	r->error = error;
 }
 
-void
-wr_publish(const struct wr_writer *w, struct shm_writer *r)
+/* The window of the write rate: long enough that a staging buffer flushed
+ * now and then reads as a rate, short enough to follow the disk. */
+#define RATE_NS 1000000000LL
+
+/* Bytes handed to its files, staged or written out: a rate of these follows
+ * the writer smoothly, where the bytes on disk move a staging buffer at a
+ * time (8 MiB per file). */
+static uint64_t
+bytes_handed(const struct wr_writer *w)
 {
+	uint64_t n = w->closed.bytes;
+	unsigned int i;
+
+	for (i = 0; i <= w->n; i++) {
+		const struct wr_out *out = i < w->n ? &w->src[i].out : &w->all;
+
+		if (out->open)
+			n += fmt_size(&out->s);
+	}
+	return n;
+}
+
+void
+wr_publish(struct wr_writer *w, struct shm_writer *r)
+{
+	int64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t lag = 0, lag_ns = 0, rows, ns;
+	struct statvfs sv;
+	unsigned int i;
+
 	if (r == NULL)
 		return;
+	for (i = 0; i < w->n; i++) {
+		if (!w->src[i].on)
+			continue;
+		antbuf_lag(w->src[i].b, &w->src[i].cur, &rows, &ns);
+		lag = rows > lag ? rows : lag;
+		lag_ns = ns > lag_ns ? ns : lag_ns;
+	}
+	if (w->rate_t0 == 0) {
+		w->rate_t0 = now;
+		w->rate_bytes0 = bytes_handed(w);
+	} else if (now - w->rate_t0 >= RATE_NS) {
+		uint64_t b = bytes_handed(w);
+
+		w->rate = b > w->rate_bytes0 ? (uint64_t)((double)(b - w->rate_bytes0) * 1e9 /
+							  (double)(now - w->rate_t0)) : 0;
+		w->rate_t0 = now;
+		w->rate_bytes0 = b;
+	}
 	wr_figures(&w->st, w->error, r);
+	r->lag_frames = lag;
+	r->lag_ns = lag_ns;
+	r->write_rate = w->rate;
+	/* what is left to it (f_bavail: not the blocks kept for root) */
+	r->disk_free = statvfs(w->o.dir, &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize : 0;
 	r->heartbeat_ns = clock_ns(CLOCK_REALTIME);
 }
 
@@ -64,7 +115,7 @@ wr_end_name(enum wr_end e)
 
 /* Publish when PUBLISH_NS has passed since the last time. */
 static void
-publish_due(const struct wr_writer *w, const struct wr_run_opts *o, int64_t now,
+publish_due(struct wr_writer *w, const struct wr_run_opts *o, int64_t now,
 	    int64_t *last)
 {
 	if (now - *last >= PUBLISH_NS) {
@@ -75,7 +126,7 @@ publish_due(const struct wr_writer *w, const struct wr_run_opts *o, int64_t now,
 
 /* Sleep until `until` (monotonic ns), publishing on the way. */
 static void
-hold_back(const struct wr_writer *w, const struct wr_run_opts *o, int64_t until,
+hold_back(struct wr_writer *w, const struct wr_run_opts *o, int64_t until,
 	  int64_t *last)
 {
 	int64_t now;
@@ -162,6 +213,10 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 		rc = -w->error;
 	if (rc != 0)
 		end = WR_END_ERROR;
+	/* it writes no more: 0 bytes/s from now on */
+	w->rate = 0;
+	w->rate_t0 = clock_ns(CLOCK_MONOTONIC);
+	w->rate_bytes0 = bytes_handed(w);
 	wr_publish(w, o->reg);
 	if (why != NULL)
 		*why = end;

@@ -124,6 +124,13 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 			if (parse_size(sub, val, 1u << 20, 1ULL << 30, &v, err, len))
 				goto out;
 			o->bufsize = (size_t)v;
+		} else if (strcmp(k, "io") == 0) {
+			if (strcmp(val, "uring") != 0 && strcmp(val, "sync") != 0) {
+				snprintf(err, len, "%s: '%s': expected uring (io_uring, several "
+					 "writes in flight) or sync (one pwrite at a time)", sub, val);
+				goto out;
+			}
+			o->sync = val[0] == 's';
 		} else if (strcmp(k, "direct") == 0 || strcmp(k, "all") == 0 ||
 			   strcmp(k, "oldest") == 0) {
 			bool b;
@@ -141,7 +148,7 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		} else {
 			snprintf(err, len,
 				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
-				 "snaplen, count, buffer, direct, all or oldest", opt, k);
+				 "snaplen, count, buffer, direct, io, all or oldest", opt, k);
 			goto out;
 		}
 	}
@@ -283,7 +290,7 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 {
 	struct fmt_opts fo = {
 		.bufsize = w->o.bufsize,
-		.fio_flags = w->o.direct ? FIO_DIRECT : 0,
+		.fio_flags = (w->o.direct ? FIO_DIRECT : 0) | (w->o.sync ? FIO_SYNC : 0),
 		.snaplen = w->o.snaplen,
 	};
 	struct fmt_raw_index ri;

@@ -28,6 +28,7 @@ struct wr_opts {
 	uint64_t rotate_ns;     /**< new file past this much data time (0: never) */
 	uint32_t snaplen;       /**< pcap: bytes kept per packet */
 	bool direct;            /**< try O_DIRECT */
+	bool sync;              /**< io=sync: one pwrite at a time (no io_uring) */
 	bool all;               /**< pcap: every antenna in one file */
 	bool from_oldest;       /**< start at the oldest row still in the ring */
 	uint64_t count;         /**< stop after this many frames (0: never) */
@@ -39,8 +40,8 @@ void wr_opts_defaults(struct wr_opts *o);
 
 /**
  * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
- * rotate-time, snaplen, direct=yes|no, all=yes|no, oldest=yes|no,
- * count, buffer). @return 0 or -EINVAL with "option: value: expected".
+ * rotate-time, snaplen, direct=yes|no, io=uring|sync, all=yes|no,
+ * oldest=yes|no, count, buffer). @return 0 or -EINVAL with "option: value: expected".
  */
 int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);
@@ -117,6 +118,10 @@ struct wr_writer {
 	int error;                 /**< first fatal errno */
 	char err[512];
 	char last_file[PATH_MAX];  /**< the most recent completed file */
+	/* wr_publish's write rate: bytes at the start of its window, when */
+	uint64_t rate_bytes0;
+	int64_t rate_t0;           /**< monotonic ns, 0: not started */
+	uint64_t rate;             /**< bytes/s over the last whole window */
 };
 
 /**
@@ -183,8 +188,14 @@ struct wr_run_opts {
  */
 void wr_figures(const struct wr_stats *st, int error, struct shm_writer *r);
 
-/** Publish w's figures and a heartbeat into a writer registry entry. */
-void wr_publish(const struct wr_writer *w, struct shm_writer *r);
+/**
+ * Publish w's figures, its live gauges (lag behind the newest placed row
+ * in rows and data time, its worst antenna; bytes/s handed to its files,
+ * staged or written, over the last second; bytes free in its directory, statvfs) and a heartbeat
+ * into a writer registry entry. Called by the writer's own thread, a few
+ * times a second (wr_run), never per frame.
+ */
+void wr_publish(struct wr_writer *w, struct shm_writer *r);
 
 /**
  * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish

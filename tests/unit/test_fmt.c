@@ -14,10 +14,12 @@
 #include "check.h"
 #include "codif_pattern.h"
 #include "fmt_codif.h"
+#include "fmt_name.h"
 #include "fmt_pcap.h"
 #include "fmt_raw.h"
 #include "json.h"
 #include "parse.h"
+#include "pkt.h"
 #include "testhdr.h"
 
 #define D 256            /* data bytes of the test frames */
@@ -419,9 +421,10 @@ test_raw(const struct codif_clock *clk)
 
 /* A full disk (RLIMIT_FSIZE: writes past it fail with EFBIG, the first one
  * short): the file is cut back to its last whole row, kept, and the index
- * says the rows kept. */
+ * says the rows kept; buffered, and O_DIRECT (through io_uring where it is
+ * built in: the failed write completes asynchronously). */
 static void
-test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record)
+test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record, unsigned int flags)
 {
 	struct fmt_raw_index ri;
 	struct fmt_opts o = { .bufsize = 16 * 1024 };
@@ -437,9 +440,10 @@ test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record)
 
 	codif_clock_init(&clk, &h);
 	test_index(&ri, &clk);
-	snprintf(name, sizeof(name), "full.%s", fmt_name(kind));
+	snprintf(name, sizeof(name), "full%u_%llu.%s", flags, (unsigned long long)limit, fmt_name(kind));
 	path_of(path, sizeof(path), name);
 	o.snaplen = 65535;
+	o.fio_flags = flags;
 	CHECK_EQ_I(fmt_open(&s, kind, path, &o, kind == FMT_RAW ? &ri : NULL, err, sizeof(err)),
 		   0);
 	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
@@ -599,6 +603,66 @@ test_fio_appeared(const char *name)
 	unlink(fio_part(&f));
 }
 
+/* lib/fio with O_DIRECT: through io_uring where it is built in (several
+ * writes in flight, the staged tail carried to the next buffer), records of
+ * odd sizes, rows taken back, the file byte for byte what was appended. */
+static void
+test_fio_async(void)
+{
+	enum { TOTAL = 3 << 20 };
+	static uint8_t want[TOTAL + 8192];
+	struct fio_file f;
+	char path[300], err[600];
+	uint64_t kept = 0, n = 0, x = 12345;
+	unsigned int i;
+	uint8_t *got;
+	FILE *in;
+
+	path_of(path, sizeof(path), "async.bin");
+	CHECK_EQ_I(fio_open(&f, path, 16 * 1024, FIO_DIRECT, err, sizeof(err)), 0);
+	CHECK(!fio_async(&f)); /* io_uring comes with the first flush */
+	while (n < TOTAL) {
+		size_t len = 1 + (size_t)((x = x * 6364136223846793005ULL + 1) >> 33) % 6000;
+		uint64_t mark = fio_size(&f);
+		uint8_t *d;
+
+		CHECK_EQ_I(fio_ensure(&f, 2 * len), 0);
+		mark = fio_size(&f);
+		d = fio_reserve(&f, len);
+		CHECK(d != NULL);
+		if (d == NULL)
+			break;
+		for (i = 0; i < len; i++)
+			d[i] = want[n + i] = (uint8_t)(x >> (i % 56));
+		if ((x >> 20) % 7 == 0) { /* a row taken back */
+			CHECK_EQ_I(fio_rollback(&f, mark), 0);
+			continue;
+		}
+		n += len;
+		fio_record_end(&f);
+		CHECK_EQ_I(fio_maybe_flush(&f), 0);
+	}
+	CHECK_EQ_U(fio_size(&f), n);
+	/* /tmp takes O_DIRECT where the suite runs (not tmpfs): io_uring unless
+	 * the process may not use it, which fio_sync_reason says */
+	if (fio_sync_reason() == NULL)
+		CHECK(fio_async(&f));
+	else
+		fprintf(stderr, "test_fmt: synchronous: %s\n", fio_sync_reason());
+	CHECK_EQ_I(fio_close(&f, true, &kept, err, sizeof(err)), 0);
+	CHECK_EQ_U(kept, n);
+	CHECK_EQ_U(size_of(path), n);
+	got = malloc(n);
+	in = fopen(path, "rb");
+	CHECK(got != NULL && in != NULL && fread(got, 1, n, in) == n);
+	if (got != NULL)
+		CHECK(memcmp(got, want, n) == 0);
+	if (in != NULL)
+		fclose(in);
+	free(got);
+	unlink(path);
+}
+
 /* lib/fio: NAME.part, never replacing without FIO_REPLACE, a leftover
  * NAME.part refused, a file not kept leaves nothing. */
 static void
@@ -630,6 +694,56 @@ test_fio(void)
 	CHECK_EQ_U(kept, 0);
 	CHECK(!exists(path) && !exists(fio_part(&f)));
 	test_fio_appeared("h.bin");
+	test_fio_async();
+}
+
+/* The clock of file names: a packet's CODIF frame time, its arrival time
+ * only where it carries no frame. */
+static void
+test_name_time(void)
+{
+	struct pkt_udp4_spec sp = { .src_ip = 0x0A1100D3, .dst_ip = 0xEF0A0001,
+				    .sport = 4000, .dport = 4001, .ttl = 8 };
+	struct codif_hdr h = test_hdr(1234, 1, D);
+	uint8_t pkt[64 + 4 + CODIF_HDR_LEN + D];
+	const int64_t arrival = 1767225600123456789LL; /* 2026-01-01, not the frame's */
+	int64_t want = codif_frame_time_ns(&h);
+	uint32_t l2, len;
+	char utc[FMT_NAME_UTC_LEN];
+
+	memset(pkt, 0, sizeof(pkt));
+	l2 = pkt_build_udp4(pkt, &sp, CODIF_HDR_LEN + D);
+	codif_encode(&h, pkt + l2);
+	len = l2 + CODIF_HDR_LEN + D;
+	CHECK(want != arrival && want > 0);
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), want);
+	/* 2025-01-01 + 1012 s + frame 34 of 100 a second */
+	CHECK_STR(fmt_name_utc(fmt_name_time(pkt, len, len, arrival), utc, sizeof(utc)),
+		  "20250101T001652.340000000Z");
+	/* only the headers at hand (a snaplen): still the frame's time */
+	CHECK_EQ_I(fmt_name_time(pkt, l2 + CODIF_HDR_LEN, len, arrival), want);
+	/* the CODIF header cut: no frame time */
+	CHECK_EQ_I(fmt_name_time(pkt, l2 + CODIF_HDR_LEN - 1, len, arrival), arrival);
+	/* with a VLAN tag */
+	sp.vlan = true;
+	sp.vlan_tci = 42;
+	l2 = pkt_build_udp4(pkt, &sp, CODIF_HDR_LEN + D);
+	codif_encode(&h, pkt + l2);
+	len = l2 + CODIF_HDR_LEN + D;
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), want);
+	/* no frame: a wrong sync word, a datagram cut short, a header with no
+	 * frames per period, not IPv4, a runt */
+	pkt[l2 + 40] ^= 0xFF;
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), arrival);
+	pkt[l2 + 40] ^= 0xFF;
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), want);
+	CHECK_EQ_I(fmt_name_time(pkt, len - 8, len - 8, arrival), arrival);
+	h.totalsamples = 0;
+	codif_encode(&h, pkt + l2);
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), arrival);
+	pkt[16] = 0x86; /* the inner ethertype: IPv6 */
+	CHECK_EQ_I(fmt_name_time(pkt, len, len, arrival), arrival);
+	CHECK_EQ_I(fmt_name_time(pkt, 10, len, arrival), arrival);
 }
 
 int
@@ -638,6 +752,7 @@ main(void)
 	struct codif_hdr h = test_hdr(0, 0, D);
 	struct codif_clock clk;
 	char cmd[300];
+	int i;
 
 	if (mkdtemp(tmp) == NULL) {
 		perror("mkdtemp");
@@ -646,13 +761,19 @@ main(void)
 	signal(SIGXFSZ, SIG_IGN);
 	codif_clock_init(&clk, &h);
 	test_fio();
+	test_name_time();
 	test_codif(&clk);
 	test_pcap(&clk);
 	test_raw(&clk);
 	test_index_errors();
-	test_full_disk(FMT_CODIF, 10000, S * (CODIF_HDR_LEN + D));
-	test_full_disk(FMT_RAW, 10000, S * D);
-	test_full_disk(FMT_PCAP, 10000, FMT_PCAP_REC_HDR + L2 + CODIF_HDR_LEN + D);
+	for (i = 0; i < 2; i++) {
+		unsigned int fl = i ? FIO_DIRECT : 0;
+
+		test_full_disk(FMT_CODIF, 10000, S * (CODIF_HDR_LEN + D), fl);
+		test_full_disk(FMT_RAW, 10000, S * D, fl);
+		test_full_disk(FMT_PCAP, 10000, FMT_PCAP_REC_HDR + L2 + CODIF_HDR_LEN + D, fl);
+		test_full_disk(FMT_CODIF, 100000, S * (CODIF_HDR_LEN + D), fl);
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmp);
