@@ -3,15 +3,19 @@
 """dpdk-ibvcap-stat: the live status of a running dpdk-ibvcap, through DPDK
 telemetry (the primary's socket; no hugepages, no EAL, read-only).
 
-A refreshing per-antenna table -- rates, frames, lost, late, duplicate,
-invalid, malformed, buffer placement problems, writer overruns, NIC missed
-packets -- or one snapshot (--once), as JSON (--json), or the counters in
-the Prometheus text format for node_exporter's textfile collector (--prom).
+A refreshing status screen that fits the terminal (80 columns and up;
+wider terminals get more columns) -- per antenna its rate, lost and late
+frames, its newest frame's UTC and age; per writer (by the --name it was
+given) its lag behind the newest frame, lost frames, files, write rate and
+the disk space left to it; the ports' figures -- or one snapshot (--once),
+as JSON (--json), or the counters in the Prometheus text format for
+node_exporter's textfile collector (--prom).
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import sys
 import tempfile
@@ -20,7 +24,7 @@ import time
 RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
 # every counter's name, unit, kind and help come from the capture
 # (/ibvcap/counters, the tables of lib/stats): none is written here
-GROUPS = ("counts", "buffer", "writer", "port", "capture")
+GROUPS = ("counts", "buffer", "writer", "port", "capture", "quicklook")
 
 
 class TelemetryError(Exception):
@@ -58,7 +62,24 @@ def rows(reply):
     if not isinstance(reply, dict):
         return {}
     fields = reply.get("fields", [])
-    return {k: dict(zip(fields, v)) for k, v in reply.items() if k != "fields"}
+    return {k: dict(zip(fields, v)) for k, v in reply.items()
+            if k != "fields" and isinstance(v, list)}
+
+
+def writers(tel):
+    """The writers by the name each was given (--name: the name of the
+    summaries), with its format, pid and registry key; telemetry keys its
+    rows w<slot>_<format> (keys take no '-' or '.'), /ibvcap/writer names them."""
+    out = {}
+    for key, w in rows(tel.query("/ibvcap/writers")).items():
+        info = tel.query("/ibvcap/writer,%s" % key)
+        name = info.get("name", key) if isinstance(info, dict) else key
+        if name in out:  # two writers given one name: tell them apart
+            name = "%s#%s" % (name, key.split("_")[0][1:])
+        w.update({"key": key, "format": info.get("format", "") if isinstance(info, dict) else "",
+                  "pid": info.get("pid", 0) if isinstance(info, dict) else 0})
+        out[name] = w
+    return out
 
 
 def describe(tel):
@@ -75,12 +96,15 @@ def snapshot(tel):
     s = {"time": time.time(), "pid": tel.pid}
     stats = tel.query("/ibvcap/stats")
     if not isinstance(stats, dict) or "packets" not in stats:
-        raise TelemetryError("the process at this prefix is not dpdk-ibvcap "
-                             "(no /ibvcap/stats)")
+        raise TelemetryError("the process at this prefix serves no /ibvcap/stats: not "
+                             "dpdk-ibvcap, or one starting or stopping")
     s["stats"] = stats
     s["antennas"] = rows(tel.query("/ibvcap/antennas"))
     s["buffers"] = rows(tel.query("/ibvcap/buffers"))
-    s["writers"] = rows(tel.query("/ibvcap/writers"))
+    s["writers"] = writers(tel)
+    # quick look: values come as text (22.11's telemetry has no floats)
+    s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
+                      for k, r in rows(tel.query("/ibvcap/quicklook")).items()}
     s["ports"] = {}
     ports = tel.query("/ethdev/list")
     for p in ports if isinstance(ports, list) else []:
@@ -90,8 +114,104 @@ def snapshot(tel):
     return s
 
 
+# ---- the status screen ------------------------------------------------------
+
+def fit_count(n, w):
+    """An integer in w characters: exact where it fits, else 12.3k, 4.56M ..."""
+    t = "%d" % n
+    if len(t) <= w:
+        return t
+    for div, suf in ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P")):
+        for prec in (2, 1, 0):
+            t = "%.*f%s" % (prec, n / div, suf)
+            if len(t) <= w:
+                return t
+    return "#" * w
+
+
+def fit_bytes(n):
+    """Bytes in binary units: 980M, 12.3G, 1.20T."""
+    v, suf = float(n), "B"
+    for suf in ("B", "K", "M", "G", "T", "P"):
+        if v < 1000 or suf == "P":
+            break
+        v /= 1024
+    return ("%d%s" % (v, suf)) if suf == "B" or v >= 100 else ("%.1f%s" % (v, suf))
+
+
+def fit_age(sec):
+    """A duration in at most 6 characters: 850ms, 12.3s, 5m03s, 2h15m, 431d."""
+    if sec is None:
+        return "-"
+    sign, sec = ("-", -sec) if sec < 0 else ("", sec)
+    if sec < 1:
+        t = "%dms" % (sec * 1000)
+    elif sec < 60:
+        t = "%.1fs" % sec
+    elif sec < 3600:
+        t = "%dm%02ds" % (sec // 60, sec % 60)
+    elif sec < 86400:
+        t = "%dh%02dm" % (sec // 3600, sec % 3600 // 60)
+    else:
+        t = "%dd" % (sec // 86400)
+    return sign + t
+
+
+def fit_utc(ns):
+    """Unix ns as 2025-03-10T12:00:13.500Z (ms), '-' for none (0)."""
+    if not ns:
+        return "-"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns // 10**9)) + \
+        ".%03dZ" % (ns % 10**9 // 10**6)
+
+
+class Col:
+    """A column of the screen: heading (one word: the screen reads as
+    whitespace-separated fields), width, priority (1 shows first, the
+    larger go first as the terminal narrows) and text(name, record): a cell."""
+
+    def __init__(self, head, width, prio, text, left=False):
+        self.head, self.width, self.prio, self.text, self.left = head, width, prio, text, left
+
+    def cell(self, s):
+        return s.ljust(self.width) if self.left else s.rjust(self.width)
+
+
+def fit_cols(cols, avail):
+    """The columns that fit avail characters (each after a space), the most
+    important first, shown in their table order."""
+    keep, used = set(), 0
+    for i, c in sorted(enumerate(cols), key=lambda ic: (ic[1].prio, ic[0])):
+        if used + 1 + c.width <= avail:
+            keep.add(i)
+            used += 1 + c.width
+    return [c for i, c in enumerate(cols) if i in keep]
+
+
+def block(title, names, cols, width, what):
+    """A heading and one row per name: the name column then what fits."""
+    nw = min(16, max([len(title)] + [len(n) for n in names]))
+    shown = fit_cols(cols, width - nw)
+    out = [title.ljust(nw) + "".join(" " + c.cell(c.head) for c in shown)]
+    for n in names:
+        label = n if len(n) <= nw else n[:nw - 1] + "+"
+        out.append(label.ljust(nw) + "".join(" " + c.cell(c.text(n, what[n])) for c in shown))
+    return out
+
+
+def wrap_items(items, width):
+    """Items joined by two spaces, in lines of at most width characters."""
+    lines, cur = [], ""
+    for it in items:
+        if cur and len(cur) + 2 + len(it) > width:
+            lines.append(cur)
+            cur = ""
+        cur = (cur + "  " + it) if cur else it[:width]
+    return lines + ([cur] if cur else [])
+
+
 def rates(prev, cur):
-    """Per antenna Gb/s and frames/s between two snapshots."""
+    """Per antenna (Gb/s, frames/s) between two snapshots; None with one."""
     out = {}
     dt = cur["time"] - prev["time"] if prev else 0
     for name, a in cur["antennas"].items():
@@ -100,44 +220,107 @@ def rates(prev, cur):
             out[name] = ((a["bytes"] - p["bytes"]) * 8 / dt / 1e9,
                          (a["received"] - p["received"]) / dt)
         else:
-            out[name] = (0.0, 0.0)
+            out[name] = (None, None)
     return out
 
 
-# levels, not events: shown by rate, not as columns
-LEVELS = ("streams", "expected", "bytes", "last_frame_ns")
+# the totals line's events (the counts table's live counters but these levels)
+LEVELS = ("streams", "expected", "bytes", "wire_bytes", "last_frame_ns")
+SHORT = {"duplicate": "dup"}
 
 
-def table(prefix, prev, cur, desc):
+def table(prefix, prev, cur, desc, width=80, height=0):
+    """The status screen: lines of at most width characters (at most height
+    lines when height > 0). docs/operations.md §6 says what each column means."""
+    st, now = cur["stats"], cur["time"]
     r = rates(prev, cur)
-    st = cur["stats"]
-    lines = []
+    ants, wrs = cur["antennas"], cur["writers"]
+    lines = wrap_items(
+        ["dpdk-ibvcap '%s'" % prefix, "pid %s" % cur["pid"],
+         "up %s" % fit_age(st.get("uptime_ms", 0) / 1000),
+         "%.3f Gb/s" % (st.get("rate_mbps", 0) / 1000),
+         "%.4f Mpps" % (st.get("rate_pps", 0) / 1e6),
+         time.strftime("%H:%M:%SZ", time.gmtime(now))], width)
     ev = [k for k in desc["counts"] if k in st and k not in LEVELS]
-    lines.append("dpdk-ibvcap '%s' (pid %s), up %.0f s: %s packets, %.3f Gb/s, %s, "
-                 "unattributed %s"
-                 % (prefix, cur["pid"], st.get("uptime_ms", 0) / 1000, st["packets"],
-                    st.get("rate_mbps", 0) / 1000,
-                    ", ".join("%s %s" % (k, st[k]) for k in ev), st["unattributed"]))
-    cols = [k for k in (next(iter(cur["antennas"].values()), {}) or {}) if k not in LEVELS]
-    lines.append("%-12s %8s %10s" % ("antenna", "Gb/s", "frames/s") +
-                 "".join(" %*s" % (max(8, len(k)), k) for k in cols))
-    for name in sorted(cur["antennas"]):
-        a = cur["antennas"][name]
-        lines.append("%-12s %8.3f %10.0f" % (name, r[name][0], r[name][1]) +
-                     "".join(" %*d" % (max(8, len(k)), a[k]) for k in cols))
-    if cur["writers"]:
-        wcols = [k for k in next(iter(cur["writers"].values())) if k not in ("active",)]
-        lines.append("%-12s" % "writer" + "".join(" %*s" % (max(8, len(k)), k) for k in wcols))
-        for name in sorted(cur["writers"]):
-            w = cur["writers"][name]
-            lines.append("%-12s" % name + "".join(" %*d" % (max(8, len(k)), w[k]) for k in wcols) +
-                         ("" if w.get("active") else "  (ended)"))
-    pcols = [k for k in desc["port"]]
-    lines.append("%-12s" % "port" + "".join(" %*s" % (max(10, len(k)), k) for k in pcols))
-    for p in sorted(cur["ports"], key=int):
-        q = cur["ports"][p]
-        lines.append("%-12s" % p + "".join(" %*d" % (max(10, len(k)), q.get(k, 0)) for k in pcols))
-    return "\n".join(lines)
+    lines += wrap_items(["%s %s" % (SHORT.get(k, k), st[k]) for k in ev] +
+                        ["unattributed %s" % st["unattributed"]] +
+                        ["%s %s" % (k, st[k]) for k in desc["port"] if k in st and
+                         k != "ipackets"], width)
+
+    def rate(i, fmt):
+        return lambda n, a: "-" if r[n][i] is None else fmt % r[n][i]
+
+    def count(key, w):
+        return lambda n, x: fit_count(x.get(key, 0), w)
+
+    def age(n, a):
+        ns = a.get("last_frame_ns", 0)
+        return fit_age(now - ns / 1e9) if ns else "-"
+
+    ql = cur.get("quicklook", {})
+
+    def signal(n, a):  # quick look's verdict over its last window
+        v = ql.get(n, {}).get("verdict")
+        return "-" if v is None else {1: "ok", 2: "DEAD", 3: "SAT"}.get(int(v), "-")
+
+    def power(n, a):
+        v = ql.get(n, {}).get("power_db")
+        return "-" if v is None or v != v or v in (float("inf"), float("-inf")) else "%.1f" % v
+
+    # per antenna: the rate, lost, late, newest frame and its age first;
+    # the signal (quick look) and more counts as the terminal widens
+    acols = [Col("Gb/s", 6, 1, rate(0, "%.3f")),
+             Col("frames/s", 9, 2, rate(1, "%.0f")),
+             Col("received", 10, 3, count("received", 10)),
+             Col("lost", 7, 1, count("lost", 7)),
+             Col("late", 7, 1, count("late", 7)),
+             Col("dup", 7, 3, count("duplicate", 7)),
+             Col("invalid", 7, 4, count("invalid", 7)),
+             Col("malformed", 9, 4, count("malformed", 9)),
+             Col("too_late", 8, 5, count("too_late", 8)),
+             Col("expected", 10, 5, count("expected", 10)),
+             Col("last-frame-UTC", 24, 1, lambda n, a: fit_utc(a.get("last_frame_ns", 0)),
+                 left=True),
+             Col("age", 6, 1, age),
+             Col("signal", 6, 2, signal),
+             Col("dB", 6, 3, power)]
+    body = [""] + block("antenna", sorted(ants), acols, width, ants)
+
+    def state(n, w):
+        return "failed" if w.get("error") else "run" if w.get("active") else "ended"
+
+    def live(key, fn):
+        return lambda n, w: fn(w.get(key, 0)) if w.get("active") else "-"
+
+    # per writer, by the name it was given: how far behind, what it lost,
+    # files, the disk left to it
+    wcols = [Col("state", 6, 1, state),
+             Col("format", 6, 3, lambda n, w: w.get("format", "")),
+             Col("lag", 8, 1, live("lag_frames", lambda v: fit_count(v, 8))),
+             Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
+             Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
+             Col("written", 10, 3, count("written", 10)),
+             Col("lost", 7, 1, count("overrun", 7)),
+             Col("cut", 6, 3, count("cut", 6)),
+             Col("placeholders", 12, 4, count("placeholders", 12)),
+             Col("files", 6, 1, count("files", 6)),
+             Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
+             Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
+                 else "-"),
+             Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
+    wbody = []
+    if wrs:
+        wbody = [""] + block("writer", sorted(wrs), wcols, width, wrs)
+    pcols = [Col(k, 11, 1, count(k, 11)) for k in desc["port"]]
+    pbody = [""] + block("port", sorted(cur["ports"], key=int), pcols, width, cur["ports"])
+    # a short terminal: the ports go first, then antennas beyond what fits
+    if height > 0 and len(lines) + len(body) + len(wbody) + len(pbody) > height:
+        pbody = []
+        room = height - len(lines) - len(wbody) - 1
+        if len(body) > room:
+            body = body[:max(room, 2)] + ["(%d more antennas: a taller terminal shows them)"
+                                          % (len(body) - max(room, 2))]
+    return "\n".join(x[:width] for x in lines + body + wbody + pbody)
 
 
 def prom_escape(v):
@@ -153,7 +336,7 @@ def prometheus(prefix, cur, desc):
     # metric names: ibvcap_<what>_<counter>[_<unit>][_total], what: antenna,
     # buffer, writer, port, or nothing for the capture's own figures
     prefix = {"counts": "antenna_", "buffer": "buffer_", "writer": "writer_",
-              "port": "port_", "capture": ""}
+              "port": "port_", "capture": "", "quicklook": "quicklook_"}
 
     def metric(group, key, label, samples):
         unit, kind, help_ = desc[group].get(key, ("", "gauge", key))
@@ -162,15 +345,27 @@ def prometheus(prefix, cur, desc):
         if unit == "ns":
             name = (name[:-3] if name.endswith("_ns") else name) + "_seconds"
             scale = 1e-9
-        elif unit and unit not in name and unit not in ("errno",):
-            name += "_" + unit
+        elif unit.endswith("/s"):  # bytes/s: ..._bytes_per_second
+            name += "_%s_per_second" % unit[:-2]
+        elif unit and unit not in ("errno",):
+            # metric names: [a-z0-9_] ("steps^2" -> steps2, "dB" -> db)
+            u = re.sub(r"[^a-z0-9_]", "", unit.lower())
+            if u not in name:
+                name += "_" + u
         if kind == "counter":
             name += "_total"
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
         for lab, value in samples:
             labs = ",".join([inst] + (['%s="%s"' % (label, prom_escape(lab))] if label else []))
-            out.append("%s{%s} %s" % (name, labs, value * scale if scale != 1 else value))
+            v = value * scale if scale != 1 else value
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            elif isinstance(v, float) and v != v:
+                v = "NaN"
+            elif isinstance(v, float) and v in (float("inf"), float("-inf")):
+                v = "+Inf" if v > 0 else "-Inf"
+            out.append("%s{%s} %s" % (name, labs, v))
 
     st = cur["stats"]
     for key in desc["capture"]:
@@ -179,7 +374,8 @@ def prometheus(prefix, cur, desc):
     for group, data, label in (("counts", cur["antennas"], "antenna"),
                                ("buffer", cur["buffers"], "antenna"),
                                ("writer", cur["writers"], "writer"),
-                               ("port", cur["ports"], "port")):
+                               ("port", cur["ports"], "port"),
+                               ("quicklook", cur.get("quicklook", {}), "antenna")):
         keys = [k for k in desc[group] if any(k in v for v in data.values())]
         for key in keys:
             metric(group, key, label, [(n, v[key]) for n, v in sorted(data.items()) if key in v])
@@ -228,6 +424,11 @@ def version_line():
     return "dpdk-ibvcap-stat (dpdk-ibvcap) %s" % v
 
 
+def screen_width():
+    """The terminal's columns (COLUMNS overrides; 80 when not a terminal)."""
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
@@ -251,12 +452,12 @@ def main():
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
     a = ap.parse_args()
+    prev = None
     try:
         tel = Telemetry(a.file_prefix)
         if a.query:
             print(json.dumps(tel.query(a.query), indent=2))
             return 0
-        prev = None
         desc = describe(tel)
         while True:
             cur = snapshot(tel)
@@ -266,18 +467,24 @@ def main():
                 if a.json:
                     print(json.dumps(cur, indent=2, sort_keys=True))
                 elif not a.prom:
-                    print(table(a.file_prefix, None, cur, desc))
+                    print(table(a.file_prefix, None, cur, desc, screen_width()))
                 return 0
             if a.json:
                 print(json.dumps(cur, sort_keys=True))
                 sys.stdout.flush()
             elif not a.prom or sys.stdout.isatty():
-                sys.stdout.write("\033[H\033[2J" if sys.stdout.isatty() else "")
-                print(table(a.file_prefix, prev, cur, desc))
+                tty = sys.stdout.isatty()
+                sys.stdout.write("\033[H\033[2J" if tty else "")
+                size = shutil.get_terminal_size()
+                print(table(a.file_prefix, prev, cur, desc, screen_width(),
+                            size.lines - 1 if tty else 0))
                 sys.stdout.flush()
             prev = cur
             time.sleep(a.interval)
     except TelemetryError as e:
+        if prev is not None:  # it answered before: it is stopping
+            print("dpdk-ibvcap-stat: the capture stopped", file=sys.stderr)
+            return 0
         print("dpdk-ibvcap-stat: %s" % e, file=sys.stderr)
         return 1
     except (ConnectionError, BrokenPipeError, json.JSONDecodeError):

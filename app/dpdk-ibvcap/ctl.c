@@ -3,6 +3,7 @@
  * every counter through the tables of lib/stats. */
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ static const struct stats_group lcore_g = {
 /* every group, for /ibvcap/counters */
 static const struct stats_group *const groups[] = {
 	&stats_counts, &stats_buffer, &stats_writer, &stats_port, &capture_g, &lcore_g,
+	&stats_quicklook,
 };
 
 void
@@ -551,6 +553,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	ports_json(app, &t, js_arr(root, "ports"));
 	if (app->bufs.on)
 		buffers_json(app, root);
+	ibv_ql_summary_json(app, root, el);
 	arr = js_arr(root, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
@@ -577,16 +580,12 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 /* ---- telemetry: every reply walks a table --------------------------------- */
 
 static int
-tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_stats(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	struct ibv_totals t;
 	struct rte_eth_stats nic;
 
-	(void)cmd;
 	(void)params;
-	if (app == NULL)
-		return -EAGAIN;
 	ibv_collect(app, &t);
 	nic_totals(app, &nic);
 	rte_tel_data_start_dict(d);
@@ -602,17 +601,13 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_antennas(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_antennas(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	struct rte_tel_data *names;
 	struct ibv_totals t;
 	unsigned int a;
 
-	(void)cmd;
 	(void)params;
-	if (app == NULL)
-		return -EAGAIN;
 	ibv_collect(app, &t);
 	rte_tel_data_start_dict(d);
 	names = rte_tel_data_alloc();
@@ -633,17 +628,13 @@ tel_antennas(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_antenna(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_antenna(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	struct ibv_totals t;
 	unsigned int a;
 	uint64_t idx;
 	char ip[16];
 
-	(void)cmd;
-	if (app == NULL)
-		return -EAGAIN;
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
 	for (a = 0; a < app->cfg.layout.nant; a++)
@@ -695,15 +686,13 @@ tel_row(struct rte_tel_data *d, const char *key, const struct stats_group *g,
 }
 
 static int
-tel_buffers(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_buffers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	unsigned int a;
 	int rc;
 
-	(void)cmd;
 	(void)params;
-	if (app == NULL || !app->bufs.on)
+	if (!app->bufs.on)
 		return -ENOENT;
 	rc = tel_rows_start(d, &stats_buffer, STATS_ANTENNA);
 	for (a = 0; rc == 0 && a < app->cfg.layout.nant; a++)
@@ -713,37 +702,77 @@ tel_buffers(const char *cmd, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
-static int
-tel_writers(const char *cmd, const char *params, struct rte_tel_data *d)
+/* A writer's row key in /ibvcap/writers: telemetry keys take letters,
+ * digits, '_' and '/' only, which the names given (--name) need not be;
+ * /ibvcap/writer,KEY says the name. */
+static const char *
+writer_key(unsigned int slot, const struct shm_writer *w, char *key, size_t len)
 {
-	struct ibv_app *app = ibv_g;
+	snprintf(key, len, "w%u_%s", slot, w->format);
+	return key;
+}
+
+static int
+tel_writers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
 	unsigned int i;
 	int rc;
 
-	(void)cmd;
 	(void)params;
-	if (app == NULL || !app->bufs.on || app->bufs.ctl == NULL)
+	if (!app->bufs.on || app->bufs.ctl == NULL)
 		return -ENOENT;
-	rc = tel_rows_start(d, &stats_writer, STATS_ANTENNA);
+	rc = tel_rows_start(d, &stats_writer, STATS_LIVE);
 	for (i = 0; rc == 0 && i < SHM_MAX_WRITERS; i++) {
 		const struct shm_writer *w = &app->bufs.ctl->writer[i];
 		char key[64];
 
 		if (w->name[0] == '\0')
 			continue;
-		/* names: letters, digits, '_' and '/' only */
-		snprintf(key, sizeof(key), "w%u_%s", i, w->format);
-		tel_row(d, key, &stats_writer, w, STATS_ANTENNA);
+		tel_row(d, writer_key(i, w, key, sizeof(key)), &stats_writer, w, STATS_LIVE);
 	}
 	return rc;
 }
 
 static int
-tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	const struct shm_writer *w;
+	char key[64];
+	unsigned int i;
+	uint64_t idx = SHM_MAX_WRITERS;
+
+	if (!app->bufs.on || app->bufs.ctl == NULL)
+		return -ENOENT;
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	/* by its row's key, by the name it was given, or by slot */
+	for (i = 0; i < SHM_MAX_WRITERS && idx == SHM_MAX_WRITERS; i++) {
+		w = &app->bufs.ctl->writer[i];
+		if (w->name[0] != '\0' && (strcmp(params, writer_key(i, w, key, sizeof(key))) == 0 ||
+					    strcmp(params, w->name) == 0))
+			idx = i;
+	}
+	if (idx == SHM_MAX_WRITERS &&
+	    parse_u64("writer", params, 0, SHM_MAX_WRITERS - 1, &idx, NULL, 0) != 0)
+		return -EINVAL;
+	w = &app->bufs.ctl->writer[idx];
+	if (w->name[0] == '\0')
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "key", writer_key((unsigned int)idx, w, key, sizeof(key)));
+	rte_tel_data_add_dict_string(d, "name", w->name);
+	rte_tel_data_add_dict_string(d, "format", w->format);
+	rte_tel_data_add_dict_int(d, "pid", w->pid);
+	stats_tel_dict(&stats_writer, w, STATS_LIVE, d);
+	return 0;
+}
+
+static int
+tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
 	unsigned int k;
 
-	(void)cmd;
+	(void)app;
 	for (k = 0; k < RTE_DIM(groups); k++)
 		if (params != NULL && strcmp(params, groups[k]->name) == 0)
 			return stats_tel_describe(groups[k], 0, d) == 0 ? 0 : -ENOMEM;
@@ -755,26 +784,87 @@ tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Telemetry answers on its own thread, reading the lcores' counters, the
+ * buffers and the writer registry, which start-up builds and teardown
+ * frees (a status screen polls while the capture starts and stops).
+ * tel_lock keeps them apart: replies read the capture only between
+ * ibv_telemetry_open and ibv_telemetry_close (else -EAGAIN), and a reply
+ * runs whole before teardown goes on.
+ */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ibv_app *tel_app;
+
+static const struct {
+	const char *name;
+	int (*fn)(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+	const char *help;
+} tel_cmds[] = {
+	{ "/ibvcap/stats", tel_stats,
+	  "dpdk-ibvcap totals: packets, frames received, lost, ... (described by "
+	  "/ibvcap/counters). No parameters." },
+	{ "/ibvcap/antennas", tel_antennas,
+	  "Per-antenna live counters: an array per antenna, names in 'fields'. No parameters." },
+	{ "/ibvcap/antenna", tel_antenna,
+	  "One antenna's counters. Parameter: antenna name or index." },
+	{ "/ibvcap/buffers", tel_buffers,
+	  "Per-antenna buffer placement: an array per antenna, names in 'fields'." },
+	{ "/ibvcap/writers", tel_writers,
+	  "Writers' figures: an array per writer (key w<slot>_<format>), names in 'fields'." },
+	{ "/ibvcap/writer", tel_writer,
+	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
+	  "/ibvcap/writers, name or slot." },
+	{ "/ibvcap/counters", tel_counters,
+	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
+	  "[unit, kind, help]." },
+};
+
+static int
+tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int k;
+	int rc = -EAGAIN;
+
+	for (k = 0; k < RTE_DIM(tel_cmds); k++)
+		if (strcmp(cmd, tel_cmds[k].name) == 0)
+			break;
+	if (k == RTE_DIM(tel_cmds))
+		return -EINVAL;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_app != NULL)
+		rc = tel_cmds[k].fn(tel_app, params, d);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
 int
 ibv_telemetry_register(void)
 {
+	unsigned int k;
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/ibvcap/stats", tel_stats,
-					 "dpdk-ibvcap totals: packets, frames received, lost, ... "
-					 "(described by /ibvcap/counters). No parameters.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/antennas", tel_antennas,
-					 "Per-antenna live counters: an array per antenna, names in "
-					 "'fields'. No parameters.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/antenna", tel_antenna,
-					 "One antenna's counters. Parameter: antenna name or index.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/buffers", tel_buffers,
-					 "Per-antenna buffer placement: an array per antenna, names "
-					 "in 'fields'.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/writers", tel_writers,
-					 "Writers' figures: an array per writer, names in 'fields'.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/counters", tel_counters,
-					 "What each counter means. No parameter: the groups; "
-					 "parameter GROUP: name -> [unit, kind, help].");
+	for (k = 0; k < RTE_DIM(tel_cmds); k++)
+		rc |= rte_telemetry_register_cmd(tel_cmds[k].name, tel_dispatch, tel_cmds[k].help);
+	rc |= ibv_ql_telemetry_register();
 	return rc;
+}
+
+static void
+tel_set(struct ibv_app *app)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_app = app;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+void
+ibv_telemetry_open(struct ibv_app *app)
+{
+	tel_set(app);
+}
+
+void
+ibv_telemetry_close(void)
+{
+	tel_set(NULL);
 }

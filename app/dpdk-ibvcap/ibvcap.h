@@ -4,9 +4,11 @@
 #ifndef IBVCAP_H
 #define IBVCAP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
@@ -16,6 +18,8 @@
 #include "config.h"
 #include "gpumem.h"
 #include "hwclock.h"
+#include "json.h"
+#include "quicklook.h"
 #include "shm.h"
 #include "steer.h"
 #include "writer.h"
@@ -30,6 +34,25 @@ struct ibv_rxq {
 	bool hw_steered;  /**< rules put exactly antenna `ant` here */
 };
 
+struct ibv_ql_ent;
+struct ibv_ql_win;
+
+/**
+ * An rx lcore's quick look (ql.c): an accumulator of a pool bound to each
+ * stream the lcore sees, the first time it sees it.
+ */
+struct ibv_qlc {
+	/** bound accumulators (rx lcore writes, release; others acquire) */
+	struct ql_acc *acc[ACCT_MAX_ANTENNAS][ACCT_MAX_STREAMS];
+	struct ql_acc *pool;        /**< npool accumulators, ready at setup */
+	struct ibv_ql_ent *ent;     /**< each bound entry's antenna and stream */
+	struct ibv_ql_win *win;     /**< the main lcore's window of each entry */
+	unsigned int npool;
+	unsigned int used;          /**< entries bound (release) */
+	uint64_t unbound;           /**< frames of streams beyond the pool */
+	uint64_t cycles;            /**< TSC cycles in ql_frame (sampled frames) */
+};
+
 /**
  * An rx lcore's state. Only that lcore writes it; counters are stored once
  * per burst and read (approximately, while running) by the main lcore.
@@ -42,6 +65,7 @@ struct ibv_lcore {
 	bool verbose;
 	uint16_t burst;
 	uint8_t *bounce;          /**< linear copy of multi-segment packets */
+	struct ibv_qlc *ql;       /**< quick look, NULL when off */
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
@@ -137,6 +161,16 @@ struct ibv_split {
 	uintptr_t *refs[SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
 };
 
+/** Quick look's shared part (ql.c). */
+struct ibv_ql {
+	bool on;
+	bool lock_init;
+	uint32_t every;
+	pthread_mutex_t lock;     /**< the windows: main lcore vs telemetry */
+	uint64_t next_tsc;        /**< next window boundary */
+	uint64_t prev_tsc, cur_tsc; /**< the window's two ends */
+};
+
 /** A writer on an lcore of the primary (--write). */
 struct ibv_wlcore {
 	unsigned int lcore;
@@ -164,6 +198,7 @@ struct ibv_app {
 	struct ibv_clock host_clk; /**< the TSC as Unix ns (clock.c) */
 	struct ibv_bufs bufs;
 	struct ibv_split split;
+	struct ibv_ql ql;
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
@@ -238,6 +273,42 @@ void ibv_writers_free(struct ibv_app *app);
 /** Is this lcore a writer's? */
 bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 
+/* ql.c */
+/** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */
+int ibv_ql_setup(struct ibv_app *app, char *err, size_t len);
+void ibv_ql_free(struct ibv_app *app);
+/** Bind a pool accumulator to a stream (rx lcore; NULL: pool exhausted). */
+struct ql_acc *ibv_ql_bind(struct ibv_qlc *q, unsigned int ant, unsigned int stream);
+/** Move the live window on when it is due (force: now). Main lcore. */
+void ibv_ql_tick(struct ibv_app *app, bool force);
+int ibv_ql_telemetry_register(void);
+/** The whole run's figures as root's "quicklook" (the rx lcores stopped). */
+void ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s);
+
+/**
+ * Offer an accepted frame to its stream's quick look (rx lcore): one in
+ * --quicklook is read. data: the packet's first cap bytes.
+ */
+static inline void
+ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data, uint32_t cap)
+{
+	struct ql_acc *a = q->acc[r->fd.ant][r->fd.stream];
+	uint32_t off = (uint32_t)r->fd.codif_off + CODIF_HDR_LEN;
+
+	if (unlikely(a == NULL) && (a = ibv_ql_bind(q, (unsigned int)r->fd.ant,
+						    (unsigned int)r->fd.stream)) == NULL)
+		return;
+	if (likely(!ql_sample(a, 0)))
+		return;
+	if (likely(r->fd.codif_len >= CODIF_HDR_LEN && off + r->fd.codif_len - CODIF_HDR_LEN <= cap)) {
+		/* its cost, measured where it is paid (one frame in --quicklook) */
+		uint64_t t0 = rte_rdtsc();
+
+		ql_frame(a, &r->hdr, data + off, r->fd.codif_len - CODIF_HDR_LEN);
+		q->cycles += rte_rdtsc() - t0;
+	}
+}
+
 /* ctl.c */
 /** Totals over every lcore and antenna. */
 struct ibv_totals {
@@ -253,6 +324,13 @@ void ibv_stats_line(struct ibv_app *app, FILE *f);
 void ibv_events_print(const struct ibv_app *app, FILE *f, bool all);
 void ibv_summary(const struct ibv_app *app, FILE *f);
 int ibv_summary_json(const struct ibv_app *app, const char *path);
+/** Register the telemetry commands (/ibvcap/...): they answer -EAGAIN
+ * until ibv_telemetry_open. @return 0, or non-zero when one failed. */
 int ibv_telemetry_register(void);
+/** Serve app's figures: once everything they read is set up. */
+void ibv_telemetry_open(struct ibv_app *app);
+/** Stop serving them, before anything they read is freed (waits for a
+ * reply in progress). Idempotent. */
+void ibv_telemetry_close(void);
 
 #endif /* IBVCAP_H */

@@ -660,6 +660,27 @@ antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c)
 	return final > c->next ? final - c->next : 0;
 }
 
+void
+antbuf_lag(const struct antbuf *b, const struct antbuf_cursor *c, uint64_t *rows, uint64_t *ns)
+{
+	/* the producer stores newest plainly (one aligned word): a relaxed
+	 * load sees the old or the new value, either is a fine reading */
+	int64_t newest = __atomic_load_n(&b->newest, __ATOMIC_RELAXED);
+	uint32_t nruns = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE);
+	const struct codif_clock *clk;
+	uint64_t n;
+
+	*rows = *ns = 0;
+	if (!c->started || nruns == 0 || newest + 1 <= c->next)
+		return;
+	n = (uint64_t)(newest + 1 - c->next);
+	clk = &b->run[(nruns - 1) % ANTBUF_RUNS].clk;
+	*rows = n;
+	/* n x period_ns / fpp without overflow: step_r < fpp */
+	if (clk->fpp != 0)
+		*ns = n * clk->step_q + n * clk->step_r / clk->fpp;
+}
+
 static void
 skip_rows(struct antbuf_cursor *c, struct antbuf_view *v, int64_t to)
 {

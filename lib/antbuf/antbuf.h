@@ -391,6 +391,16 @@ void antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c);
 /** Rows final but not yet taken by c (its backlog). */
 int64_t antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c);
 
+/**
+ * How far consumer c is behind the producer, for status screens: rows
+ * opened but not yet taken (the newest row + 1 - the cursor's next; 0
+ * before c took its first row) and their data time at the newest run's
+ * frame duration. Rows still open for late frames (the window) count: a
+ * consumer that keeps up lags by about the window.
+ */
+void antbuf_lag(const struct antbuf *b, const struct antbuf_cursor *c, uint64_t *rows,
+		uint64_t *ns);
+
 /** Whether slot s has started in run r at frame index idx (its frames, or
  * its gaps, belong in a row of that index). */
 static inline bool

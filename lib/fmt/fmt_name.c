@@ -8,6 +8,7 @@
 
 #include "codif.h"
 #include "fmt_name.h"
+#include "pkt.h"
 
 char *
 fmt_name_utc(int64_t unix_ns, char *buf, size_t len)
@@ -62,4 +63,24 @@ fmt_file_name(char *out, size_t len, const char *dir, const char *prefix,
 	n = snprintf(out, len, "%s/%s_%s_%s.%s", dir, prefix, antenna,
 		     fmt_name_utc(t_ns, utc, sizeof(utc)), ext);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int64_t
+fmt_name_time(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen, int64_t arrival_ns)
+{
+	struct codif_hdr h;
+	struct pkt_info pi;
+	const uint8_t *c;
+	int64_t t;
+
+	if (pkt_parse_len(pkt, caplen, wirelen, &pi) != PKT_OK ||
+	    pi.payload_len < CODIF_HDR_LEN || pi.payload_off + CODIF_HDR_LEN > caplen)
+		return arrival_ns;
+	c = pkt + pi.payload_off;
+	if (codif_identify(c, CODIF_HDR_LEN, NULL, 0) != 0 ||
+	    codif_decode(c, CODIF_HDR_LEN, &h, NULL, 0) != 0 ||
+	    codif_validate(&h, pi.payload_len - CODIF_HDR_LEN, NULL, 0) != 0)
+		return arrival_ns;
+	t = codif_frame_time_ns(&h);
+	return t != INT64_MIN ? t : arrival_ns;
 }

@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -52,6 +52,11 @@ struct shm_writer {
 	int64_t heartbeat_ns;
 	int32_t error;           /**< errno of a fatal I/O error, 0 none */
 	uint32_t reserved;
+	/* live gauges, refreshed at each publish (lib/writer's wr_publish) */
+	uint64_t lag_frames;     /**< rows behind the newest placed (its worst antenna) */
+	uint64_t lag_ns;         /**< the same as data time (frames x frame duration) */
+	uint64_t write_rate;     /**< bytes/s into its files over the last second */
+	uint64_t disk_free;      /**< bytes free to it in its directory (statvfs) */
 };
 
 /** The control block: one per capture instance. */

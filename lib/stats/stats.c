@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "acct.h"
@@ -133,6 +134,16 @@ static const struct stats_field writer_f[] = {
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
 	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
+	/* live gauges: telemetry and Prometheus, not the end-of-run summaries */
+	U64("lag_frames", NULL, 0, "frames", L, STATS_MAX, W(lag_frames),
+	    "live: frames (rows) behind the newest placed, its worst antenna; about "
+	    "the reorder window when it keeps up"),
+	U64("lag_ns", NULL, 0, "ns", L, STATS_MAX, W(lag_ns),
+	    "live: that lag as data time (frames x the antenna's frame duration)"),
+	U64("write_rate", NULL, 0, "bytes/s", L, STATS_MAX, W(write_rate),
+	    "live: bytes per second handed to its files (staged or written) over the last second"),
+	U64("disk_free", NULL, 0, "bytes", L, STATS_MIN, W(disk_free),
+	    "live: bytes free to it in its output directory (statvfs)"),
 };
 
 const struct stats_group stats_writer = {
@@ -156,9 +167,35 @@ stats_get(const struct stats_field *f, const void *rec, unsigned int i)
 		return *(const uint32_t *)p;
 	case STATS_I32:
 		return (uint64_t)(int64_t)*(const int32_t *)p;
+	case STATS_F64: /* its bits: see stats_get_f64 */
+		return *(const uint64_t *)p;
 	default: /* I64, TIME */
 		return (uint64_t)*(const int64_t *)p;
 	}
+}
+
+double
+stats_get_f64(const struct stats_field *f, const void *rec)
+{
+	double v;
+
+	memcpy(&v, (const uint8_t *)rec + f->off, sizeof(v));
+	return v;
+}
+
+void
+stats_text_value(const struct stats_field *f, const void *rec, char *buf, size_t len)
+{
+	uint64_t v = stats_get(f, rec, 0);
+
+	if (f->type == STATS_F64)
+		snprintf(buf, len, "%.10g", stats_get_f64(f, rec));
+	else if (f->type == STATS_TIME && !stats_time_set(f, rec))
+		snprintf(buf, len, "%s", "");
+	else if (stats_signed(f))
+		snprintf(buf, len, "%" PRId64, (int64_t)v);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
 }
 
 static void
@@ -214,6 +251,14 @@ stats_merge(const struct stats_group *g, void *dst, const void *src)
 		const struct stats_field *f = &g->f[k];
 		unsigned int n = f->type == STATS_ARRAY ? f->n : 1;
 
+		if (f->type == STATS_F64) {
+			double a = stats_get_f64(f, dst), b = stats_get_f64(f, src), v;
+
+			v = f->merge == STATS_SUM ? a + b :
+			    (f->merge == STATS_MIN) == (b < a) ? b : a;
+			memcpy((uint8_t *)dst + f->off, &v, sizeof(v));
+			continue;
+		}
 		for (i = 0; i < n; i++) {
 			uint64_t a = stats_get(f, dst, i), b = stats_get(f, src, i), v;
 
@@ -278,6 +323,9 @@ stats_json(const struct stats_group *g, const void *rec, unsigned int scope, jso
 				js_u64(a, f->elem(i), stats_get(f, rec, i));
 			break;
 		}
+		case STATS_F64:
+			js_dbl(o, f->name, stats_get_f64(f, rec));
+			break;
 		default:
 			if (stats_signed(f))
 				js_i64(o, f->name, (int64_t)v);
@@ -340,6 +388,8 @@ stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope,
 		if (f->type == STATS_TIME)
 			fprintf(out, " %-*s", f->width, stats_time_set(f, rec) ?
 				codif_time_str((int64_t)v, ts, sizeof(ts)) : "-");
+		else if (f->type == STATS_F64)
+			fprintf(out, " %*.4g", f->width, stats_get_f64(f, rec));
 		else if (stats_signed(f))
 			fprintf(out, " %*" PRId64, f->width, (int64_t)v);
 		else
@@ -357,6 +407,7 @@ stats_text_rest(const struct stats_group *g, const void *rec, unsigned int scope
 		const struct stats_field *f = &g->f[k];
 
 		if (f->head != NULL || f->merge != STATS_SUM || f->type == STATS_TIME ||
+		    f->type == STATS_F64 ||
 		    !stats_in(f, scope))
 			continue;
 		for (i = f->type == STATS_ARRAY ? f->first : 0;

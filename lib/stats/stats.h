@@ -28,6 +28,8 @@ enum stats_type {
 	STATS_ARRAY,     /**< uint64_t[n], element names from elem() */
 	STATS_U32,       /**< uint32_t */
 	STATS_I32,       /**< int32_t */
+	STATS_F64,       /**< double (a figure, not a count: mean, power, fraction);
+			      telemetry gives it as a decimal string */
 };
 
 /** How two records combine (an antenna's streams, all antennas). */
@@ -65,6 +67,11 @@ struct stats_field {
 	{ .name = n_, .head = h_, .unit = u_, .help = help_, .off = off_,          \
 	  .type = STATS_U64, .merge = m_, .flags = fl_, .width = w_ }
 
+/** A double field (a gauge): name, unit, flags, offset, help. */
+#define STATS_FIELD_F64(n_, u_, fl_, off_, help_)                               \
+	{ .name = n_, .unit = u_, .help = help_, .off = off_, .type = STATS_F64,   \
+	  .merge = STATS_MAX, .flags = fl_ }
+
 struct stats_group {
 	const char *name;    /**< "counts", "buffer", "writer" */
 	const char *help;
@@ -79,6 +86,28 @@ extern const struct stats_group stats_counts;
 extern const struct stats_group stats_buffer;
 /** A writer's figures: struct shm_writer. */
 extern const struct stats_group stats_writer;
+
+struct ql_snap;
+struct ql_figs;
+
+/** An antenna's or stream's quick look (lib/quicklook), as stats_quicklook
+ * describes it: counters over the run, figures over a window. */
+struct stats_ql {
+	uint64_t offered, sampled, used, skipped;  /**< cumulative */
+	uint64_t samples;                          /**< in the figures' window */
+	double mean_re, mean_im, power, power_db, rms, saturated, zero, window;
+	uint32_t verdict, nbits, repr, cplx, nchan;
+};
+
+/** The quick-look table: struct stats_ql. */
+extern const struct stats_group stats_quicklook;
+
+/**
+ * Fill r: the counters from run (a ql_snap as of now), the figures from f
+ * (ql_figs of the window), window its length in seconds.
+ */
+void stats_ql_of(struct stats_ql *r, const struct ql_snap *run, const struct ql_figs *f,
+		 double window);
 
 /** Whether field f has every flag of scope (scope 0: every field does). */
 static inline bool
@@ -96,6 +125,12 @@ void stats_merge(const struct stats_group *g, void *dst, const void *src);
 /** Value of field f in rec (element i of an array); signed types as int64
  * bits (cast the result to int64_t). */
 uint64_t stats_get(const struct stats_field *f, const void *rec, unsigned int i);
+
+/** Value of a STATS_F64 field f in rec. */
+double stats_get_f64(const struct stats_field *f, const void *rec);
+
+/** Field f's scalar value as text (a number; times as Unix ns, "" none). */
+void stats_text_value(const struct stats_field *f, const void *rec, char *buf, size_t len);
 
 /** Whether field f is signed (I64, I32, TIME). */
 static inline bool

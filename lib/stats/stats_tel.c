@@ -70,6 +70,11 @@ stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
 				rc = rte_tel_data_add_dict_u64(d, tel_key(key, sizeof(key), f->name,
 									  f->elem(i)),
 							       stats_get(f, rec, i));
+		} else if (f->type == STATS_F64) {
+			char v[32];
+
+			stats_text_value(f, rec, v, sizeof(v));
+			rc = rte_tel_data_add_dict_string(d, f->name, v);
 		} else if (f->type == STATS_TIME) {
 			rc = rte_tel_data_add_dict_u64(d, tel_key(key, sizeof(key), f->name, "ns"),
 						       scalar(f, rec));
@@ -116,6 +121,24 @@ stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 		/* a negative gauge (a row of -1: none) reads as 0 */
 		rte_tel_data_add_array_u64(d, stats_signed(f) && (int64_t)scalar(f, rec) < 0 ?
 					      0 : scalar(f, rec));
+	}
+}
+
+void
+stats_tel_row_text(const struct stats_group *g, const void *rec, unsigned int scope,
+		   struct rte_tel_data *d)
+{
+	char v[32];
+	unsigned int k;
+
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (k = 0; k < g->n; k++) {
+		const struct stats_field *f = &g->f[k];
+
+		if (f->type == STATS_ARRAY || !stats_in(f, scope))
+			continue;
+		stats_text_value(f, rec, v, sizeof(v));
+		rte_tel_data_add_array_string(d, v);
 	}
 }
 

@@ -381,3 +381,83 @@ str_hex(const uint8_t *p, size_t n, char *out)
 	}
 	out[2 * n] = '\0';
 }
+
+int
+parse_antenna_ip(const char *opt, const char *s, uint32_t *ip, char *name, size_t namelen,
+		 char *err, size_t errlen)
+{
+	static const char name_chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+	const char *eq = s != NULL ? strchr(s, '=') : NULL;
+	char addr[64];
+	uint32_t v;
+	int rc;
+
+	if (s == NULL || (eq != NULL && (size_t)(eq - s) >= sizeof(addr)))
+		return fail(-EINVAL, err, errlen, opt, s, "IP or IP=NAME");
+	snprintf(addr, sizeof(addr), "%.*s", eq != NULL ? (int)(eq - s) : (int)strlen(s), s);
+	rc = parse_ipv4(opt, addr, &v, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (ipv4_source_why(v) != NULL) /* as lib/opt says it of an OPT_F_UCAST row */
+		return fail(-EINVAL, err, errlen, opt, addr, "a sender's unicast address: %s",
+			    ipv4_source_why(v));
+	if (eq != NULL && (eq[1] == '\0' || strlen(eq + 1) >= namelen ||
+			   strspn(eq + 1, name_chars) != strlen(eq + 1)))
+		/* the name keys DPDK telemetry, whose keys take only these */
+		return fail(-EINVAL, err, errlen, opt, eq + 1,
+			    "a name of 1..%zu letters, digits or '_'", namelen - 1);
+	*ip = v;
+	if (namelen > 0)
+		snprintf(name, namelen, "%s", eq != NULL ? eq + 1 : "");
+	return 0;
+}
+
+int
+parse_antenna_select(const char *opt, const char *s, const char *const *names,
+		     unsigned int n, uint64_t *mask, char *err, size_t errlen)
+{
+	char *items[64], *store;
+	uint64_t m = 0, idx;
+	unsigned int a;
+	int k, i;
+
+	k = parse_list(opt, s, ',', items, 64, &store, err, errlen);
+	if (k < 0)
+		return k;
+	for (i = 0; i < k; i++) {
+		bool found = false;
+
+		for (a = 0; a < n && a < 64; a++)
+			if (names != NULL && names[a] != NULL && strcmp(items[i], names[a]) == 0) {
+				m |= 1ULL << a;
+				found = true;
+			}
+		if (!found && n > 0 && parse_u64(opt, items[i], 0, n - 1, &idx, NULL, 0) == 0) {
+			m |= 1ULL << idx;
+			found = true;
+		}
+		if (!found) {
+			size_t off;
+
+			if (err != NULL && errlen > 0) {
+				off = (size_t)snprintf(err, errlen, "%s: '%s': expected an antenna "
+						       "name or index (", opt, items[i]);
+				for (a = 0; a < n && a < 64 && off < errlen; a++)
+					off += (size_t)snprintf(err + off, errlen - off, "%s%u=%s",
+								a ? ", " : "", a,
+								names != NULL && names[a] != NULL ?
+								names[a] : "-");
+				if (n == 0 && off < errlen)
+					off += (size_t)snprintf(err + off, errlen - off, "none");
+				if (off < errlen)
+					snprintf(err + off, errlen - off, ")");
+			}
+			free(store);
+			return -EINVAL;
+		}
+	}
+	free(store);
+	*mask = m;
+	return 0;
+}

@@ -85,4 +85,24 @@ char *ipv4_str(uint32_t ip, char *buf, size_t len);
 int parse_list(const char *opt, const char *s, char sep, char **pieces,
 	       int max, char **storage, char *err, size_t errlen);
 
+/**
+ * One antenna's definition, as every tool spells it (--antenna-ip):
+ * "IP" or "IP=NAME". IP must be a sender's unicast address; NAME (it
+ * names files and DPDK telemetry keys) 1..namelen-1 letters, digits or
+ * '_'. name gets NAME, or "" when none is given.
+ */
+int parse_antenna_ip(const char *opt, const char *s, uint32_t *ip, char *name,
+		     size_t namelen, char *err, size_t errlen);
+
+/**
+ * An antenna selection, as every tool spells it (--antenna A[,A...]): each
+ * A the name of one of n antennas (names[i], NULL for none) or its index
+ * 0..n-1 (a name wins where a name is digits). n <= 64.
+ * @return 0 with *mask (bit i: antenna i), or -EINVAL (-E2BIG, -ENOMEM)
+ *   with "OPTION: 'A': expected an antenna name or index (0=ak01,
+ *   1=ak02, ...)" in err.
+ */
+int parse_antenna_select(const char *opt, const char *s, const char *const *names,
+			 unsigned int n, uint64_t *mask, char *err, size_t errlen);
+
 #endif /* UTIL_PARSE_H */

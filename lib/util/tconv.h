@@ -10,6 +10,12 @@
 
 #include <stdint.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define TCONV_HAVE_TSC 1
+#else
+#define TCONV_HAVE_TSC 0
+#endif
 
 /** The clock id (CLOCK_REALTIME, CLOCK_MONOTONIC) in ns since its origin. */
 static inline int64_t
@@ -33,6 +39,18 @@ static inline int64_t
 real_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
+}
+
+/** The TSC (x86), for benches' cycles per item; 0 where there is none
+ * (TCONV_HAVE_TSC says which). Not serialising: over many items only. */
+static inline uint64_t
+tsc_cycles(void)
+{
+#if TCONV_HAVE_TSC
+	return __rdtsc();
+#else
+	return 0;
+#endif
 }
 
 /** CLOCK_MONOTONIC in seconds, for benches' rates. */

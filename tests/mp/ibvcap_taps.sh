@@ -5,8 +5,9 @@
 # The stock dpdk-pdump (queue=N) and dpdk-dumpcap (-s 9000) attach and write
 # files holding exactly the frames of that queue or port (counted by tshark);
 # dpdk-ibvcap-dump --source pdump (queue=N) writes exactly the packets the
-# generator sent for that antenna, byte for byte, with no tap drops;
-# telemetry answers /ibvcap/stats while it runs.
+# generator sent for that antenna, byte for byte, with no tap drops, in
+# files named by their first frame's CODIF time; telemetry answers
+# /ibvcap/stats while it runs.
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
@@ -86,7 +87,7 @@ phase() {
 	# server (22.11) must not poll while its client disconnects
 	"$GEN" -l 1 --no-pci --file-prefix="$GPREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
-		--frames 30 --seed 9 --loss 0.02 --duplicate 0.02 --reorder 0.05 --bad-sync 0.02 \
+		--count 30 --seed 9 --loss 0.02 --duplicate 0.02 --reorder 0.05 --bad-sync 0.02 \
 		--rate-fps 2000 --linger 120s --truth "$T/$name.json" > "$T/$name.gen.log" 2>&1 &
 	gpid=$!
 	CLEANUP_PIDS+=("$gpid")
@@ -142,7 +143,7 @@ f=$(ls "$T"/dq2/*.pcap)
 [ "$(echo "$f" | wc -l)" = 1 ] || fail "dpdk-ibvcap-dump --source pdump: expected one file, got: $f"
 # the reference: the same generator run (same seed and faults) into a pcap,
 # antenna 2's packets only, in sending order
-"$GEN" --pcap "$T/ref.pcap" --frames 30 --seed 9 --loss 0.02 --duplicate 0.02 --reorder 0.05 \
+"$GEN" --pcap "$T/ref.pcap" --count 30 --seed 9 --loss 0.02 --duplicate 0.02 --reorder 0.05 \
 	--bad-sync 0.02 --truth "$T/ref.json" > /dev/null 2>&1 || fail "codifgen --pcap reference"
 tshark -r "$T/ref.pcap" -Y 'ip.src == 10.17.0.213' -F pcap -w "$T/ref2.pcap" 2>/dev/null
 want=$(python3 -c 'import json,sys; print(sum(s["sent"] for s in json.load(open(sys.argv[1]))["streams"] if s["antenna"] == 2))' "$T/ibvdump.json")
@@ -167,6 +168,23 @@ ok "dpdk-ibvcap-dump --source pdump --count 100 rotate-size=256K: $nf files, tog
 expect_eq "dpdk-ibvcap-dump --count 100: stop reason, written, files" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["stop_reason"], j["written"], j["files"])' "$T/dq4.json")" \
 	"--count 100 4"
+# one clock in file names (docs/formats.md): each tap file is named by its
+# first packet's CODIF frame time, as the buffer writers' files are, not by
+# when it arrived (this run's wall clock: codifgen's frames are of 2025)
+python3 - "$SRC/tests/tools" "$T"/dq2/*.pcap "$T"/dq4/*.pcap <<'PY' || fail "tap file names"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from pcaprec import records, codif_time_ns, name_utc
+n = 0
+for f in sys.argv[2:]:
+    t = codif_time_ns(next(records(f)))
+    assert t is not None, (f, "begins with a packet of no frame time: this run's data has none")
+    stamp = os.path.basename(f).rsplit("_", 1)[1][:-len(".pcap")]
+    assert stamp == name_utc(t), (f, stamp, name_utc(t))
+    n += 1
+print("%d tap files, each named by its first frame's CODIF time" % n)
+PY
+ok "dpdk-ibvcap-dump --source pdump: every file named by its first frame's CODIF UTC"
 grep -qE 'dump-[0-9]+: [0-9]+ packets taken, [0-9]+ written, [0-9]+ files, tap drops 0$' "$T/ibvdump.tap2.log" ||
 	{ cat "$T/ibvdump.tap2.log"; fail "--stats-period: no progress line from the pdump tap"; }
 ok "dpdk-ibvcap-dump --source pdump --stats-period: progress lines"

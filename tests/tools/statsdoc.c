@@ -50,9 +50,10 @@ main(void)
 	       "figure the tools print, write as JSON, serve by telemetry\n"
 	       "(`/ibvcap/counters,GROUP` describes them live) or export to Prometheus\n"
 	       "has one of these names; codifgen's ground truth uses the same names.\n"
-	       "Prometheus names are `ibvcap_<antenna|buffer|writer|port>_<name>_<unit>`\n"
-	       "(the unit left out where the name has it), with `_total` for counters\n"
-	       "and `_seconds` for times.\n");
+	       "Prometheus names are\n"
+	       "`ibvcap_<antenna|buffer|writer|port|quicklook>_<name>_<unit>` (the unit\n"
+	       "left out where the name has it, reduced to `[a-z0-9_]`: `steps^2` is\n"
+	       "`steps2`), with `_total` for counters and `_seconds` for times.\n");
 	group(&stats_counts, "Frame counts (group `counts`)",
 	      "Per stream (summary JSON `streams`, codifcheck, truth) and per antenna "
 	      "(`antennas`, `totals`, the summary table, telemetry `/ibvcap/antennas`).");
@@ -60,9 +61,20 @@ main(void)
 	      "Per antenna buffer (summary JSON `buffers.antennas`, `/ibvcap/buffers`).");
 	group(&stats_writer, "Writers (group `writer`)",
 	      "Per writer, in the capture or a dpdk-ibvcap-dump (summary JSON "
-	      "`buffers.writers`, `/ibvcap/writers`).");
+	      "`buffers.writers`, `/ibvcap/writers`); the `live:` gauges, which the "
+	      "writer refreshes a few times a second, in telemetry and Prometheus "
+	      "only.");
 	group(&stats_port, "Ports (group `port`)",
 	      "Per DPDK port, from rte_eth_stats (summary JSON `ports`; "
 	      "`/ethdev/stats,N`).");
+	group(&stats_quicklook, "Quick look (group `quicklook`)",
+	      "Per antenna and stream, sample statistics of sampled frames (`--quicklook "
+	      "N`: each stream's first frame, then one in N). Counters over the run; "
+	      "figures over `window`: the last `--quicklook-window` in telemetry "
+	      "`/ibvcap/quicklook` and Prometheus, the whole run in "
+	      "`/ibvcap/quicklook/run` and the summary JSON `quicklook`. Telemetry "
+	      "gives every value as text (DPDK 22.11 telemetry has no floating-point "
+	      "value). Figures are in steps of the encoding (docs/formats.md, "
+	      "\"Quick look\"); a sample is one component (I and Q are two).");
 	return 0;
 }

@@ -278,6 +278,48 @@ test_overrun(void)
 	free(b);
 }
 
+/* A consumer's lag behind the newest row, in rows and data time. */
+static void
+test_lag(void)
+{
+	struct antbuf_prod p;
+	struct antbuf *b = make(1, 64, 4, &p);
+	struct antbuf_cursor c;
+	struct antbuf_view v;
+	uint64_t rows, ns;
+	int64_t n, frame_ns;
+
+	antbuf_cursor_init(b, &c, true);
+	antbuf_lag(b, &c, &rows, &ns);
+	CHECK_EQ_U(rows, 0); /* nothing yet, not started */
+	CHECK_EQ_U(ns, 0);
+	for (n = 0; n < 20; n++)
+		CHECK(put(&p, n, 0) == ANTBUF_PLACED);
+	/* the first frame's row is window - 1 = 3 (room for late frames before
+	 * it): the newest, frame 19, is row 22; the cursor starts at row 0 */
+	CHECK(antbuf_next(b, &c, &v) == 1);
+	frame_ns = codif_clock_time_ns(&clk, IDX0 + 1) - codif_clock_time_ns(&clk, IDX0);
+	CHECK(frame_ns > 0);
+	antbuf_lag(b, &c, &rows, &ns);
+	CHECK_EQ_U(rows, 23);
+	CHECK_EQ_U(ns, 23 * (uint64_t)frame_ns);
+	/* taking every final row leaves the open ones (the window) */
+	CHECK(antbuf_commit(b, &c, &v));
+	while (antbuf_next(b, &c, &v) == 1)
+		CHECK(antbuf_commit(b, &c, &v));
+	antbuf_lag(b, &c, &rows, &ns);
+	CHECK_EQ_U(rows, (uint64_t)(b->newest + 1 - b->final_row));
+	CHECK(rows >= 1 && rows <= 4);
+	/* after the producer's flush and the rest taken: none */
+	antbuf_flush(&p);
+	while (antbuf_next(b, &c, &v) == 1)
+		CHECK(antbuf_commit(b, &c, &v));
+	antbuf_lag(b, &c, &rows, &ns);
+	CHECK_EQ_U(rows, 0);
+	CHECK_EQ_U(ns, 0);
+	free(b);
+}
+
 /* A row recycled while a consumer reads it: commit says so and counts. */
 static void
 test_torn(void)
@@ -641,6 +683,7 @@ main(void)
 	test_place();
 	test_overrun();
 	test_torn();
+	test_lag();
 	test_runs();
 	test_timing();
 	test_indexed();
