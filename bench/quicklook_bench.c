@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HAVE_TSC 1
-#else
-#define HAVE_TSC 0
-#endif
 
 #include "codif.h"
 #include "codif_signal.h"
@@ -61,17 +55,6 @@ static uint8_t data[NFRAME][DATA_BYTES];
 static struct codif_hdr hdrs[NFRAME];
 static struct ql_acc acc;
 
-
-static uint64_t
-cycles(void)
-{
-#if HAVE_TSC
-	return __rdtsc();
-#else
-	return 0;
-#endif
-}
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -116,13 +99,13 @@ static void
 run_sampled(unsigned int passes, double *ns, double *cyc)
 {
 	double t0 = (double)mono_ns();
-	uint64_t c0 = cycles();
+	uint64_t c0 = tsc_cycles();
 	unsigned int p, i;
 
 	for (p = 0; p < passes; p++)
 		for (i = 0; i < NFRAME; i++)
 			ql_frame(&acc, &hdrs[i], data[i], DATA_BYTES);
-	*cyc = (double)(cycles() - c0) / ((double)passes * NFRAME);
+	*cyc = (double)(tsc_cycles() - c0) / ((double)passes * NFRAME);
 	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
 }
 
@@ -133,7 +116,7 @@ run_received(unsigned int passes, bool sample, double *ns, double *cyc)
 {
 	volatile uint64_t sink = 0;
 	double t0 = (double)mono_ns();
-	uint64_t c0 = cycles(), n = 0;
+	uint64_t c0 = tsc_cycles(), n = 0;
 	unsigned int p, i;
 
 	for (p = 0; p < passes; p++)
@@ -146,7 +129,7 @@ run_received(unsigned int passes, bool sample, double *ns, double *cyc)
 			}
 	sink = n;
 	(void)sink;
-	*cyc = (double)(cycles() - c0) / ((double)passes * NFRAME);
+	*cyc = (double)(tsc_cycles() - c0) / ((double)passes * NFRAME);
 	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
 }
 
@@ -178,7 +161,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	printf("quick look, %u runs of %u passes over %d frames of %d data bytes%s\n", nrun,
-	       passes, NFRAME, DATA_BYTES, HAVE_TSC ? "" : "; no TSC: cycles not measured");
+	       passes, NFRAME, DATA_BYTES, TCONV_HAVE_TSC ? "" : "; no TSC: cycles not measured");
 	printf("(cN: N channels complex, rN: real; wire: share of one frame's 100 Gb/s "
 	       "wire time, %.0f ns)\n", WIRE_NS);
 

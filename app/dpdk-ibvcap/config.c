@@ -18,18 +18,19 @@
 #include "opt_ini.h"
 #include "parse.h"
 #include "pkt.h"
+#include "quicklook.h"
 #include "writer.h"
 
 #undef NS_PER_S /* rte_ether.h's, an int */
 #define NS_PER_S 1000000000ULL
 
 /* Parse state across options: what was given explicitly (the context of
- * the table's rows antennas, antenna-base, groups, group-base, port-base). */
+ * the table's rows antennas, antenna-base, groups, group-base, udp-port-base). */
 struct pstate {
 	bool ant_list, ant_count, ant_base, group_list, group_count, group_base,
-	     port_base;
+	     udp_port_base;
 	uint32_t ant_base_ip, group_base_ip;
-	uint16_t port_base_v;
+	uint16_t udp_port_base_v;
 	unsigned int ant_n, group_n;
 };
 
@@ -60,6 +61,8 @@ ibv_config_defaults(struct ibv_config *c)
 	c->burst = 64;
 	c->stats_period_ns = NS_PER_S;
 	c->link_timeout_ns = 5 * NS_PER_S;
+	c->quicklook_every = 1024; /* bench/capture_bench.sh QL="off 256 1024": ~1% of the zero-copy path */
+	c->quicklook_window_ns = NS_PER_S;
 	codif_tl_cfg_defaults(&c->layout.tl);
 	c->buffers = true;
 	c->ring_frames = 1024;
@@ -80,7 +83,7 @@ pstate_defaults(const struct ibv_config *c, struct pstate *ps)
 	ps->ant_base_ip = c->layout.ant_ip[0];
 	ps->group_n = c->layout.ngroup;
 	ps->group_base_ip = c->layout.group[0].ip;
-	ps->port_base_v = c->layout.group[0].port;
+	ps->udp_port_base_v = c->layout.group[0].port;
 }
 
 static void
@@ -209,39 +212,18 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && rc == 0; i++) {
-		char *eq = strchr(items[i], '=');
 		unsigned int k = c->layout.nant;
 
 		if (k == ACCT_MAX_ANTENNAS) {
 			rc = err_set(err, len, -EINVAL, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
 			break;
 		}
-		if (eq != NULL)
-			*eq = '\0';
-		rc = parse_ipv4(a->opt, items[i], &c->layout.ant_ip[k], err, len);
+		rc = parse_antenna_ip(a->opt, items[i], &c->layout.ant_ip[k], c->layout.ant_name[k],
+				      ACCT_NAME_LEN, err, len);
 		if (rc != 0)
 			break;
-		if (ipv4_source_why(c->layout.ant_ip[k]) != NULL) {
-			/* as lib/opt says it of an OPT_F_UCAST row */
-			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a sender's unicast address: %s",
-				  a->opt, items[i], ipv4_source_why(c->layout.ant_ip[k]));
-			break;
-		}
-		if (eq != NULL) {
-			if (eq[1] == '\0' || strlen(eq + 1) >= ACCT_NAME_LEN ||
-			    strspn(eq + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-				    strlen(eq + 1)) {
-				/* the name keys DPDK telemetry, whose keys take
-				 * only these, and names files */
-				rc = err_set(err, len, -EINVAL,
-					  "%s: '%s': expected a name of 1..%d letters, digits or '_'",
-					  a->opt, eq + 1, ACCT_NAME_LEN - 1);
-				break;
-			}
-			str_copy(c->layout.ant_name[k], ACCT_NAME_LEN, eq + 1);
-		} else {
+		if (c->layout.ant_name[k][0] == '\0')
 			snprintf(c->layout.ant_name[k], ACCT_NAME_LEN, "ant%u", k);
-		}
 		c->layout.nant++;
 	}
 	free(store);
@@ -386,6 +368,26 @@ set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 	return rc;
 }
 
+/* The seed tool's --format raw|codifhdr|pcap (files in the working
+ * directory): --write FORMAT:. */
+static int
+set_old_format(const struct opt_arg *a, char *err, size_t len)
+{
+	static const char *const from[] = { "raw", "codifhdr", "codif", "pcap", NULL };
+	static const char *const to[] = { "raw", "codif", "codif", "pcap" };
+	char spec[32];
+	unsigned int k;
+	int rc;
+
+	rc = parse_choice(a->opt, a->val, from, 4, &k, err, len);
+	if (rc != 0)
+		return rc;
+	snprintf(spec, sizeof(spec), "%s:.", to[k]);
+	opt_note(a->cmd, "--format is an old name: use --write FORMAT:DIR (here --write %s)",
+		 spec);
+	return opt_set(a->cmd, opt_find(a->cmd, "write"), a->obj, a->ctx, spec, err, len);
+}
+
 /* ---- the rows' effective-configuration lines, where not generic ------- */
 
 #define PRINT_FN(fn) \
@@ -451,7 +453,7 @@ PRINT_FN(print_group)
 	}
 }
 
-/* antennas, antenna-base, groups, group-base, port-base: folded into the
+/* antennas, antenna-base, groups, group-base, udp-port-base: folded into the
  * antenna-ip and group lines */
 PRINT_FN(print_folded)
 {
@@ -597,19 +599,19 @@ static const struct opt_def ibv_opts[] = {
 	 .help = "first antenna source address, +1 each"},
 	{"group", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "groups",
 	 .family = FAM_GROUPS, .metavar = "IP:PORT[@P][,...]", .example = "239.1.2.3:5000",
-	 .def = "--groups from --group-base and --port-base", .set = set_group,
+	 .def = "--groups from --group-base and --udp-port-base", .set = set_group,
 	 .print = print_group,
 	 .help = "explicit groups; @P: index in --port of the port that joins it (default: "
 		 "group i on port i mod ports)"},
 	{"groups", .kind = OPT_UINT, .section = "groups", .family = FAM_GROUPS, .metavar = "N",
 	 .min = 1, .max = ACCT_MAX_GROUPS, OPT_CTX(P, group_n), OPT_SEEN(P, group_count),
-	 .print = print_folded, .help = "N groups from --group-base/--port-base"},
+	 .print = print_folded, .help = "N groups from --group-base/--udp-port-base"},
 	{"group-base", .kind = OPT_IPV4, .flags = OPT_F_MCAST, .section = "groups",
 	 .family = FAM_GROUPS, .metavar = "IP", OPT_CTX(P, group_base_ip),
 	 OPT_SEEN(P, group_base), .print = print_folded, .help = "first multicast group, +1 each"},
-	{"port-base", .kind = OPT_UINT, .section = "groups", .family = FAM_GROUPS,
-	 .metavar = "PORT", .min = 1, .max = 65535, OPT_CTX(P, port_base_v),
-	 OPT_SEEN(P, port_base), .print = print_folded,
+	{"udp-port-base", .kind = OPT_UINT, .section = "groups", .family = FAM_GROUPS,
+	 .metavar = "PORT", .min = 1, .max = 65535, OPT_CTX(P, udp_port_base_v),
+	 OPT_SEEN(P, udp_port_base), .print = print_folded,
 	 .help = "UDP port of the first group, +1 each"},
 	{"threads", .kind = OPT_UINT, .section = "antennas", .metavar = "N", .min = 1, .max = 64,
 	 OPT_AT(C, threads),
@@ -639,12 +641,13 @@ static const struct opt_def ibv_opts[] = {
 	 .metavar = "P.Q@L[,...]", .def = "queues spread over worker lcores", .example = "0.1@1",
 	 .set = set_lcore_map, .print = print_lcore_map,
 	 .help = "poll queue Q of port index P on lcore L"},
-	{"packets", .kind = OPT_UINT, .section = "stop", .metavar = "N", .min = 1,
-	 .max = UINT64_MAX, .unset = "no limit", OPT_AT(C, stop_packets),
-	 .help = "after N packets in total"},
-	{"frames", .kind = OPT_UINT, .section = "stop", .metavar = "N", .min = 1,
+	{"count", .kind = OPT_UINT, .section = "stop", .metavar = "N", .min = 1,
 	 .max = UINT64_MAX, .unset = "no limit", OPT_AT(C, stop_frames),
-	 .help = "when every antenna has received N frames"},
+	 .help = "after N frames per antenna: when every antenna has received N"},
+	{"count-packets", .kind = OPT_UINT, .section = "stop", .metavar = "N", .min = 1,
+	 .max = UINT64_MAX, .unset = "no limit", OPT_AT(C, stop_packets),
+	 .help = "after N packets in total, CODIF or not (a replay of a known file: lost "
+		 "or malformed frames never complete a --count)"},
 	{"duration", .kind = OPT_DURATION, .section = "stop", .metavar = "T",
 	 .min = NS_PER_S / 1000, .max = 400ULL * 86400 * NS_PER_S, .unset = "no limit",
 	 OPT_AT(C, stop_duration_ns), .help = "after T (e.g. 30s, 10m)"},
@@ -671,6 +674,15 @@ static const struct opt_def ibv_opts[] = {
 	 OPT_AT(C, summary_json),
 	 .help = "final summary as JSON (FILE.part, renamed at the end; its directory must "
 		 "take new files when the capture starts)"},
+	{"quicklook", .kind = OPT_UINT, .flags = OPT_F_ZERO, .section = "reporting",
+	 .metavar = "N", .min = 1, .max = 1u << 24, .zero = "off", OPT_AT(C, quicklook_every),
+	 .help = "quick look: the sample statistics (mean, power, saturated and zero "
+		 "fractions, per channel) of one frame in N of every stream, read by the rx "
+		 "lcore (0 or off: none)"},
+	{"quicklook-window", .kind = OPT_DURATION, .section = "reporting", .metavar = "T",
+	 .min = NS_PER_S / 10, .max = 3600ULL * NS_PER_S, OPT_AT(C, quicklook_window_ns),
+	 .help = "the live quick-look figures (telemetry /ibvcap/quicklook) are those of the "
+		 "last T"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
@@ -706,7 +718,7 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct. DIR must exist and take new files; files "
+		 "rotate-time, snaplen, all, direct, io (uring|sync). DIR must exist and take new files; files "
 		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
 		 "with different formats or prefixes"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
@@ -719,6 +731,15 @@ static const struct opt_def ibv_opts[] = {
 	  .section = "eal", .metavar = "EAL-ARGS", .unset = "none", .example = "-l 0",
 	  OPT_AT(C, eal_args),
 	  .help = "EAL arguments, put before the command line's own EAL arguments"},
+	/* names this program had: refused, naming the new one (also as INI keys) */
+	{"frames", .flags = OPT_F_GONE, .alias_of = "count"},
+	{"packets", .flags = OPT_F_GONE, .alias_of = "count-packets"},
+	{"port-base", .flags = OPT_F_GONE, .alias_of = "udp-port-base"},
+	/* the seed tool's names (issue 13): taken with a note */
+	{"num-antennas", .flags = OPT_F_CLI, .alias_of = "antennas",
+	 .help = "use --antennas"},
+	{"format", .flags = OPT_F_CLI, .alias_of = "write", .set = set_old_format,
+	 .help = "use --write F:. (codifhdr: codif)"},
 	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 .metavar = "[FILE]", OPT_AT(C, check_only),
 	 .help = "check everything the start checks before it takes a device, on this host "
@@ -811,11 +832,12 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 			snprintf(l->ant_name[i], ACCT_NAME_LEN, "ant%u", i);
 		}
 	}
-	if (ps->group_list && (ps->group_count || ps->group_base || ps->port_base))
-		return err_set(err, len, -EINVAL, "--group and --groups/--group-base/--port-base exclude each other");
-	if (!ps->group_list && (ps->group_count || ps->group_base || ps->port_base)) {
+	if (ps->group_list && (ps->group_count || ps->group_base || ps->udp_port_base))
+		return err_set(err, len, -EINVAL, "--group and --groups/--group-base/--udp-port-base "
+			       "exclude each other");
+	if (!ps->group_list && (ps->group_count || ps->group_base || ps->udp_port_base)) {
 		uint32_t base = ps->group_base ? ps->group_base_ip : l->group[0].ip;
-		uint16_t pb = ps->port_base ? ps->port_base_v : l->group[0].port;
+		uint16_t pb = ps->udp_port_base ? ps->udp_port_base_v : l->group[0].port;
 
 		if (ps->group_count)
 			l->ngroup = ps->group_n;

@@ -202,7 +202,7 @@ check_stop(struct ibv_app *app)
 			last_rx = lc->last_rx_tsc;
 	}
 	if (c->stop_packets && pkts >= c->stop_packets) {
-		app->stop_reason = "--packets";
+		app->stop_reason = "--count-packets";
 		app->stop = 1;
 		return;
 	}
@@ -222,7 +222,7 @@ check_stop(struct ibv_app *app)
 		for (a = 0; a < c->layout.nant; a++)
 			if (t.ant[a].received < c->stop_frames)
 				return;
-		app->stop_reason = "--frames";
+		app->stop_reason = "--count";
 		app->stop = 1;
 	}
 }
@@ -362,7 +362,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_stop;
 	}
-	if (ibv_lcores_setup(app, err, sizeof(err)) != 0) {
+	if (ibv_lcores_setup(app, err, sizeof(err)) != 0 ||
+	    ibv_ql_setup(app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_lcores;
 	}
@@ -379,6 +380,7 @@ main(int argc, char **argv)
 	ibv_clocks_start(app);
 	app->start_tsc = app->last_tsc = rte_rdtsc();
 	app->start_unix_ns = real_ns();
+	ibv_telemetry_open(app);
 	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->nlcore,
 	       app->nlcore == 1 ? "" : "s", app->nwlcore ? " and writer lcores" : "");
 	fflush(stdout);
@@ -404,6 +406,7 @@ main(int argc, char **argv)
 		if (tick % 100 == 0)
 			ibv_clocks_tick(app);
 		check_stop(app);
+		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
@@ -434,8 +437,10 @@ main(int argc, char **argv)
 	    ibv_summary_json(app, app->cfg.summary_json) != 0)
 		status = 2;
 out_join:
+	ibv_telemetry_close(); /* nothing a reply reads is freed before */
 	ibv_leave_all(app);
 out_lcores:
+	ibv_ql_free(app);
 	ibv_lcores_free(app);
 out_stop:
 	/* taps first: a tap still attached must not see the ports go */

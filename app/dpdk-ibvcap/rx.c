@@ -292,6 +292,7 @@ ibv_rx_main(void *arg)
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi, a;
 	bool placing = app->bufs.on, hwts = app->ts_offset >= 0, split = app->split.on;
+	struct ibv_qlc *ql = lc != NULL ? lc->ql : NULL;
 
 	if (lc == NULL)
 		return 0;
@@ -341,6 +342,10 @@ ibv_rx_main(void *arg)
 										  rte_mbuf_timestamp_t *));
 				else
 					t = hwclock_conv_ns(&host, rte_rdtsc());
+				/* quick look: before placement, which may hand
+				 * the mbuf to the ring */
+				if (ql != NULL && acct_placeable(r.fd.cls) && r.fd.stream >= 0)
+					ibv_ql_offer(ql, &r, data, cap);
 				if (placing && acct_placeable(r.fd.cls)) {
 					r.fd.arrival_ns = t;
 					if (place(app, lc, &r.fd, m, split))

@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codif_pattern.h"
+#include "err.h"
 #include "gen.h"
 #include "json.h"
 #include "stats.h"
@@ -463,7 +465,7 @@ events_init(struct gen *g)
 		}
 		if (e->at < guard || e->at + span + guard > (int64_t)c->frames) {
 			gerr(g, "event %u (%s@%lld): needs %lld clean frames before it and %lld "
-			     "from it on: frame %lld or later, and --frames %lld or more (%" PRIu64
+			     "from it on: frame %lld or later, and --count %lld or more (%" PRIu64
 			     " given)", i, gen_event_kind_name(e->kind), (long long)e->at,
 			     (long long)guard, (long long)(span + guard), (long long)guard,
 			     (long long)(e->at + span + guard), c->frames);
@@ -835,7 +837,7 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 	g->step_ns = g->frame_ns / (4ULL * g->nstream + 1);
 	g->slot = -1;
 	g->cur = g->nstream - 1;
-	/* one RNG per stream so --select does not change any stream's fate */
+	/* one RNG per stream so --antenna does not change any stream's fate */
 	for (a = 0; a < g->nstream; a++) {
 		struct gen_stream *s = &g->st[a];
 		int64_t last;
@@ -1119,6 +1121,61 @@ build_vdif(const struct gen *g, const struct codif_hdr *h, uint8_t *b,
 	codif_pattern_fill(h, b + 32, len - 32);
 }
 
+/* A frame's data: its antenna's signal where one is set, else the pattern. */
+static void
+fill_data(const struct gen *g, unsigned int si, const struct codif_hdr *h, uint8_t *d,
+	  size_t len)
+{
+	unsigned int a = g->st[si].ant;
+
+	if ((g->cfg.sig_mask >> a & 1) == 0 ||
+	    codif_signal_fill(&g->cfg.sig[a], h, d, len) != 0)
+		codif_pattern_fill(h, d, len);
+}
+
+int
+gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
+{
+	const char *colon = strchr(spec, ':');
+	struct codif_signal *sg;
+	uint64_t a;
+	char num[64], *end;
+	double v;
+	size_t n;
+
+	if (colon == NULL || colon == spec)
+		return err_set(err, len, -EINVAL, "--signal '%s': expected A:LEVEL (antenna "
+			       "index, then an RMS in steps, a power in dB, dead or saturated)",
+			       spec);
+	n = (size_t)(colon - spec);
+	if (n >= sizeof(num))
+		n = sizeof(num) - 1;
+	memcpy(num, spec, n);
+	num[n] = '\0';
+	if (parse_u64("--signal antenna", num, 0, GEN_MAX_ANTENNAS - 1, &a, err, len) != 0)
+		return -EINVAL;
+	sg = &cfg->sig[a];
+	codif_signal_noise(sg, 0, a); /* the frames' ids make each antenna's noise its own */
+	spec = colon + 1;
+	if (strcmp(spec, "dead") == 0) {
+		sg->kind = CODIF_SIGNAL_DEAD;
+	} else if (strcmp(spec, "saturated") == 0) {
+		sg->kind = CODIF_SIGNAL_SATURATED;
+	} else {
+		errno = 0;
+		v = strtod(spec, &end);
+		if (end == spec || errno != 0 || !isfinite(v) ||
+		    (strcmp(end, "dB") != 0 && *end != '\0') ||
+		    (*end == '\0' && v < 0))
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: expected an RMS "
+				       "in steps (>= 0, e.g. 3.5), a power in dB (e.g. 10dB), dead "
+				       "or saturated", a, spec);
+		sg->rms = *end == '\0' ? v : sqrt(pow(10.0, v / 10.0));
+	}
+	cfg->sig_mask |= 1ULL << a;
+	return 0;
+}
+
 uint32_t
 gen_build_payload(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 {
@@ -1135,7 +1192,7 @@ gen_build_payload(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 
 		ev_odd_hdr(g, p->stream, &g->cfg.ev[p->ev], &odd);
 		codif_encode(&odd, buf);
-		codif_pattern_fill(&h, buf + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
+		fill_data(g, p->stream, &h, buf + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
 		return len;
 	}
 	if (p->fault == GEN_F_NON_CODIF) {
@@ -1149,7 +1206,7 @@ gen_build_payload(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 	codif_encode(&h, buf);
 	if (p->fault == GEN_F_BAD_LENGTH)
 		len -= data / 2 < 512 ? (data / 2) & ~7u : 512;
-	codif_pattern_fill(&h, buf + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
+	fill_data(g, p->stream, &h, buf + CODIF_HDR_LEN, len - CODIF_HDR_LEN);
 	return len;
 }
 
@@ -1258,6 +1315,65 @@ truth_zero(struct gen_truth *t)
 /* The counters the truth vouches for, by scope: every one of the table but
  * what depends on the receiver (its buffer: too_late) or on its words for
  * causes (malformed_by_cause); compare.py compares exactly these. */
+/*
+ * Each signal antenna's expected quick-look figures (lib/codif's
+ * codif_signal_expect), averaged over its channels and parts as the
+ * capture's per-antenna figures are; sd_*: the largest per-sample standard
+ * deviation of any channel and part (a test over n samples allows k sd /
+ * sqrt(n)).
+ */
+static void
+signal_json(const struct gen_cfg *c, json_t *arr)
+{
+	struct codif_signal_enc e;
+	unsigned int a, ch, im;
+
+	if (codif_signal_enc_init(&e, &c->tmpl, NULL, 0) != 0)
+		return;
+	for (a = 0; a < c->nant; a++) {
+		const struct codif_signal *sg = &c->sig[a];
+		double m[2] = { 0, 0 }, pw = 0, sat = 0, zero = 0;
+		double sd_m = 0, sd_p = 0, sd_s = 0, sd_z = 0;
+		json_t *o, *x;
+
+		if ((c->sig_mask >> a & 1) == 0)
+			continue;
+		for (ch = 0; ch < e.nchan; ch++)
+			for (im = 0; im < e.ncomp; im++) {
+				struct codif_signal_expect ex;
+
+				codif_signal_expect(sg, &e, ch, im, &ex);
+				m[im] += ex.mean / e.nchan;
+				pw += ex.power / e.S;
+				sat += ex.sat / e.S;
+				zero += ex.zero / e.S;
+				sd_m = fmax(sd_m, ex.sd_mean);
+				sd_p = fmax(sd_p, ex.sd_power);
+				sd_s = fmax(sd_s, ex.sd_sat);
+				sd_z = fmax(sd_z, ex.sd_zero);
+			}
+		o = js_obj(arr, NULL);
+		js_u64(o, "antenna", a);
+		js_str(o, "kind", sg->kind == CODIF_SIGNAL_DEAD ? "dead" :
+				  sg->kind == CODIF_SIGNAL_SATURATED ? "saturated" : "noise");
+		js_dbl(o, "rms", sg->rms);
+		x = js_obj(o, "expected");
+		js_dbl(x, "mean_re", m[0]);
+		js_dbl(x, "mean_im", m[1]);
+		js_dbl(x, "power", pw);
+		js_dbl(x, "saturated", sat);
+		js_dbl(x, "zero", zero);
+		js_dbl(x, "sd_mean", sd_m);
+		js_dbl(x, "sd_power", sd_p);
+		js_dbl(x, "sd_saturated", sd_s);
+		js_dbl(x, "sd_zero", sd_z);
+		/* what lib/quicklook's verdict must say of it */
+		js_str(x, "state", sg->kind == CODIF_SIGNAL_DEAD ? "dead" :
+			   sg->kind == CODIF_SIGNAL_SATURATED && e.nbits != 1 ? "saturated" :
+			   "ok");
+	}
+}
+
 static json_t *
 vouched(unsigned int scope)
 {
@@ -1429,6 +1545,8 @@ gen_truth_json(const struct gen *g, FILE *f)
 
 	o = js_obj(root, "totals");
 	truth_fields(o, &tot, STATS_ANTENNA);
+	if (c->sig_mask != 0)
+		signal_json(c, js_arr(root, "signal"));
 	rc = js_write(root, f, true);
 	json_decref(root);
 	return rc;

@@ -10,6 +10,7 @@
 
 #include "acct.h"
 #include "codif.h"
+#include "codif_signal.h"
 
 #define GEN_MAX_ANTENNAS 64
 #define GEN_MAX_GROUPS 64
@@ -91,7 +92,20 @@ struct gen_cfg {
 	/** the receivers' timeline (reorder window, window, confirm, max
 	 * gap): the ground truth counts as they must (0: lib/codif defaults) */
 	struct codif_tl_cfg tl;
+	/** opt-in: antenna a's data is the synthetic signal sig[a] (lib/codif
+	 * codif_signal: noise of an RMS, dead, saturated) instead of the
+	 * deterministic pattern; the truth then has its expected statistics */
+	uint64_t sig_mask;
+	struct codif_signal sig[GEN_MAX_ANTENNAS];
 };
+
+/**
+ * Parse a --signal value "A:LEVEL" into cfg: LEVEL is an RMS in steps of
+ * the encoding (e.g. 3.5), a power in dB of steps^2 (e.g. 10dB: RMS
+ * sqrt(10)), "dead" (every sample the zero code) or "saturated" (the
+ * extreme codes). @return 0, or -EINVAL with "what, expected what" in err.
+ */
+int gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len);
 
 /** Ground truth of one stream, as a receiver must count it. */
 struct gen_truth {

@@ -261,7 +261,7 @@ test_faults(void)
 	}
 }
 
-/* --select emits exactly the selected antennas' packets of the full run. */
+/* --antenna emits exactly the selected antennas' packets of the full run. */
 static void
 test_select(void)
 {

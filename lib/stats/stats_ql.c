@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The quick-look table: an antenna's or stream's sample statistics
+ * (lib/quicklook's figures) named once, for JSON, telemetry and Prometheus. */
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "quicklook.h"
+#include "stats.h"
+
+#define R(f) offsetof(struct stats_ql, f)
+#define A_L (STATS_ANTENNA | STATS_LIVE)
+static const struct stats_field ql_f[] = {
+	STATS_FIELD_U64("offered", NULL, 0, "frames", A_L, STATS_SUM, R(offered),
+			"accepted frames of the streams, each offered to the sampling"),
+	STATS_FIELD_U64("sampled", NULL, 0, "frames", A_L, STATS_SUM, R(sampled),
+			"frames sampled: each stream's first, then one in --quicklook"),
+	STATS_FIELD_U64("used", NULL, 0, "frames", A_L, STATS_SUM, R(used),
+			"sampled frames whose samples are in the figures"),
+	STATS_FIELD_U64("skipped", NULL, 0, "frames", A_L, STATS_SUM, R(skipped),
+			"sampled frames not used: invalid bit, wrong length or encoding not "
+			"decoded"),
+	STATS_FIELD_U64("samples", NULL, 0, "samples", A_L, STATS_MAX, R(samples),
+			"samples in the figures (I and Q are two); window below"),
+	STATS_FIELD_F64("mean_re", "steps", A_L, R(mean_re),
+			"mean of the real (I) parts, in steps of the encoding"),
+	STATS_FIELD_F64("mean_im", "steps", A_L, R(mean_im),
+			"mean of the imaginary (Q) parts (0 for real data)"),
+	STATS_FIELD_F64("power", "steps^2", A_L, R(power),
+			"mean square of all parts (complex: E|z|^2 is twice this)"),
+	STATS_FIELD_F64("power_db", "dB", A_L, R(power_db),
+			"10 log10(power): -inf when every sample is 0"),
+	STATS_FIELD_F64("rms", "steps", A_L, R(rms),
+			"sqrt(power - mean^2): the parts' deviation"),
+	STATS_FIELD_F64("saturated", "ratio", A_L, R(saturated),
+			"fraction of samples at the most negative or positive level"),
+	STATS_FIELD_F64("zero", "ratio", A_L, R(zero),
+			"fraction of samples at the zero code (1, 2 bits: all bits clear)"),
+	{ .name = "verdict", .unit = "", .off = R(verdict), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L,
+	  .help = "0 no data, 1 ok, 2 dead (>= 99% zero or constant), 3 saturated" },
+	STATS_FIELD_F64("window", "seconds", A_L, R(window),
+			"the figures' time: the last --quicklook-window, or the run (summary)"),
+	{ .name = "nbits", .unit = "bits", .off = R(nbits), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L, .help = "bits per sample component" },
+	{ .name = "representation", .unit = "", .off = R(repr), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L,
+	  .help = "sample encoding: 0 offset binary, 1 two's complement, 2 float" },
+	{ .name = "complex", .unit = "", .off = R(cplx), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L, .help = "1: complex (I, Q) samples" },
+	{ .name = "nchan", .unit = "", .off = R(nchan), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L, .help = "channels" },
+};
+
+const struct stats_group stats_quicklook = {
+	.name = "quicklook",
+	.help = "an antenna's or stream's sample statistics, from sampled frames",
+	.f = ql_f, .n = sizeof(ql_f) / sizeof(ql_f[0]), .size = sizeof(struct stats_ql),
+};
+
+void
+stats_ql_of(struct stats_ql *r, const struct ql_snap *run, const struct ql_figs *f, double window)
+{
+	const struct ql_stat *t = &f->total;
+
+	memset(r, 0, sizeof(*r));
+	r->offered = run->offered;
+	r->sampled = run->sampled;
+	r->used = run->used;
+	r->skipped = run->invalid + run->bad_len + run->unsupported;
+	r->samples = t->n;
+	r->mean_re = t->mean_re;
+	r->mean_im = t->mean_im;
+	r->power = t->power;
+	r->power_db = t->n == 0 ? NAN : t->power > 0 ? 10 * log10(t->power) : -INFINITY;
+	r->rms = t->rms;
+	r->saturated = t->sat;
+	r->zero = t->zero;
+	r->verdict = t->verdict;
+	r->window = window;
+	r->nbits = f->nbits;
+	r->repr = f->repr;
+	r->cplx = f->complex;
+	r->nchan = f->nchan;
+}
+

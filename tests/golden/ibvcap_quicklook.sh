@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Golden: quick look. codifgen streams of known signal (noise of three
+# levels, one dead antenna, one saturated; 16-bit complex and 2-bit real)
+# replayed through net_pcap into dpdk-ibvcap: the figures in telemetry
+# during the run (the last window, and the run so far), in the Prometheus
+# export and in the summary JSON match the truth's expected figures within
+# 6 standard errors (tests/tools/qlcheck.py says how), the dead and
+# saturated antennas get those states, and the sampling is exact: per
+# stream the first frame and then one in --quicklook.
+. "$(dirname "$0")/../lib.sh"
+set -e
+STAT=$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py
+QLC=$SRC/tests/tools/qlcheck.py
+EVERY=8
+
+# run NAME "L0 L1 L2" GEN-ARGS...: antennas 0-2 noise of levels L0-L2, 3 dead,
+# 4 saturated, 5 the pattern (not a signal: not checked); one pcap,
+# software steering, a 3 s window
+run() {
+	local name=$1 pid i n l
+	local -a sig=()
+	read -r -a l <<< "$2"
+	for i in 0 1 2; do sig+=(--signal "$i:${l[$i]}"); done
+	shift 2
+	"$GEN" --count 96 "$@" "${sig[@]}" --signal 3:dead --signal 4:saturated --pcap "$T/$name.pcap" \
+		--truth "$T/$name.json" --quiet
+	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
+	# telemetry on: the queries below; the first window ends 3 s after the
+	# start and holds the whole replay (net_pcap delivers it at once)
+	# shellcheck disable=SC2086
+	"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/$name.pcap" -- \
+		--steer software --idle-timeout 8s --stats-period 0 --quicklook $EVERY \
+		--quicklook-window 3s --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
+	pid=$!
+	CLEANUP_PIDS+=("$pid")
+	wait_for_line "$T/$name.log" 60 "capturing on" || { cat "$T/$name.log"; fail "$name: no start"; }
+	# the run so far, once the replay is in
+	for ((i = 0; i < 50; i++)); do
+		python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats > "$T/$name.st.json"
+		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["packets"])' "$T/$name.st.json")" = "$n" ] && break
+		sleep 0.1
+	done
+	python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/quicklook/run |
+		python3 -c 'import json,sys; r=json.load(sys.stdin); f=r.pop("fields"); json.dump({k: dict(zip(f, map(float, v))) for k, v in r.items()}, sys.stdout)' \
+		> "$T/$name.run.json"
+	python3 "$QLC" "$T/$name.json" rows "$T/$name.run.json" > "$T/$name.run.cmp" ||
+		{ cat "$T/$name.run.cmp"; fail "$name: /ibvcap/quicklook/run differs from the truth"; }
+	ok "$name: telemetry /ibvcap/quicklook/run = truth ($(tail -1 "$T/$name.run.cmp"))"
+	# the last window, through the Prometheus export, once the first
+	# window (the whole replay) is complete
+	for ((i = 0; i < 60; i++)); do
+		python3 "$STAT" --file-prefix "$PREFIX" --once --prom "$T/$name.prom"
+		python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/quicklook,ant3 > "$T/$name.a3.json"
+		grep -q '^ibvcap_quicklook_verdict{.*antenna="ant0"} 1$' "$T/$name.prom" &&
+			grep -q '"2"' "$T/$name.a3.json" && break
+		sleep 0.1
+	done
+	python3 "$SRC/tests/tools/promcheck.py" "$T/$name.prom" > "$T/$name.prom.json" ||
+		{ cat "$T/$name.prom.json"; fail "$name: Prometheus format"; }
+	python3 "$QLC" "$T/$name.json" prom "$T/$name.prom.json" > "$T/$name.prom.cmp" ||
+		{ cat "$T/$name.prom.cmp"; grep quicklook "$T/$name.prom"; fail "$name: Prometheus quick look differs from the truth"; }
+	expect_eq "$name: dead antenna's verdict (Prometheus)" \
+		"$(grep '^ibvcap_quicklook_verdict{.*antenna="ant3"}' "$T/$name.prom" | cut -d' ' -f2)" 2
+	expect_eq "$name: saturated antenna's verdict (Prometheus)" \
+		"$(grep '^ibvcap_quicklook_verdict{.*antenna="ant4"}' "$T/$name.prom" | cut -d' ' -f2)" 3
+	ok "$name: Prometheus window figures = truth ($(tail -1 "$T/$name.prom.cmp"))"
+	# the status screen at 80 columns: each antenna's signal column
+	COLUMNS=80 python3 "$STAT" --file-prefix "$PREFIX" --once > "$T/$name.screen"
+	expect_eq "$name: status screen at 80 columns, signal of ant0 ant3 ant4" \
+		"$(awk '$1 ~ /^ant[034]$/ {print $1, $NF}' "$T/$name.screen" | tr '\n' ' ')" \
+		"ant0 ok ant3 DEAD ant4 SAT "
+	# the per-antenna query: the streams' rows and the channel bins
+	python3 - "$T/$name.a3.json" "$T/$name.json" <<'PY' || fail "$name: /ibvcap/quicklook,ant3"
+import json, sys
+r, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+nchan = t["config"]["nchan"]
+streams = [k for k in r if k.startswith("g")]
+assert len(streams) == t["config"]["groups"] * t["config"]["threads"], streams
+assert r["bin_first_chan"] == [str(c) for c in range(nchan)], r["bin_first_chan"]
+assert r["bin_verdict"] == ["2"] * nchan, r["bin_verdict"]
+assert r["bin_zero"] == ["1"] * nchan, r["bin_zero"]
+PY
+	ok "$name: /ibvcap/quicklook,ant3: a row per stream, every channel dead"
+	wait "$pid" || { cat "$T/$name.log"; fail "$name: dpdk-ibvcap failed"; }
+	python3 "$QLC" "$T/$name.json" summary "$T/$name.sum.json" $EVERY > "$T/$name.cmp" ||
+		{ cat "$T/$name.cmp"; fail "$name: summary quick look differs from the truth"; }
+	ok "$name: summary JSON: sampling exact, figures = truth ($(tail -1 "$T/$name.cmp"))"
+}
+
+# levels well inside "ok" for each encoding: 2-bit noise of RMS 1.5 steps
+# has 50% of its samples at the outer levels (saturated from 80%)
+run q16 "100 30dB 7.5" --nbits 16 --complex
+run q2 "0.6 -3dB 1.5" --nbits 2 --real --nchan 8 --total-samples 32768000
+
+# --quicklook off: no figures, no cost; the summary says so
+# shellcheck disable=SC2086
+"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "net_pcap0,rx_pcap=$T/q2.pcap" \
+	-- --steer software --idle-timeout 1s --stats-period 0 --quicklook off \
+	--summary-json "$T/off.sum.json" > "$T/off.log" 2>&1 || { cat "$T/off.log"; fail "--quicklook off"; }
+expect_eq "--quicklook off: summary" \
+	"$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["quicklook"]))' "$T/off.sum.json")" \
+	'{"every": 0}'
+echo "$CHECKS checks passed"
