@@ -14,11 +14,19 @@
 # index, and testpmd's ops table differs from ringgen's (the mempool-ops
 # trap, docs/performance.md); rx_vs_testpmd.sh compares on net_pcap.
 #
+# Quick look (--quicklook N: one frame in N of each stream read for its
+# sample statistics) is off unless QL names settings: QL="off 256" runs each
+# mode with quick look off and at one in 256, alternately within each run,
+# and prints the ratio of their cycles per frame (on / off: per run pair
+# min/median/max, and of the medians); each run with quick look also checks
+# that it sampled ceil(frames / N) frames of each stream.
+#
 # Each run checks its counts: received = placed = sent, no duplicate, no
 # loss, no malformed frame; otherwise the bench fails (exit 1).
 #
 #   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
 #   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="copy zerocopy"
+#        QL="off" (e.g. "off 256")
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$ROOT/build}
@@ -28,6 +36,7 @@ FRAMES=${3:-2000000}
 SIZES=${SIZES:-8192 4096 2048 1024}
 ANTENNAS=${ANTENNAS:-6 64}
 MODES=${MODES:-account copy zerocopy}
+QL=${QL:-off}
 CAP=$B/app/dpdk-ibvcap
 GEN=$B/bench/ringgen
 [ -x "$GEN" ] || { echo "build first: scripts/setup.sh"; exit 1; }
@@ -50,8 +59,8 @@ machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 } | tee "$RES"
 
 # one run of the capture; prints "cycles_per_packet tsc_hz"
-capture_run() { # mode size antennas run
-	local mode=$1 size=$2 nant=$3 r=$4 pfx=$P$r ring=cbr$r zc=no q cpid rows spa pool nb=
+capture_run() { # mode size antennas run quicklook
+	local mode=$1 size=$2 nant=$3 r=$4 ql=$5 pfx=$P${r}q$5 ring=cbr${r}q$5 zc=no q cpid rows spa pool nb=
 	[ "$mode" = zerocopy ] && zc=yes
 	[ "$mode" = account ] && nb=--no-buffers
 	q=$((nant + 1))
@@ -61,10 +70,13 @@ capture_run() { # mode size antennas run
 	[ "$nant" -gt 8 ] && rows=256 spa=2
 	# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
 	pool=$((nant * rows * spa + 16384))
+	# a fresh log: the previous run's 'capturing on' must not start ringgen
+	# before this capture is up
+	rm -f "$W/cap.log" "$W/sum.json"
 	"$CAP" -l 0-1 --no-pci --file-prefix "$pfx" --vdev "net_ring0,nodeaction=$ring:0:CREATE" \
 		-- --antennas "$nant" $( [ "$nant" -gt 8 ] && echo --groups 1 ) --ring "$rows" \
-		--data-bytes "$size" --packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
-		--zero-copy "$zc" $nb --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
+		--data-bytes "$size" --count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
+		--zero-copy "$zc" $nb --quicklook "$ql" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
 	# this runs in $( ): the caller's trap cannot see cpid, so this does
 	CAP_PID=$cpid
@@ -76,13 +88,14 @@ capture_run() { # mode size antennas run
 	done
 	grep -q 'capturing on' "$W/cap.log" || { cat "$W/cap.log" >&2; echo "FAIL: the capture did not start" >&2; exit 1; }
 	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
-		--ring "$ring" --frames "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues "$q" \
+		--ring "$ring" --count "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues "$q" \
 		--pool "$pool" > "$W/gen.log" 2>&1 ||
 		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen" >&2; exit 1; }
 	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
-	python3 - "$W/sum.json" "$FRAMES" "$mode" <<'PY'
+	python3 - "$W/sum.json" "$FRAMES" "$mode" "$ql" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); n = int(sys.argv[2]); t = s["totals"]
+every = 0 if sys.argv[4] == "off" else int(sys.argv[4])
 placed = n if sys.argv[3] == "account" else sum(a["placed"] for a in s["buffers"]["antennas"])
 bad = []
 for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
@@ -91,9 +104,19 @@ for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
         bad.append("%s %s (expected %s)" % (k, t.get(k), want))
 if placed != n:
     bad.append("placed %d (expected %d)" % (placed, n))
+if every:
+    for st in s["streams"]:
+        ql = [q for q in s["quicklook"]["streams"] if q["antenna"] == st["antenna"]
+              and q["groupid"] == st["groupid"] and q["threadid"] == st["threadid"]
+              and q["port"] == st["port"]]
+        want = (st["received"] + every - 1) // every
+        if len(ql) != 1 or ql[0]["sampled"] != want or ql[0]["used"] != want:
+            bad.append("quick look of stream %s: %s (expected %d sampled)"
+                       % (st, ql[0]["sampled"] if ql else "none", want))
 if bad:
     sys.exit("FAIL: counts: " + ", ".join(bad))
-print("%.1f %d" % (t["cycles_per_packet"], t["tsc_hz"]))
+ql = s["quicklook"].get("cycles", 0) / n if every else 0
+print("%.1f %d %.2f" % (t["cycles_per_packet"], t["tsc_hz"], ql))
 PY
 }
 
@@ -101,29 +124,57 @@ stats() { # values...: min/median/max
 	python3 -c 'import sys,statistics as s; v=sorted(map(float,sys.argv[1:])); print("%.0f/%.0f/%.0f" % (v[0], s.median(v), v[-1]))' "$@"
 }
 
-printf '%-9s %6s %4s  %-22s %-18s %-16s %s\n' mode bytes ant "cycles/frame min/med/max" \
+printf '%-9s %4s %6s %4s  %-22s %-18s %-16s %s\n' mode ql bytes ant "cycles/frame min/med/max" \
 	"Mfps/core (med)" "GB/s/core (med)" "budget 1730 cyc" | tee -a "$RES"
 for nant in $ANTENNAS; do
 	for size in $SIZES; do
 		for mode in $MODES; do
-			v=()
+			declare -A v=() qc=()
+			# quick look settings alternate within each run: the VM's
+			# drift falls on both alike
 			for r in $(seq "$RUNS"); do
-				x=$(capture_run "$mode" "$size" "$nant" "$r")
-				v+=("${x% *}")
-				hz=${x#* }
+				for ql in $QL; do
+					x=$(capture_run "$mode" "$size" "$nant" "$r" "$ql")
+					read -r c hz q <<< "$x"
+					v[$ql]="${v[$ql]:-} $c"
+					qc[$ql]="${qc[$ql]:-} $q"
+				done
 			done
-			python3 - "$mode" "$size" "$nant" "$hz" "${v[@]}" <<'PY' | tee -a "$RES"
+			for ql in $QL; do
+				# shellcheck disable=SC2086
+				python3 - "$mode" "$size" "$nant" "$hz" "$ql" ${v[$ql]} <<'PY' | tee -a "$RES"
 import statistics as st, sys
-mode, size, nant, hz = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-v = sorted(map(float, sys.argv[5:])); med = st.median(v)
+mode, size, nant, hz, ql = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
+v = sorted(map(float, sys.argv[6:])); med = st.median(v)
 fps = hz / med
 wire = size + 64 + 42 + 4  # data, CODIF header, Eth/IPv4/UDP, FCS
-print("%-9s %6d %4s  %-22s %-18s %-16s %s" % (mode, size, nant,
+print("%-9s %4s %6d %4s  %-22s %-18s %-16s %s" % (mode, ql, size, nant,
       "%.0f/%.0f/%.0f" % (v[0], med, v[-1]), "%.2f" % (fps / 1e6),
       "%.1f" % (fps * wire / 1e9),
       "%.2f of it (%.0f cycles at 2.6 GHz)" % (med * 2.6e9 / hz / 1730, med * 2.6e9 / hz)))
 PY
+			done
+			set -- $QL
+			if [ $# -ge 2 ]; then
+				# shellcheck disable=SC2086
+				python3 - "$mode" "$1" "$2" "${v[$1]}" "${v[$2]}" "${qc[$2]}" <<'PY' | tee -a "$RES"
+import statistics as st, sys
+mode, off, on = sys.argv[1:4]
+a, b = list(map(float, sys.argv[4].split())), list(map(float, sys.argv[5].split()))
+q = sorted(map(float, sys.argv[6].split()))
+r = sorted(y / x for x, y in zip(a, b))
+print("%-9s quick look %s vs %s: cycles/frame ratio per run %.3f/%.3f/%.3f (min/med/max), "
+      "of the medians %.3f: rx rate x %.3f" % (mode, on, off, r[0], st.median(r), r[-1],
+      st.median(b) / st.median(a), st.median(a) / st.median(b)))
+# measured where it is paid: the rx lcore's cycles in ql_frame, per frame
+print("%-9s quick look %s: %.1f/%.1f/%.1f cycles per received frame in ql_frame "
+      "(min/med/max), %.1f%% of the median off run's %.0f cycles/frame (min run: %.1f%%)"
+      % (mode, on, q[0], st.median(q), q[-1], 100 * st.median(q) / st.median(a),
+         st.median(a), 100 * st.median(q) / min(a)))
+PY
+			fi
+			unset v qc
 		done
 	done
 done
-echo "# all runs: received = placed (account: received) = $FRAMES, 0 duplicate, 0 lost, 0 malformed" | tee -a "$RES"
+echo "# all runs: received = placed (account: received) = $FRAMES, 0 duplicate, 0 lost, 0 malformed; quick look (QL=$QL): sampled = ceil(frames / N) per stream" | tee -a "$RES"

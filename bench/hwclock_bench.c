@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HAVE_TSC 1
-#else
-#define HAVE_TSC 0
-#endif
 
 #include "hwclock.h"
 #include "tconv.h"
@@ -44,17 +38,6 @@ static const char *const vname[V_NVARIANT] = {
 
 static uint64_t ticks[NPKT];
 static int64_t out[NPKT];
-
-
-static uint64_t
-cycles(void)
-{
-#if HAVE_TSC
-	return __rdtsc();
-#else
-	return 0;
-#endif
-}
 
 /* One pass over the ticks; what the rx loop would do per burst. */
 static int64_t
@@ -88,7 +71,7 @@ pass(enum variant v, const struct hwclock_pub *pub)
 
 			if (hwclock_snapshot(pub, &cv) != 0)
 				abort();
-			t = hwclock_conv_ns(&cv, cycles());
+			t = hwclock_conv_ns(&cv, tsc_cycles());
 			for (j = i; j < i + BURST; j++) {
 				out[j] = t;
 				sum += out[j];
@@ -100,7 +83,7 @@ pass(enum variant v, const struct hwclock_pub *pub)
 			if (hwclock_snapshot(pub, &cv) != 0)
 				abort();
 			for (j = i; j < i + BURST; j++) {
-				out[j] = hwclock_conv_ns(&cv, cycles());
+				out[j] = hwclock_conv_ns(&cv, tsc_cycles());
 				sum += out[j];
 			}
 		}
@@ -157,7 +140,7 @@ main(int argc, char **argv)
 	}
 
 	printf("hwclock conversion, %u runs of %u passes over %d packets (bursts of %d)%s\n",
-	       nrun, passes, NPKT, BURST, HAVE_TSC ? "" : "; no TSC: cycles not measured");
+	       nrun, passes, NPKT, BURST, TCONV_HAVE_TSC ? "" : "; no TSC: cycles not measured");
 	printf("%-28s %8s %8s %8s   %8s %8s %8s\n", "per packet", "ns min", "median", "max",
 	       "cyc min", "median", "max");
 	for (v = 0; v < V_NVARIANT; v++) {
@@ -167,10 +150,10 @@ main(int argc, char **argv)
 			sink += pass((enum variant)v, pp);
 		for (r = 0; r < nrun; r++) {
 			t0 = (double)mono_ns();
-			c0 = cycles();
+			c0 = tsc_cycles();
 			for (p = 0; p < passes; p++)
 				sink += pass((enum variant)v, pp);
-			cyc[r] = (double)(cycles() - c0) / ((double)passes * NPKT);
+			cyc[r] = (double)(tsc_cycles() - c0) / ((double)passes * NPKT);
 			ns[r] = ((double)mono_ns() - t0) / ((double)passes * NPKT);
 		}
 		qsort(ns, nrun, sizeof(ns[0]), cmp_double);

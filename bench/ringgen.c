@@ -11,7 +11,7 @@
  *  --tx-port P: as a primary, send them on port P (e.g. a net_memif client
  *    joined to the capture or to dpdk-testpmd: the same input for both).
  *
- *   ringgen [EAL args] -- (--ring NAME | --tx-port P) --frames N
+ *   ringgen [EAL args] -- (--ring NAME | --tx-port P) --count N
  *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M]
  *  --pool M: mbufs in its pool; a capture in --zero-copy keeps what its
  *    rings hold, so give it more than that (rows x streams, all antennas).
@@ -40,7 +40,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "ring", 1, NULL, 'r' }, { "frames", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
+		{ "ring", 1, NULL, 'r' }, { "count", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
 		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
 		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
@@ -80,14 +80,14 @@ main(int argc, char **argv)
 		case 't': txport = atoi(optarg); break;
 		case 'p': pool = (unsigned int)strtoul(optarg, NULL, 10); break;
 		default:
-			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --frames N "
+			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M]\n");
 			return 2;
 		}
 	}
 	if ((ring == NULL) == (txport < 0) || frames == 0 || nq < 1 || nq > 16 || nant < 1 ||
 	    nant > 64) {
-		fprintf(stderr, "ringgen: --ring NAME or --tx-port P, and --frames N, are needed "
+		fprintf(stderr, "ringgen: --ring NAME or --tx-port P, and --count N, are needed "
 			"(queues 1..16)\n");
 		return 2;
 	}

@@ -17,7 +17,7 @@ trap 'rm -rf "$T"; rm -f /dev/hugepages/${P}*; rm -rf /var/run/dpdk/${P}*' EXIT
 command -v dpdk-testpmd >/dev/null || { echo "needs dpdk-testpmd (package dpdk)"; exit 1; }
 
 # 6 antennas x 4 groups x 2 threads x 50 frames: 2400 packets, 20 MB
-"$BUILD/app/codifgen" --frames 50 --pcap "$T/in.pcap" --quiet
+"$BUILD/app/codifgen" --count 50 --pcap "$T/in.pcap" --quiet
 VDEV="net_pcap0,rx_pcap=$T/in.pcap,infinite_rx=1"
 EAL_T="-l 0,1 --no-pci --no-huge -m 1024 --log-level=lib.eal:error"
 

@@ -746,7 +746,20 @@ unit_index(const struct unit *u, const struct cc_scan *s, unsigned int a, unsign
 	return 0;
 }
 
-/* Antenna names ant<i>, i by source address; output files opened. */
+/* The name --antenna-ip gives source ip, or NULL. */
+static const char *
+filter_name(const struct cc_filter *f, uint32_t ip)
+{
+	unsigned int i;
+
+	for (i = 0; f != NULL && i < f->nant; i++)
+		if (f->ant_ip[i] == ip && f->ant_name[i][0] != '\0')
+			return f->ant_name[i];
+	return NULL;
+}
+
+/* Antenna names: --antenna-ip's, else ant<i>, i by source address; output
+ * files opened. */
 static int
 plan_outputs(struct capture *c, const struct cc_scan *s)
 {
@@ -771,8 +784,8 @@ plan_outputs(struct capture *c, const struct cc_scan *s)
 		return -1;
 	}
 	if (n > 1 && c->o->antenna != NULL) {
-		snprintf(c->err, sizeof(c->err), "%s: %u antennas: --antenna needs a "
-			 "capture of one antenna", c->in, n);
+		snprintf(c->err, sizeof(c->err), "%s: %u antennas: --antenna-name needs a "
+			 "capture of one antenna (or --antenna to take one)", c->in, n);
 		return -1;
 	}
 	qsort(ips, n, sizeof(ips[0]), ip_cmp);
@@ -784,9 +797,13 @@ plan_outputs(struct capture *c, const struct cc_scan *s)
 		for (ai = 0; ips[ai] != ao->src; ai++)
 			;
 		snprintf(ao->name, sizeof(ao->name), "ant%u", ai);
-		/* one antenna: the input's own name for it (formats.md), if it
-		 * has one; several: each by its place among the sources */
-		names_of(c->o, c->in, n == 1 ? NULL : ao->name, prefix, ant);
+		/* its --antenna-ip NAME; else one antenna: the input's own name
+		 * for it (formats.md), if it has one; several: each by its
+		 * place among the sources */
+		if (filter_name(c->o->filter, ao->src) != NULL)
+			names_of(c->o, c->in, filter_name(c->o->filter, ao->src), prefix, ant);
+		else
+			names_of(c->o, c->in, n == 1 ? NULL : ao->name, prefix, ant);
 		for (i = 0; i < ao->nu; i++) {
 			struct unit *u = &ao->u[i];
 

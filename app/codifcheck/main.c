@@ -83,6 +83,8 @@ struct opts {
 	struct cc_check_opts chk;
 	struct cc_conv_opts conv;
 	struct cc_filter filter;
+	const char *select;   /* --antenna: among the --antenna-ip antennas */
+	bool check_only;      /* --check-config */
 	bool have_to;
 	bool outdir_set;
 	int first;        /* the first FILE in argv (after the options) */
@@ -129,7 +131,7 @@ set_prefix(const struct opt_arg *a, char *err, size_t errlen)
 }
 
 static int
-set_antenna(const struct opt_arg *a, char *err, size_t errlen)
+set_antenna_name(const struct opt_arg *a, char *err, size_t errlen)
 {
 	((struct opts *)a->obj)->conv.antenna = a->val;
 	return name_part(a->opt, a->val, false, err, errlen);
@@ -187,7 +189,8 @@ set_filter(const struct opt_arg *a, char *err, size_t errlen)
 		return n;
 	for (i = 0; i < n && rc == 0; i++) {
 		if (ant)
-			rc = parse_ipv4(a->opt, items[i], &f->ant_ip[i], err, errlen);
+			rc = parse_antenna_ip(a->opt, items[i], &f->ant_ip[i], f->ant_name[i],
+					      sizeof(f->ant_name[i]), err, errlen);
 		else
 			rc = parse_ipv4_port(a->opt, items[i], &f->group[i].ip,
 					     &f->group[i].port, err, errlen);
@@ -241,9 +244,10 @@ static const struct opt_def convert_opts[] = {
 	 .help = "directory for named outputs"},
 	{"prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "the input's, else ibvcap",
 	 .set = set_prefix, .help = "name prefix"},
-	{"antenna", .kind = OPT_CUSTOM, .metavar = "NAME", .set = set_antenna,
-	 .def = "the input's or the index's, else ant<i> with i by source address",
-	 .help = "antenna name"},
+	{"antenna-name", .kind = OPT_CUSTOM, .metavar = "NAME", .set = set_antenna_name,
+	 .def = "--antenna-ip's NAME, the input's or the index's, else ant<i> with i by source "
+		"address",
+	 .help = "the antenna part of output file names"},
 	{"src", .kind = OPT_IPV4, .metavar = "IP", OPT_AT(O, conv.src),
 	 .help = "codif -> pcap/raw: source address"},
 	{"dst", .kind = OPT_CUSTOM, .metavar = "IP:PORT", .set = set_dst,
@@ -274,12 +278,19 @@ static const struct opt_def common_opts[] = {
 	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, chk.tl.max_gap_ns),
 	 .help = "a confirmed jump ahead of at most T is loss; more is a resync: a new "
 		 "segment (convert: a new file), never placeholders"},
-	{"antenna-ip", .kind = OPT_CUSTOM, .metavar = "IP[,IP..]", .set = set_filter,
+	{"antenna-ip", .kind = OPT_CUSTOM, .metavar = "IP[=NAME][,...]", .set = set_filter,
 	 .def = "every IPv4 source is: name them when the capture holds other traffic",
 	 .help = "captures: only these sources are antennas; the rest counts as from no "
-		 "antenna, as in the capture program"},
+		 "antenna, as in the capture program; NAME (default ant<i>) names convert's "
+		 "outputs and --antenna takes it"},
+	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all", OPT_PTR(O, select),
+	 .help = "captures: only these of the --antenna-ip antennas (names or indices); the "
+		 "others count as from no antenna"},
 	{"group", .kind = OPT_CUSTOM, .metavar = "IP:PORT[,...]", .set = set_filter,
 	 .help = "captures: only these destinations are groups"},
+	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, OPT_AT(O, check_only),
+	 .help = "check the options, print the effective configuration and exit 0, or exit 2 "
+		 "naming the option; no FILE is read (nor needed)"},
 	{ .name = NULL },
 };
 #undef O
@@ -328,6 +339,42 @@ help_cmd(const struct opt_arg *a, char *err, size_t errlen)
 	return 1;
 }
 
+/* --antenna A[,A...]: the filter keeps only those of its antennas. */
+static int
+select_filter(struct cc_filter *f, const char *list, char *err, size_t errlen)
+{
+	const char *names[ACCT_MAX_ANTENNAS];
+	char dflt[ACCT_MAX_ANTENNAS][16];
+	uint64_t mask;
+	unsigned int i, k = 0;
+	int rc;
+
+	if (f->nant == 0) {
+		snprintf(err, errlen, "--antenna '%s': selects among the --antenna-ip antennas: "
+			 "give them (e.g. --antenna-ip 10.17.0.211=ak01,10.17.0.212=ak02); an "
+			 "output file's antenna name is --antenna-name", list);
+		return -EINVAL;
+	}
+	for (i = 0; i < f->nant; i++) {
+		snprintf(dflt[i], sizeof(dflt[i]), "ant%u", i);
+		names[i] = f->ant_name[i][0] != '\0' ? f->ant_name[i] : dflt[i];
+	}
+	rc = parse_antenna_select("--antenna", list, names, f->nant, &mask, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < f->nant; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		/* the kept antenna keeps its name: ant<i> of the whole list */
+		f->ant_ip[k] = f->ant_ip[i];
+		if (names[i] == dflt[i] || k != i)
+			snprintf(f->ant_name[k], sizeof(f->ant_name[k]), "%s", names[i]);
+		k++;
+	}
+	f->nant = k;
+	return 0;
+}
+
 /* @return 0, 1 (help printed: exit 0) or -1 (error printed: exit 2). */
 static int
 parse_args(int cmd, int argc, char **argv, struct opts *o)
@@ -348,6 +395,14 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 		fprintf(stderr, "codifcheck %s: --window, --reorder-window, --confirm, "
 			"--max-gap: %s\n", cmd_name[cmd], err);
 		return -1;
+	}
+	if (o->select != NULL && select_filter(&o->filter, o->select, err, sizeof(err)) != 0) {
+		fprintf(stderr, "codifcheck %s: %s\n", cmd_name[cmd], err);
+		return -1;
+	}
+	if (o->check_only) {
+		opt_print(&cmds[cmd], o, stdout);
+		return 1;
 	}
 	if (o->first >= argc) {
 		fprintf(stderr, "codifcheck %s: no FILE given (try codifcheck %s --help)\n",

@@ -126,6 +126,7 @@ typedef int (*cc_frame_cb)(void *ctx, const struct cc_frame_ev *ev);
 struct cc_filter {
 	unsigned int nant, ngroup;    /**< 0: any */
 	uint32_t ant_ip[ACCT_MAX_ANTENNAS];
+	char ant_name[ACCT_MAX_ANTENNAS][ACCT_NAME_LEN]; /**< --antenna-ip IP=NAME, or "" */
 	struct acct_group group[ACCT_MAX_GROUPS];
 };
 

@@ -49,6 +49,9 @@ struct opts {
 	bool tx_drop;
 	unsigned int nb_mbufs;
 	uint64_t linger_ns;
+	char ant_name[GEN_MAX_ANTENNAS][32]; /* --antenna-ip IP=NAME, else "" (ant<i>) */
+	const char *select;                  /* --antenna, resolved after the layout */
+	bool check_only;                     /* --check-config */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -68,7 +71,7 @@ struct pargs {
 	bool ant_base_set, group_base_set;
 	unsigned int ant_count, group_count;
 	uint32_t ant_base, group_base;
-	uint16_t port_base;
+	uint16_t udp_port_base;
 	int map_kind;
 };
 
@@ -90,7 +93,7 @@ defaults(void *obj, void *ctx)
 		pa->ant_base = o->cfg.ant_ip[0];
 		pa->group_count = o->cfg.ngroup;
 		pa->group_base = o->cfg.group[0].ip;
-		pa->port_base = o->cfg.group[0].port;
+		pa->udp_port_base = o->cfg.group[0].port;
 	}
 }
 
@@ -166,7 +169,8 @@ set_map(const struct opt_arg *a, char *err, size_t errlen)
 static int
 set_antenna_ip(const struct opt_arg *a, char *err, size_t errlen)
 {
-	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
+	struct opts *o = a->obj;
+	struct gen_cfg *c = &o->cfg;
 	char *items[GEN_MAX_ANTENNAS], *store;
 	int n = parse_list(a->opt, a->val, ',', items, GEN_MAX_ANTENNAS, &store, err, errlen);
 	int i, rc = 0;
@@ -174,7 +178,8 @@ set_antenna_ip(const struct opt_arg *a, char *err, size_t errlen)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && rc == 0; i++)
-		rc = parse_ipv4(a->opt, items[i], &c->ant_ip[i], err, errlen);
+		rc = parse_antenna_ip(a->opt, items[i], &c->ant_ip[i], o->ant_name[i],
+				      sizeof(o->ant_name[i]), err, errlen);
 	c->nant = (unsigned int)n;
 	((struct pargs *)a->ctx)->ant_ip = true;
 	free(store);
@@ -208,24 +213,9 @@ set_group(const struct opt_arg *a, char *err, size_t errlen)
 }
 
 static int
-set_select(const struct opt_arg *a, char *err, size_t errlen)
+set_signal(const struct opt_arg *a, char *err, size_t errlen)
 {
-	struct gen_cfg *c = &((struct opts *)a->obj)->cfg;
-	char *items[GEN_MAX_ANTENNAS], *store;
-	int n = parse_list(a->opt, a->val, ',', items, GEN_MAX_ANTENNAS, &store, err, errlen);
-	int i, rc = 0;
-	uint64_t v;
-
-	if (n < 0)
-		return n;
-	c->select = 0;
-	for (i = 0; i < n && rc == 0; i++) {
-		rc = parse_u64(a->opt, items[i], 0, GEN_MAX_ANTENNAS - 1, &v, err, errlen);
-		if (rc == 0)
-			c->select |= 1ULL << v;
-	}
-	free(store);
-	return rc;
+	return gen_signal_parse(a->val, &((struct opts *)a->obj)->cfg, err, errlen);
 }
 
 static int
@@ -277,6 +267,18 @@ set_event(const struct opt_arg *a, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+print_tx_port(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, FILE *f)
+{
+	const struct opts *o = obj;
+
+	(void)cmd;
+	if (o->dpdk)
+		fprintf(f, "%s = %u\n", d->name, o->tx_port);
+	else
+		opt_print_note(d, f, "none");
+}
+
 static const struct opt_section sections[] = {
 	{ .name = "output", .title = "Output", .intro = "at least one of --pcap, --socket, "
 	  "--tx-port" },
@@ -320,6 +322,7 @@ static const struct opt_def long_opts[] = {
 		 "address (paced)"},
 	{"tx-port", .kind = OPT_UINT, .section = "output", .metavar = "N", .min = 0,
 	 .max = RTE_MAX_ETHPORTS - 1, .unset = "none", OPT_AT(O, tx_port), OPT_SEEN(O, dpdk),
+	 .print = print_tx_port,
 	 .help = "send on DPDK port N (EAL options before '--', e.g. --vdev "
 		 "net_pcap0,tx_pcap=F or net_memif)"},
 	{"truth", .kind = OPT_PATH, .section = "output", .metavar = "FILE",
@@ -332,8 +335,10 @@ static const struct opt_def long_opts[] = {
 	{"antenna-base", .kind = OPT_IPV4, .section = "layout", .metavar = "IP",
 	 OPT_CTX(A, ant_base), OPT_SEEN(A, ant_base_set),
 	 .help = "first source IPv4, the others follow"},
-	{"antenna-ip", .kind = OPT_CUSTOM, .section = "layout", .metavar = "IP[,IP..]",
-	 .set = set_antenna_ip, .help = "explicit source IPv4s (sets --antennas)"},
+	{"antenna-ip", .kind = OPT_CUSTOM, .section = "layout", .metavar = "IP[=NAME][,...]",
+	 .set = set_antenna_ip,
+	 .help = "explicit antennas: source IPv4s (sets --antennas); NAME for --antenna "
+		 "(default ant<i>)"},
 	{"threads", .kind = OPT_UINT, .section = "layout", .metavar = "N", .min = 1,
 	 .max = GEN_MAX_THREADS, OPT_AT(O, cfg.nthread),
 	 .help = "threads per antenna and group"},
@@ -343,18 +348,25 @@ static const struct opt_def long_opts[] = {
 	{"group-base", .kind = OPT_IPV4, .flags = OPT_F_MCAST, .section = "layout",
 	 .metavar = "IP", OPT_CTX(A, group_base), OPT_SEEN(A, group_base_set),
 	 .help = "first group, the others follow"},
-	{"port-base", .kind = OPT_UINT, .section = "layout", .metavar = "PORT", .min = 1,
-	 .max = 65535, OPT_CTX(A, port_base), .help = "UDP port of the first group, +1 per group"},
+	{"udp-port-base", .kind = OPT_UINT, .section = "layout", .metavar = "PORT", .min = 1,
+	 .max = 65535, OPT_CTX(A, udp_port_base), .help = "UDP port of the first group, +1 per group"},
 	{"group", .kind = OPT_CUSTOM, .section = "layout", .metavar = "IP:PORT[,...]",
 	 .set = set_group, .help = "explicit groups (sets --groups)"},
 	{"map", .kind = OPT_CUSTOM, .section = "layout", .metavar = "all|rr|A:G+G,...",
 	 .def = "all", .set = set_map,
 	 .help = "which antenna sends to which groups: all, rr (antenna a to group a mod "
 		 "groups), or a list of antenna:groups (indices), e.g. 0:0+1,1:2+3"},
-	{"select", .kind = OPT_CUSTOM, .section = "layout", .metavar = "A[,A...]",
-	 .set = set_select,
-	 .help = "emit only these antennas (indices); the same fates as a run of all, so N "
-		 "senders make one whole run"},
+	{"antenna", .kind = OPT_STRING, .section = "layout", .metavar = "A[,A...]",
+	 .def = "all", OPT_PTR(O, select),
+	 .help = "emit only these antennas (names or indices); the same fates as a run of "
+		 "all, so N senders make one whole run"},
+	{"signal", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "stream",
+	 .metavar = "A:LEVEL", .set = set_signal,
+	 .help = "antenna A's data: Gaussian noise of RMS LEVEL (steps of the encoding, "
+		 "e.g. 3.5, or a power in dB, e.g. 10dB), dead (every sample zero) or "
+		 "saturated (the extreme codes), in the encoding of --nbits/--real/--complex; "
+		 "the truth gets its expected quick-look figures (default: the deterministic "
+		 "pattern that codifcheck --pattern verifies)"},
 	{"data-bytes", .kind = OPT_CUSTOM, .section = "stream", .metavar = "N", .min = 8,
 	 .max = 65536 - 64 - 28, .mult = 8, .unit = "bytes", .def = "8192",
 	 .set = set_data_bytes, .help = "data bytes per frame, a multiple of 8"},
@@ -383,12 +395,13 @@ static const struct opt_def long_opts[] = {
 	{"epoch", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 0, .max = 255,
 	 .def = "from --start", OPT_AT(O, cfg.tmpl.epoch), OPT_SEEN(O, epoch_set),
 	 .help = "reference epoch in half-years since 2000"},
-	{"frames", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 2,
+	{"count", .kind = OPT_UINT, .section = "stream", .metavar = "N", .min = 2,
 	 .max = UINT32_MAX, OPT_AT(O, cfg.frames), OPT_SEEN(O, frames_set),
-	 .help = "frames per stream"},
-	{"duration", .kind = OPT_DURATION, .section = "stream", .metavar = "T", .min = 1000,
-	 .max = 86400ULL * 1000000000ULL, .unset = "none", OPT_AT(O, duration_ns),
-	 .help = "frames per stream = T of CODIF time (e.g. 2s)"},
+	 .help = "stop after N frames per stream"},
+	{"data-duration", .kind = OPT_DURATION, .section = "stream", .metavar = "T",
+	 .min = 1000, .max = 86400ULL * 1000000000ULL, .unset = "none", OPT_AT(O, duration_ns),
+	 .help = "frames per stream = T of CODIF (data) time, e.g. 2s; not wall time, which "
+		 "--rate-fps/--rate-gbps set"},
 	{"rate-fps", .kind = OPT_DOUBLE, .section = "rate", .metavar = "F", .dmin = 0, .dmax = 1e9,
 	 .def = "real time, as the CODIF times say", OPT_AT(O, rate_fps),
 	 .help = "frames per second per stream (0 = as fast as possible)"},
@@ -446,6 +459,16 @@ static const struct opt_def long_opts[] = {
 	{"tx-drop", .kind = OPT_FLAG, .section = "dpdk", OPT_AT(O, tx_drop),
 	 .help = "drop what a full tx ring refuses, as a NIC would (counted; the truth is then "
 		 "not exact): for load tests against a capture that falls behind"},
+	/* names this program had: refused, naming the new one */
+	{"frames", .flags = OPT_F_GONE, .alias_of = "count"},
+	{"duration", .flags = OPT_F_GONE, .alias_of = "data-duration",
+	 .help = "--data-duration (CODIF time; --duration means wall time)"},
+	{"select", .flags = OPT_F_GONE, .alias_of = "antenna"},
+	{"port-base", .flags = OPT_F_GONE, .alias_of = "udp-port-base"},
+	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, OPT_AT(O, check_only),
+	 .help = "check the options and the stream they make, print the effective "
+		 "configuration and exit 0, or exit 1 naming the option; sends and writes "
+		 "nothing, and EAL is not started"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = opt_act_help,
 	 .help = "this text"},
 	{ .name = NULL },
@@ -512,7 +535,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (!pa.group_list) {
 		for (i = 0; i < c->ngroup; i++) {
 			c->group[i].ip = pa.group_base + i;
-			c->group[i].port = (uint16_t)(pa.port_base + i);
+			c->group[i].port = (uint16_t)(pa.udp_port_base + i);
 		}
 	} else if (pa.group_base_set) {
 		fprintf(stderr, "codifgen: --group-base and --group exclude each other\n");
@@ -548,10 +571,19 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 	}
-	if (c->nant < 64 && (c->select >> c->nant) != 0) {
-		fprintf(stderr, "codifgen: --select: antenna index beyond the %u antennas\n",
-			c->nant);
-		return -1;
+	if (o->select != NULL) {
+		const char *names[GEN_MAX_ANTENNAS];
+		char dflt[GEN_MAX_ANTENNAS][16];
+
+		for (i = 0; i < c->nant; i++) {
+			snprintf(dflt[i], sizeof(dflt[i]), "ant%u", i);
+			names[i] = o->ant_name[i][0] != '\0' ? o->ant_name[i] : dflt[i];
+		}
+		if (parse_antenna_select("--antenna", o->select, names, c->nant, &c->select, err,
+					 sizeof(err)) != 0) {
+			fprintf(stderr, "codifgen: %s\n", err);
+			return -1;
+		}
 	}
 	if (!o->epoch_set)
 		c->tmpl.epoch = (uint8_t)codif_epoch_for_unix(c->start_ns / 1000000000LL);
@@ -559,13 +591,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		uint64_t fpp, fns;
 
 		if (o->frames_set) {
-			fprintf(stderr, "codifgen: --frames and --duration exclude each other\n");
+			fprintf(stderr, "codifgen: --count and --data-duration exclude each other\n");
 			return -1;
 		}
 		fpp = codif_frames_per_period(&c->tmpl);
 		fns = codif_frame_ns(&c->tmpl);
 		if (fpp == 0 || fns == 0) {
-			fprintf(stderr, "codifgen: --duration: stream parameters give no "
+			fprintf(stderr, "codifgen: --data-duration: stream parameters give no "
 				"whole frames per period\n");
 			return -1;
 		}
@@ -592,6 +624,20 @@ parse_args(int argc, char **argv, struct opts *o)
 					gen_fault_name(l2[i]));
 				return -1;
 			}
+	}
+	if (c->sig_mask != 0) {
+		struct codif_signal_enc e;
+
+		if (c->sig_mask >> c->nant != 0) {
+			fprintf(stderr, "codifgen: --signal: antenna %d of %u antennas (0..%u)\n",
+				63 - __builtin_clzll(c->sig_mask), c->nant, c->nant - 1);
+			return -1;
+		}
+		if (codif_signal_enc_init(&e, &c->tmpl, err, sizeof(err)) != 0) {
+			fprintf(stderr, "codifgen: --signal: %s (nbits 1, 2, 4, 8, 16 or 32)\n",
+				err);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -738,7 +784,7 @@ sock_open(struct out_sock *os, const struct gen_cfg *c)
 			fprintf(stderr,
 				"codifgen: antenna %u: cannot bind to source %s: %s "
 				"(the address must be on an interface of this host or "
-				"namespace: ip addr add, or choose --antenna-ip/--select)\n",
+				"namespace: ip addr add, or choose --antenna-ip/--antenna)\n",
 				a, ipv4_str(c->ant_ip[a], ip, sizeof(ip)), strerror(errno));
 			return -1;
 		}
@@ -1049,6 +1095,15 @@ main(int argc, char **argv)
 			eal_args = i;
 			break;
 		}
+	for (i = eal_args + 1; eal_args > 0 && i < argc; i++)
+		if (strcmp(argv[i], "--check-config") == 0) {
+			/* parse only: no EAL, the EAL arguments not looked at */
+			argv[eal_args] = argv[0];
+			argc -= eal_args;
+			argv += eal_args;
+			eal_args = -1;
+			break;
+		}
 	if (eal_args > 0) {
 		int n = rte_eal_init(argc, argv);
 
@@ -1062,6 +1117,15 @@ main(int argc, char **argv)
 	}
 	if (parse_args(argc, argv, &o) != 0)
 		goto out_eal;
+	if (o.check_only) {
+		if (gen_init(&g, &o.cfg) != 0) {
+			fprintf(stderr, "codifgen: %s\n", g.err);
+			return 1;
+		}
+		gen_free(&g);
+		opt_print(&gen_cmd, &o, stdout);
+		return 0;
+	}
 	if (o.dpdk && eal_args == 0) {
 		fprintf(stderr, "codifgen: --tx-port needs EAL options before '--' "
 			"(e.g. codifgen --no-pci --vdev net_pcap0,tx_pcap=out.pcap -- --tx-port 0 ...)\n");

@@ -21,6 +21,7 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include "fmt_name.h"
 #include "fmt_pcap.h"
 #include "json.h"
 #include "opt.h"
@@ -52,6 +53,8 @@ struct dopts {
 	uint32_t ring_size;
 	uint32_t nb_mbufs;
 	double max_rate;       /* frames per second written, 0 = no limit */
+	bool check_only;       /* --check-config */
+	char eal_prefix[128];  /* --file-prefix among the EAL arguments (they win) */
 	int eal_argc;
 	char **eal_argv;
 };
@@ -94,6 +97,13 @@ set_prefix(const struct opt_arg *a, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+print_prefix(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, FILE *f)
+{
+	(void)cmd;
+	fprintf(f, "%s = %s\n", d->name, ((const struct dopts *)obj)->prefix);
+}
+
 static int
 set_queue(const struct opt_arg *a, char *err, size_t errlen)
 {
@@ -116,7 +126,8 @@ static const char *const source_names[] = { "buffers", "pdump", NULL };
 #define O struct dopts
 static const struct opt_def lopts[] = {
 	{"file-prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "rte",
-	 .set = set_prefix, .help = "the primary's EAL --file-prefix"},
+	 .set = set_prefix, .print = print_prefix,
+	 .help = "the primary's EAL --file-prefix (or give it among EAL-ARGS)"},
 	{"write", .kind = OPT_STRING, .metavar = "FORMAT:DIR[,key=value...]", OPT_AT(O, spec),
 	 OPT_SEEN(O, have_spec),
 	 .help = "raw | codif | pcap into DIR; keys:\n"
@@ -126,6 +137,8 @@ static const struct opt_def lopts[] = {
 		 "  snaplen=N         pcap bytes per packet (65535)\n"
 		 "  all=yes           pcap: every antenna in one file\n"
 		 "  direct=no         no O_DIRECT (default: where possible)\n"
+		 "  io=sync           one write at a time (default uring: O_DIRECT\n"
+		 "                    writes in flight through io_uring)\n"
 		 "  oldest=yes        start at the oldest frame in the ring\n"
 		 "  count=N           stop after N frames\n"
 		 "  buffer=SIZE       staging per file (8M; at least two rows)"},
@@ -162,6 +175,9 @@ static const struct opt_def lopts[] = {
 	 .max = 1u << 24, OPT_AT(O, ring_size), .help = "pdump: ring of packet copies"},
 	{"mbufs", .kind = OPT_UINT, .metavar = "N", .min = 64, .max = 1u << 24,
 	 OPT_AT(O, nb_mbufs), .help = "pdump: mbufs for copies"},
+	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, OPT_AT(O, check_only),
+	 .help = "check the options (and --write's directory), print the effective "
+		 "configuration and exit 0, or exit 1 naming the option; attaches to nothing"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = opt_act_help,
 	 .help = "this text"},
 	{ .name = NULL },
@@ -171,13 +187,16 @@ static const struct opt_def lopts[] = {
 static const struct opt_cmd dump_cmd = {
 	.prog = "dpdk-ibvcap-dump",
 	.usage =
-"Usage: dpdk-ibvcap-dump --file-prefix PREFIX --write FORMAT:DIR[,key=value...] [options]\n"
-"  or:  dpdk-ibvcap-dump --file-prefix PREFIX --source pdump --port P [--queue Q] "
-"--write pcap:DIR[,...] [options] [-- EAL-ARGS]\n",
+"Usage: dpdk-ibvcap-dump [EAL-ARGS --] --file-prefix PREFIX --write FORMAT:DIR[,key=value...]\n"
+"           [options]\n"
+"  or:  dpdk-ibvcap-dump [EAL-ARGS --] --file-prefix PREFIX --source pdump --port P\n"
+"           [--queue Q] --write pcap:DIR[,...] [options]\n",
 	.about =
 "Save a running dpdk-ibvcap's per-antenna buffers to files (a DPDK secondary\n"
 "process: EAL arguments are built for you, as dpdk-dumpcap does; EAL-ARGS\n"
-"after '--' are added after everything else). Several may run at once, each\n"
+"before '--', as dpdk-ibvcap and codifgen take them, are added after those\n"
+"and win: '--file-prefix P --' there is the same as --file-prefix P, and\n"
+"-l there overrides --lcore). Several may run at once, each\n"
 "with its own cursor; a writer that falls behind the ring loses frames with\n"
 "an exact count, the capture never waits for it.\n",
 	.epilog =
@@ -191,20 +210,58 @@ static const struct opt_cmd dump_cmd = {
 	.obj_size = sizeof(struct dopts),
 };
 
+/* EAL-ARGS -- OPTIONS: the EAL arguments before "--" (none without one);
+ * their --file-prefix is the primary's. An option of ours before "--" is
+ * the old order: refused, saying the order. */
+static int
+split_eal(int *argc, char ***argv, struct dopts *o)
+{
+	int i, k;
+
+	for (i = 1; i < *argc && strcmp((*argv)[i], "--") != 0; i++)
+		;
+	if (i == *argc)
+		return 0;
+	for (k = 1; k < i; k++) {
+		const char *a = (*argv)[k];
+		const struct opt_def *d;
+		char name[64];
+
+		if (strncmp(a, "--file-prefix", 13) == 0 && (a[13] == '=' || a[13] == '\0')) {
+			const char *v = a[13] == '=' ? a + 14 : k + 1 < i ? (*argv)[k + 1] : "";
+
+			if (*v != '\0' && strlen(v) < sizeof(o->eal_prefix))
+				str_copy(o->eal_prefix, sizeof(o->eal_prefix), v);
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(a + 2, "="), a + 2);
+		d = opt_find(&dump_cmd, name);
+		if (d != NULL) {
+			fprintf(stderr, "dpdk-ibvcap-dump: '%s' before '--': EAL arguments go "
+				"before '--', this program's options after it (dpdk-ibvcap-dump "
+				"[EAL-ARGS --] OPTIONS)\n", a);
+			return -1;
+		}
+	}
+	o->eal_argc = i - 1;
+	o->eal_argv = *argv + 1;
+	(*argv)[i] = (*argv)[0]; /* the options, with the program's name first */
+	*argv += i;
+	*argc -= i;
+	return 0;
+}
+
 static int
 parse(int argc, char **argv, struct dopts *o)
 {
 	char err[ERRLEN];
-	int i, rc;
+	int rc;
 
 	defaults(o, NULL);
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			o->eal_argc = argc - i - 1;
-			o->eal_argv = argv + i + 1;
-			argc = i;
-			break;
-		}
+	if (split_eal(&argc, &argv, o) != 0)
+		return -1;
 	rc = opt_parse_argv(&dump_cmd, o, NULL, argc, argv, NULL, err, sizeof(err));
 	if (rc > 0)
 		exit(0); /* --help */
@@ -212,6 +269,8 @@ parse(int argc, char **argv, struct dopts *o)
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
 		return -1;
 	}
+	if (o->eal_prefix[0] != '\0') /* EAL's, after ours, is the one taken */
+		str_copy(o->prefix, sizeof(o->prefix), o->eal_prefix);
 	if (!o->have_spec) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write FORMAT:DIR is required (see --help)\n");
 		return -1;
@@ -232,50 +291,21 @@ parse(int argc, char **argv, struct dopts *o)
 	return 0;
 }
 
-/* Antenna selection: names or indices; 0 = none matched (error set). */
+/* Antenna selection (--antenna): names or indices of this capture's
+ * antennas; 0 = none matched (error set). */
 static uint64_t
 select_antennas(const struct shm_view *v, const char *list, char *err, size_t len)
 {
-	char *items[64], *store;
-	uint64_t mask = 0;
-	int n, i;
+	const char *names[64];
+	uint64_t mask;
 	unsigned int a;
 
 	if (list[0] == '\0')
 		return v->nant == 64 ? ~0ULL : (1ULL << v->nant) - 1;
-	n = parse_list("--antenna", list, ',', items, 64, &store, err, len);
-	if (n < 0)
+	for (a = 0; a < v->nant && a < 64; a++)
+		names[a] = v->ctl->ant[a].name;
+	if (parse_antenna_select("--antenna", list, names, v->nant, &mask, err, len) != 0)
 		return 0;
-	for (i = 0; i < n; i++) {
-		uint64_t idx;
-		bool found = false;
-
-		for (a = 0; a < v->nant; a++)
-			if (strcmp(items[i], v->ctl->ant[a].name) == 0) {
-				mask |= 1ULL << a;
-				found = true;
-			}
-		if (!found && parse_u64("--antenna", items[i], 0, v->nant ? v->nant - 1 : 0, &idx,
-					NULL, 0) == 0 && v->nant > 0) {
-			mask |= 1ULL << idx;
-			found = true;
-		}
-		if (!found) {
-			size_t off = 0;
-
-			off += (size_t)snprintf(err + off, len - off,
-						"--antenna: '%s': expected an antenna name or index "
-						"of this capture (", items[i]);
-			for (a = 0; a < v->nant && off < len; a++)
-				off += (size_t)snprintf(err + off, len - off, "%s%u=%s", a ? ", " : "",
-							a, v->ctl->ant[a].name);
-			if (off < len)
-				snprintf(err + off, len - off, ")");
-			free(store);
-			return 0;
-		}
-	}
-	free(store);
 	return mask;
 }
 
@@ -500,6 +530,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 struct tap {
 	struct fmt_sink f;
 	bool open;
+	uint64_t opened;         /* files opened */
 	int64_t t0;              /* monotonic time it was opened */
 	struct wr_stats st;
 	struct fmt_tally closed; /* what the files closed so far hold */
@@ -542,19 +573,25 @@ tap_open(struct tap *t, const struct wr_opts *wo, uint16_t port, uint32_t queue,
 		.snaplen = wo->snaplen,
 	};
 	char ant[64], path[PATH_MAX];
-	int rc;
+	int rc, tries = 0;
 
 	if (queue == RTE_PDUMP_ALL_QUEUES)
 		snprintf(ant, sizeof(ant), "port%u", port);
 	else
 		snprintf(ant, sizeof(ant), "port%uq%u", port, queue);
-	rc = wr_file_name(path, sizeof(path), wo, ant, ts, "pcap");
-	if (rc != 0) {
-		snprintf(err, len, "file name too long");
-		return rc;
-	}
-	rc = fmt_open(&t->f, FMT_PCAP, path, &fo, NULL, err, len);
+	/* two of its files can begin with frames of one time (other streams'
+	 * frames of that time, a duplicate): a later one takes the next free
+	 * ns; its first file never replaces one (as the buffer writers) */
+	do {
+		rc = wr_file_name(path, sizeof(path), wo, ant, ts++, "pcap");
+		if (rc != 0) {
+			snprintf(err, len, "file name too long");
+			return rc;
+		}
+		rc = fmt_open(&t->f, FMT_PCAP, path, &fo, NULL, err, len);
+	} while (rc == -EEXIST && t->opened > 0 && ++tries < 1000);
 	if (rc == 0) {
+		t->opened++;
 		t->open = true;
 		t->t0 = mono_ns();
 	}
@@ -578,8 +615,18 @@ tap_write(struct tap *t, const struct dopts *o, const struct wr_opts *wo, struct
 		if (rc != 0)
 			return -rc;
 	}
-	if (!t->open && (rc = tap_open(t, wo, o->port, o->queue, ts, err, len)) != 0)
-		return -rc;
+	if (!t->open) {
+		/* named by its first packet's frame time (docs/formats.md: one
+		 * clock in every file name), arrival only where it carries none */
+		uint8_t head[256];
+		uint32_t hl = plen < sizeof(head) ? plen : (uint32_t)sizeof(head);
+		const uint8_t *h = rte_pktmbuf_read(m, 0, hl, head);
+
+		rc = tap_open(t, wo, o->port, o->queue,
+			      h != NULL ? fmt_name_time(h, hl, plen, ts) : ts, err, len);
+		if (rc != 0)
+			return -rc;
+	}
 	p = fmt_pcap_record(&t->f, ts, cap, plen);
 	if (p == NULL) {
 		rc = fio_error(&t->f.f) ? fio_error(&t->f.f) : EIO;
@@ -824,6 +871,14 @@ main(int argc, char **argv)
 	}
 	if (o.count)
 		wo.count = o.count;
+	if (o.check_only) {
+		opt_print(&dump_cmd, &o, stdout);
+		printf("# EAL arguments after the built ones:");
+		for (i = 0; i < o.eal_argc; i++)
+			printf(" %s", o.eal_argv[i]);
+		printf("%s\n", o.eal_argc ? "" : " none");
+		return 0;
+	}
 	/* our own EAL arguments, as dpdk-dumpcap builds its */
 	snprintf(lc, sizeof(lc), "%u", o.lcore);
 	snprintf(pf, sizeof(pf), "--file-prefix=%s", o.prefix);

@@ -262,15 +262,11 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	struct opt_arg a;
 	int rc;
 
-	if (d->alias_of != NULL) {
-		char note[2 * NAME_MAX_LEN + 40];
-
-		snprintf(note, sizeof(note), "--%s is an old name: use --%s", d->name,
-			 d->alias_of);
-		if (cmd->note != NULL)
-			cmd->note(cmd, note);
-		else
-			fprintf(stderr, "%s: %s\n", cmd->prog, note);
+	if (d->flags & OPT_F_GONE)
+		return err_set(err, errlen, -ENOENT, "--%s: renamed: use %s%s", d->name,
+			    d->help != NULL ? "" : "--", d->help != NULL ? d->help : d->alias_of);
+	if (d->alias_of != NULL && d->set == NULL) {
+		opt_note(cmd, "--%s is an old name: use --%s", d->name, d->alias_of);
 		d = target(cmd, d);
 	}
 	snprintf(opt, sizeof(opt), "--%s", d->name);
@@ -280,12 +276,29 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	a.val = val;
 	a.obj = obj;
 	a.ctx = ctx;
-	if (val == NULL && has_value(d))
+	if (val == NULL && has_value(target(cmd, d)))
 		return err_set(err, errlen, -EINVAL, "%s: expected a value", opt);
+	if (d->alias_of != NULL) /* an old form: its .set notes and translates */
+		return d->set(&a, err, errlen);
 	rc = set_value(&a, where(d, obj, ctx, d->off), err, errlen);
 	if (rc == 0 && d->seen != 0)
 		*(bool *)where(d, obj, ctx, d->seen - 1) = true;
 	return rc;
+}
+
+void
+opt_note(const struct opt_cmd *cmd, const char *fmt, ...)
+{
+	char note[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	if (cmd->note != NULL)
+		cmd->note(cmd, note);
+	else
+		fprintf(stderr, "%s: %s\n", cmd->prog, note);
 }
 
 void
@@ -739,7 +752,7 @@ help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, co
 static bool
 in_help(const struct opt_def *d)
 {
-	return !(d->flags & OPT_F_HIDDEN) && d->alias_of == NULL;
+	return !(d->flags & (OPT_F_HIDDEN | OPT_F_GONE)) && d->alias_of == NULL;
 }
 
 static bool
@@ -837,10 +850,14 @@ opt_help(const struct opt_cmd *cmd, FILE *f)
 	fprintf(f, "      --%-*s the version of this program and of DPDK\n", HELP_COL - 9,
 		"version");
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++)
-		if (d->alias_of != NULL && !(d->flags & OPT_F_HIDDEN)) {
+		if (d->alias_of != NULL && !(d->flags & (OPT_F_HIDDEN | OPT_F_GONE))) {
 			if (nalias++ == 0)
 				fprintf(f, "\nOld names (taken, with a note):\n");
-			fprintf(f, "  --%-*s use --%s\n", HELP_COL - 5, d->name, d->alias_of);
+			if (d->help != NULL)
+				fprintf(f, "  --%-*s %s\n", HELP_COL - 5, d->name, d->help);
+			else
+				fprintf(f, "  --%-*s use --%s\n", HELP_COL - 5, d->name,
+					d->alias_of);
 		}
 	if (cmd->epilog != NULL) {
 		fputc('\n', f);
@@ -909,7 +926,8 @@ opt_dump(const struct opt_cmd *cmd, FILE *f)
 
 	fprintf(f, "# %s: name\tletter\tkind\twhere\tsection\thidden\texample\thelp\n", cmd->prog);
 	for (i = 0; (d = opt_row(cmd, i)) != NULL; i++) {
-		const char *w = d->kind == OPT_ACTION || (d->flags & OPT_F_ACTION) == OPT_F_ACTION ?
+		const char *w = (d->flags & OPT_F_GONE) ? "gone" :
+				d->kind == OPT_ACTION || (d->flags & OPT_F_ACTION) == OPT_F_ACTION ?
 				"action" : (d->flags & OPT_F_CLI) ? "cli" :
 				(d->flags & OPT_F_INI) ? "ini" :
 				(cmd->flags & OPT_CMD_INI) ? "cli+ini" : "cli";
@@ -919,6 +937,9 @@ opt_dump(const struct opt_cmd *cmd, FILE *f)
 		fprintf(f, "%s\t%c\t%s\t%s\t%s\t%s\t%s\t", d->name, d->letter ? d->letter : '-',
 			kind_names[d->kind], w, d->section ? d->section : "-",
 			in_help(d) ? "no" : "yes", ex);
+		if (d->alias_of != NULL && d->help == NULL) /* an old name's */
+			fprintf(f, "%suse --%s", (d->flags & OPT_F_GONE) ? "renamed: " : "",
+				d->alias_of);
 		for (const char *p = d->help ? d->help : ""; *p; p++)
 			fputc(*p == '\n' || *p == '\t' ? ' ' : *p, f);
 		fputc('\n', f);

@@ -64,6 +64,9 @@ enum opt_kind {
 #define OPT_F_OUTFILE (1u << 12) /**< OPT_PATH: a file the program writes as
 				      NAME.part and renames at the end; checked
 				      by opt_check_files, not when parsed */
+#define OPT_F_GONE    (1u << 13) /**< an alias row of a name no longer taken: refused
+				      (-ENOENT) with "--old: renamed: use --new"
+				      (.help, if any, after "use"); hidden */
 
 /** Command flags. */
 #define OPT_CMD_ARGS (1u << 0) /**< arguments after the options (FILE...) */
@@ -122,7 +125,12 @@ struct opt_def {
 	size_t count;           /**< OPT_LIST: 1 + offset of the unsigned int count */
 	int family;             /**< rows that describe one thing: where the command
 				     line gives any of them, an INI's are not used */
-	const char *alias_of;   /**< an old name of that option: taken with a note */
+	const char *alias_of;   /**< an old name of that option: taken with a note
+				     ("--old is an old name: use --new"); with a
+				     .set, an old form whose value differs: .set
+				     says the note (opt_note) and applies the new
+				     form (opt_set on the target); .help, if any,
+				     replaces "use --new" in --help */
 	opt_set_fn set;         /**< OPT_CUSTOM, OPT_ACTION */
 	opt_print_fn print;     /**< the effective configuration, if not generic */
 };
@@ -164,6 +172,10 @@ struct opt_cmd {
 	/** Where a note goes (an old name used): NULL = "PROG: NOTE" on stderr. */
 	void (*note)(const struct opt_cmd *cmd, const char *note);
 };
+
+/** A one-line note (an old name used) to cmd->note, else "PROG: NOTE" on stderr. */
+void opt_note(const struct opt_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /** "PROG (dpdk-ibvcap) VERSION, built with DPDK X" on f: every command's
  * built-in --version (opt_parse_argv returns 1 after it). */
@@ -278,7 +290,8 @@ void opt_help(const struct opt_cmd *cmd, FILE *f);
 
 /**
  * The table, one row per line, tab-separated, for tests and generated
- * files: name, letter ('-'), kind, where (cli+ini, cli, ini or action),
+ * files: name, letter ('-'), kind, where (cli+ini, cli, ini, action, or gone:
+ * an old name refused, OPT_F_GONE),
  * section ('-'), hidden (yes/no), example value ('-'), help.
  */
 void opt_dump(const struct opt_cmd *cmd, FILE *f);

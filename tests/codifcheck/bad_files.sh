@@ -31,7 +31,7 @@ mkfifo "$T/fifo"
 run_expect_fail "a FIFO" 1 "not a regular file" "$CC" verify "$T/fifo"
 
 # a small codif file (2 antennas x 1 group x 2 threads, 20 rows) to damage
-"$GEN" --antennas 1 --groups 1 --frames 20 --pcap "$T/g.pcap" --quiet
+"$GEN" --antennas 1 --groups 1 --count 20 --pcap "$T/g.pcap" --quiet
 "$CC" convert --to codif -o "$T/good.codif" "$T/g.pcap" > /dev/null
 F=8256
 expect_eq "good codif size" "$(stat -c %s "$T/good.codif")" $((40 * F))

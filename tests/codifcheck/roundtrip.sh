@@ -11,7 +11,7 @@ CC=$BUILD/app/codifcheck/codifcheck
 PT=$SRC/tests/codifcheck/pcaptool.py
 
 # every fault codifgen makes, arrival order scrambled
-"$GEN" --antennas 3 --frames 80 --seed 5 --loss 0.03 --reorder 0.1 --reorder-depth 8 \
+"$GEN" --antennas 3 --count 80 --seed 5 --loss 0.03 --reorder 0.1 --reorder-depth 8 \
 	--duplicate 0.03 --invalid 0.03 --vlan 0.03 --bad-sync 0.01 --bad-length 0.01 \
 	--truncated 0.01 --non-codif 0.01 --non-ipv4 0.01 \
 	--pcap "$T/in.pcap" --truth "$T/in.json" --quiet
@@ -112,7 +112,7 @@ PY
 ok "raw and codif infos agree (counts, gaps, params); the index has formats.md's fields"
 
 # clean pcap -> codif -> pcap -> codif: the codif files are identical
-"$GEN" --antennas 1 --groups 2 --frames 30 --pcap "$T/c.pcap" --quiet
+"$GEN" --antennas 1 --groups 2 --count 30 --pcap "$T/c.pcap" --quiet
 mkdir "$T/c1" "$T/c2" "$T/c3"
 "$CC" convert --to codif --outdir "$T/c1" "$T/c.pcap" > /dev/null
 "$CC" convert --to pcap --outdir "$T/c2" "$T"/c1/*.codif > /dev/null
@@ -170,13 +170,13 @@ ok "--force replaces an existing output"
 run_expect_fail "leftover .part refused" 1 "exists: another writer, or a cut run" \
 	sh -c "touch '$T/x.raw.part' && '$CC' convert --to raw -o '$T/x.raw' '$T/codif/ibvcap_ant2_20250101T000000.000000000Z.codif'"
 rm -f "$T/x.raw.part"
-# names and addresses: --prefix, --antenna, --dst (secondaryid k to IP+k, PORT+k)
+# names and addresses: --prefix, --antenna-name, --dst (secondaryid k to IP+k, PORT+k)
 mkdir "$T/named"
-"$CC" convert --to pcap --prefix site --antenna ak07 --src 10.9.0.7 --dst 239.9.0.1:50000 \
+"$CC" convert --to pcap --prefix site --antenna-name ak07 --src 10.9.0.7 --dst 239.9.0.1:50000 \
 	--outdir "$T/named" "$T/codif/ibvcap_ant1_20250101T000000.000000000Z.codif" > /dev/null ||
-	fail "convert --prefix --antenna --dst"
+	fail "convert --prefix --antenna-name --dst"
 f=$(ls "$T"/named/*.pcap)
-expect_eq "--prefix and --antenna name the output" "$(basename "$f")" "site_ak07_20250101T000000.000000000Z.pcap"
+expect_eq "--prefix and --antenna-name name the output" "$(basename "$f")" "site_ak07_20250101T000000.000000000Z.pcap"
 expect_eq "--src and --dst: the packets' addresses (secondaryid 0..3)" \
 	"$(python3 - "$f" <<'PY'
 import socket, struct, sys

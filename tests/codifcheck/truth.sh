@@ -38,7 +38,7 @@ for f in clean loss reorder duplicate invalid vlan bad-sync bad-length truncated
 	*) args="--$f 0.05" ;;
 	esac
 	# shellcheck disable=SC2086
-	"$GEN" --frames 50 --seed $seed $args --pcap "$T/$f.pcap" --truth "$T/$f.truth.json" --quiet
+	"$GEN" --count 50 --seed $seed $args --pcap "$T/$f.pcap" --truth "$T/$f.truth.json" --quiet
 	"$CC" info --json "$T/$f.pcap" > "$T/$f.info.json" || fail "$f: info exit $?"
 	python3 "$CMP" "$T/$f.truth.json" "$T/$f.info.json" --unattributed > "$T/$f.cmp" ||
 		{ cat "$T/$f.cmp"; fail "$f: info counts differ from the truth"; }
@@ -120,7 +120,7 @@ run_expect_fail "--pattern: flipped byte" 1 "offset $flip_off (2025-01-01T00:00:
 
 # non-default parameters are read from the headers
 "$GEN" --antennas 3 --threads 1 --groups 2 --data-bytes 4096 --nchan 8 --nbits 8 --real \
-	--period 10 --total-samples 4096000 --station XY --frames 30 --loss 0.05 --seed 3 \
+	--period 10 --total-samples 4096000 --station XY --count 30 --loss 0.05 --seed 3 \
 	--start 2026-07-04T10:00:00Z --pcap "$T/p.pcap" --truth "$T/p.truth.json" --quiet
 "$CC" info --json "$T/p.pcap" > "$T/p.info.json"
 python3 "$CMP" "$T/p.truth.json" "$T/p.info.json" > /dev/null || fail "custom parameters: counts differ"
@@ -139,10 +139,10 @@ PY
 ok "custom parameters: counts equal the truth; nchan, nbits, real, period, FPP, frame, rate reported"
 
 # a capture with other traffic: --antenna-ip and --group name the antennas
-"$GEN" --antennas 3 --frames 30 --seed 9 --loss 0.05 --pcap "$T/a.pcap" --truth "$T/a.truth.json" --quiet
-"$GEN" --antennas 2 --groups 1 --frames 30 --antenna-base 10.99.0.1 --group-base 239.99.0.1 \
-	--port-base 5000 --pcap "$T/other.pcap" --quiet
-"$GEN" --antennas 1 --groups 1 --frames 30 --antenna-base 10.98.0.1 --pcap "$T/other2.pcap" --quiet
+"$GEN" --antennas 3 --count 30 --seed 9 --loss 0.05 --pcap "$T/a.pcap" --truth "$T/a.truth.json" --quiet
+"$GEN" --antennas 2 --groups 1 --count 30 --antenna-base 10.99.0.1 --group-base 239.99.0.1 \
+	--udp-port-base 5000 --pcap "$T/other.pcap" --quiet
+"$GEN" --antennas 1 --groups 1 --count 30 --antenna-base 10.98.0.1 --pcap "$T/other2.pcap" --quiet
 python3 "$SRC/tests/codifcheck/pcaptool.py" merge "$T/mixed.pcap" "$T/a.pcap" "$T/other.pcap" "$T/other2.pcap"
 "$CC" info --json "$T/mixed.pcap" > "$T/mixed.all.json"
 python3 "$CMP" "$T/a.truth.json" "$T/mixed.all.json" > /dev/null &&
@@ -170,6 +170,25 @@ sent = sum(s["sent"] for s in json.load(open(sys.argv[2]))["streams"] if s["port
 assert u["unknown-port"] == sent and u["unknown-source"] == 180, (u, sent)
 PY
 ok "--antenna-ip/--group: other sources and groups count as from no antenna; the rest equals the truth"
+# --antenna: of the --antenna-ip antennas (named as the capture names them),
+# only those chosen by name or index; the third counts as from no antenna
+"$CC" info --json --antenna-ip 10.17.0.211=ak01,10.17.0.212=ak02,10.17.0.213=ak03 --antenna ak02,0 \
+	"$T/mixed.pcap" > "$T/sel.json" || fail "info --antenna ak02,0"
+python3 - "$T/sel.json" "$T/a.truth.json" <<'PY' || fail "--antenna ak02,0: not antennas 0 and 1 alone"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))
+assert [a["src"] for a in d["antennas"]] == ["10.17.0.211", "10.17.0.212"], d["antennas"]
+# the third antenna's packets as they reached the wire, and the 180 others
+third = sum(s["sent"] + s["duplicate"] for s in t["streams"] if s["antenna"] == 2)
+assert d["unattributed"]["unknown-source"] == 180 + third, (d["unattributed"], third)
+PY
+mkdir "$T/sel"
+"$CC" convert --to codif --antenna-ip 10.17.0.211=ak01,10.17.0.212=ak02,10.17.0.213=ak03 --antenna 2 \
+	--outdir "$T/sel" "$T/a.pcap" > "$T/sel.log" 2>&1 || { cat "$T/sel.log"; fail "convert --antenna 2"; }
+expect_eq "convert --antenna 2: one file, named by --antenna-ip" "$(cd "$T/sel" && ls)" \
+	"ibvcap_ak03_20250101T000000.000000000Z.codif"
+ok "--antenna: by name and index among the --antenna-ip antennas (info: the others from no antenna; convert: one file named ak03)"
 
 # codif files made by convert: per stream what a codif file can tell
 for f in all loss invalid reorder duplicate; do
@@ -207,7 +226,7 @@ run_expect_fail "codif with gaps: verify --strict" 1 "problem (--strict): " \
 
 # one frame 270 s ahead in a capture: reported, held, dropped; never turned
 # into a gap: convert writes no placeholder for it (it once wrote 625,000)
-"$GEN" --antennas 1 --groups 1 --threads 1 --frames 2000 --event stray:+270s@1000,extra \
+"$GEN" --antennas 1 --groups 1 --threads 1 --count 2000 --event stray:+270s@1000,extra \
 	--pcap "$T/stray.pcap" --truth "$T/stray.truth.json" --quiet
 mkdir -p "$T/stray.d"
 "$CC" info --json "$T/stray.pcap" > "$T/stray.json"
@@ -222,7 +241,7 @@ expect_eq "stray frame: convert writes one file of 2000 frames, no placeholder" 
 # a real gap longer than --max-gap (1 s = 2314 frames): a resync, never
 # placeholders: convert splits the output there; with --max-gap 2s it is a
 # gap, written as 3000 placeholder frames in one file
-"$GEN" --antennas 1 --groups 1 --threads 1 --frames 6000 --event burst:3000@1000 \
+"$GEN" --antennas 1 --groups 1 --threads 1 --count 6000 --event burst:3000@1000 \
 	--pcap "$T/long.pcap" --truth "$T/long.truth.json" --quiet
 mkdir -p "$T/long.d" "$T/long2.d"
 "$CC" info --json "$T/long.pcap" > "$T/long.json"
@@ -238,7 +257,7 @@ expect_eq "--max-gap 2s: one file, the 3000 lost frames written as placeholders"
 # --window: a packet further behind the newest than the window is held as a
 # suspect; nothing agrees with it, so it is dropped as implausible, counted,
 # and its frame lost (as the capture program does)
-"$GEN" --frames 400 --seed 77 --reorder 0.05 --reorder-depth 150 --pcap "$T/deep.pcap" \
+"$GEN" --count 400 --seed 77 --reorder 0.05 --reorder-depth 150 --pcap "$T/deep.pcap" \
 	--truth "$T/deep.truth.json" --quiet
 "$CC" info --json "$T/deep.pcap" > "$T/deep.json"
 python3 "$CMP" "$T/deep.truth.json" "$T/deep.json" --unattributed > "$T/deep.cmp" ||

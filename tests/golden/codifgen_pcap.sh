@@ -9,7 +9,7 @@ need_cmd tshark
 COUNT=$BUILD/tests/pcapcount
 
 # clean run, default ASKAP-like layout: 6 antennas x 4 groups x 2 threads
-"$GEN" --frames 40 --pcap "$T/clean.pcap" --truth "$T/clean.json" --quiet
+"$GEN" --count 40 --pcap "$T/clean.pcap" --truth "$T/clean.json" --quiet
 magic=$(od -An -tx1 -N4 "$T/clean.pcap" | tr -d ' ')
 expect_eq "pcap magic (nanosecond, little-endian)" "$magic" "4d3cb2a1"
 
@@ -44,7 +44,7 @@ ok "decoded stream parameters are the generator's; payload matches"
 
 # non-default parameters are read from the headers, not assumed
 "$GEN" --antennas 3 --threads 1 --groups 2 --data-bytes 4096 --nchan 8 --nbits 8 --real \
-	--period 10 --total-samples 4096000 --station XY --frames 30 --start 2026-07-04T10:00:00Z \
+	--period 10 --total-samples 4096000 --station XY --count 30 --start 2026-07-04T10:00:00Z \
 	--pcap "$T/p.pcap" --truth "$T/p.json" --quiet
 "$COUNT" "$T/p.pcap" > "$T/p.count.json"
 python3 "$CMP" "$T/p.json" "$T/p.count.json" || fail "custom parameters: counts differ"
@@ -70,7 +70,7 @@ for f in loss reorder duplicate invalid vlan bad-sync bad-length truncated non-c
 	*) args="--$f 0.05" ;;
 	esac
 	# shellcheck disable=SC2086
-	"$GEN" --frames 60 --seed $seed $args --pcap "$T/$f.pcap" --truth "$T/$f.json" --quiet
+	"$GEN" --count 60 --seed $seed $args --pcap "$T/$f.pcap" --truth "$T/$f.json" --quiet
 	"$COUNT" "$T/$f.pcap" > "$T/$f.count.json"
 	python3 "$CMP" "$T/$f.json" "$T/$f.count.json" --unattributed > "$T/$f.cmp" ||
 		{ cat "$T/$f.cmp"; fail "fault $f: counts differ from the truth"; }
@@ -86,8 +86,8 @@ PY
 	ok "fault $f: decoded counts equal the truth ($(tail -1 "$T/$f.cmp"))"
 done
 # the same seed gives the same file
-"$GEN" --frames 60 --seed 23 --loss 0.02 --reorder 0.05 --pcap "$T/a.pcap" --quiet
-"$GEN" --frames 60 --seed 23 --loss 0.02 --reorder 0.05 --pcap "$T/b.pcap" --quiet
+"$GEN" --count 60 --seed 23 --loss 0.02 --reorder 0.05 --pcap "$T/a.pcap" --quiet
+"$GEN" --count 60 --seed 23 --loss 0.02 --reorder 0.05 --pcap "$T/b.pcap" --quiet
 cmp -s "$T/a.pcap" "$T/b.pcap" || fail "same seed, different files"
 ok "deterministic for a seed"
 echo "$CHECKS checks passed"

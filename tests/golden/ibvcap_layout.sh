@@ -5,7 +5,7 @@
 # tuning options, ring and window in time units, a writer with a prefix.
 # Counts equal the generator's truth, each port sees exactly its antennas'
 # packets, and the files (named after the antennas) hold every frame.
-# Then the other ways to stop: --frames per antenna, SIGTERM; --no-buffers.
+# Then the other ways to stop: --count per antenna, SIGTERM; --no-buffers.
 . "$(dirname "$0")/../lib.sh"
 set -e
 EAL="--lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
@@ -18,10 +18,10 @@ GROUPS_GEN=239.5.0.1:40001,239.5.0.2:40002
 LAYOUT="--antenna-ip $IPS --group $GROUPS_GEN --map 0:0,1:0,2:1,3:1 --threads 2 --data-bytes 4096"
 FAULTS="--seed 31 --loss 0.03 --reorder 0.05 --duplicate 0.02 --invalid 0.02 --bad-sync 0.01"
 # shellcheck disable=SC2086
-"$GEN" $LAYOUT $FAULTS --frames 60 --pcap "$T/all.pcap" --truth "$T/truth.json" --quiet
+"$GEN" $LAYOUT $FAULTS --count 60 --pcap "$T/all.pcap" --truth "$T/truth.json" --quiet
 for a in 0 1 2 3; do
 	# shellcheck disable=SC2086
-	"$GEN" $LAYOUT $FAULTS --frames 60 --select $a --pcap "$T/a$a.pcap" --quiet
+	"$GEN" $LAYOUT $FAULTS --count 60 --antenna $a --pcap "$T/a$a.pcap" --quiet
 done
 # each port: a queue per antenna and a default queue; its antennas' traffic
 # on their queues (as rte_flow would steer), the others' queues empty
@@ -35,7 +35,7 @@ mkdir -p "$T/codif"
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 \
 	--mtu 9000 --mbuf-size 9216 --mbufs 8191 --rx-desc 512 --burst 32 --link-timeout 2s \
 	--window 1024 --data-bytes 4096 --frame-rate 4629.62963 --ring 0.5s --reorder-window 20ms \
-	--write "codif:$T/codif,prefix=lay" --packets "$n" --idle-timeout 3s --stats-period 0 \
+	--write "codif:$T/codif,prefix=lay" --count-packets "$n" --idle-timeout 3s --stats-period 0 \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
 for want in 'port = net_pcap0' 'port = net_pcap1' 'antenna-ip = 10.1.0.13=ak03' \
 	'group = 239.5.0.2:40002@1' 'rx-desc = 512' 'burst = 32' \
@@ -64,23 +64,23 @@ python3 "$VER" "$T/all.pcap" --format codif \
 	--antennas ak01=10.1.0.11,ak02=10.1.0.12,ak03=10.1.0.13,ak04=10.1.0.14 "$T/codif" > "$T/ver" || { cat "$T/ver"; fail "codif files"; }
 ok "codif files: $(cat "$T/ver")"
 
-# --frames: stops once every antenna has that many frames; --lcore-map puts
+# --count: stops once every antenna has that many frames; --lcore-map puts
 # port 0's antenna queues on lcore 1 and port 1's on lcore 2
 MAP=0.0@1,0.1@1,0.2@1,0.3@1,0.4@1,1.0@2,1.1@2,1.2@2,1.3@2,1.4@2
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --port 0,1 --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 --data-bytes 4096 \
-	--lcore-map $MAP --frames 20 --idle-timeout 3s --stats-period 0 --summary-json "$T/f.json" \
-	> "$T/f.log" 2>&1 || { cat "$T/f.log"; fail "--frames run failed"; }
-python3 - "$T/f.json" <<'PY' || fail "--frames"
+	--lcore-map $MAP --count 20 --idle-timeout 3s --stats-period 0 --summary-json "$T/f.json" \
+	> "$T/f.log" 2>&1 || { cat "$T/f.log"; fail "--count run failed"; }
+python3 - "$T/f.json" <<'PY' || fail "--count"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["stop_reason"] == "--frames", s["stop_reason"]
+assert s["stop_reason"] == "--count", s["stop_reason"]
 assert all(a["received"] >= 20 for a in s["antennas"]), [a["received"] for a in s["antennas"]]
 lc = {(x["antenna"], x["lcore"]) for x in s["streams"]}
 assert lc == {(0, 1), (1, 1), (2, 2), (3, 2)}, lc
 PY
-ok "--frames 20: stopped by --frames with at least 20 frames per antenna (ports given by id); --lcore-map: each port's antennas on their lcore"
+ok "--count 20: stopped by --count with at least 20 frames per antenna (ports given by id); --lcore-map: each port's antennas on their lcore"
 
 # SIGTERM: a clean stop with the summary, exit 0; --no-join says so
 # shellcheck disable=SC2086
@@ -105,7 +105,7 @@ ok "SIGTERM: exit 0, summary written, counts = truth; --no-join reported"
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 \
-	--no-buffers --packets "$n" --idle-timeout 3s --stats-period 0 --summary-json "$T/nb.json" \
+	--no-buffers --count-packets "$n" --idle-timeout 3s --stats-period 0 --summary-json "$T/nb.json" \
 	> "$T/nb.log" 2>&1 || { cat "$T/nb.log"; fail "--no-buffers run failed"; }
 python3 "$CMP" "$T/truth.json" "$T/nb.json" --unattributed > "$T/nb.cmp" ||
 	{ cat "$T/nb.cmp"; fail "--no-buffers: counts differ from the truth"; }

@@ -14,15 +14,15 @@ python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 run() {
 	local name=$1 vdev="net_pcap0" a n
 	shift
-	"$GEN" --frames 40 "$@" --pcap "$T/$name.all.pcap" --truth "$T/$name.json" --quiet
+	"$GEN" --count 40 "$@" --pcap "$T/$name.all.pcap" --truth "$T/$name.json" --quiet
 	for a in 0 1 2 3 4 5; do
-		"$GEN" --frames 40 "$@" --select $a --pcap "$T/$name.$a.pcap" --quiet
+		"$GEN" --count 40 "$@" --antenna $a --pcap "$T/$name.$a.pcap" --quiet
 		vdev="$vdev,rx_pcap=$T/$name.$a.pcap"
 	done
 	vdev="$vdev,rx_pcap=$T/empty.pcap"
 	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
 	# shellcheck disable=SC2086
-	"$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
+	"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
 		--summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 ||
 		{ cat "$T/$name.log"; fail "$name: dpdk-ibvcap failed"; }
 	python3 "$CMP" "$T/$name.json" "$T/$name.sum.json" --unattributed > "$T/$name.cmp" ||
@@ -95,7 +95,7 @@ expect_eq "seed usage form: fallback lines" "$(grep -c 'steering in software' "$
 ok "dpdk-ibvcap -l 0-1 --vdev net_pcap0,rx_pcap=F -- --antennas 6: software steering, counts = truth"
 
 # -v: one header line per packet, as the original tool printed
-"$GEN" --frames 3 --antennas 1 --groups 1 --threads 1 --pcap "$T/v.pcap" --quiet
+"$GEN" --count 3 --antennas 1 --groups 1 --threads 1 --pcap "$T/v.pcap" --quiet
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "net_pcap0,rx_pcap=$T/v.pcap" -- --steer software -v --idle-timeout 1s \
 	--stats-period 0 > "$T/v.log" 2>&1

@@ -26,14 +26,14 @@ run() {
 	"$GEN" $args --pcap "$d/sent.pcap" --truth "$d/truth.json" --quiet
 	for ((a = 0; a < nant; a++)); do
 		# shellcheck disable=SC2086
-		"$GEN" $args --select $a --pcap "$d/a$a.pcap" --quiet
+		"$GEN" $args --antenna $a --pcap "$d/a$a.pcap" --quiet
 		vdev="$vdev,rx_pcap=$d/a$a.pcap"
 	done
 	vdev="$vdev,rx_pcap=$T/empty.pcap"
 	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
 		"$d/truth.json")
 	# shellcheck disable=SC2086
-	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --packets "$n" --idle-timeout 20s \
+	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --count-packets "$n" --idle-timeout 20s \
 		--stats-period 0 --write "codif:$d/codif" --write "raw:$d/raw" \
 		--write "pcap:$d/pcap" --summary-json "$d/sum.json" > "$d/cap.log" 2>&1 ||
 		{ cat "$d/cap.log"; fail "$name: dpdk-ibvcap failed"; }
@@ -75,7 +75,7 @@ PY
 nfiles() { ls "$1" | grep -c "_ant$2_.*\.$3\$" || true; }
 
 ONE="--groups 1 --threads 1"
-F="--frames 2000"
+F="--count 2000"
 
 # one bit-flipped header in 2000 good frames, four antennas, four fields:
 # in place of the frame (its slot lost, the odd one counted) ...
@@ -137,7 +137,7 @@ mkdir -p "$d/zc/codif" "$d/zc/raw"
 vdev=net_pcap0,rx_pcap=$d/a0.pcap,rx_pcap=$d/a1.pcap,rx_pcap=$T/empty.pcap
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$d/truth.json")
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --antennas 2 --groups 2 --threads 2 --ring 4096 --packets "$n" \
+"$CAP" $EAL --vdev "$vdev" -- --antennas 2 --groups 2 --threads 2 --ring 4096 --count-packets "$n" \
 	--idle-timeout 20s --stats-period 0 --zero-copy yes --write "codif:$d/zc/codif" \
 	--write "raw:$d/zc/raw" --summary-json "$d/zc/sum.json" > "$d/zc/cap.log" 2>&1 ||
 	{ cat "$d/zc/cap.log"; fail "step, zero-copy: dpdk-ibvcap failed"; }
@@ -192,7 +192,7 @@ EV=""
 for ((i = 0; i < 16; i++)); do
 	EV="$EV --event step:$( ((i % 2)) && echo -3h || echo +3h)@$((100 + 40 * i))"
 done
-run flap "--antennas 1 --groups 2 --threads 2" "--frames 800 $EV"
+run flap "--antennas 1 --groups 2 --threads 2" "--count 800 $EV"
 python3 - "$T/flap/sum.json" <<'PY' || fail "flap: counts"
 import json, sys
 j = json.load(open(sys.argv[1]))

@@ -14,11 +14,11 @@ python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 FAULTS="--seed 41 --loss 0.03 --reorder 0.05 --reorder-depth 8 --duplicate 0.02 --invalid 0.03
 	--vlan 0.02 --bad-sync 0.01 --bad-length 0.01 --truncated 0.01 --non-ipv4 0.01"
 # shellcheck disable=SC2086
-"$GEN" --frames 120 $FAULTS --pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet
+"$GEN" --count 120 $FAULTS --pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet
 vdev=net_pcap0
 for a in 0 1 2 3 4 5; do
 	# shellcheck disable=SC2086
-	"$GEN" --frames 120 $FAULTS --select $a --pcap "$T/a$a.pcap" --quiet
+	"$GEN" --count 120 $FAULTS --antenna $a --pcap "$T/a$a.pcap" --quiet
 	vdev="$vdev,rx_pcap=$T/a$a.pcap"
 done
 vdev="$vdev,rx_pcap=$T/empty.pcap"
@@ -26,7 +26,7 @@ n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["s
 mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 t_start=$(date +%s%N)
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
+"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
 	--ring 512 --reorder-window 32 \
 	--write "codif:$T/codif" --write "raw:$T/raw" --write "pcap:$T/pcap" \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
@@ -96,7 +96,7 @@ ok "raw indexes: gap runs = lost frames, invalid runs = invalid frames, per ante
 # (and by size for all=yes, by time for raw)
 mkdir -p "$T/allrot" "$T/rawrot"
 "$CAP" --lcores 0@0,1@1,2@0,3@1,4@0,5@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$vdev" -- \
-	--packets "$n" --idle-timeout 3s --stats-period 0 --ring 512 --reorder-window 32 \
+	--count-packets "$n" --idle-timeout 3s --stats-period 0 --ring 512 --reorder-window 32 \
 	--write "codif:$T/rot,rotate-size=1M,prefix=rot" --write "pcap:$T/all,all=yes" \
 	--write "pcap:$T/allrot,all=yes,rotate-size=64K" --write "raw:$T/rawrot,rotate-time=20ms" \
 	--summary-json "$T/sum2.json" > "$T/cap2.log" 2>&1 || { cat "$T/cap2.log"; fail "second capture failed"; }
@@ -148,7 +148,7 @@ ok "raw,rotate-time=20ms: $nrot files, together: $(cat "$T/rawrot.ver")"
 # mbuf back in its pool at exit
 mkdir -p "$T/zc/codif" "$T/zc/raw" "$T/zc/pcap"
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --packets "$n" --idle-timeout 3s --stats-period 0 \
+"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
 	--ring 512 --reorder-window 32 --zero-copy yes \
 	--write "codif:$T/zc/codif" --write "raw:$T/zc/raw" --write "pcap:$T/zc/pcap" \
 	--summary-json "$T/zc/sum.json" > "$T/zc/cap.log" 2>&1 || { cat "$T/zc/cap.log"; fail "zero-copy capture failed"; }

@@ -14,7 +14,7 @@ CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 LAYOUT="--groups 1 --threads 2"
-GENARGS="$LAYOUT --frames 1500 --seed 3 --loss 0.01"
+GENARGS="$LAYOUT --count 1500 --seed 3 --loss 0.01"
 mkdir -p "$T/small" "$T/small2"
 mount -t tmpfs -o size=12m tmpfs "$T/small"
 CLEANUP_CMDS+=("umount '$T/small'")
@@ -30,7 +30,7 @@ rm -f "$T/dry.pcap"
 
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
-	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --packets "$N" \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --count-packets "$N" \
 	--idle-timeout 60s --write "codif:$T/small3,rotate-size=2M" \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!

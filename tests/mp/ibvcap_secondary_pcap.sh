@@ -14,10 +14,10 @@ DUMP=$BUILD/app/dpdk-ibvcap-dump
 # long paths, as mktemp gives the demo: the devargs run past 63 characters
 D=$T/a-directory-with-a-long-name-as-mktemp-makes-them
 mkdir -p "$D" "$T/files" "$T/tap"
-"$GEN" --frames 200 --groups 1 --threads 2 --seed 5 --pcap "$T/all.pcap" --truth "$T/truth.json" --quiet
+"$GEN" --count 200 --groups 1 --threads 2 --seed 5 --pcap "$T/all.pcap" --truth "$T/truth.json" --quiet
 vdev=net_pcap0
 for a in 0 1 2 3 4 5; do
-	"$GEN" --frames 200 --groups 1 --threads 2 --seed 5 --select $a --pcap "$D/ant$a.pcap" --quiet
+	"$GEN" --count 200 --groups 1 --threads 2 --seed 5 --antenna $a --pcap "$D/ant$a.pcap" --quiet
 	vdev="$vdev,rx_pcap=$D/ant$a.pcap"
 done
 python3 "$SRC/tests/tools/emptypcap.py" "$D/default.pcap"

@@ -19,7 +19,7 @@ CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 LAYOUT="--groups 1 --threads 2"
-GENARGS="$LAYOUT --frames 2500 --seed 13 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
+GENARGS="$LAYOUT --count 2500 --seed 13 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
 
 # packets the run will send (the generator is deterministic)
 # shellcheck disable=SC2086
@@ -33,7 +33,7 @@ start_primary() { # name, extra options...
 	# shellcheck disable=SC2086
 	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 \
-		--packets "$N" --idle-timeout 60s --summary-json "$T/$name.sum.json" "$@" \
+		--count-packets "$N" --idle-timeout 60s --summary-json "$T/$name.sum.json" "$@" \
 		> "$T/$name.cap.log" 2>&1 &
 	CPID=$!
 	CLEANUP_PIDS+=("$CPID")

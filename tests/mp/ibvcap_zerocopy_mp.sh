@@ -15,7 +15,7 @@ CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 LAYOUT="--groups 1 --threads 2"
-GENARGS="$LAYOUT --frames 1500 --seed 17 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
+GENARGS="$LAYOUT --count 1500 --seed 17 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
 N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
@@ -24,7 +24,7 @@ mkdir -p "$T/out"
 # shellcheck disable=SC2086
 "$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --zero-copy yes \
-	--ring 2048 --packets "$N" --idle-timeout 60s --summary-json "$T/sum.json" \
+	--ring 2048 --count-packets "$N" --idle-timeout 60s --summary-json "$T/sum.json" \
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")

@@ -36,12 +36,12 @@ run_pair() { # name, codifgen args...
 		{ cat "$T/$name.cmp"; fail "$name: received counts differ from the truth"; }
 }
 
-run_pair clean --frames 30 --rate-fps 150
+run_pair clean --count 30 --rate-fps 150
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/clean.json")
 expect_eq "frames sent = received by the kernel socket receiver" "$n" 1440
 ok "clean: 6 antennas x 4 groups x 2 threads, every frame counted ($(tail -1 "$T/clean.cmp"))"
 
-run_pair faults --frames 40 --rate-fps 150 --seed 5 --loss 0.03 --reorder 0.05 \
+run_pair faults --count 40 --rate-fps 150 --seed 5 --loss 0.03 --reorder 0.05 \
 	--duplicate 0.03 --invalid 0.03 --bad-sync 0.02 --bad-length 0.02 --non-codif 0.02
 python3 - "$T/faults.json" <<'PY' || fail "faults run injected nothing"
 import json, sys
@@ -52,12 +52,12 @@ ok "faults over real sockets: lost, late, duplicate, invalid, malformed as the t
 
 # faults below UDP have no socket form: a clear error
 run_expect_fail "--truncated with --socket refused" 1 "not possible with --socket" \
-	"$BUILD/app/codifgen" --socket --truncated 0.1 --frames 10
+	"$BUILD/app/codifgen" --socket --truncated 0.1 --count 10
 # a source address that is not local: named in the error
 run_expect_fail "non-local source address" 1 "cannot bind to source 10.99.0.1" \
-	ip netns exec "$TX" "$BUILD/app/codifgen" --socket --antenna-base 10.99.0.1 --frames 10
+	ip netns exec "$TX" "$BUILD/app/codifgen" --socket --antenna-base 10.99.0.1 --count 10
 # a frame that does not fit the MTU: said so (never fragmented)
 ip -n "$TX" link set "${PREFIX}a" mtu 1500
 run_expect_fail "datagram over the MTU" 1 "does not fit the MTU" \
-	ip netns exec "$TX" "$BUILD/app/codifgen" --socket --frames 10 --rate-fps 100
+	ip netns exec "$TX" "$BUILD/app/codifgen" --socket --count 10 --rate-fps 100
 echo "$CHECKS checks passed"

@@ -44,7 +44,7 @@ ok "the 4 groups appear on br0 in $CAPNS's /proc/net/igmp while it runs"
 
 pids=()
 for a in 0 1 2 3 4 5; do
-	ip netns exec "${PREFIX}a$a" "$BUILD/app/codifgen" --socket --select $a --frames 60 \
+	ip netns exec "${PREFIX}a$a" "$BUILD/app/codifgen" --socket --antenna $a --count 60 \
 		--rate-fps 100 --seed 77 --loss 0.02 --duplicate 0.02 --reorder 0.05 --bad-sync 0.02 \
 		--truth "$T/truth$a.json" --quiet &
 	pids+=($!)

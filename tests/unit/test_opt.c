@@ -9,6 +9,7 @@
 #include "check.h"
 #include "opt.h"
 #include "opt_ini.h"
+#include "parse.h"
 
 struct cfg {
 	bool verbose, buffers, isolate;
@@ -47,6 +48,20 @@ set_custom(const struct opt_arg *a, char *err, size_t errlen)
 	if (rc == 0)
 		c->custom = (unsigned int)v * 2;
 	return rc;
+}
+
+/* an old form whose value differs: --old-jumbo yes is --mtu 9000 */
+static int
+set_old_jumbo(const struct opt_arg *a, char *err, size_t errlen)
+{
+	bool b;
+	int rc = parse_bool(a->opt, a->val, &b, err, errlen);
+
+	if (rc != 0)
+		return rc;
+	opt_note(a->cmd, "--old-jumbo is an old name: use --mtu %s", b ? "9000" : "1500");
+	return opt_set(a->cmd, opt_find(a->cmd, "mtu"), a->obj, a->ctx, b ? "9000" : "1500",
+		       err, errlen);
 }
 
 static void
@@ -124,6 +139,9 @@ static const struct opt_def rows[] = {
 	 .section = "ports", .help = "antennas", .example = "2",
 	 OPT_CTX(struct pstate, nant)},
 	{"old-mtu", .alias_of = "mtu"},
+	{"gone-mtu", .flags = OPT_F_GONE, .alias_of = "mtu"},
+	{"old-jumbo", .flags = OPT_F_CLI, .alias_of = "mtu", .set = set_old_jumbo,
+	 .help = "use --mtu 9000"},
 	{"src", .kind = OPT_IPV4, .flags = OPT_F_UCAST, .metavar = "IP", .section = "ports",
 	 .help = "a sender", .unset = "none", OPT_AT(C, src_ip)},
 	{"summary", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .metavar = "FILE",
@@ -190,6 +208,19 @@ test_values(void)
 	CHECK_EQ_I(set1("old-mtu", "2000", &c, &ps, err), 0);
 	CHECK_EQ_U(c.mtu, 2000);
 	CHECK_STR(last_note, "t: --old-mtu is an old name: use --mtu");
+	CHECK_EQ_I(set1("gone-mtu", "3000", &c, &ps, err), -ENOENT);
+	CHECK_STR(err, "--gone-mtu: renamed: use --mtu");
+	CHECK_EQ_U(c.mtu, 2000);
+	CHECK_EQ_I(set1("old-jumbo", "no", &c, &ps, err), 0);
+	CHECK_EQ_U(c.mtu, 1500);
+	CHECK_STR(last_note, "t: --old-jumbo is an old name: use --mtu 1500");
+	CHECK_EQ_I(set1("old-jumbo", "yes", &c, &ps, err), 0);
+	CHECK_EQ_U(c.mtu, 9000);
+	CHECK_EQ_I(set1("old-jumbo", "maybe", &c, &ps, err), -EINVAL);
+	CHECK_STR(err, "--old-jumbo: 'maybe': expected yes or no");
+	CHECK_EQ_I(set1("old-jumbo", NULL, &c, &ps, err), -EINVAL);
+	CHECK_STR(err, "--old-jumbo: expected a value");
+	CHECK_EQ_U(c.mtu, 9000);
 	CHECK_EQ_I(set1("ring", "100", &c, &ps, err), -EINVAL);
 	CHECK_STR(err, "--ring: '100': expected a power of two between 64 and 1048576");
 	CHECK_EQ_I(set1("ring", "128", &c, &ps, err), 0);
@@ -328,6 +359,8 @@ test_help_print(void)
 	CHECK_HAS(h, "--write SPEC           a writer (repeatable)");
 	CHECK_HAS(h, "Other [misc]:\n");
 	CHECK_HAS(h, "  --old-mtu              use --mtu\n");
+	CHECK_HAS(h, "  --old-jumbo            use --mtu 9000\n");
+	CHECK(strstr(h, "gone-mtu") == NULL);
 	CHECK_HAS(h, "\nExit status: 0.\n");
 	CHECK(strstr(h, "--args") == NULL);
 	CHECK_HAS(h, "  args = VALUE           EAL arguments\n");

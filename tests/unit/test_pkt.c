@@ -196,6 +196,42 @@ test_parse_util(void)
 	CHECK(parse_list("--l", "a,,c", ',', items, 4, &store, err, sizeof(err)) == -EINVAL);
 	CHECK(parse_list("--l", "a,b,c,d,e", ',', items, 4, &store, err, sizeof(err)) == -E2BIG);
 	CHECK_HAS(err, "at most 4");
+	{
+		/* the antennas' one spelling: IP[=NAME], and A[,A...] by name or index */
+		const char *names[3] = { "ak01", "ak02", "7" };
+		char name[8];
+		uint64_t mask = 99;
+
+		CHECK(parse_antenna_ip("--a", "10.0.0.1=ak_1", &ip, name, sizeof(name), err,
+				       sizeof(err)) == 0);
+		CHECK_EQ_U(ip, 0x0a000001);
+		CHECK_STR(name, "ak_1");
+		CHECK(parse_antenna_ip("--a", "10.0.0.2", &ip, name, sizeof(name), err,
+				       sizeof(err)) == 0);
+		CHECK_STR(name, "");
+		CHECK(parse_antenna_ip("--a", "10.0.0.1=ak-1", &ip, name, sizeof(name), err,
+				       sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--a: 'ak-1': expected a name of 1..7 letters, digits or '_'");
+		CHECK(parse_antenna_ip("--a", "10.0.0.1=", &ip, name, sizeof(name), err,
+				       sizeof(err)) == -EINVAL);
+		CHECK(parse_antenna_ip("--a", "10.0.0.1=abcdefgh", &ip, name, sizeof(name), err,
+				       sizeof(err)) == -EINVAL);
+		CHECK(parse_antenna_ip("--a", "239.0.0.1=x", &ip, name, sizeof(name), err,
+				       sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--a: '239.0.0.1': expected a sender's unicast address: "
+			  "224.0.0.0/4 is multicast: a group, never a sender's address");
+		CHECK(parse_antenna_select("--s", "ak02,0", names, 3, &mask, err, sizeof(err)) == 0);
+		CHECK_EQ_U(mask, 3);
+		/* a name wins over an index: "7" is antenna 2 */
+		CHECK(parse_antenna_select("--s", "7", names, 3, &mask, err, sizeof(err)) == 0);
+		CHECK_EQ_U(mask, 4);
+		mask = 99;
+		CHECK(parse_antenna_select("--s", "3", names, 3, &mask, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--s: '3': expected an antenna name or index (0=ak01, 1=ak02, 2=7)");
+		CHECK_EQ_U(mask, 99);
+		CHECK(parse_antenna_select("--s", "ak01,,1", names, 3, &mask, err,
+					   sizeof(err)) == -EINVAL);
+	}
 	/* durations in cycles: --duration 2h at 3 GHz, 30 days at 3.69 GHz,
 	 * where ns * hz overflows 64 bits; sub-ns hz; saturation */
 	CHECK_EQ_U(ns_to_cycles(7200ULL * 1000000000ULL, 3000000000ULL), 21600000000000ULL);

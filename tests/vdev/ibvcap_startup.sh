@@ -9,7 +9,7 @@
 set -e
 C=$BUILD/app/dpdk-ibvcap
 python3 "$SRC/tests/tools/emptypcap.py" "$T/e.pcap"
-"$GEN" --antennas 1 --groups 1 --threads 1 --frames 40 --pcap "$T/a.pcap" --quiet
+"$GEN" --antennas 1 --groups 1 --threads 1 --count 40 --pcap "$T/a.pcap" --quiet
 
 # hugepage files of a prefix after its primary exits (they hold the pages)
 left() { find /dev/hugepages/ -maxdepth 1 -name "$1map_*" 2>/dev/null | wc -l; }
@@ -49,7 +49,7 @@ kill -INT "$first"
 wait "$first" || fail "first primary exit status"
 
 # net_pcap infinite_rx=1 keeps its file in mbufs: auto mbufs make room
-"$GEN" --antennas 2 --frames 262 --pcap "$T/inf.pcap" --quiet
+"$GEN" --antennas 2 --count 262 --pcap "$T/inf.pcap" --quiet
 "$C" $EAL --file-prefix "${PREFIX}d" --vdev "net_pcap0,rx_pcap=$T/inf.pcap,infinite_rx=1" -- \
 	--antennas 2 --duration 2s --stats-period 0 --summary-json "$T/inf.json" > "$T/inf.log" 2>&1 ||
 	{ cat "$T/inf.log"; fail "infinite_rx capture failed"; }
