@@ -27,11 +27,11 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 FAULTS="--seed 2025 --loss 0.01 --reorder 0.02 --duplicate 0.005 --invalid 0.005 --bad-sync 0.002"
 say "1. codifgen: 6 antennas x 4 groups x 2 threads, 200 frames per stream, faults: $FAULTS"
 # shellcheck disable=SC2086
-"$B/app/codifgen" --frames 200 $FAULTS --pcap "$D/all.pcap" --truth "$D/truth.json"
+"$B/app/codifgen" --count 200 $FAULTS --pcap "$D/all.pcap" --truth "$D/truth.json"
 vdev="net_pcap0"
 for a in 0 1 2 3 4 5; do
 	# shellcheck disable=SC2086
-	"$B/app/codifgen" --frames 200 $FAULTS --select $a --pcap "$D/ant$a.pcap" --quiet
+	"$B/app/codifgen" --count 200 $FAULTS --antenna $a --pcap "$D/ant$a.pcap" --quiet
 	vdev="$vdev,rx_pcap=$D/ant$a.pcap"
 done
 python3 "$ROOT/tests/tools/emptypcap.py" "$D/default.pcap"

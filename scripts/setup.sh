@@ -1,18 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up a Debian 12 machine for dpdk-ibvcap, idempotently: the Debian
-# packages it uses, 2 MiB hugepages and hugetlbfs, then configure and build.
+# packages it uses, 2 MiB hugepages and hugetlbfs, then configure and build
+# build/ for the install docs/operations.md describes (ninja -C build install).
 #
-#   scripts/setup.sh [--test] [--no-build] [--hugepages N]
+#   scripts/setup.sh [--test] [--no-build] [--hugepages N] [--prefix DIR]
 #     --test        also the packages the test suite and benchmarks use
 #     --no-build    packages and hugepages only
 #     --hugepages N 2 MiB pages to have reserved (default 1024 = 2 GiB,
 #                   or $IBVCAP_HUGEPAGES)
+#     --prefix DIR  install prefix of build/ (default /usr, configuration in
+#                   /etc; another DIR keeps it in DIR/etc); an existing
+#                   build/ configured otherwise is reconfigured
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HUGEPAGES=${IBVCAP_HUGEPAGES:-1024}
 WITH_TEST=0
 DO_BUILD=1
+PREFIX=/usr
 
 die() { echo "setup: error: $*" >&2; exit 1; }
 say() { echo "setup: $*"; }
@@ -23,14 +28,22 @@ while [ $# -gt 0 ]; do
 	--no-build) DO_BUILD=0 ;;
 	--hugepages) shift; HUGEPAGES=${1:-} ;;
 	--hugepages=*) HUGEPAGES=${1#*=} ;;
-	-h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) die "unknown option '$1' (expected --test, --no-build, --hugepages N)" ;;
+	--prefix) shift; PREFIX=${1:-} ;;
+	--prefix=*) PREFIX=${1#*=} ;;
+	-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option '$1' (expected --test, --no-build, --hugepages N, --prefix DIR)" ;;
 	esac
 	shift
 done
 case $HUGEPAGES in
 ''|*[!0-9]*) die "--hugepages: '$HUGEPAGES': expected a number of 2 MiB pages" ;;
 esac
+case $PREFIX in
+/*) PREFIX=${PREFIX%/}; PREFIX=${PREFIX:-/} ;;
+*) die "--prefix: '$PREFIX': expected an absolute directory (/usr, /usr/local, /opt/dpdk-ibvcap)" ;;
+esac
+# meson's own rule for /usr (configuration in /etc), said explicitly
+if [ "$PREFIX" = /usr ]; then SYSCONFDIR=/etc; else SYSCONFDIR=etc; fi
 
 [ "$(id -u)" = 0 ] || die "must run as root: it installs packages and reserves hugepages (try: sudo $0)"
 if [ -r /etc/os-release ]; then
@@ -42,10 +55,10 @@ fi
 
 # --- packages: what the build, the programs and the tests use, nothing else
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
-      dpdk dpdk-dev libdpdk-dev libpcap-dev libibverbs-dev libjansson-dev help2man
+      dpdk dpdk-dev libdpdk-dev libpcap-dev libibverbs-dev libjansson-dev help2man liburing-dev
       rdma-core ibverbs-providers iproute2 python3)
 if [ "$WITH_TEST" = 1 ]; then
-	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db)
+	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db fio tmux)
 fi
 missing=()
 for p in "${PKGS[@]}"; do
@@ -85,9 +98,21 @@ say "hugepages: $have x 2 MiB reserved, $(awk '/HugePages_Free/ {print $2}' /pro
 if [ "$DO_BUILD" = 1 ]; then
 	cd "$ROOT"
 	if [ ! -f build/build.ninja ]; then
-		meson setup build -Dwerror=true >/dev/null ||
+		meson setup build -Dwerror=true --prefix="$PREFIX" --sysconfdir="$SYSCONFDIR" >/dev/null ||
 			die "meson setup failed (see build/meson-logs/meson-log.txt)"
+	else
+		# a build/ made before (another prefix): `meson setup` would refuse
+		# it ("Directory already configured"); meson configure changes it
+		have=$(meson introspect build --buildoptions | python3 -c '
+import json, sys
+o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
+print(o["prefix"], o["sysconfdir"])') || die "cannot read build/'s options (meson introspect build)"
+		if [ "$have" != "$PREFIX $SYSCONFDIR" ]; then
+			meson configure build --prefix="$PREFIX" --sysconfdir="$SYSCONFDIR" >/dev/null ||
+				die "meson configure build --prefix=$PREFIX --sysconfdir=$SYSCONFDIR failed"
+			say "build/ reconfigured: prefix and sysconfdir '$have' -> '$PREFIX $SYSCONFDIR'"
+		fi
 	fi
 	ninja -C build >/dev/null || { ninja -C build; die "build failed"; }
-	say "built in $ROOT/build"
+	say "built in $ROOT/build (install: ninja -C build install, to prefix $PREFIX)"
 fi

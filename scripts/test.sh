@@ -29,8 +29,13 @@ build() { # builddir: a failed build is a failed test
 
 run_suite build --no-suite fuzzer
 
+# the cli suite's install walkthrough installs as docs/operations.md does:
+# prefix /usr, configuration in /etc (setup.sh configures build/ so)
 if [ ! -f build-asan/build.ninja ]; then
-	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true >/dev/null
+	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true \
+		--prefix=/usr --sysconfdir=/etc >/dev/null
+else
+	meson configure build-asan --prefix=/usr --sysconfdir=/etc >/dev/null
 fi
 build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -15,7 +15,7 @@ ln -s "$STAT" "$T/bin/dpdk-ibvcap-stat"
 ln -s "$SRC/scripts/dpdk-ibvcap-diagnostics" "$T/bin/dpdk-ibvcap-diagnostics"
 export PATH="$T/bin:$PATH"
 
-"$GEN" --frames 50 --seed 8 --loss 0.04 --duplicate 0.02 --invalid 0.03 --pcap "$T/in.pcap" \
+"$GEN" --count 50 --seed 8 --loss 0.04 --duplicate 0.02 --invalid 0.03 --pcap "$T/in.pcap" \
 	--truth "$T/truth.json" --quiet
 mkdir -p "$T/conf" "$T/data" "$T/w"
 cat > "$T/conf/lab.ini" <<INI
@@ -89,8 +89,10 @@ assert all(len(v) == 3 and v[1] in ("counter", "gauge") and v[2] for v in d.valu
 PY
 ok "/ibvcap/counters,counts: every counter of the truth described (unit, kind, help)"
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
-grep -qE '^ant3 +[0-9.]+ +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
-grep -qE '^writer +written +placeholders' "$T/table.txt" || { cat "$T/table.txt"; fail "table: no writer rows"; }
+# one snapshot: no rate (that takes two), the counts
+grep -qE '^ant3 +- +- +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
+grep -qE '^writer +state +format +lag +behind' "$T/table.txt" || { cat "$T/table.txt"; fail "table: no writer rows"; }
+grep -qE '^primary-0-codif +run +codif +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table: the writer's row"; }
 grep -q '^port ' "$T/table.txt" && ok "dpdk-ibvcap-stat --once: the status table ($(wc -l < "$T/table.txt") lines)"
 
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once --prom "$T/ibvcap.prom"
@@ -106,10 +108,43 @@ for name, a in t.items():
     assert v[("ibvcap_antenna_malformed_packets_total", name)] == a["malformed"]
 assert all(s["labels"]["instance_prefix"] for s in p)
 w = [s for s in p if s["name"] == "ibvcap_writer_overrun_frames_total"]
-assert len(w) == 1 and w[0]["value"] == 0 and w[0]["labels"]["writer"], w
+assert len(w) == 1 and w[0]["value"] == 0 and w[0]["labels"]["writer"] == "primary-0-codif", w
+# the writer's live gauges, as the capture's table names them
+free = [s for s in p if s["name"] == "ibvcap_writer_disk_free_bytes"]
+assert len(free) == 1 and free[0]["value"] > 0, free
+for n in ("ibvcap_writer_lag_frames", "ibvcap_writer_lag_seconds",
+          "ibvcap_writer_write_rate_bytes_per_second"):
+    assert len([s for s in p if s["name"] == n]) == 1, n
 assert len([s for s in p if s["name"] == "ibvcap_writer_written_frames_total"]) == 1
 PY
 ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
+# the shipped unit's command (dpdk-ibvcap-prom@.service, as its timer runs
+# it) for this capture: %i the prefix, its textfile directory a scratch one
+unit=$BUILD/config/dpdk-ibvcap-prom@.service
+promdir=$(sed -n 's/^ConditionPathIsDirectory=//p' "$unit")
+cmd=$(sed -n 's/^ExecStart=//p' "$unit")
+[ -n "$promdir" ] && [ -n "$cmd" ] || fail "$unit: no ExecStart= or ConditionPathIsDirectory="
+cmd=${cmd//%i/$PREFIX}
+cmd=${cmd//$promdir/$T/promdir}
+mkdir -p "$T/promdir"
+# shellcheck disable=SC2086
+set -- $cmd
+[ "$(basename "$1")" = dpdk-ibvcap-stat ] || fail "$unit runs $1"
+shift
+dpdk-ibvcap-stat "$@" || fail "dpdk-ibvcap-prom@$PREFIX.service's command failed: $cmd"
+pf=$T/promdir/dpdk-ibvcap-$PREFIX.prom
+[ -s "$pf" ] || fail "dpdk-ibvcap-prom@$PREFIX.service wrote no $promdir/dpdk-ibvcap-$PREFIX.prom"
+python3 "$SRC/tests/tools/promcheck.py" "$pf" > "$T/unitprom.json" || { cat "$T/unitprom.json"; fail "unit's file: format"; }
+python3 - "$T/truth.json" "$T/unitprom.json" "$PREFIX" <<'PY' || fail "unit's Prometheus file: values"
+import json, sys
+t = {"ant%d" % a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
+p = json.load(open(sys.argv[2]))
+v = {(s["name"], s["labels"].get("antenna")): s["value"] for s in p}
+for name, a in t.items():
+    assert v[("ibvcap_antenna_received_frames_total", name)] == a["received"]
+assert all(s["labels"]["instance_prefix"] == sys.argv[3] for s in p)
+PY
+ok "dpdk-ibvcap-prom@.service's command: $promdir/dpdk-ibvcap-<inst>.prom with this capture's counts"
 # refreshing mode writes the file again and again; stop it after two rounds
 timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --prom "$T/loop.prom" > /dev/null || true
 [ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
