@@ -1,0 +1,619 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpdk-ibvcap-fleet: one array over several capture hosts.
+
+split: derive each host's dpdk-ibvcap INI file from one array layout and a
+host list. The array file is a dpdk-ibvcap INI file for the whole array
+(antennas, groups, buffers, writers, ...) plus one [host NAME] section per
+host with that host's own keys (port, lcore-map, write, ... and args, its
+EAL arguments). Every group is recorded by exactly one host, whole: a
+host section's group keys (IP:PORT[@P], P an index in that host's ports)
+give it those groups; the others are dealt in the array's order, each to
+the host with the fewest groups so far (the first in --hosts on a tie):
+round-robin when no host names a group. A layout that leaves a host
+without a group, gives a group to two hosts or names a group the array
+does not have is refused. Each host's file is the array's keys (its group
+keys replaced by the host's share) followed by its [host NAME] section, so
+a host key adds to a list (port, write) or overrides a single value; host
+args follow the array's [eal] args. Each file is checked by dpdk-ibvcap
+--check-config --skip-host-checks.
+
+view: one per-antenna table of several captures' figures, summed over the
+hosts: from telemetry (a capture on this host, by --file-prefix), summary
+JSON files (--summary-json), or Prometheus text (dpdk-ibvcap-stat --prom
+files, or node_exporter over http). Antennas are matched by name (every
+host of a split has the array's antenna list); an antenna whose streams
+are split over groups on several hosts is the sum of its figures on each:
+counters add up, first_frame is the earliest and last_frame the latest.
+With summary files the streams are matched too, by their identity
+(source, group, port, CODIF ids): a stream on two hosts is flagged (a
+group joined by two hosts counts its frames twice). A host that does not
+answer is flagged, and the table holds the others.
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import ipaddress
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+# meson writes the installed copy with the project's version (app/meson.build)
+VERSION = "@VERSION@"
+PROG = "dpdk-ibvcap-fleet"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class FleetError(Exception):
+    pass
+
+
+def version_line():
+    v = VERSION if not VERSION.startswith("@") else "(source tree)"
+    return "%s (dpdk-ibvcap) %s" % (PROG, v)
+
+
+def sibling(name, program=True):
+    """A tool installed beside this one (bindir, or the build's app/),
+    else from PATH; a script (program False) need not be executable."""
+    p = os.path.join(HERE, name)
+    if os.path.isfile(p) and (not program or os.access(p, os.X_OK)):
+        return p
+    return shutil.which(name)
+
+
+# ---- split -----------------------------------------------------------------
+
+HOST_RE = re.compile(r"^host\s+(\S+)$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# the keys that define the array's groups (dpdk-ibvcap's [groups] options)
+GROUP_KEYS = ("group", "groups", "group-base", "udp-port-base")
+
+
+class Line:
+    """One line of an INI file: a section header, a key = value, or other
+    text (comments, blank lines), kept to copy it."""
+
+    def __init__(self, n, text, section, key=None, value=None):
+        self.n, self.text, self.section, self.key, self.value = n, text, section, key, value
+
+
+def read_ini(path):
+    """The lines of an INI file as dpdk-ibvcap reads it (lib/opt/opt_ini.c:
+    [section] lines, key = value lines, ';' or '#' comment lines, a value
+    ending at an unescaped ';')."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise FleetError("%s: %s" % (path, e.strerror))
+    out, section = [], None
+    for n, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s or s[0] in ";#":
+            out.append(Line(n, raw, section))
+        elif s.startswith("[") and "]" in s:
+            section = s[1:s.index("]")].strip()
+            out.append(Line(n, raw, section))
+        elif "=" in s and s[0] != "=" and section is not None:
+            k, v = s.split("=", 1)
+            v = re.split(r"(?<!\\);", v, 1)[0]
+            out.append(Line(n, raw, section, k.strip(), v.strip()))
+        else:
+            raise FleetError("%s: line %d: '%s': expected [section] or key = value "
+                             "(inside a section)" % (path, n, s))
+    return out
+
+
+def group_id(text, where):
+    """IP:PORT[@P] -> ('IP:PORT', P or None), IP a multicast address."""
+    m = re.fullmatch(r"([0-9.]+):([0-9]+)(?:@([0-9]+))?", text.strip())
+    try:
+        ip = ipaddress.IPv4Address(m.group(1)) if m else None
+    except ValueError:
+        ip = None
+    if not m or ip is None or not ip.is_multicast or not 0 < int(m.group(2)) < 65536:
+        raise FleetError("%s: group '%s': expected IP:PORT[@P] with a multicast IPv4 "
+                         "address, a UDP port 1..65535 and a port index P" % (where, text))
+    return "%s:%d" % (ip, int(m.group(2))), (int(m.group(3)) if m.group(3) else None)
+
+
+def check_config(ibvcap, path):
+    """dpdk-ibvcap --check-config --skip-host-checks: (ok, its output)."""
+    r = subprocess.run([ibvcap, "--check-config", path, "--skip-host-checks"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return r.returncode == 0, r.stdout
+
+
+def array_groups(ibvcap, path, common):
+    """The array's groups, in order, as dpdk-ibvcap expands them (group
+    lines, or --groups from --group-base/--udp-port-base, or its defaults)."""
+    with tempfile.NamedTemporaryFile("w", prefix="ibvcap-fleet.", suffix=".ini") as f:
+        f.write("".join(l.text + "\n" for l in common))
+        f.flush()
+        ok, out = check_config(ibvcap, f.name)
+    if not ok:
+        msg = out.strip().replace(f.name, path + " (its array keys)")
+        raise FleetError("%s: the array is not a valid dpdk-ibvcap configuration:\n%s"
+                         % (path, msg))
+    groups = []
+    for s in out.splitlines():
+        m = re.match(r"group = (\S+)", s)
+        if m:
+            groups.append(group_id(m.group(1).split("@")[0], path)[0])
+    return groups
+
+
+def split(a):
+    ibvcap = a.ibvcap or sibling("dpdk-ibvcap")
+    if not ibvcap:
+        raise FleetError("dpdk-ibvcap not found beside %s nor in PATH: give --ibvcap PATH" % PROG)
+    lines = read_ini(a.array)
+    common, hosts_in_file, host_lines = [], [], {}
+    for l in lines:
+        m = HOST_RE.match(l.section) if l.section is not None else None
+        if m:
+            name = m.group(1)
+            if name not in host_lines:
+                hosts_in_file.append(name)
+                host_lines[name] = []
+            if l.key is not None:
+                host_lines[name].append(l)
+        else:
+            if l.key == "group" and "@" in l.value:
+                raise FleetError("%s: line %d: group = %s: a port index (@P) is a host's "
+                                 "choice: give the group in that host's [host NAME] section"
+                                 % (a.array, l.n, l.value))
+            common.append(l)
+    if a.hosts is not None:
+        hosts = [h.strip() for h in a.hosts.split(",")]
+    else:
+        hosts = hosts_in_file
+    if not hosts or hosts == [""]:
+        raise FleetError("%s: no hosts: give --hosts h1,h2,... or [host NAME] sections"
+                         % a.array)
+    for h in hosts:
+        if not NAME_RE.match(h):
+            raise FleetError("--hosts: '%s': expected a host name (letters, digits, "
+                             "'.', '-', '_'; it names the host's INI file)" % h)
+        if hosts.count(h) > 1:
+            raise FleetError("--hosts: host '%s' given twice" % h)
+    groups = array_groups(ibvcap, a.array, common)
+
+    # explicit groups: a host section's group keys
+    owner, port_of = {}, {}
+    share = {h: [] for h in hosts}
+    for h, hl in host_lines.items():
+        for l in hl:
+            where = "%s: line %d: [host %s]" % (a.array, l.n, h)
+            if l.key in GROUP_KEYS[1:]:
+                raise FleetError("%s: %s: the array's groups are its own keys (outside "
+                                 "the host sections); a host section names its groups "
+                                 "with group = IP:PORT[@P]" % (where, l.key))
+            if l.key != "group":
+                continue
+            for g in l.value.split(","):
+                gid, p = group_id(g, where)
+                if gid not in groups:
+                    raise FleetError("%s: group %s is not one of the array's %d groups (%s)"
+                                     % (where, gid, len(groups), ", ".join(groups)))
+                if gid in owner:
+                    raise FleetError("%s: group %s is already host %s's: a group is "
+                                     "recorded by one host" % (where, gid, owner[gid]))
+                if h not in share:
+                    raise FleetError("%s: group %s is given to host %s, which is not in "
+                                     "--hosts (%s): no host would record it"
+                                     % (where, gid, h, ",".join(hosts)))
+                owner[gid], port_of[gid] = h, p
+    for g in groups:
+        if g in owner:
+            share[owner[g]].append(g)
+    # the rest: each to the host with the fewest groups so far
+    for g in groups:
+        if g not in owner:
+            h = min(hosts, key=lambda x: (len(share[x]), hosts.index(x)))
+            owner[g] = h
+            share[h].append(g)
+    for h in hosts:
+        share[h].sort(key=groups.index)
+        if not share[h]:
+            raise FleetError("%s: host %s gets no group: %d hosts for %d groups (%s), and a "
+                             "group is recorded whole by one host"
+                             % (a.array, h, len(hosts), len(groups), ", ".join(groups)))
+
+    os.makedirs(a.outdir, exist_ok=True)
+    out, bad = [], []
+    for h in hosts:
+        path = os.path.join(a.outdir, h + ".ini")
+        text = host_ini(a.array, h, common, host_lines.get(h, []), share[h], port_of)
+        with open(path, "w") as f:
+            f.write(text)
+        ok, msg = (True, "") if a.no_check else check_config(ibvcap, path)
+        if not ok:
+            bad.append("host %s: %s:\n%s" % (h, path, msg.strip()))
+        out.append({"host": h, "config": path, "checked": not a.no_check and ok,
+                    "groups": [g + ("@%d" % port_of[g] if port_of.get(g) is not None else "")
+                               for g in share[h]]})
+    if a.json:
+        print(json.dumps({"array": a.array, "groups": groups, "hosts": out}, indent=2))
+    else:
+        for o in out:
+            print("%s: %d group%s (%s) -> %s%s"
+                  % (o["host"], len(o["groups"]), "" if len(o["groups"]) == 1 else "s",
+                     ", ".join(o["groups"]), o["config"],
+                     " (checked)" if o["checked"] else ""))
+    if bad:
+        raise FleetError("dpdk-ibvcap --check-config refused:\n" + "\n".join(bad))
+    return 0
+
+
+def host_ini(array, host, common, hl, groups, port_of):
+    """A host's INI: the array's lines without its group keys, its [eal]
+    args followed by the host's args, then the host's section."""
+    hargs = [l.value for l in hl if l.key == "args"]
+    out = ["; %s: generated by %s split from %s: do not edit, edit the array"
+           % (host, PROG, array),
+           "; groups of host %s: %s" % (host, ", ".join(groups))]
+    # the host's args follow the array's [eal] args, or open [eal] (one
+    # [eal] section: rte_cfgfile reads the first of two)
+    done_args, array_args = False, any(l.key == "args" for l in common)
+    for l in common:
+        if l.key in GROUP_KEYS:
+            out.append("; (the array's %s key: the host's share is in [host %s])"
+                       % (l.key, host))
+        elif l.key == "args" and hargs and not done_args:
+            done_args = True
+            out.append("args = %s %s" % (l.value, " ".join(hargs)))
+        else:
+            out.append(l.text)
+            if (hargs and not done_args and not array_args and l.key is None and
+                    l.section == "eal" and l.text.strip().startswith("[")):
+                done_args = True
+                out.append("args = %s" % " ".join(hargs))
+    if hargs and not done_args:
+        out += ["", "[eal]", "args = %s" % " ".join(hargs)]
+    out += ["", "[host %s]" % host]
+    out += ["%s = %s" % (l.key, l.value) for l in hl if l.key not in ("group", "args")]
+    out += ["group = %s%s" % (g, "@%d" % port_of[g] if port_of.get(g) is not None else "")
+            for g in groups]
+    return "\n".join(out) + "\n"
+
+
+# ---- view ------------------------------------------------------------------
+
+# lib/stats' merge rule for the time gauges (STATS_MIN, STATS_MAX); every
+# other antenna figure is a counter (STATS_SUM)
+TIME_MERGE = {"first_frame": min, "last_frame": max}
+# not figures: identity
+IDENT = ("antenna", "name", "src")
+# the units dpdk-ibvcap-stat --prom appends to an antenna counter's name
+# (docs/counters.md: the unit left out where the name has it)
+PROM_UNITS = ("frames", "segments", "packets")
+
+
+def skey(s):
+    return (s["src"], s["dst"], int(s["port"]), int(s["groupid"]),
+            int(s["secondaryid"]), int(s["threadid"]))
+
+
+def from_summary(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except OSError as e:
+        raise FleetError("%s: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise FleetError("%s: not JSON (%s)" % (path, e))
+    if not isinstance(d, dict) or not isinstance(d.get("antennas"), list):
+        raise FleetError("%s: not a dpdk-ibvcap --summary-json file (no antennas)" % path)
+    ants = {}
+    for x in d["antennas"]:
+        ants[x.get("name") or x["src"]] = {k: v for k, v in x.items() if k != "antenna"}
+    return ants, d.get("streams")
+
+
+def load_stat():
+    """dpdk-ibvcap-stat, the telemetry client, as a module (one client)."""
+    path = sibling("dpdk-ibvcap-stat", program=False)
+    if path is None:
+        raise FleetError("dpdk-ibvcap-stat not found beside %s nor in PATH" % PROG)
+    loader = importlib.machinery.SourceFileLoader("ibvcap_stat", path)
+    spec = importlib.util.spec_from_loader("ibvcap_stat", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def from_telemetry(stat, prefix):
+    try:
+        tel = stat.Telemetry(prefix)
+        try:
+            # /ibvcap/antenna has its buffer's figures too: keep the
+            # frame counts (an array's elements are NAME_ELEMENT)
+            counts = tuple(stat.describe(tel)["counts"])
+            names = [k for k in tel.query("/ibvcap/antennas") if k != "fields"]
+            ants = {}
+            for n in names:
+                r = tel.query("/ibvcap/antenna,%s" % n)
+                if not isinstance(r, dict) or "src" not in r:
+                    raise FleetError("telemetry '%s': no /ibvcap/antenna,%s: not dpdk-ibvcap?"
+                                     % (prefix, n))
+                ants[n] = {k: v for k, v in r.items() if k in IDENT or k in counts or
+                           k.startswith(tuple(c + "_" for c in counts))}
+        finally:
+            tel.close()
+    except stat.TelemetryError as e:
+        raise FleetError(str(e))
+    except (OSError, ValueError) as e:
+        raise FleetError("telemetry '%s': the capture went away (%s)" % (prefix, e))
+    return ants
+
+
+PROM_LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)')
+PROM_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def prom_key(metric):
+    """ibvcap_antenna_<name>[_<unit>][_total] (dpdk-ibvcap-stat --prom) ->
+    (lib/stats name, scale to its unit), or None for another metric."""
+    if not metric.startswith("ibvcap_antenna_"):
+        return None
+    k = metric[len("ibvcap_antenna_"):]
+    if k.endswith("_total"):
+        k = k[:-len("_total")]
+    if k.endswith("_seconds"):
+        return k[:-len("_seconds")] + "_ns", 1e9
+    for u in PROM_UNITS:
+        if k.endswith("_" + u):
+            return k[:-len(u) - 1], 1
+    return k, 1
+
+
+def from_prom(src, timeout):
+    """Prometheus text: {instance_prefix: {antenna: figures}}."""
+    try:
+        if re.match(r"https?://", src):
+            with urllib.request.urlopen(src, timeout=timeout) as r:
+                text = r.read().decode("utf-8", "replace")
+        else:
+            with open(src) as f:
+                text = f.read()
+    except (OSError, urllib.error.URLError) as e:
+        raise FleetError("%s: %s" % (src, getattr(e, "reason", None) or e.strerror or e))
+    out = {}
+    for line in text.splitlines():
+        m = PROM_LINE.match(line)
+        if not m or line.startswith("#"):
+            continue
+        kv = prom_key(m.group(1))
+        if kv is None:
+            continue
+        labels = {k: v.encode().decode("unicode_escape")
+                  for k, v in PROM_LABEL.findall(m.group(2) or "")}
+        if "antenna" not in labels:
+            continue
+        try:
+            v = float(m.group(3))
+        except ValueError:
+            continue
+        a = out.setdefault(labels.get("instance_prefix", ""), {}).setdefault(
+            labels["antenna"], {"name": labels["antenna"]})
+        a[kv[0]] = int(round(v * kv[1]))
+    if not out:
+        raise FleetError("%s: no ibvcap_antenna_* figures (not dpdk-ibvcap-stat --prom "
+                         "output?)" % src)
+    return out
+
+
+def merge_into(m, x):
+    """Add antenna record x into m, by lib/stats' merge rules."""
+    for k, v in x.items():
+        if k in IDENT:
+            continue
+        base = re.sub(r"_(ns|utc)$", "", k)
+        if base in TIME_MERGE:
+            if k.endswith("_ns") and v:   # 0 / null: no frame yet
+                ns = m.get(base + "_ns")
+                if not ns or TIME_MERGE[base](v, ns) == v:
+                    m[base + "_ns"] = v
+                    if base + "_utc" in x:
+                        m[base + "_utc"] = x[base + "_utc"]
+            continue
+        if isinstance(v, dict):
+            d = m.setdefault(k, {})
+            for e, n in v.items():
+                d[e] = d.get(e, 0) + n
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            m[k] = m.get(k, 0) + v
+
+
+def view_sources(a):
+    """[(host, kind, what)] in the order given."""
+    out = []
+    for kind in ("telemetry", "summary", "prom"):
+        for s in getattr(a, kind) or []:
+            host, sep, what = s.partition("=")
+            if not sep or re.match(r"https?://", s) and "://" in host:
+                host, what = None, s
+            out.append((host, kind, what))
+    return out
+
+
+def fleet_view(a):
+    srcs = view_sources(a)
+    if not srcs:
+        raise FleetError("view: no source: give --telemetry PREFIX, --summary FILE or "
+                         "--prom FILE|URL (each repeatable, optionally HOST=...)")
+    stat = None
+    hosts = []      # {host, source, ok, error, antennas}
+    per_host = []   # (host, antennas, streams or None)
+    for host, kind, what in srcs:
+        try:
+            if kind == "telemetry":
+                stat = stat or load_stat()
+                parts = [(host or what, from_telemetry(stat, what), None)]
+            elif kind == "summary":
+                ants, streams = from_summary(what)
+                parts = [(host or os.path.basename(what), ants, streams)]
+            else:
+                got = from_prom(what, a.timeout)
+                base = host or re.sub(r"^https?://", "", what).split("/")[0]
+                parts = [(base if len(got) == 1 else "%s/%s" % (base, p), ants, None)
+                         for p, ants in sorted(got.items())]
+            for name, ants, streams in parts:
+                hosts.append({"host": name, "source": "%s %s" % (kind, what), "ok": True,
+                              "antennas": len(ants)})
+                per_host.append((name, ants, streams))
+        except FleetError as e:
+            hosts.append({"host": host or what, "source": "%s %s" % (kind, what),
+                          "ok": False, "error": str(e)})
+    problems = ["host %s does not answer: %s" % (h["host"], h["error"])
+                for h in hosts if not h["ok"]]
+
+    # the figures every answering host gives (telemetry, summary and
+    # Prometheus carry different sets): only these are summed
+    fields = None
+    for _, ants, _ in per_host:
+        for x in ants.values():
+            ks = [k for k in x if k not in IDENT]
+            fields = ks if fields is None else [k for k in fields if k in ks]
+    fields = fields or []
+    antennas, order = {}, []
+    for h, ants, _ in per_host:
+        for name, x in ants.items():
+            if name not in antennas:
+                order.append(name)
+                antennas[name] = {"name": name, "hosts": []}
+            m = antennas[name]
+            if "src" in x:
+                if m.get("src", x["src"]) != x["src"]:
+                    problems.append("antenna %s is %s on host %s but %s on host %s: not "
+                                    "one array" % (name, x["src"], h, m["src"], m["src_host"]))
+                m.setdefault("src", x["src"])
+                m.setdefault("src_host", h)
+            if x.get("packets", x.get("received", 0)):
+                m["hosts"].append(h)
+            merge_into(m, {k: v for k, v in x.items() if k in fields})
+    for m in antennas.values():
+        m.pop("src_host", None)
+    totals = {}
+    for m in antennas.values():
+        merge_into(totals, m)
+    res = {"hosts": hosts, "fields": fields,
+           "antennas": [antennas[n] for n in order], "totals": totals}
+    if per_host and all(s is not None for _, _, s in per_host):
+        seen, streams = {}, []
+        for h, _, ss in per_host:
+            for s in ss:
+                k = skey(s)
+                if k in seen:
+                    problems.append("stream %s -> %s:%s (groupid %s, thread %s) counted "
+                                    "on host %s and host %s: a group joined by two hosts"
+                                    % (s["src"], s["dst"], s["port"], s["groupid"],
+                                       s["threadid"], seen[k], h))
+                    continue
+                seen[k] = h
+                streams.append(dict(s, host=h))
+        res["streams"] = streams
+    res["problems"] = problems
+    return res
+
+
+def view_table(res):
+    lines = []
+    for h in res["hosts"]:
+        lines.append("host %-16s %s  (%s)" % (h["host"], "%d antennas" % h["antennas"]
+                                               if h["ok"] else "NO ANSWER", h["source"]))
+    nums = [k for k in res["fields"] if not k.endswith(("_ns", "_utc")) and
+            all(isinstance(m.get(k, 0), (int, float)) for m in res["antennas"])]
+    shown = [k for k in nums if any(m.get(k) for m in res["antennas"])]
+    lines.append("%-12s %-15s %5s" % ("antenna", "source", "hosts") +
+                 "".join(" %*s" % (max(8, len(k)), k) for k in shown))
+    for m in res["antennas"] + [dict(res["totals"], name="total", hosts=[])]:
+        lines.append("%-12s %-15s %5s" % (m["name"], m.get("src", ""),
+                                          len(m["hosts"]) if m["name"] != "total" else "") +
+                     "".join(" %*d" % (max(8, len(k)), m.get(k, 0)) for k in shown))
+    zero = [k for k in nums if k not in shown]
+    if zero:
+        lines.append("zero on every antenna: " + ", ".join(zero))
+    if "streams" in res:
+        lines.append("%d streams, each on one host" % len(res["streams"])
+                     if not any(p.startswith("stream") for p in res["problems"]) else
+                     "%d streams" % len(res["streams"]))
+    for p in res["problems"]:
+        lines.append("PROBLEM: " + p)
+    return "\n".join(lines)
+
+
+def view(a):
+    res = fleet_view(a)
+    if a.json:
+        print(json.dumps(res, indent=2, sort_keys=True))
+    else:
+        print(view_table(res))
+    for p in res["problems"]:
+        print("%s: %s" % (PROG, p), file=sys.stderr)
+    return 1 if res["problems"] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Exit status: 0 done; 1 a layout that cannot be split, a host file\n"
+        "dpdk-ibvcap refuses, a host that does not answer or a stream on two hosts;\n"
+        "2 bad option. The commands' options:")
+    ap.add_argument("--version", action="version", version=version_line())
+    sub = ap.add_subparsers(dest="cmd", metavar="split|view")
+    sp = sub.add_parser("split", help="each host's INI file from the array's",
+                        description="Each host's dpdk-ibvcap INI file from the array "
+                        "layout ARRAY (see dpdk-ibvcap-fleet --help).")
+    sp.add_argument("array", metavar="ARRAY.ini")
+    sp.add_argument("--hosts", metavar="H1,H2,...",
+                    help="the hosts, in dealing order (default: the [host NAME] "
+                    "sections, in file order)")
+    sp.add_argument("--outdir", default=".", metavar="DIR",
+                    help="where HOST.ini files go (default: .)")
+    sp.add_argument("--ibvcap", metavar="PATH",
+                    help="dpdk-ibvcap to check with (default: beside this tool, or PATH)")
+    sp.add_argument("--no-check", action="store_true",
+                    help="do not check each file with dpdk-ibvcap --check-config")
+    sp.add_argument("--json", action="store_true",
+                    help="print the assignment as JSON (hosts, their groups and files)")
+    vp = sub.add_parser("view", help="one per-antenna table of several captures",
+                        description="One per-antenna table of several captures' figures, "
+                        "summed over hosts (see dpdk-ibvcap-fleet --help).")
+    vp.add_argument("--telemetry", action="append", metavar="[HOST=]PREFIX",
+                    help="a capture on this host, by its --file-prefix (repeatable)")
+    vp.add_argument("--summary", action="append", metavar="[HOST=]FILE",
+                    help="a capture's --summary-json file (repeatable)")
+    vp.add_argument("--prom", action="append", metavar="[HOST=]FILE|URL",
+                    help="Prometheus text: a dpdk-ibvcap-stat --prom file, or a "
+                    "node_exporter URL (http://host:9100/metrics) (repeatable)")
+    vp.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                    help="for each URL (default: 5)")
+    vp.add_argument("--json", action="store_true",
+                    help="as JSON: hosts, fields, antennas (name, src, hosts, figures), "
+                    "totals, streams (summary files), problems")
+    ap.epilog += "\n\n" + "\n".join(p.format_help() for p in (sp, vp))
+    a = ap.parse_args()
+    if a.cmd is None:
+        ap.print_usage(sys.stderr)
+        print("%s: a command: split or view" % PROG, file=sys.stderr)
+        return 2
+    try:
+        return split(a) if a.cmd == "split" else view(a)
+    except FleetError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
