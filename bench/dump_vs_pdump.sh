@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Benchmark (not a test): frames written to pcap per second by
-# dpdk-ibvcap-dump (from the antenna buffers) against the stock dpdk-pdump
-# (port tap), on the same primary fed the same CODIF traffic through memif,
-# at several offered rates and flat out; each with its loss. The generator
+# dpdk-ibvcap-dump (from the antenna buffers) against the stock taps
+# dpdk-pdump and dpdk-dumpcap (port taps), on the same primary fed the same
+# CODIF traffic through memif, at several offered rates and flat out; each
+# with its loss. The generator
 # drops what a full ring refuses (--tx-drop), as a NIC would when the
 # capture falls behind: a tap that slows the capture shows as loss.
-# Writes $OUT/dump_vs_pdump.txt and, with gnuplot, $OUT/dump_vs_pdump.png.
+# Writes $OUT/dump_vs_pdump.txt and, with gnuplot, $OUT/dump_vs_pdump.png:
+# every measured point (flat out too, at the rate the generator reached),
+# frames written per second and each tool's loss, titled with the machine
+# and the date.
 #
 #   bench/dump_vs_pdump.sh [OUTDIR (bench/results)] [SECONDS_PER_RUN (3)]
 set -euo pipefail
@@ -65,6 +69,11 @@ run() {
 			--summary-json "$T/tool.json" 2> "$T/tool.log" &
 		tpid=$!
 		for _ in $(seq 100); do grep -q 'attached' "$T/tool.log" 2>/dev/null && break; sleep 0.1; done
+	elif [ "$tool" = dumpcap ]; then
+		stdbuf -oL dpdk-dumpcap --file-prefix=${P} -i 0 -s 9000 -P -w "$T/out/dumpcap.pcap" \
+			> "$T/tool.log" 2>&1 &
+		tpid=$!
+		for _ in $(seq 100); do grep -q 'Packets captured' "$T/tool.log" 2>/dev/null && break; sleep 0.1; done
 	else
 		stdbuf -oL dpdk-pdump -l 0 --no-pci --file-prefix=${P} --log-level=lib.eal:error -- \
 			--pdump "port=0,queue=*,rx-dev=$T/out/pdump.pcap,mbuf-size=10240,total-num-mbufs=16384" \
@@ -77,7 +86,7 @@ run() {
 	if [ "$rate" = 0 ]; then fps=0; else fps=$(python3 -c "print($rate / 12)"); fi
 	"$B/app/codifgen" -l 0 --no-pci --file-prefix=${P}g --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna $LAYOUT \
-		--frames "$F" --rate-fps "$fps" --tx-drop --linger 300s > "$T/gen.log" 2>&1 &
+		--count "$F" --rate-fps "$fps" --tx-drop --linger 300s > "$T/gen.log" 2>&1 &
 	gpid=$!; pids+=("$gpid")
 	# the generator done, the capture idle, then the tap stops, then the
 	# capture (a pdump tap must leave before its primary does)
@@ -91,62 +100,90 @@ run() {
 		kill -0 "$cpid" 2>/dev/null || break
 		sleep 0.5
 	done
-	if [ "$tool" = pdump ]; then
+	if [ "$tool" != dump ]; then
 		sleep 1
-		kill -INT "$tpid"; wait "$tpid" || true
+		kill -INT "$tpid" 2>/dev/null || true; wait "$tpid" || true
 	fi
 	kill -INT "$cpid"; wait "$cpid" || true
 	if [ "$tool" = dump ]; then
 		wait "$tpid" || true
 		written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/tool.json")
 	else
-		written=$(count_pcap "$T/out/pdump.pcap")
+		written=$(count_pcap "$T/out/$tool.pcap")
 	fi
 	kill -INT "$gpid"; wait "$gpid" || true
 	rm -f /dev/hugepages/${P}g*
 	el=$(sed -n 's/.* bytes in \([0-9.]*\) s .*/\1/p' "$T/gen.log")
 	sent=$n
 	lost=$((sent - written))
-	printf "%-6s %10s %10d %10d %8d %10.0f %8.3f\n" "$tool" "$rate" "$sent" "$written" \
-		"$lost" "$(python3 -c "print($written / $el)")" "$(python3 -c "print($written / $sent)")"
+	[ "$written" -le "$sent" ] || { echo "$tool: $written frames written of $sent sent" >&2; exit 1; }
+	printf "%-7s %10s %10d %10.0f %10d %8d %10.0f %8.3f\n" "$tool" "$rate" "$sent" \
+		"$(python3 -c "print($sent / $el)")" "$written" "$lost" \
+		"$(python3 -c "print($written / $el)")" "$(python3 -c "print($written / $sent)")"
 }
 
 {
 	echo "# offered: total packets/s of 8298-byte CODIF frames into memif (0 = flat out)"
 	echo "# sent: frames offered; lost: not in the pcap (dropped at a full ring, or by the tap)"
+	echo "# sent/s: frames sent / sending time (flat out: what the generator reached)"
 	echo "# written/s: frames written / sending time; captured: written / sent"
-	printf "%-6s %10s %10s %10s %8s %10s %8s\n" tool offered sent written lost written/s captured
+	echo "# machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F)"
+	printf "%-7s %10s %10s %10s %10s %8s %10s %8s\n" tool offered sent sent/s written lost written/s captured
 	for r in ${RATES:-5000 10000 20000 40000 80000 160000 0}; do
-		run dump $r
-		run pdump $r
+		for tool in ${TOOLS:-dump pdump dumpcap}; do
+			run "$tool" "$r"
+		done
 	done
 } | tee "$OUT/dump_vs_pdump.txt"
 
 python3 - "$OUT/dump_vs_pdump.txt" <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1]) if l and l[0] in "dp" and not l.startswith("pdump ") or l.startswith("pdump ")]
-d = {(r[0], r[1]): r for r in rows if r[0] in ("dump", "pdump")}
-for rate in sorted({r[1] for r in rows if r[0] in ("dump", "pdump")}, key=lambda x: (x == "0", int(x))):
-    if ("dump", rate) in d and ("pdump", rate) in d:
-        a, b = d[("dump", rate)], d[("pdump", rate)]
-        print("%s: dpdk-ibvcap-dump %s frames/s (lost %s), dpdk-pdump %s frames/s (lost %s): ratio %.2f (target >= 2)"
-              % ("flat out" if rate == "0" else "offered %s/s" % rate, a[5], a[4], b[5], b[4],
-                 float(a[5]) / float(b[5]) if float(b[5]) else float("inf")))
+rows = [l.split() for l in open(sys.argv[1]) if l.split() and l.split()[0] in ("dump", "pdump", "dumpcap")]
+d = {(r[0], r[1]): r for r in rows}
+for rate in sorted({r[1] for r in rows}, key=lambda x: (x == "0", int(x))):
+    a = d.get(("dump", rate))
+    if not a:
+        continue
+    line = "%s: dpdk-ibvcap-dump %s frames/s (lost %s)" % (
+        "flat out" if rate == "0" else "offered %s/s" % rate, a[6], a[5])
+    for t in ("pdump", "dumpcap"):
+        b = d.get((t, rate))
+        if b:
+            line += ", dpdk-%s %s frames/s (lost %s): ratio %.2f" % (
+                t, b[6], b[5], float(a[6]) / float(b[6]) if float(b[6]) else float("inf"))
+    print(line + " (target >= 2 flat out)")
 PY
 if command -v gnuplot > /dev/null; then
-	awk '$1=="dump" && $2!=0 {print $2, $4/$3*100}' "$OUT/dump_vs_pdump.txt" > "$T/d.dat"
-	awk '$1=="pdump" && $2!=0 {print $2, $4/$3*100}' "$OUT/dump_vs_pdump.txt" > "$T/p.dat"
+	machine=$(sed -n 's/^# machine: //p' "$OUT/dump_vs_pdump.txt")
+	for t in dump pdump dumpcap; do
+		# x: frames/s sent (flat out: the generator's own rate), written/s, loss %
+		awk -v t=$t '$1==t {print $4, $7, ($3-$5)/$3*100, ($2==0 ? "\"flat out\"" : "\"\"")}' \
+			"$OUT/dump_vs_pdump.txt" | sort -n > "$T/$t.dat"
+	done
 	gnuplot <<GP
-set terminal png size 800,500
+set terminal png size 900,900
 set output "$OUT/dump_vs_pdump.png"
-set title "Frames written to pcap vs offered rate (8298-byte CODIF, memif, 2 vCPU)"
-set xlabel "offered rate (packets/s)"
-set ylabel "frames written / frames sent (%)"
+set multiplot layout 2,1 title "8298-byte CODIF frames into memif, written to pcap\\n$machine"
 set logscale x
-set yrange [0:105]
-set key bottom left
-plot "$T/d.dat" using 1:2 with linespoints lw 2 title "dpdk-ibvcap-dump (antenna buffers)", \
-     "$T/p.dat" using 1:2 with linespoints lw 2 title "dpdk-pdump (stock, port tap)"
+set grid
+set key top left
+set xlabel "frames/s offered (sent by the generator; flat out: as fast as it could send)"
+set ylabel "frames written / s"
+set logscale y
+plot "$T/dump.dat" using 1:2 with linespoints lw 2 pt 7 title "dpdk-ibvcap-dump (antenna buffers)", \\
+     "$T/pdump.dat" using 1:2 with linespoints lw 2 pt 5 title "dpdk-pdump (stock, port tap)", \\
+     "$T/dumpcap.dat" using 1:2 with linespoints lw 2 pt 9 title "dpdk-dumpcap (stock, port tap)", \\
+     "$T/dump.dat" using 1:2:4 with labels offset 0,1 notitle, \\
+     "$T/pdump.dat" using 1:2:4 with labels offset 0,-1 notitle
+unset logscale y
+set ylabel "frames lost (%)"
+set yrange [-2:102]
+plot "$T/dump.dat" using 1:3 with linespoints lw 2 pt 7 title "dpdk-ibvcap-dump", \\
+     "$T/pdump.dat" using 1:3 with linespoints lw 2 pt 5 title "dpdk-pdump", \\
+     "$T/dumpcap.dat" using 1:3 with linespoints lw 2 pt 9 title "dpdk-dumpcap", \\
+     "$T/pdump.dat" using 1:3:4 with labels offset 0,1 notitle, \\
+     "$T/dumpcap.dat" using 1:3:4 with labels offset 0,-1 notitle
+unset multiplot
 GP
 	echo "plot: $OUT/dump_vs_pdump.png"
 fi
