@@ -213,6 +213,9 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		w->src[i].b = bufs[i];
 		w->src[i].payload = payloads != NULL ? payloads[i] : NULL;
 		w->src[i].on = (ant_mask >> i) & 1;
+		w->src[i].win.first_ns = INT64_MIN;
+		w->src[i].win.begin_ns = INT64_MIN;
+		w->src[i].win.end_ns = INT64_MIN;
 		antbuf_cursor_init(bufs[i], &w->src[i].cur, o->from_oldest);
 	}
 	return 0;
@@ -652,6 +655,46 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	return (int)n;
 }
 
+/* A window's rows (o.window): those before from_ns are passed over, the
+ * first at or after to_ns ends the antenna (left in the ring).
+ * @return 1: write it; 0: passed over (taken); -1: past the window. */
+static int
+in_window(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
+{
+	struct wr_window *win = &s->win;
+	int64_t t = antbuf_index_time_ns(v->run, v->index);
+
+	if (win->first_ns == INT64_MIN) {
+		win->first_ns = t;
+		win->first_index = v->index;
+		win->first_clk = v->run->clk;
+	}
+	if (t >= w->o.to_ns) {
+		win->past = true;
+		return -1;
+	}
+	if (t < w->o.from_ns) {
+		antbuf_commit(s->b, &s->cur, v);
+		win->before++;
+		return 0;
+	}
+	if (win->begin_ns == INT64_MIN)
+		win->begin_ns = t;
+	win->end_ns = antbuf_index_time_ns(v->run, v->index + 1);
+	return 1;
+}
+
+bool
+wr_window_done(const struct wr_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on && !w->src[i].win.past)
+			return false;
+	return true;
+}
+
 static int
 poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
@@ -659,8 +702,14 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	unsigned int done = 0;
 	int rc;
 
-	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
+	while (done < max_rows && !w->done && !s->win.past &&
+	       antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
+
+		if (w->o.window && (rc = in_window(w, s, &v)) <= 0) {
+			done += rc == 0;
+			continue;
+		}
 
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
 			/* nothing to write: before the file, or before any stream */
