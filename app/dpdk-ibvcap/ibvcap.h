@@ -140,6 +140,7 @@ struct ibv_bufs {
 	uintptr_t *zc_refs[SHM_MAX_ANT]; /**< the mbuf each slot holds */
 	uint8_t *zc_zero;   /**< the zeroed frame gap slots point at */
 	struct rte_mempool *zc_pool; /**< one pool for every port */
+	bool retain_checked[SHM_MAX_ANT]; /**< --retain checked at its first frame */
 };
 
 /**
@@ -234,6 +235,9 @@ int ibv_rx_main(void *arg);
 void ibv_instance_name(char out[SHM_NAMELEN]);
 int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
 void ibv_bufs_stop(struct ibv_app *app);
+/** --retain against each antenna's own frame period, once its first frame
+ * is in (main lcore): a warning when its ring holds less data time. */
+void ibv_bufs_retain_check(struct ibv_app *app, FILE *f);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
 /** --zero-copy: place a frame by reference to the mbuf it arrived in. On
