@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,10 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	if (kept) {
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
+		if (w->o.file_done != NULL)
+			w->o.file_done(w->o.file_ctx, w->last_file, out == &w->all ? -1 :
+				       (int)(((const char *)out - (const char *)w->src) /
+					     (ptrdiff_t)sizeof(w->src[0])), d);
 	}
 	tally(w);
 	return rc;

@@ -39,6 +39,10 @@ struct wr_opts {
 	bool window;            /**< from_ns and to_ns apply */
 	int64_t from_ns;        /**< Unix ns, CODIF data time, inclusive */
 	int64_t to_ns;          /**< Unix ns, exclusive */
+	/** each file completed and kept (may be NULL): its path, its antenna's
+	 * index (-1: all=yes) and what it holds on disk */
+	void (*file_done)(void *ctx, const char *path, int ant, const struct fmt_tally *t);
+	void *file_ctx;
 };
 
 /** Defaults: codif, prefix ibvcap, snaplen 65535, O_DIRECT, 8 MiB buffers. */
