@@ -116,7 +116,7 @@ ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 		w = 1;
 	/* a consumer reads the rows up to a ring behind the newest opened,
 	 * less the window still open: --retain's rows are those */
-	if (c->retain_ns && ibv_retain_rows(c) + w > r)
+	if (c->retain_ns)
 		r = ibv_retain_rows(c) + w;
 	while (p < r || p < 2 * w)
 		p <<= 1;
@@ -139,7 +139,7 @@ ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
 		while (r < p->asked)
 			r <<= 1;
 		p->retain_rows = ibv_retain_rows(c);
-		p->retained = c->retain_ns && p->rows > r;
+		p->retained = c->retain_ns != 0;
 		p->grown = !p->retained && p->rows > r; /* the window asked for more */
 	}
 	p->nslots = c->layout.ngroup * c->threads;
@@ -518,7 +518,7 @@ PRINT_FN(print_ring)
 		snprintf(w, sizeof(w), ", grown from %" PRIu64 " to hold twice the reorder "
 			 "window", p.asked);
 	else if (p.retained)
-		snprintf(w, sizeof(w), ", grown from %" PRIu64 " for --retain", p.asked);
+		snprintf(w, sizeof(w), ", from --retain (not --ring)");
 	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
 		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
 		bytes_str(p.host_bytes, b, sizeof(b)),
@@ -733,9 +733,9 @@ static const struct opt_def ibv_opts[] = {
 	 .min = NS_PER_S / 1000, .max = 3600ULL * NS_PER_S, .unset = "none", .example = "10s",
 	 OPT_AT(C, retain_ns), .print = print_retain,
 	 .help = "keep at least T of data time of every antenna in its ring, for triggered "
-		 "dumps (/ibvcap/trigger): the ring is sized from T at --frame-rate (checked "
-		 "at the first frame against the stream's own frame period) and at least "
-		 "--ring"},
+		 "dumps (/ibvcap/trigger): the ring is sized from T at --frame-rate, in place "
+		 "of --ring (checked at the first frame against the stream's own frame "
+		 "period)"},
 	{"reorder-window", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
 	 .max = 1u << 26, .def = "64", .example = "30ms", .set = set_reorder_window,
 	 .print = print_ring, .help = "frames kept open for late frames, or a time"},

@@ -312,6 +312,8 @@ struct ibv_trig_ant {
 	unsigned int streams;
 	uint64_t files, frames, placeholders, overrun_placeholders, bytes;
 	int64_t from_ns, to_ns;                  /**< what it wrote */
+	int64_t oldest_ns;                       /**< the oldest row in its ring
+						      when the dump began */
 	int64_t over_from, over_to;              /**< already overwritten */
 	uint64_t over_frames;                    /**< rows x streams */
 	int64_t before_from, before_to;          /**< before its first frame */

@@ -178,6 +178,8 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 			goto out;
 		}
 	}
+	r->o.from_ns = r->t0;
+	r->o.to_ns = r->t1;
 	if (r->ants == 0)
 		r->ants = c->layout.nant >= 64 ? ~0ULL : (1ULL << c->layout.nant) - 1;
 	rc = 0;
@@ -286,6 +288,7 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 		/* where the ring began when this dump started, and how far it got */
 		avail_from = win->first_ns != INT64_MIN ? win->first_ns : INT64_MAX;
 		ta->from_ns = win->begin_ns;
+		ta->oldest_ns = win->first_ns;
 		ta->to_ns = win->end_ns;
 		ta->complete = win->past;
 		clk = win->first_ns != INT64_MIN ? &win->first_clk : clock_of(b);
@@ -524,6 +527,9 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 			rte_tel_data_add_dict_string(o, "written_to",
 						     codif_time_str(ta->to_ns, t, sizeof(t)));
 		}
+		if (ta->oldest_ns != INT64_MIN && ta->oldest_ns != 0)
+			rte_tel_data_add_dict_string(o, "ring_oldest",
+						     codif_time_str(ta->oldest_ns, t, sizeof(t)));
 		add_span(o, "overwritten", ta->over_from, ta->over_to, ta->over_frames);
 		add_span(o, "before_capture", ta->before_from, ta->before_to, ta->before_frames);
 		add_span(o, "not_arrived", ta->future_from, ta->future_to, ta->future_frames);

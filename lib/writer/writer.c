@@ -683,9 +683,6 @@ in_window(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
 		win->before++;
 		return 0;
 	}
-	if (win->begin_ns == INT64_MIN)
-		win->begin_ns = t;
-	win->end_ns = antbuf_index_time_ns(v->run, v->index + 1);
 	return 1;
 }
 
@@ -749,6 +746,12 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
+		if (w->o.window && rc >= 0) {
+			/* the window's rows in its files: from, to */
+			if (s->win.begin_ns == INT64_MIN)
+				s->win.begin_ns = antbuf_index_time_ns(v.run, v.index);
+			s->win.end_ns = antbuf_index_time_ns(v.run, v.index + 1);
+		}
 		out->runno = v.runno;
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;

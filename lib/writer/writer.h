@@ -82,8 +82,8 @@ struct wr_window {
 				    oldest in the ring then), INT64_MIN: none yet */
 	int64_t first_index;   /**< its frame index, on first_clk */
 	struct codif_clock first_clk;
-	int64_t begin_ns;      /**< data time of the first row of the window it
-				    took, INT64_MIN: none */
+	int64_t begin_ns;      /**< data time of the first row of the window in
+				    its files, INT64_MIN: none */
 	int64_t end_ns;        /**< data time just after the last one */
 	uint64_t before;       /**< rows before from_ns passed over */
 	bool past;             /**< it met a row at or after to_ns: done */
