@@ -30,6 +30,19 @@ GENARGS="$LAYOUT --count $N --seed 7 --loss 0.01 --reorder 0.02 --reorder-depth 
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
 mkdir -p "$T/full" "$T/a" "$T/araw" "$T/b" "$T/early" "$T/wait" "$T/late" "$T/bad"
 
+# the ring is sized at --frame-rate; the first frame tells the stream's own
+# rate: 0.1 s at 1000 frames/s is 100 + 64 rows, 256, which hold 192 frames
+# of 432 us (82.944 ms) of this stream: said once per antenna
+python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
+"$GEN" $LAYOUT --count 200 --antenna 0 --pcap "$T/w0.pcap" --quiet
+"$CAP" -l 0,1 --no-pci --file-prefix="${PREFIX}w" --log-level=lib.eal:error --no-huge -m 512 \
+	--no-telemetry --vdev "net_pcap0,rx_pcap=$T/w0.pcap,rx_pcap=$T/empty.pcap,rx_pcap=$T/empty.pcap" -- \
+	$LAYOUT --stats-period 0 --retain 0.1s --frame-rate 1000 --count-packets 200 \
+	--idle-timeout 2s > "$T/warn.log" 2>&1 || { cat "$T/warn.log"; fail "capture with a wrong --frame-rate"; }
+grep -q "warning: --retain 0.1s: antenna ant0's ring of 256 frames holds 0.082944 s of its data (192 frames of 432 us: 62500 frames per 27 s in its headers, 2314.81 frames/s, not the 1000 of --frame-rate): triggered dumps reach 0.082944 s back, not 0.1 s; give --frame-rate 2314.81" \
+	"$T/warn.log" || { grep -e warning -e '^ring' "$T/warn.log"; fail "no --retain warning at the first frame"; }
+expect_eq "--retain warnings (ant0 only had frames)" "$(grep -c 'warning: --retain' "$T/warn.log")" 1
+
 # --retain 0.1s: 232 frames at --frame-rate 2314.8 (the generator's 62500
 # frames per 27 s) + the window of 64: a ring of 512 rows. Main, rx and the
 # writer on 2 CPUs; telemetry on (the trigger's way in).
