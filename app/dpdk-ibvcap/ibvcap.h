@@ -321,8 +321,8 @@ struct ibv_trig_ant {
 	int64_t future_from, future_to;          /**< not arrived */
 	uint64_t future_frames;
 	int64_t nodata_from, nodata_to;          /**< no frame of it at all */
-	uint64_t lost_rows, overrun;             /**< overwritten while dumping */
-	char first_file[128];
+	uint64_t overrun;                        /**< valid frames overwritten
+						      while dumping (gap frames) */
 };
 
 struct ibv_trig_result {
@@ -331,7 +331,7 @@ struct ibv_trig_result {
 	struct ibv_trig_ant ant[ACCT_MAX_ANTENNAS];
 	unsigned int nfiles;
 	char file[IBV_TRIG_MAX_FILES][RTE_TEL_MAX_STRING_LEN]; /**< base names */
-	uint64_t lost_rows, overrun;
+	uint64_t overrun;
 	int64_t wall_ns;
 };
 

@@ -69,7 +69,7 @@ int
 ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
 	       struct ibv_trig_refusal *e)
 {
-	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *save = NULL, *tok, why[PATH_MAX + 64];
+	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *tok, why[PATH_MAX + 64];
 	unsigned int n = 0, i;
 	int rc = -EINVAL;
 
@@ -87,7 +87,6 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		if (tok != NULL)
 			*tok++ = '\0';
 	}
-	(void)save;
 	if (tok != NULL) {
 		refuse(e, "parameters", params, "at most %zu fields", RTE_DIM(f));
 		goto out;
@@ -251,14 +250,25 @@ file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
 	ta->bytes += t->bytes;
 	if (res->nfiles < IBV_TRIG_MAX_FILES)
 		str_copy(res->file[res->nfiles++], sizeof(res->file[0]), base ? base + 1 : path);
-	if (ta->first_file[0] == '\0')
-		str_copy(ta->first_file, sizeof(ta->first_file), base ? base + 1 : path);
 }
 
 static bool
 capture_stopped(const struct ibv_app *app)
 {
 	return __atomic_load_n(&app->bufs.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
+}
+
+/* Rows final but not taken yet by the antennas still short of T1. */
+static uint64_t
+backlog(const struct wr_writer *w)
+{
+	uint64_t n = 0;
+	unsigned int a;
+
+	for (a = 0; a < w->n; a++)
+		if (w->src[a].on && !w->src[a].win.past)
+			n += (uint64_t)antbuf_backlog(w->src[a].b, &w->src[a].cur);
+	return n;
 }
 
 /* What each antenna's part of the window was: taken from the ring, already
@@ -283,7 +293,6 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 		ta->on = true;
 		ns = streams_of(b);
 		ta->streams = ns;
-		ta->lost_rows = s->cur.lost_rows;
 		ta->overrun = s->cur.lost_frames;
 		/* where the ring began when this dump started, and how far it got */
 		avail_from = win->first_ns != INT64_MIN ? win->first_ns : INT64_MAX;
@@ -363,8 +372,10 @@ ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_
 	o.file_done = file_done;
 	o.file_ctx = res;
 	rc = wr_init(w, &o, bufs, payloads, c->layout.nant, r->ants, res->err, sizeof(res->err));
-	if (rc != 0)
+	if (rc != 0) {
+		res->end = IBV_TRIG_ERROR;
 		goto out;
+	}
 	/* waits, without the telemetry lock, for rows that are not final yet;
 	 * gives up after timeout without a new row of the window */
 	deadline = t_start + (int64_t)r->timeout_ns;
@@ -395,7 +406,7 @@ ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_
 			}
 			continue;
 		}
-		if (capture_stopped(app) && wr_backlog(w) == 0) {
+		if (capture_stopped(app) && backlog(w) == 0) {
 			res->end = IBV_TRIG_STOPPED;
 			break;
 		}
@@ -414,7 +425,6 @@ ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_
 	}
 	ibv_collect(app, tot);
 	settle(r, w, tot, res);
-	res->lost_rows = w->st.lost_rows;
 	res->overrun = w->st.overrun;
 	res->wall_ns = clock_ns(CLOCK_MONOTONIC) - t_start;
 	rc = res->end == IBV_TRIG_ERROR ? -EIO : 0;
