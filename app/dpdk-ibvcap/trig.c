@@ -124,7 +124,7 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		       "write them)");
 		goto out;
 	}
-	if (f[3][0] == '\0' || strlen(f[3]) >= sizeof(r->o.dir)) {
+	if (f[3][0] != '/' || strlen(f[3]) >= sizeof(r->o.dir)) {
 		refuse(e, "DIR", f[3], "a directory (an absolute path: the capture's working "
 		       "directory is not the caller's)");
 		goto out;

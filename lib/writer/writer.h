@@ -33,9 +33,9 @@ struct wr_opts {
 	bool from_oldest;       /**< start at the oldest row still in the ring */
 	uint64_t count;         /**< stop after this many frames (0: never) */
 	size_t bufsize;         /**< staging buffer per open file */
-	/* a window of data time (a triggered dump): rows before from_ns are
-	 * passed over (taken, not written); the first row at or after to_ns
-	 * ends its antenna (struct wr_window) */
+	/* a window of data time (a triggered dump; per antenna, not all=yes):
+	 * rows before from_ns are passed over (taken, not written); the first
+	 * row at or after to_ns ends its antenna (struct wr_window) */
 	bool window;            /**< from_ns and to_ns apply */
 	int64_t from_ns;        /**< Unix ns, CODIF data time, inclusive */
 	int64_t to_ns;          /**< Unix ns, exclusive */

@@ -176,6 +176,14 @@ bad 2 DIR "$T/nothere" "a directory that takes new files; it does not exist" \
 	"@1735689601,@1735689601.1,codif,$T/nothere"
 bad 2 DIR "$T/afile" "a directory that takes new files; it is a regular file" \
 	"@1735689601,@1735689601.1,codif,$T/afile"
+# a relative DIR, straight to the socket (dpdk-ibvcap-stat makes it absolute)
+python3 "$STAT" --file-prefix "$PREFIX" --query "/ibvcap/trigger,@1735689601,@1735689601.1,codif,bad" > "$T/rel.json"
+python3 - "$T/rel.json" <<'PY' || fail "relative DIR: $(cat "$T/rel.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["input"] == "DIR" and r["value"] == "bad" and "an absolute path" in r["expected"], r
+PY
+ok "refused: DIR 'bad' (relative: the capture's working directory is not the caller's)"
 bad 2 timeout "soon" "a duration" "@1735689601,@1735689601.1,codif,$T/bad,timeout=soon"
 expect_eq "nothing written by refused triggers" "$(find "$T/bad" -type f | wc -l)" 0
 grep -q "trigger @1735689601,@1735689600,codif,$T/bad refused: T1 '@1735689600': expected a time after T0" \
