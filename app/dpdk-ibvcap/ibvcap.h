@@ -321,8 +321,9 @@ struct ibv_trig_ant {
 	int64_t future_from, future_to;          /**< not arrived */
 	uint64_t future_frames;
 	int64_t nodata_from, nodata_to;          /**< no frame of it at all */
-	uint64_t overrun;                        /**< valid frames overwritten
-						      while dumping (gap frames) */
+	uint64_t overrun;                        /**< frames of the window the
+						      ring overwrote while this dump
+						      was inside it (written as gaps) */
 };
 
 struct ibv_trig_result {

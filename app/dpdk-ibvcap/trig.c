@@ -247,6 +247,7 @@ file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
 	ta->frames += t->frames;
 	ta->placeholders += t->gaps;
 	ta->overrun_placeholders += t->overrun;
+	ta->overrun += t->overrun;
 	ta->bytes += t->bytes;
 	if (res->nfiles < IBV_TRIG_MAX_FILES)
 		str_copy(res->file[res->nfiles++], sizeof(res->file[0]), base ? base + 1 : path);
@@ -285,7 +286,7 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 		struct ibv_trig_ant *ta = &res->ant[a];
 		const struct antbuf *b = s->b;
 		const struct codif_clock *clk;
-		int64_t first_cap = tot->ant[a].first_ns, avail_from;
+		int64_t first_cap = tot->ant[a].first_ns;
 		unsigned int ns;
 
 		if (!s->on)
@@ -293,9 +294,6 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 		ta->on = true;
 		ns = streams_of(b);
 		ta->streams = ns;
-		ta->overrun = s->cur.lost_frames;
-		/* where the ring began when this dump started, and how far it got */
-		avail_from = win->first_ns != INT64_MIN ? win->first_ns : INT64_MAX;
 		ta->from_ns = win->begin_ns;
 		ta->oldest_ns = win->first_ns;
 		ta->to_ns = win->end_ns;
@@ -308,21 +306,27 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 			continue;
 		}
 		/* before the capture's first frame: never captured */
-		if (first_cap > r->t0) {
+		if (first_cap > r->t0 && rows_in(clk, r->t0, first_cap < r->t1 ? first_cap : r->t1) > 0) {
 			ta->before_from = r->t0;
 			ta->before_to = first_cap < r->t1 ? first_cap : r->t1;
 			ta->before_frames = rows_in(clk, ta->before_from, ta->before_to) * ns;
 		}
-		/* from the capture's first frame (or T0) to the oldest row the
-		 * ring still had: overwritten */
+		/* from the capture's first frame (or T0) to the first row of
+		 * the window in the files (or T1, when the cursor met a row
+		 * past it first): overwritten, before this dump began or
+		 * while it fell behind on the rows before T0 */
 		{
 			int64_t o0 = first_cap > r->t0 ? first_cap : r->t0;
-			int64_t o1 = avail_from < r->t1 ? avail_from : r->t1;
+			int64_t o1 = win->begin_ns != INT64_MIN ? win->begin_ns :
+				     win->past ? r->t1 : o0;
 
-			if (win->first_ns != INT64_MIN && o1 > o0) {
+			if (o1 > r->t1)
+				o1 = r->t1;
+			/* a span no frame starts in is no part lost */
+			if (rows_in(clk, o0, o1) > 0) {
 				ta->over_from = o0;
 				ta->over_to = o1;
-				ta->over_frames = rows_in(&win->first_clk, o0, o1) * ns;
+				ta->over_frames = rows_in(clk, o0, o1) * ns;
 			}
 		}
 		/* from where it got to, to T1: not arrived (timeout, or the
@@ -333,7 +337,7 @@ settle(const struct ibv_trig_req *r, const struct wr_writer *w,
 
 			if (ta->over_to > f0)
 				f0 = ta->over_to;
-			if (r->t1 > f0) {
+			if (rows_in(clock_of(b), f0, r->t1) > 0) {
 				ta->future_from = f0;
 				ta->future_to = r->t1;
 				ta->future_frames = rows_in(clock_of(b), f0, r->t1) * ns;
@@ -425,7 +429,8 @@ ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_
 	}
 	ibv_collect(app, tot);
 	settle(r, w, tot, res);
-	res->overrun = w->st.overrun;
+	for (a = 0; a < c->layout.nant; a++)
+		res->overrun += res->ant[a].overrun;
 	res->wall_ns = clock_ns(CLOCK_MONOTONIC) - t_start;
 	rc = res->end == IBV_TRIG_ERROR ? -EIO : 0;
 out:
