@@ -408,6 +408,7 @@ main(int argc, char **argv)
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);
+		ibv_bufs_retain_check(app, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);

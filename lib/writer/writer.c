@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,9 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		w->src[i].b = bufs[i];
 		w->src[i].payload = payloads != NULL ? payloads[i] : NULL;
 		w->src[i].on = (ant_mask >> i) & 1;
+		w->src[i].win.first_ns = INT64_MIN;
+		w->src[i].win.begin_ns = INT64_MIN;
+		w->src[i].win.end_ns = INT64_MIN;
 		antbuf_cursor_init(bufs[i], &w->src[i].cur, o->from_oldest);
 	}
 	return 0;
@@ -406,6 +410,10 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	if (kept) {
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
+		if (w->o.file_done != NULL)
+			w->o.file_done(w->o.file_ctx, w->last_file, out == &w->all ? -1 :
+				       (int)(((const char *)out - (const char *)w->src) /
+					     (ptrdiff_t)sizeof(w->src[0])), d);
 	}
 	tally(w);
 	return rc;
@@ -652,6 +660,43 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	return (int)n;
 }
 
+/* A window's rows (o.window): those before from_ns are passed over, the
+ * first at or after to_ns ends the antenna (left in the ring).
+ * @return 1: write it; 0: passed over (taken); -1: past the window. */
+static int
+in_window(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
+{
+	struct wr_window *win = &s->win;
+	int64_t t = antbuf_index_time_ns(v->run, v->index);
+
+	if (win->first_ns == INT64_MIN) {
+		win->first_ns = t;
+		win->first_index = v->index;
+		win->first_clk = v->run->clk;
+	}
+	if (t >= w->o.to_ns) {
+		win->past = true;
+		return -1;
+	}
+	if (t < w->o.from_ns) {
+		antbuf_commit(s->b, &s->cur, v);
+		win->before++;
+		return 0;
+	}
+	return 1;
+}
+
+bool
+wr_window_done(const struct wr_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on && !w->src[i].win.past)
+			return false;
+	return true;
+}
+
 static int
 poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
@@ -659,8 +704,14 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	unsigned int done = 0;
 	int rc;
 
-	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
+	while (done < max_rows && !w->done && !s->win.past &&
+	       antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
+
+		if (w->o.window && (rc = in_window(w, s, &v)) <= 0) {
+			done += rc == 0;
+			continue;
+		}
 
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
 			/* nothing to write: before the file, or before any stream */
@@ -695,6 +746,12 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
+		if (w->o.window && rc >= 0) {
+			/* the window's rows in its files: from, to */
+			if (s->win.begin_ns == INT64_MIN)
+				s->win.begin_ns = antbuf_index_time_ns(v.run, v.index);
+			s->win.end_ns = antbuf_index_time_ns(v.run, v.index + 1);
+		}
 		out->runno = v.runno;
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;

@@ -33,6 +33,16 @@ struct wr_opts {
 	bool from_oldest;       /**< start at the oldest row still in the ring */
 	uint64_t count;         /**< stop after this many frames (0: never) */
 	size_t bufsize;         /**< staging buffer per open file */
+	/* a window of data time (a triggered dump; per antenna, not all=yes):
+	 * rows before from_ns are passed over (taken, not written); the first
+	 * row at or after to_ns ends its antenna (struct wr_window) */
+	bool window;            /**< from_ns and to_ns apply */
+	int64_t from_ns;        /**< Unix ns, CODIF data time, inclusive */
+	int64_t to_ns;          /**< Unix ns, exclusive */
+	/** each file completed and kept (may be NULL): its path, its antenna's
+	 * index (-1: all=yes) and what it holds on disk */
+	void (*file_done)(void *ctx, const char *path, int ant, const struct fmt_tally *t);
+	void *file_ctx;
 };
 
 /** Defaults: codif, prefix ibvcap, snaplen 65535, O_DIRECT, 8 MiB buffers. */
@@ -66,12 +76,26 @@ struct wr_out {
 	int64_t last_index;  /**< frame index written last */
 };
 
+/** What an antenna's cursor met of a window (wr_opts.window). */
+struct wr_window {
+	int64_t first_ns;      /**< data time of the first row it was handed (the
+				    oldest in the ring then), INT64_MIN: none yet */
+	int64_t first_index;   /**< its frame index, on first_clk */
+	struct codif_clock first_clk;
+	int64_t begin_ns;      /**< data time of the first row of the window in
+				    its files, INT64_MIN: none */
+	int64_t end_ns;        /**< data time just after the last one */
+	uint64_t before;       /**< rows before from_ns passed over */
+	bool past;             /**< it met a row at or after to_ns: done */
+};
+
 struct wr_src {
 	const struct antbuf *b;
 	uint8_t *payload;          /**< CPU-visible payload (NULL: inline) */
 	struct antbuf_cursor cur;
 	struct wr_out out;
 	bool on;
+	struct wr_window win;      /**< with wr_opts.window */
 };
 
 /**
@@ -143,6 +167,10 @@ int wr_poll(struct wr_writer *w, unsigned int max_rows);
 
 /** Rows final but not yet written, over all antennas. */
 uint64_t wr_backlog(const struct wr_writer *w);
+
+/** With wr_opts.window: every antenna written has met a row at or after
+ * to_ns (its part of the window is complete). */
+bool wr_window_done(const struct wr_writer *w);
 
 /**
  * Close every open file (valid, renamed from .part).
