@@ -554,6 +554,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	if (app->bufs.on)
 		buffers_json(app, root);
 	ibv_ql_summary_json(app, root, el);
+	ibv_rec_summary_json(app, root);
 	arr = js_arr(root, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
@@ -814,6 +815,11 @@ static const struct {
 	{ "/ibvcap/writer", tel_writer,
 	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
 	  "/ibvcap/writers, name or slot." },
+	{ "/ibvcap/record", ibv_rec_command,
+	  "Recording control of the --write writers. Parameters, words: on [scan=NAME] "
+	  "[at=UTC|now] [for=T|until=UTC] [writer=W,...] [antenna=A,...]; off [scan=NAME] "
+	  "[at=UTC|now] [writer=W,...]; cancel scan=NAME; status. Answers what it did, or "
+	  "why not (result refused, input, value, expected: nothing changed)." },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },

@@ -202,6 +202,7 @@ struct ibv_app {
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
+	struct wr_sched sched;    /**< the writers' scans (rec.c; telemetry changes it) */
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
 	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */
@@ -272,6 +273,15 @@ int ibv_writers_wait(struct ibv_app *app);
 void ibv_writers_free(struct ibv_app *app);
 /** Is this lcore a writer's? */
 bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
+
+/* rec.c */
+struct rte_tel_data;
+/** The schedule: --record, then --schedule FILE's scans, checked whole. */
+int ibv_rec_setup(struct ibv_app *app, char *err, size_t len);
+/** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
+int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** "recording": the schedule and each writer's scans, as their indexes say. */
+void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
 
 /* ql.c */
 /** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */

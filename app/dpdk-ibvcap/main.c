@@ -310,6 +310,10 @@ main(int argc, char **argv)
 	}
 	ibv_g = app;
 	app->ts_offset = -1;
+	if (ibv_rec_setup(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_eal;
+	}
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
 		       "writers cannot attach\n");
