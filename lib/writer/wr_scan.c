@@ -18,6 +18,7 @@
 struct wr_scan_ant {
 	uint64_t frames;       /**< valid frames in the scan's closed files */
 	uint64_t gaps;         /**< placeholders (lost frames) in them */
+	uint64_t overrun;      /**< placeholders for frames this writer lost */
 	uint64_t files;
 	uint64_t rows;         /**< rows written */
 	int64_t first_index, last_index; /**< frame indexes of the rows (clk) */
@@ -180,6 +181,7 @@ rec_json(const struct wr_writer *w, const struct wr_scan_rec *r, json_t *o)
 		js_str(e, "antenna", a < w->n ? w->src[a].b->name : "all");
 		js_u64(e, "frames", x->frames);
 		js_u64(e, "placeholders", x->gaps);
+		js_u64(e, "overrun_placeholders", x->overrun);
 		js_u64(e, "rows", x->rows);
 		js_u64(e, "files", x->files);
 		frames += x->frames;
@@ -227,7 +229,7 @@ rec_write(struct wr_writer *w, struct wr_scan_rec *r)
 
 int
 wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
-	       uint64_t gaps, bool kept)
+	       uint64_t gaps, uint64_t overrun, bool kept)
 {
 	struct wr_scan_rec *r;
 	struct wr_scan_ant *a;
@@ -244,6 +246,7 @@ wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t fr
 	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
 	a->frames += frames;
 	a->gaps += gaps;
+	a->overrun += overrun;
 	a->files += kept;
 	return rec_write(w, r);
 }

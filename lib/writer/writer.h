@@ -179,7 +179,7 @@ void wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 /** A file of ant (WR_MAX_ANT: all=yes) of scan closed with these frames;
  * the scan's index rewritten. @return 0 or a negative errno. */
 int wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
-		   uint64_t gaps, bool kept);
+		   uint64_t gaps, uint64_t overrun, bool kept);
 /** Each scan w wrote, as its index has it, appended to array arr. */
 void wr_gate_json(const struct wr_writer *w, json_t *arr);
 /** Rows outside every scan (not recorded). */
