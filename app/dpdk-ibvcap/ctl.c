@@ -816,10 +816,8 @@ static const struct {
 	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
 	  "/ibvcap/writers, name or slot." },
 	{ "/ibvcap/record", ibv_rec_command,
-	  "Recording control of the --write writers. Parameters, words: on [scan=NAME] "
-	  "[at=UTC|now] [for=T|until=UTC] [writer=W,...] [antenna=A,...]; off [scan=NAME] "
-	  "[at=UTC|now] [writer=W,...]; cancel scan=NAME; status. Answers what it did, or "
-	  "why not (result refused, input, value, expected: nothing changed)." },
+	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
+	  "[until=] [writer=] [antenna=]" },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Recording control without restarting the capture: a capture on hugepages
+# fed through memif, two --write writers, a --schedule file with two scans,
+# and scans commanded through telemetry with dpdk-ibvcap-ctl before the
+# data comes (the generator's data time starts 10 minutes ahead of the
+# wall clock, so every scan is in the future). Invalid commands (unknown
+# writer, stop before start, a time in the past, a malformed time,
+# overlapping scans, an unknown scan to stop, a bad name) are refused with
+# the input, the value and what was expected, and change nothing (the
+# status after is the status before). At the end each writer's directory
+# holds only its scans' directories, named by scan, every frame in them
+# inside the scan's [start, stop) of data time, and per antenna the frames
+# and gap frames the generator's pcap and truth say (tests/tools/scancheck.py),
+# also in each scan's index.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+need_hugepages 300
+CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
+GP=${PREFIX}g
+CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
+SOCK=$T/memif.sock
+MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+LAYOUT="--antennas 2 --groups 1 --threads 2"
+T0=$(($(date +%s) + 600))
+GENARGS="$LAYOUT --count 2400 --seed 7 --loss 0.01 --start @$T0"
+# UTC of T0 + MS milliseconds, and its Unix ns
+utc() { python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$T0" "$1"; }
+ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
+
+# shellcheck disable=SC2086
+"$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
+N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+
+cat > "$T/scans.txt" <<EOF
+# name  start  stop|+duration  [writer=] [antenna=]
+sched_a $(utc 100) $(utc 300)
+sched_b $(utc 900) +100ms writer=1 antenna=ant0
+EOF
+
+# a bad schedule stops the capture before it takes a device, naming the line
+printf 'ok1 %s %s\nbad %s %s\n' "$(utc 100)" "$(utc 200)" "$(utc 300)" "$(utc 250)" > "$T/bad.txt"
+mkdir -p "$T/x"
+rc=0
+"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="${PREFIX}b" --no-huge -m 256 --no-telemetry \
+	--log-level=lib.eal:error --vdev net_null0 -- $LAYOUT --write "codif:$T/x" \
+	--schedule "$T/bad.txt" > "$T/bad.log" 2>&1 || rc=$?
+rm -rf /var/run/dpdk/"${PREFIX}b"
+[ $rc = 1 ] && grep -q "schedule $T/bad.txt line 2: until '.*': expected a stop after the start" \
+	"$T/bad.log" || { cat "$T/bad.log"; fail "a stop before the start in --schedule: exit $rc"; }
+ok "--schedule: a stop before the start refused at start-up, naming line 2 (exit 1)"
+
+mkdir -p "$T/w0" "$T/w1"
+# shellcheck disable=SC2086
+"$CAP" --lcores 0@0,1@1,2@0,3@1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 4096 \
+	--write "codif:$T/w0" --write "codif:$T/w1" --schedule "$T/scans.txt" \
+	--count-packets "$N" --duration 120s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+CPID=$!
+CLEANUP_PIDS+=("$CPID")
+wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+
+jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+$CTL status > "$T/st0.json" || fail "ctl status"
+expect_eq "status before any data: next scan" "$(jq_ "$T/st0.json" 'd["next_scan"], d["current_scan"]')" "('sched_a', '')"
+expect_eq "status: writers idle until their scans" "$(jq_ "$T/st0.json" 'd["writer_states"]')" \
+	"['idle until sched_a', 'idle until sched_a']"
+
+# commanded scans
+$CTL record on --scan cmd_a --at "$(utc 500)" --for 200ms --writer 0 > "$T/on1.json" ||
+	{ cat "$T/on1.json"; fail "record on cmd_a"; }
+expect_eq "record on: answer" "$(jq_ "$T/on1.json" 'd["result"], d["did"], d["stop_utc"]')" \
+	"('done', 'scan cmd_a added', '$(utc 700 | sed 's/Z$/000000Z/')')"
+$CTL record on --scan cmd_b --at "$(utc 450)" --until "$(utc 650)" --writer primary-1-codif \
+	--antenna 1 > "$T/on2.json" || { cat "$T/on2.json"; fail "record on cmd_b"; }
+$CTL record off --scan cmd_a --at "$(utc 650)" > "$T/off1.json" || { cat "$T/off1.json"; fail "record off cmd_a"; }
+expect_eq "record off --at: answer" "$(jq_ "$T/off1.json" 'd["result"], d["did"]')" "('done', '1 scan stop')"
+
+$CTL status > "$T/st1.json"
+# refused: exit 3, the input, the value and what was expected; nothing changed
+refused() { # WHAT INPUT VALUE-PATTERN ARGS...
+	local what=$1 input=$2 pat=$3 rc=0
+	shift 3
+	$CTL "$@" > "$T/r.json" 2> "$T/r.err" || rc=$?
+	[ $rc = 3 ] || { cat "$T/r.json" "$T/r.err"; fail "$what: exit $rc, expected 3"; }
+	python3 - "$T/r.json" "$input" "$pat" <<'PY' || { cat "$T/r.json"; fail "$what: reply"; }
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["result"] == "refused" and d["changed"] == "nothing", d
+assert d["input"] == sys.argv[2], d
+assert re.search(sys.argv[3], d["value"]), d
+assert d["expected"], d
+PY
+	$CTL status > "$T/st.json"
+	python3 - "$T/st1.json" "$T/st.json" <<'PY' || fail "$what: the status changed"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ("scan_names", "scan_starts_utc", "scan_stops_utc", "scan_writers", "writer_states"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PY
+	ok "$what: refused ($input '$(jq_ "$T/r.json" 'd["value"]')': expected $(jq_ "$T/r.json" 'd["expected"]')), nothing changed"
+}
+refused "unknown writer" writer '^7$' record on --scan x1 --at "$(utc 2000)" --for 1s --writer 7
+refused "stop before start" until . record on --scan x2 --at "$(utc 2000)" --until "$(utc 1500)"
+refused "time in the past" at '^2020' record on --scan x3 --at 2020-01-01T00:00:00Z --for 1s
+refused "malformed time" at '^tomorrow$' record on --scan x4 --at tomorrow --for 1s
+refused "month 13" at '^2026-13' record on --scan x5 --at 2026-13-01T00:00:00Z --for 1s
+refused "overlapping scans" scan '^x6$' record on --scan x6 --at "$(utc 200)" --for 1s --writer 0
+refused "scan name taken" scan '^sched_a$' record on --scan sched_a --at "$(utc 3000)" --for 1s
+refused "a bad scan name" scan '^a/b$' record on --scan a/b --at "$(utc 3000)" --for 1s
+refused "unknown scan to stop" scan '^nope$' record off --scan nope
+refused "stop before the scan's start" at . record off --scan cmd_b --at "$(utc 400)"
+refused "zero duration" for '^0s$' record on --scan x7 --at "$(utc 3000)" --for 0s
+expect_eq "status: scans" "$(jq_ "$T/st1.json" 'd["scan_names"], d["scan_writers"]')" \
+	"(['sched_a', 'sched_b', 'cmd_a', 'cmd_b'], ['0,1', '1', '0', '1'])"
+
+# the data, paced (2400 frames per stream at 1000 a second)
+# shellcheck disable=SC2086
+"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
+	$GENARGS --rate-fps 1000 --linger 60s --pcap "$T/sent.pcap" --truth "$T/truth.json" \
+	> "$T/gen.log" 2>&1 &
+GPID=$!
+CLEANUP_PIDS+=("$GPID")
+wait "$CPID" || { cat "$T/cap.log"; fail "capture exit status"; }
+kill -INT "$GPID" 2>/dev/null || true
+wait "$GPID" 2>/dev/null || true
+python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail "capture counts differ from the truth"; }
+ok "capture counts = truth ($(tail -1 "$T/cmp"))"
+python3 - "$T/sum.json" <<'PY' || fail "writers lost frames"
+import json, sys
+w = json.load(open(sys.argv[1]))["buffers"]["writers"]
+assert len(w) == 2 and all(x["overrun"] == 0 and x["error"] == 0 for x in w), w
+PY
+
+SC=$SRC/tests/tools/scancheck.py
+python3 "$SC" "$T/sent.pcap" "$T/truth.json" "$T/w0" ibvcap \
+	"sched_a:$(ns 100):$(ns 300)" "cmd_a:$(ns 500):$(ns 650)" > "$T/w0.chk" ||
+	{ cat "$T/w0.chk"; find "$T/w0"; fail "writer 0's scans"; }
+while read -r l; do ok "writer 0: $l"; done < "$T/w0.chk"
+python3 "$SC" "$T/sent.pcap" "$T/truth.json" "$T/w1" ibvcap \
+	"sched_a:$(ns 100):$(ns 300)" "cmd_b:$(ns 450):$(ns 650):1" "sched_b:$(ns 900):$(ns 1000):0" \
+	> "$T/w1.chk" || { cat "$T/w1.chk"; find "$T/w1"; fail "writer 1's scans"; }
+while read -r l; do ok "writer 1: $l"; done < "$T/w1.chk"
+
+# the summary: each writer's scans, and what was not recorded
+python3 - "$T/sum.json" <<'PY' || fail "summary's recording"
+import json, sys
+r = json.load(open(sys.argv[1]))["recording"]
+assert r["record"] == "always" and [s["scan"] for s in r["schedule_scans"]] == \
+    ["sched_a", "sched_b", "cmd_a", "cmd_b"], r
+got = [[s["scan"] for s in w["scans"]] for w in r["writers"]]
+assert got == [["sched_a", "cmd_a"], ["sched_a", "cmd_b", "sched_b"]], got
+assert all(w["rows_not_recorded"] > 0 for w in r["writers"]), r["writers"]
+PY
+ok "summary 'recording': the schedule, each writer's scans in order, rows not recorded"
