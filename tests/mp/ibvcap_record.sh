@@ -68,6 +68,14 @@ expect_eq "status before any data: next scan" "$(jq_ "$T/st0.json" 'd["next_scan
 expect_eq "status: writers idle until their scans" "$(jq_ "$T/st0.json" 'd["writer_states"]')" \
 	"['idle until sched_a', 'idle until sched_a']"
 
+# the status screen at 80 columns: the current and next scan, no line wider
+COLUMNS=80 python3 "$BUILD/app/dpdk-ibvcap-stat" --file-prefix "$PREFIX" --once > "$T/screen.txt" ||
+	fail "dpdk-ibvcap-stat --once"
+grep -q "^.*scan none  next sched_a at $(utc 100)" "$T/screen.txt" ||
+	{ cat "$T/screen.txt"; fail "the status screen does not show the next scan"; }
+[ "$(awk 'length > 80' "$T/screen.txt" | wc -l)" = 0 ] || { cat "$T/screen.txt"; fail "a line over 80 columns"; }
+ok "status screen (80 columns): $(grep 'next sched_a' "$T/screen.txt")"
+
 # commanded scans
 $CTL record on --scan cmd_a --at "$(utc 500)" --for 200ms --writer 0 > "$T/on1.json" ||
 	{ cat "$T/on1.json"; fail "record on cmd_a"; }
