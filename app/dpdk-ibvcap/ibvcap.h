@@ -276,8 +276,10 @@ bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 
 /* rec.c */
 struct rte_tel_data;
-/** The schedule: --record, then --schedule FILE's scans, checked whole. */
-int ibv_rec_setup(struct ibv_app *app, char *err, size_t len);
+/** A schedule from c: --record, then --schedule FILE's scans, checked
+ * whole. @return 0 or a negative errno, the file, line, field, value and
+ * what was expected in err. */
+int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 /** "recording": the schedule and each writer's scans, as their indexes say. */

@@ -142,6 +142,18 @@ check_config(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out;
 	}
+	/* the schedule's scans, as the start checks them */
+	{
+		struct wr_sched *sc = calloc(1, sizeof(*sc));
+
+		rc = sc == NULL ? -ENOMEM : ibv_rec_load(c, sc, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "dpdk-ibvcap: %s\n", sc == NULL ? "out of memory" : err);
+			free(sc);
+			goto out;
+		}
+		free(sc);
+	}
 	if (!c->skip_host) {
 		/* EAL's arguments as the start would have them */
 		eac = eal_argv(dd > 0 ? dd : 1, argv, c->eal_args, &eav);
@@ -310,7 +322,7 @@ main(int argc, char **argv)
 	}
 	ibv_g = app;
 	app->ts_offset = -1;
-	if (ibv_rec_setup(app, err, sizeof(err)) != 0) {
+	if (ibv_rec_load(&app->cfg, &app->sched, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_eal;
 	}

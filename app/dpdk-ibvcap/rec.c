@@ -39,12 +39,11 @@ why_set(struct wr_sched_why *why, const char *input, const char *value, const ch
 /* A writer: its index among --write, "all", or its registry name
  * (primary-I-FORMAT). */
 static int
-writers_parse(const struct ibv_app *app, const char *v, uint64_t *mask, struct wr_sched_why *why)
+writers_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
 {
 	char buf[256], *save = NULL, *tok, e[128];
 	unsigned int i;
-
-	unsigned int n = app->cfg.nwrite;
+	unsigned int n = c->nwrite;
 
 	*mask = 0;
 	snprintf(e, sizeof(e), "all, or --write writers by index 0..%u or name primary-I-FORMAT, "
@@ -62,11 +61,13 @@ writers_parse(const struct ibv_app *app, const char *v, uint64_t *mask, struct w
 		uint64_t k;
 		bool found = false;
 
-		for (i = 0; i < app->nwlcore; i++) {
-			const struct ibv_wlcore *wl = app->wl[i];
+		/* the name wr.c gives it: primary-I-FORMAT (FORMAT: --write's) */
+		for (i = 0; i < n; i++) {
+			char name[64];
+			size_t fl = strcspn(c->write[i], ":");
 
-			if (wl->reg >= 0 && app->bufs.ctl != NULL &&
-			    strcmp(tok, app->bufs.ctl->writer[wl->reg].name) == 0) {
+			snprintf(name, sizeof(name), "primary-%u-%.*s", i, (int)fl, c->write[i]);
+			if (strcmp(tok, name) == 0) {
 				*mask |= 1ULL << i;
 				found = true;
 			}
@@ -84,9 +85,9 @@ writers_parse(const struct ibv_app *app, const char *v, uint64_t *mask, struct w
 
 /* Antennas by name or index, "all". */
 static int
-ants_parse(const struct ibv_app *app, const char *v, uint64_t *mask, struct wr_sched_why *why)
+ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &c->layout;
 	char buf[512], *save = NULL, *tok;
 	unsigned int a;
 
@@ -194,7 +195,7 @@ req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
 
 /* A scan from its parts (times, duration, writers, antennas as text). */
 static int
-scan_make(const struct ibv_app *app, struct wr_scan *sc, const char *name, const char *at,
+scan_make(const struct ibv_config *c, struct wr_scan *sc, const char *name, const char *at,
 	  const char *dur, const char *until, const char *writer, const char *antenna,
 	  int64_t now, struct wr_sched_why *why)
 {
@@ -219,24 +220,22 @@ scan_make(const struct ibv_app *app, struct wr_scan *sc, const char *name, const
 	}
 	if (until != NULL && (rc = time_parse("until", until, now, &sc->stop_ns, why)) != 0)
 		return rc;
-	if ((rc = writers_parse(app, writer != NULL ? writer : "all", &sc->writers, why)) != 0)
+	if ((rc = writers_parse(c, writer != NULL ? writer : "all", &sc->writers, why)) != 0)
 		return rc;
-	return ants_parse(app, antenna != NULL ? antenna : "all", &sc->ants, why);
+	return ants_parse(c, antenna != NULL ? antenna : "all", &sc->ants, why);
 }
 
 /* ---- --schedule FILE --------------------------------------------------- */
 
 int
-ibv_rec_setup(struct ibv_app *app, char *err, size_t len)
+ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	char line[1024];
-	unsigned int lineno = 0, idx, auto_id = 0;
+	unsigned int lineno = 0, idx;
 	int64_t now = now_ns();
 	FILE *f;
 
-	(void)auto_id;
-	wr_sched_init(&app->sched, c->record == IBV_REC_IDLE);
+	wr_sched_init(sched, c->record == IBV_REC_IDLE);
 	if (c->schedule[0] == '\0')
 		return 0;
 	f = fopen(c->schedule, "r");
@@ -278,7 +277,7 @@ ibv_rec_setup(struct ibv_app *app, char *err, size_t len)
 				dur = w[2] + 1;
 			else
 				until = w[2];
-			rc = scan_make(app, &sc, w[0], w[1], dur, until, writer, antenna, now, &why);
+			rc = scan_make(c, &sc, w[0], w[1], dur, until, writer, antenna, now, &why);
 		}
 		if (rc == 0 && sc.stop_ns <= now) {
 			char ts[CODIF_TIMESTR_LEN];
@@ -288,7 +287,7 @@ ibv_rec_setup(struct ibv_app *app, char *err, size_t len)
 		}
 		if (rc == 0) {
 			snprintf(sc.origin, sizeof(sc.origin), "schedule");
-			rc = wr_sched_add(&app->sched, &sc, INT64_MIN, &idx, &why);
+			rc = wr_sched_add(sched, &sc, INT64_MIN, &idx, &why);
 		}
 		if (rc != 0) {
 			fclose(f);
@@ -437,7 +436,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 			snprintf(name, sizeof(name), "scan%04u", app->sched.next_id);
 			r.scan = name;
 		}
-		rc = scan_make(app, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
+		rc = scan_make(&app->cfg, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
 			       &why);
 		if (rc == 0) {
 			snprintf(sc.origin, sizeof(sc.origin), "command");
@@ -465,7 +464,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		if (r.at != NULL)
 			rc = time_parse("at", r.at, now, &stop, &why);
 		if (rc == 0)
-			rc = writers_parse(app, r.writer != NULL ? r.writer : "all", &mask, &why);
+			rc = writers_parse(&app->cfg, r.writer != NULL ? r.writer : "all", &mask, &why);
 		if (rc == 0 && r.antenna != NULL)
 			rc = why_set(&why, "antenna", r.antenna, "record off for whole writers "
 				     "(scan or writer=)");
