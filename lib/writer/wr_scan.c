@@ -29,7 +29,6 @@ struct wr_scan_ant {
 struct wr_scan_rec {
 	struct wr_scan sc;      /**< as the schedule said when last seen */
 	struct wr_scan_ant ant[WR_MAX_ANT + 1]; /**< [WR_MAX_ANT]: all=yes */
-	bool dirty;
 };
 
 struct wr_gate {
@@ -79,12 +78,36 @@ rec_of(struct wr_gate *g, uint32_t id)
 	return NULL;
 }
 
-/* The record of scan s (made the first time a row of it comes). */
-static struct wr_scan_rec *
-rec_get(struct wr_gate *g, const struct wr_scan *s)
+/* Whether a file of scan id is open in w. */
+static bool
+rec_live(const struct wr_writer *w, uint32_t id)
 {
-	struct wr_scan_rec *r = rec_of(g, s->id);
+	unsigned int i;
 
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].out.open && w->src[i].out.scan == id)
+			return true;
+	return w->all.open && w->all.scan == id;
+}
+
+/* The record of scan s (made the first time a row of it comes). When the
+ * table is full, the oldest scan with no file open is forgotten here (its
+ * index on disk is final): a capture may run through any number of scans. */
+static struct wr_scan_rec *
+rec_get(struct wr_writer *w, const struct wr_scan *s)
+{
+	struct wr_gate *g = w->gate;
+	struct wr_scan_rec *r = rec_of(g, s->id);
+	unsigned int i;
+
+	if (r == NULL && g->nrec == sizeof(g->rec) / sizeof(g->rec[0])) {
+		for (i = 0; i < g->nrec && rec_live(w, g->rec[i].sc.id); i++)
+			;
+		if (i < g->nrec) {
+			memmove(&g->rec[i], &g->rec[i + 1], (g->nrec - i - 1) * sizeof(g->rec[0]));
+			g->nrec--;
+		}
+	}
 	if (r == NULL && g->nrec < sizeof(g->rec) / sizeof(g->rec[0])) {
 		r = &g->rec[g->nrec++];
 		memset(r, 0, sizeof(*r));
@@ -122,7 +145,7 @@ wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan)
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		return -errno;
 	*scan = s->id;
-	if (rec_get(w->gate, s) == NULL)
+	if (rec_get(w, s) == NULL)
 		return -ENOSPC;
 	return 0;
 }
@@ -222,8 +245,6 @@ rec_write(struct wr_writer *w, struct wr_scan_rec *r)
 	rec_json(w, r, root);
 	rc = js_write_file(root, path, err, sizeof(err));
 	json_decref(root);
-	if (rc == 0)
-		r->dirty = false;
 	return rc;
 }
 
