@@ -170,3 +170,51 @@ assert got == [["sched_a", "cmd_a"], ["sched_a", "cmd_b", "sched_b"]], got
 assert all(w["rows_not_recorded"] > 0 for w in r["writers"]), r["writers"]
 PY
 ok "summary 'recording': the schedule, each writer's scans in order, rows not recorded"
+
+# live: --record idle, data time = wall time (the generator's start is now,
+# paced as its CODIF times say); record on now, record off now; the scan's
+# bounds are what the answers said, its files hold exactly the truth's
+# frames inside them, nothing was recorded outside
+GENRT="$LAYOUT --count 5000 --seed 9 --loss 0.01"
+mkdir -p "$T/rt"
+LP=${PREFIX}l # a primary of its own (and a memif socket: the first's is still bound)
+CLEANUP_CMDS+=("rm -f /dev/hugepages/${LP}*; rm -rf /var/run/dpdk/${LP}")
+CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $LP"
+MEMIF="socket=$T/memif2.sock,socket-abstract=no,bsize=16384,rsize=9"
+# shellcheck disable=SC2086
+"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$LP" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 4096 \
+	--write "codif:$T/rt" --record idle --duration 60s --idle-timeout 2s \
+	--summary-json "$T/sum_rt.json" > "$T/cap_rt.log" 2>&1 &
+CPID=$!
+CLEANUP_PIDS+=("$CPID")
+wait_for_line "$T/cap_rt.log" 30 'capturing on' || { cat "$T/cap_rt.log"; fail "primary (live) did not start"; }
+expect_eq "--record idle: writer state" "$($CTL status | python3 -c 'import json,sys; print(json.load(sys.stdin)["writer_states"])')" "['idle']"
+# shellcheck disable=SC2086
+"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
+	$GENRT --start "@$(date +%s)" --linger 30s --pcap "$T/sent_rt.pcap" --truth "$T/truth_rt.json" \
+	> "$T/gen_rt.log" 2>&1 &
+GPID=$!
+CLEANUP_PIDS+=("$GPID")
+sleep 0.7
+$CTL record on --scan live1 > "$T/on_rt.json" || { cat "$T/on_rt.json"; fail "record on now"; }
+sleep 0.5
+$CTL record off > "$T/off_rt.json" || { cat "$T/off_rt.json"; fail "record off now"; }
+rc=0
+$CTL record off > "$T/off_rt2.json" 2>/dev/null || rc=$?
+expect_eq "record off again (nothing recording): exit, input" \
+	"$rc $(jq_ "$T/off_rt2.json" 'd["input"]')" "3 writer"
+wait "$CPID" || { cat "$T/cap_rt.log"; fail "capture (live) exit status"; }
+kill -INT "$GPID" 2>/dev/null || true
+wait "$GPID" 2>/dev/null || true
+bounds=$(python3 - "$T/on_rt.json" "$T/off_rt.json" <<'PY'
+import calendar, json, sys, time
+def ns(s):
+    return calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(s[20:29])
+print("%d:%d" % (ns(json.load(open(sys.argv[1]))["start_utc"]), ns(json.load(open(sys.argv[2]))["stop_utc"])))
+PY
+)
+python3 "$SC" "$T/sent_rt.pcap" "$T/truth_rt.json" "$T/rt" ibvcap "live1:$bounds" > "$T/rt.chk" ||
+	{ cat "$T/rt.chk"; find "$T/rt"; fail "the live scan"; }
+ok "live: record on now .. record off now: $(cat "$T/rt.chk")"
