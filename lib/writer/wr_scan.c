@@ -150,6 +150,18 @@ wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan)
 	return 0;
 }
 
+bool
+wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t)
+{
+	const struct wr_sched *sc = &w->gate->snap;
+	unsigned int i;
+
+	for (i = 0; i < sc->n; i++)
+		if (sc->s[i].id == scan)
+			return t >= sc->s[i].start_ns && t < sc->s[i].stop_ns;
+	return false;
+}
+
 void
 wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 	      const struct codif_clock *clk, int64_t index)

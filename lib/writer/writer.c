@@ -680,7 +680,10 @@ gate(struct wr_writer *w, unsigned int a, struct wr_out *out, int64_t t)
 	uint32_t id = wr_gate_row(w, a, t);
 	int rc;
 
-	if (out->open && out->scan != id && (rc = close_out(w, out)) != 0)
+	/* all=yes: a row of an antenna its scan leaves out does not end it */
+	if (out->open && out->scan != id &&
+	    !(id == WR_ROW_SKIP && out == &w->all && wr_gate_in(w, out->scan, t)) &&
+	    (rc = close_out(w, out)) != 0)
 		return rc;
 	return id != WR_ROW_SKIP;
 }
@@ -803,8 +806,7 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
 		if (rc == 1)
-			wr_gate_wrote(w, (unsigned int)(best - w->src), w->all.scan, &best_v.run->clk,
-				      best_v.index);
+			wr_gate_wrote(w, WR_MAX_ANT, w->all.scan, &best_v.run->clk, best_v.index);
 		if ((rc = row_done(w, &w->all, rc)) < 0)
 			return rc;
 		done++;

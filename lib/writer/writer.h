@@ -173,7 +173,9 @@ void wr_gate_free(struct wr_writer *w);
 uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
 /** The directory of a new file of the current row (made), its scan id. */
 int wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan);
-/** A row of ant written in scan at frame index of clk. */
+/** Whether data time t is inside scan (as the writer last saw it). */
+bool wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t);
+/** A row of ant (WR_MAX_ANT: all=yes) written in scan at frame index of clk. */
 void wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 		   const struct codif_clock *clk, int64_t index);
 /** A file of ant (WR_MAX_ANT: all=yes) of scan closed with these frames;
