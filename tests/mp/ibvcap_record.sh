@@ -176,20 +176,20 @@ ok "summary 'recording': the schedule, each writer's scans in order, rows not re
 # bounds are what the answers said, its files hold exactly the truth's
 # frames inside them, nothing was recorded outside
 GENRT="$LAYOUT --count 5000 --seed 9 --loss 0.01"
-mkdir -p "$T/rt"
+mkdir -p "$T/rt" "$T/rtp"
 LP=${PREFIX}l # a primary of its own (and a memif socket: the first's is still bound)
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${LP}*; rm -rf /var/run/dpdk/${LP}")
 CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $LP"
 MEMIF="socket=$T/memif2.sock,socket-abstract=no,bsize=16384,rsize=9"
 # shellcheck disable=SC2086
-"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$LP" --log-level=lib.eal:error \
+"$CAP" --lcores 0@0,1@1,2@0,3@1 --no-pci --file-prefix="$LP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 4096 \
-	--write "codif:$T/rt" --record idle --duration 60s --idle-timeout 2s \
+	--write "codif:$T/rt" --write "pcap:$T/rtp,all=yes" --record idle --duration 60s --idle-timeout 2s \
 	--summary-json "$T/sum_rt.json" > "$T/cap_rt.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap_rt.log" 30 'capturing on' || { cat "$T/cap_rt.log"; fail "primary (live) did not start"; }
-expect_eq "--record idle: writer state" "$($CTL status | python3 -c 'import json,sys; print(json.load(sys.stdin)["writer_states"])')" "['idle']"
+expect_eq "--record idle: writer state" "$($CTL status | python3 -c 'import json,sys; print(json.load(sys.stdin)["writer_states"])')" "['idle', 'idle']"
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
@@ -218,3 +218,19 @@ PY
 python3 "$SC" "$T/sent_rt.pcap" "$T/truth_rt.json" "$T/rt" ibvcap "live1:$bounds" > "$T/rt.chk" ||
 	{ cat "$T/rt.chk"; find "$T/rt"; fail "the live scan"; }
 ok "live: record on now .. record off now: $(cat "$T/rt.chk")"
+# the same scan in one pcap of every antenna (all=yes): only its packets
+python3 - "$T/rtp" "$bounds" "$T/rt/live1/ibvcap_scan.codif.json" <<'PY' || fail "the live scan's pcap"
+import glob, json, os, sys
+sys.path.insert(0, os.environ["SRC"] + "/tests/tools")
+from pcaprec import records, codif_time_ns
+lo, hi = (int(x) for x in sys.argv[2].split(":"))
+assert sorted(os.listdir(sys.argv[1])) == ["live1"], os.listdir(sys.argv[1])
+files = glob.glob(sys.argv[1] + "/live1/*.pcap")
+ts = [codif_time_ns(p) for f in files for p in records(f)]
+assert len(files) == 1 and all(lo <= t < hi for t in ts), (files, min(ts), max(ts), lo, hi)
+want = json.load(open(sys.argv[3]))["frames"]
+idx = json.load(open(sys.argv[1] + "/live1/ibvcap_scan.pcap.json"))
+assert len(ts) == want == idx["frames"] and idx["antennas"][0]["antenna"] == "all", (len(ts), want, idx)
+print(len(ts))
+PY
+ok "live, pcap all=yes: one file in live1/, every packet inside the bounds, as many as the codif scan's frames"
