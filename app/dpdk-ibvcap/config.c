@@ -763,7 +763,8 @@ static const struct opt_def ibv_opts[] = {
 	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 OPT_AT(C, skip_host),
 	 .help = "with --check-config: check the configuration alone, not this host "
-		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
+		 "(directories, interfaces, lcores, memory, the --schedule file): for a file "
+		 "meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },

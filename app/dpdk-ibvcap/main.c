@@ -142,8 +142,8 @@ check_config(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out;
 	}
-	/* the schedule's scans, as the start checks them */
-	{
+	/* the schedule's scans, as the start checks them (a file of this host) */
+	if (!c->skip_host) {
 		struct wr_sched *sc = calloc(1, sizeof(*sc));
 
 		rc = sc == NULL ? -ENOMEM : ibv_rec_load(c, sc, err, sizeof(err));
@@ -173,7 +173,7 @@ check_config(int argc, char **argv)
 	ibv_config_print(c, stdout);
 	if (c->skip_host) {
 		printf("# configuration valid; this host not checked (--skip-host-checks): output "
-		       "directories, join interfaces, lcores, memory\n");
+		       "directories, join interfaces, lcores, memory, the --schedule file\n");
 	} else {
 		fputs(mem != NULL ? mem : "", stdout);
 		printf("# configuration valid on this host (ports are resolved only when "

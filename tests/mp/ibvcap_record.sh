@@ -51,7 +51,8 @@ rm -rf /var/run/dpdk/"${PREFIX}b"
 	"$T/bad.log" || { cat "$T/bad.log"; fail "a stop before the start in --schedule: exit $rc"; }
 ok "--schedule: a stop before the start refused at start-up, naming line 2 (exit 1)"
 rc=0
-"$CAP" --check-config --skip-host-checks $LAYOUT --write "codif:$T/x" --schedule "$T/bad.txt" \
+"$CAP" --lcores 0@0,1@1,2@0 --no-huge -m 256 -- --check-config $LAYOUT --write "codif:$T/x" \
+	--schedule "$T/bad.txt" \
 	> "$T/chk.log" 2>&1 || rc=$?
 [ $rc = 1 ] && grep -q "schedule $T/bad.txt line 2: until" "$T/chk.log" ||
 	{ cat "$T/chk.log"; fail "--check-config of a bad --schedule: exit $rc"; }
