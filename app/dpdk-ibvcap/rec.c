@@ -452,6 +452,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		tel_time(d, "stop_utc", sc.stop_ns);
 	} else if (strcmp(r.verb, "off") == 0) {
 		int64_t stop = now;
+		unsigned int nfree = 0;
 		uint64_t mask;
 
 		if (r.dur != NULL || r.until != NULL) {
@@ -468,14 +469,22 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		if (rc == 0 && r.antenna != NULL)
 			rc = why_set(&why, "antenna", r.antenna, "record off for whole writers "
 				     "(scan or writer=)");
-		if (rc == 0)
+		if (rc == 0) {
+			unsigned int w;
+
+			/* the writers recording everything that this stops */
+			for (w = 0; w < app->cfg.nwrite && r.scan == NULL; w++)
+				if ((mask >> w & 1) && app->sched.ctl_from[w] > stop)
+					nfree++;
 			rc = wr_sched_stop(&app->sched, r.scan, mask, stop, now, &why);
+		}
 		if (rc < 0) {
 			refused(d, r.verb, &why);
 			return 0;
 		}
-		snprintf(did, sizeof(did), rc == 0 ? "writers stop recording" :
-			 "%d scan%s stop", rc, rc == 1 ? "" : "s");
+		snprintf(did, sizeof(did), "%d scan%s stop%s, %u writer%s recording everything "
+			 "stop%s", rc, rc == 1 ? "" : "s", rc == 1 ? "s" : "", nfree,
+			 nfree == 1 ? "" : "s", nfree == 1 ? "s" : "");
 		tel_time(d, "stop_utc", stop);
 	} else { /* cancel */
 		if (r.scan == NULL) {

@@ -91,7 +91,8 @@ expect_eq "record on: answer" "$(jq_ "$T/on1.json" 'd["result"], d["did"], d["st
 $CTL record on --scan cmd_b --at "$(utc 450)" --until "$(utc 650)" --writer primary-1-codif \
 	--antenna 1 > "$T/on2.json" || { cat "$T/on2.json"; fail "record on cmd_b"; }
 $CTL record off --scan cmd_a --at "$(utc 650)" > "$T/off1.json" || { cat "$T/off1.json"; fail "record off cmd_a"; }
-expect_eq "record off --at: answer" "$(jq_ "$T/off1.json" 'd["result"], d["did"]')" "('done', '1 scan stop')"
+expect_eq "record off --at: answer" "$(jq_ "$T/off1.json" 'd["result"], d["did"]')" \
+	"('done', '1 scan stops, 0 writers recording everything stop')"
 
 $CTL status > "$T/st1.json"
 # refused: exit 3, the input, the value and what was expected; nothing changed
@@ -139,10 +140,21 @@ expect_eq "status: scans" "$(jq_ "$T/st1.json" 'd["scan_names"], d["scan_writers
 	> "$T/gen.log" 2>&1 &
 GPID=$!
 CLEANUP_PIDS+=("$GPID")
+# a generator that cannot start (hugepages taken, say) fails here, not after --duration
+while kill -0 "$CPID" 2>/dev/null; do
+	if ! kill -0 "$GPID" 2>/dev/null; then
+		rc=0
+		wait "$GPID" || rc=$?
+		[ $rc = 0 ] || { tail -5 "$T/gen.log"; fail "the generator exited $rc"; }
+		break
+	fi
+	sleep 0.2
+done
 wait "$CPID" || { cat "$T/cap.log"; fail "capture exit status"; }
 kill -INT "$GPID" 2>/dev/null || true
 wait "$GPID" 2>/dev/null || true
-python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail "capture counts differ from the truth"; }
+python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" ||
+	{ head "$T/cmp"; tail -5 "$T/gen.log" "$T/cap.log"; fail "capture counts differ from the truth"; }
 ok "capture counts = truth ($(tail -1 "$T/cmp"))"
 python3 - "$T/sum.json" <<'PY' || fail "writers lost frames"
 import json, sys
