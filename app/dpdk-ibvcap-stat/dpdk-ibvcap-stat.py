@@ -105,6 +105,9 @@ def snapshot(tel):
     # quick look: values come as text (22.11's telemetry has no floats)
     s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
                       for k, r in rows(tel.query("/ibvcap/quicklook")).items()}
+    # the --write writers' scans: the current and the next (rec.c)
+    rec = tel.query("/ibvcap/record,status")
+    s["record"] = rec if isinstance(rec, dict) and rec.get("result") == "status" else {}
     s["ports"] = {}
     ports = tel.query("/ethdev/list")
     for p in ports if isinstance(ports, list) else []:
@@ -155,6 +158,14 @@ def fit_age(sec):
     else:
         t = "%dd" % (sec // 86400)
     return sign + t
+
+
+def short_utc(s):
+    """A scan's UTC as /ibvcap/record says it, to the millisecond ('open' as is)."""
+    if len(s) == 30 and s.endswith("Z"):
+        s = s[:23] + "Z"
+        return s[:19] + "Z" if s.endswith(".000Z") else s
+    return s
 
 
 def fit_utc(ns):
@@ -241,6 +252,14 @@ def table(prefix, prev, cur, desc, width=80, height=0):
          "%.3f Gb/s" % (st.get("rate_mbps", 0) / 1000),
          "%.4f Mpps" % (st.get("rate_pps", 0) / 1e6),
          time.strftime("%H:%M:%SZ", time.gmtime(now))], width)
+    rec = cur.get("record", {})
+    if rec.get("writers"):
+        lines += wrap_items(
+            ["scan %s until %s" % (rec["current_scan"], short_utc(rec["current_stop_utc"]))
+             if rec.get("current_scan") else "scan none",
+             "next %s at %s" % (rec["next_scan"], short_utc(rec["next_start_utc"]))
+             if rec.get("next_scan") else "next none",
+             "writers " + ", ".join(rec.get("writer_states", []))], width)
     ev = [k for k in desc["counts"] if k in st and k not in LEVELS]
     lines += wrap_items(["%s %s" % (SHORT.get(k, k), st[k]) for k in ev] +
                         ["unattributed %s" % st["unattributed"]] +

@@ -580,6 +580,7 @@ PRINT_FN(print_gpu)
 
 static const char *const steer_names[] = { "auto", "flow", "software", NULL }; /* ibv_steer_mode */
 static const char *const split_names[] = { "auto", "on", "off", NULL };        /* ibv_split_mode */
+static const char *const record_names[] = { "always", "idle", NULL };        /* ibv_record_mode */
 
 static const struct opt_section sections[] = {
 	{ .name = "ports", .title = "Ports and queues" },
@@ -773,6 +774,17 @@ static const struct opt_def ibv_opts[] = {
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
 		 "(--write writers always finish)"},
+	{"record", .kind = OPT_ENUM, .section = "writers", .names = record_names,
+	 OPT_AT(C, record),
+	 .help = "what --write writers record before any scan is given them: always "
+		 "(everything, as without scans; a writer's first scan, from --schedule or a "
+		 "'record' command, ends that) or idle (nothing outside scans)"},
+	{"schedule", .kind = OPT_PATH, .section = "writers", .metavar = "FILE", .unset = "none",
+	 .example = "/etc/dpdk-ibvcap/scans.txt", OPT_AT(C, schedule),
+	 .help = "scans for the --write writers, one a line: NAME START STOP|+DURATION "
+		 "[writer=W,...] [antenna=A,...] (UTC times, '#' comments); a scan records the "
+		 "frames whose CODIF data time is in [START, STOP) into DIR/NAME/; its writers "
+		 "record nothing else"},
 	/* not a command-line option: EAL's own arguments, read by main() before
 	 * EAL init; a row so that [eal] holds no unchecked keys */
 	{ .name = "args", .kind = OPT_STRING, .flags = OPT_F_INI | OPT_F_SECTION,
@@ -799,7 +811,8 @@ static const struct opt_def ibv_opts[] = {
 	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 OPT_AT(C, skip_host),
 	 .help = "with --check-config: check the configuration alone, not this host "
-		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
+		 "(directories, interfaces, lcores, memory, the --schedule file): for a file "
+		 "meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },

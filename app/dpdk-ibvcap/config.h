@@ -43,6 +43,12 @@ struct ibv_map {
 	unsigned int lcore;
 };
 
+/** What --write writers record before any scan is given them (--record). */
+enum ibv_record_mode {
+	IBV_REC_ALWAYS = 0, /**< everything, as without scans */
+	IBV_REC_IDLE,       /**< nothing: only scans */
+};
+
 struct ibv_config {
 	unsigned int nport;          /**< 0: every probed port */
 	struct ibv_port_cfg port[IBV_MAX_PORTS];
@@ -96,6 +102,8 @@ struct ibv_config {
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
+	int record;                  /**< enum ibv_record_mode: before any scan */
+	char schedule[PATH_MAX];     /**< --schedule: scans to record ("": none) */
 };
 
 /** Defaults: the ASKAP-like layout of 6 antennas, 4 groups. */

@@ -556,6 +556,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	if (app->bufs.on)
 		buffers_json(app, root);
 	ibv_ql_summary_json(app, root, el);
+	ibv_rec_summary_json(app, root);
 	arr = js_arr(root, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
@@ -853,6 +854,9 @@ static const struct {
 	{ "/ibvcap/trigger", tel_trigger,
 	  "Write a window of data time from the rings: T0,T1,FORMAT,DIR[,ANTENNA...]"
 	  "[,timeout=T][,prefix=P]" },
+	{ "/ibvcap/record", ibv_rec_command,
+	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
+	  "[until=] [writer=] [antenna=]" },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },

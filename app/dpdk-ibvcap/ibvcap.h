@@ -204,6 +204,7 @@ struct ibv_app {
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
+	struct wr_sched sched;    /**< the writers' scans (rec.c; telemetry changes it) */
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
 	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */
@@ -357,6 +358,17 @@ void ibv_trig_refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data 
 void ibv_trig_log(const struct ibv_app *app, const struct ibv_trig_req *r,
 		  const struct ibv_trig_result *res, FILE *f);
 void ibv_trig_refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f);
+
+/* rec.c */
+struct rte_tel_data;
+/** A schedule from c: --record, then --schedule FILE's scans, checked
+ * whole. @return 0 or a negative errno, the file, line, field, value and
+ * what was expected in err. */
+int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
+/** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
+int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** "recording": the schedule and each writer's scans, as their indexes say. */
+void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
 
 /* ql.c */
 /** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */

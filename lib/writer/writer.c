@@ -298,11 +298,17 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 		.snaplen = w->o.snaplen,
 	};
 	struct fmt_raw_index ri;
-	char path[PATH_MAX], err[PATH_MAX + 128];
+	char path[PATH_MAX], err[PATH_MAX + 128], dir[PATH_MAX];
 	int rc;
 
-	rc = wr_file_name(path, sizeof(path), &w->o, b != NULL ? b->name : "all", t,
-			  wr_format_name(w->o.format));
+	/* a scan's files go to its own directory */
+	rc = wr_gate_dir(w, dir, sizeof(dir), &out->scan);
+	if (rc != 0) {
+		fail(w, rc, "a scan's directory");
+		return rc;
+	}
+	rc = fmt_file_name(path, sizeof(path), dir, w->o.prefix, b != NULL ? b->name : "all", t,
+			   wr_format_name(w->o.format));
 	if (rc != 0) {
 		fail(w, rc, "output file name too long");
 		return rc;
@@ -416,6 +422,19 @@ close_out(struct wr_writer *w, struct wr_out *out)
 					     (ptrdiff_t)sizeof(w->src[0])), d);
 	}
 	tally(w);
+	if (out->scan != WR_ROW_FREE) {
+		unsigned int a = WR_MAX_ANT, i;
+		int r;
+
+		for (i = 0; i < w->n; i++)
+			if (out == &w->src[i].out)
+				a = i;
+		r = wr_gate_closed(w, a, out->scan, d->frames, d->gaps, d->overrun, kept);
+		if (r != 0 && rc == 0) {
+			fail(w, r, "a scan's index");
+			rc = r;
+		}
+	}
 	return rc;
 }
 
@@ -697,6 +716,23 @@ wr_window_done(const struct wr_writer *w)
 	return true;
 }
 
+/* Under a schedule: the scan of a row at data time t of antenna a. A file
+ * of another scan (or none) ends here. @return 1 record it, 0 skip it, or
+ * a negative errno. */
+static int
+gate(struct wr_writer *w, unsigned int a, struct wr_out *out, int64_t t)
+{
+	uint32_t id = wr_gate_row(w, a, t);
+	int rc;
+
+	/* all=yes: a row of an antenna its scan leaves out does not end it */
+	if (out->open && out->scan != id &&
+	    !(id == WR_ROW_SKIP && out == &w->all && wr_gate_in(w, out->scan, t)) &&
+	    (rc = close_out(w, out)) != 0)
+		return rc;
+	return id != WR_ROW_SKIP;
+}
+
 static int
 poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
@@ -716,6 +752,15 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
 			/* nothing to write: before the file, or before any stream */
 			antbuf_commit(s->b, &s->cur, &v);
+			done++;
+			continue;
+		}
+		if (w->gate != NULL &&
+		    (rc = gate(w, (unsigned int)(s - w->src), out,
+			       antbuf_index_time_ns(v.run, v.index))) <= 0) {
+			if (rc < 0)
+				return rc;
+			antbuf_commit(s->b, &s->cur, &v); /* outside every scan */
 			done++;
 			continue;
 		}
@@ -753,6 +798,8 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 			s->win.end_ns = antbuf_index_time_ns(v.run, v.index + 1);
 		}
 		out->runno = v.runno;
+		if (rc == 1)
+			wr_gate_wrote(w, (unsigned int)(s - w->src), out->scan, &v.run->clk, v.index);
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
 		done++;
@@ -794,6 +841,14 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		}
 		if (best == NULL)
 			break;
+		if (w->gate != NULL &&
+		    (rc = gate(w, (unsigned int)(best - w->src), &w->all, best_t)) <= 0) {
+			if (rc < 0)
+				return rc;
+			antbuf_commit(best->b, &best->cur, &best_v); /* outside every scan */
+			done++;
+			continue;
+		}
 		/* Rows are merged as they become final, so an antenna running
 		 * behind the others adds older rows after newer ones. Rotate
 		 * only at a data time later than every row written so far: a
@@ -807,6 +862,8 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		if (best_t > w->all_max_t)
 			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
+		if (rc == 1)
+			wr_gate_wrote(w, WR_MAX_ANT, w->all.scan, &best_v.run->clk, best_v.index);
 		if ((rc = row_done(w, &w->all, rc)) < 0)
 			return rc;
 		done++;

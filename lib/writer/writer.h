@@ -14,6 +14,7 @@
 
 #include "antbuf.h"
 #include "fmt.h"
+#include "wr_sched.h"
 
 #define WR_MAX_ANT 64
 
@@ -74,6 +75,7 @@ struct wr_out {
 							this file (placeholders) */
 	int64_t last_row;    /**< antenna row written last */
 	int64_t last_index;  /**< frame index written last */
+	uint32_t scan;       /**< the scan id of its rows (WR_ROW_FREE: none) */
 };
 
 /** What an antenna's cursor met of a window (wr_opts.window). */
@@ -146,6 +148,7 @@ struct wr_writer {
 	uint64_t rate_bytes0;
 	int64_t rate_t0;           /**< monotonic ns, 0: not started */
 	uint64_t rate;             /**< bytes/s over the last whole window */
+	struct wr_gate *gate;      /**< under a schedule (wr_scan.c), NULL: not */
 };
 
 /**
@@ -177,6 +180,40 @@ bool wr_window_done(const struct wr_writer *w);
  * @return 0 or the negative errno of the first error.
  */
 int wr_finish(struct wr_writer *w);
+
+/* ---- scans (wr_scan.c) ----------------------------------------------------- */
+
+struct codif_clock;
+typedef struct json_t json_t;
+
+/**
+ * Put w under schedule sc as its writer wi: each row is then recorded, or
+ * not, as wr_sched_lookup says for its data time; a scan's rows go to
+ * DIR/SCAN/ (same file names), and each scan's index, what the scan holds
+ * per antenna, to DIR/SCAN/PREFIX_scan.FORMAT.json (rewritten as each of
+ * its files closes). @return 0 or -ENOMEM (err says so).
+ */
+int wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi,
+		   char *err, size_t len);
+void wr_gate_free(struct wr_writer *w);
+/** The scan of a row of ant at t_ns: an id, WR_ROW_FREE or WR_ROW_SKIP
+ * (counted). The scan stays current for wr_gate_dir. */
+uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
+/** The directory of a new file of the current row (made), its scan id. */
+int wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan);
+/** Whether data time t is inside scan (as the writer last saw it). */
+bool wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t);
+/** A row of ant (WR_MAX_ANT: all=yes) written in scan at frame index of clk. */
+void wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
+		   const struct codif_clock *clk, int64_t index);
+/** A file of ant (WR_MAX_ANT: all=yes) of scan closed with these frames;
+ * the scan's index rewritten. @return 0 or a negative errno. */
+int wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
+		   uint64_t gaps, uint64_t overrun, bool kept);
+/** Each scan w wrote, as its index has it, appended to array arr. */
+void wr_gate_json(const struct wr_writer *w, json_t *arr);
+/** Rows outside every scan (not recorded). */
+uint64_t wr_gate_skipped(const struct wr_writer *w);
 
 /* ---- the loop (wr_loop.c) ------------------------------------------------ */
 
