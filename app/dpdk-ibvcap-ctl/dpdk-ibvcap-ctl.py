@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """dpdk-ibvcap-ctl: control a running dpdk-ibvcap's recording, through DPDK
-telemetry (the primary's socket, /ibvcap/record; no hugepages, no EAL).
+telemetry (the primary's socket, /ibvcap/record and /ibvcap/trigger; no
+hugepages, no EAL).
 
 The capture runs all the time; its --write writers record scans: frames
 whose CODIF data time is inside a scan's [start, stop) go to DIR/SCAN/,
@@ -20,6 +21,14 @@ with the scan's index DIR/SCAN/PREFIX_scan.FORMAT.json. Commands:
       remove a scan that has not begun
   status
       now, the current and next scan, every scan and each writer's state
+  trigger T0 T1 --dir DIR [--format codif|raw|pcap] [--antenna A,...]
+          [--timeout DURATION] [--prefix P]
+      a triggered dump: the window [T0, T1) of CODIF data time of the
+      antennas (default all) written from the capture's rings (kept for
+      --retain) into DIR while capture goes on; waits for frames not
+      arrived yet, at most --timeout (default 10s) without a new one; the
+      reply says the files, frames and gap frames written, and per antenna
+      what was already overwritten, before the capture or not arrived
 
 Times are UTC: YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds; durations
 with a unit: 500ms, 10m, 2h. Every command answers with what it did, as
@@ -27,39 +36,30 @@ JSON; a refused one changed nothing and names the input, the value and what
 was expected.
 """
 import argparse
+import importlib.machinery
+import importlib.util
 import json
 import os
-import socket
+import shutil
 import sys
 
-RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
+HERE = os.path.dirname(os.path.realpath(__file__))
 
 
-class TelemetryError(Exception):
-    pass
-
-
-class Telemetry:
-    """A client of DPDK's telemetry socket (dpdk_telemetry.v2), as
-    dpdk-ibvcap-stat's."""
-
-    def __init__(self, prefix):
-        self.path = os.path.join(RUNDIR, prefix, "dpdk_telemetry.v2")
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            self.sock.connect(self.path)
-        except OSError as e:
-            raise TelemetryError(
-                "no dpdk-ibvcap telemetry at %s (%s): is it running with "
-                "--file-prefix %s, without --no-telemetry, and may this user "
-                "read its runtime directory?" % (self.path, e.strerror, prefix))
-        hello = json.loads(self.sock.recv(16384).decode())
-        self.maxlen = hello.get("max_output_len", 16384)
-
-    def query(self, cmd):
-        self.sock.send(cmd.encode())
-        reply = json.loads(self.sock.recv(self.maxlen).decode())
-        return reply.get(cmd.split(",")[0], reply)
+def load_stat():
+    """dpdk-ibvcap-stat, the one telemetry client, as a module: installed
+    beside this tool (bindir, or the build's app/), else from PATH."""
+    path = os.path.join(HERE, "dpdk-ibvcap-stat")
+    if not os.path.isfile(path):
+        path = shutil.which("dpdk-ibvcap-stat")
+    if path is None:
+        raise SystemExit("dpdk-ibvcap-ctl: dpdk-ibvcap-stat (its telemetry client) not "
+                         "found beside %s nor in PATH" % HERE)
+    loader = importlib.machinery.SourceFileLoader("ibvcap_stat", path)
+    spec = importlib.util.spec_from_loader("ibvcap_stat", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
 
 
 # meson writes the installed copy with the project's version (app/meson.build)
@@ -80,6 +80,24 @@ def word(key, v):
     return ["%s=%s" % (key, v)]
 
 
+def trigger_words(a):
+    """/ibvcap/trigger's parameters: T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T][,prefix=P];
+    DIR made absolute (the capture runs elsewhere)."""
+    words = [a.t0, a.t1, a.format, os.path.abspath(a.dir)]
+    for name, v in (("T0", a.t0), ("T1", a.t1), ("--dir", a.dir), ("--format", a.format),
+                    ("--timeout", a.timeout), ("--prefix", a.prefix)):
+        if v is not None and (not v or "," in v):
+            raise SystemExit("dpdk-ibvcap-ctl: trigger: %s '%s': expected a value without ','"
+                             % (name, v))
+    if a.antenna:
+        words += [x for x in a.antenna.split(",") if x]
+    if a.timeout is not None:
+        words.append("timeout=%s" % a.timeout)
+    if a.prefix is not None:
+        words.append("prefix=%s" % a.prefix)
+    return ",".join(words)
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-ctl", description=__doc__,
@@ -89,7 +107,7 @@ def main():
     ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
                     help="the capture's EAL --file-prefix (default: rte)")
     ap.add_argument("--version", action="version", version=version_line())
-    sub = ap.add_subparsers(dest="cmd", metavar="record|status")
+    sub = ap.add_subparsers(dest="cmd", metavar="record|status|trigger")
     rec = sub.add_parser("record", help="record on, off or cancel a scan")
     rec.add_argument("action", choices=("on", "off", "cancel"))
     rec.add_argument("--scan", metavar="NAME",
@@ -107,20 +125,36 @@ def main():
     rec.add_argument("--antenna", metavar="A,...",
                      help="on: antennas by name or index (default all)")
     sub.add_parser("status", help="the current and next scan, every scan, each writer")
+    tr = sub.add_parser("trigger", help="write a window of data time from the rings")
+    tr.add_argument("t0", metavar="T0", help="the window's start: UTC or @unix-seconds")
+    tr.add_argument("t1", metavar="T1", help="its end (not included), after T0")
+    tr.add_argument("--dir", required=True, metavar="DIR",
+                    help="an existing directory for the files (trigger_ANT_UTC.FORMAT)")
+    tr.add_argument("--format", default="codif", metavar="FORMAT",
+                    help="codif, raw or pcap (default codif)")
+    tr.add_argument("--antenna", metavar="A,...",
+                    help="antennas by name or index (default all)")
+    tr.add_argument("--timeout", metavar="DURATION",
+                    help="give up after DURATION without a new frame of the window "
+                         "(default 10s)")
+    tr.add_argument("--prefix", metavar="P", help="file name prefix (default trigger)")
     a = ap.parse_args()
     if a.cmd is None:
         ap.print_usage(sys.stderr)
         return 2
-    if a.cmd == "status":
-        words = ["status"]
+    if a.cmd == "trigger":
+        cmd = "/ibvcap/trigger," + trigger_words(a)
+    elif a.cmd == "status":
+        cmd = "/ibvcap/record,status"
     else:
-        words = [a.action] + word("scan", a.scan) + word("at", a.at) + \
-            word("for", a.dur) + word("until", a.until) + word("writer", a.writer) + \
-            word("antenna", a.antenna)
+        cmd = "/ibvcap/record," + " ".join(
+            [a.action] + word("scan", a.scan) + word("at", a.at) + word("for", a.dur) +
+            word("until", a.until) + word("writer", a.writer) + word("antenna", a.antenna))
+    stat = load_stat()
     try:
-        tel = Telemetry(a.file_prefix)
-        reply = tel.query("/ibvcap/record," + " ".join(words))
-    except TelemetryError as e:
+        tel = stat.Telemetry(a.file_prefix)
+        reply = tel.query(cmd)
+    except stat.TelemetryError as e:
         print("dpdk-ibvcap-ctl: %s" % e, file=sys.stderr)
         return 1
     except (ConnectionError, BrokenPipeError, json.JSONDecodeError):
@@ -131,7 +165,7 @@ def main():
               "stopping?): %s" % json.dumps(reply), file=sys.stderr)
         return 1
     print(json.dumps(reply, indent=2))
-    if reply.get("result") == "refused":
+    if reply.get("result") == "refused" or "error" in reply:
         print("dpdk-ibvcap-ctl: refused, nothing changed: %s '%s': expected %s" %
               (reply.get("input"), reply.get("value"), reply.get("expected")),
               file=sys.stderr)

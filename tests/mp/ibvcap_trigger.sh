@@ -18,6 +18,23 @@ set -e
 need_root
 need_hugepages 300
 STAT=$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py
+CTL=("python3" "$BUILD/app/dpdk-ibvcap-ctl")
+# dpdk-ibvcap-ctl trigger from the telemetry command's own spelling
+# T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T][,prefix=P]
+ctl_trigger() {
+	local f x ants=() args
+	IFS=, read -r -a f <<< "$1"
+	args=(trigger "${f[0]}" "${f[1]}" --format "${f[2]}" --dir "${f[3]}")
+	for x in "${f[@]:4}"; do
+		case $x in
+		timeout=*) args+=(--timeout "${x#*=}") ;;
+		prefix=*) args+=(--prefix "${x#*=}") ;;
+		*) ants+=("$x") ;;
+		esac
+	done
+	[ ${#ants[@]} = 0 ] || args+=(--antenna "$(IFS=,; echo "${ants[*]}")")
+	"${CTL[@]}" --file-prefix "$PREFIX" "${args[@]}"
+}
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 MEMIF="socket=$T/memif.sock,socket-abstract=no,bsize=16384,rsize=9"
@@ -60,7 +77,7 @@ grep -q "^retain = 0.250s   # 579 frames" "$T/cap.log" || { grep '^retain' "$T/c
 ok "--retain 0.25s: a ring of 1024 rows (579 frames + the reorder window, a power of two)"
 
 # a window asked before its frames are sent: it waits for them
-python3 "$STAT" --file-prefix "$PREFIX" --trigger \
+ctl_trigger \
 	"2025-01-01T00:00:01.0Z,2025-01-01T00:00:01.1Z,codif,$T/early,timeout=60s" \
 	> "$T/early.json" 2> "$T/early.err" &
 EPID=$!
@@ -106,7 +123,7 @@ ok "a trigger asked before its data was sent waited for it ($(python3 -c 'import
 trig() { # DIR-NAME SPEC... -> $T/DIR-NAME.json
 	local name=$1
 	shift
-	python3 "$STAT" --file-prefix "$PREFIX" --trigger "$*" > "$T/$name.json" 2> "$T/$name.err" || true
+	ctl_trigger "$*" > "$T/$name.json" 2> "$T/$name.err" || true
 }
 # the data: frame i at 2025-01-01T00:00:00 + i x 432 us
 trig a "2025-01-01T00:00:01.1Z,2025-01-01T00:00:01.2Z,codif,$T/a"
@@ -164,7 +181,7 @@ ok "the log says each trigger's result and the overwritten and not arrived parts
 touch "$T/afile"
 bad() { # EXIT INPUT VALUE EXPECTED-SUBSTRING SPEC
 	local rc=0
-	python3 "$STAT" --file-prefix "$PREFIX" --trigger "$5" > "$T/bad.json" 2> "$T/bad.err" || rc=$?
+	ctl_trigger "$5" > "$T/bad.json" 2> "$T/bad.err" || rc=$?
 	[ "$rc" = "$1" ] || fail "trigger '$5': exit $rc, expected $1"
 	python3 - "$T/bad.json" "$2" "$3" "$4" <<'PY' || fail "trigger '$5': reply $(cat "$T/bad.json")"
 import json, sys
@@ -173,21 +190,21 @@ assert r["error"].startswith("trigger refused"), r
 assert r["input"] == sys.argv[2] and r["value"] == sys.argv[3], r
 assert sys.argv[4] in r["expected"], r
 PY
-	grep -q "trigger refused: $2 '$3': expected" "$T/bad.err" || fail "trigger '$5': stderr $(cat "$T/bad.err")"
+	grep -qF "refused, nothing changed: $2 '$3': expected" "$T/bad.err" || fail "trigger '$5': stderr $(cat "$T/bad.err")"
 	ok "refused: $2 '$3' ($4)"
 }
-bad 2 T1 "2025-01-01T00:00:01Z" "a time after T0 (2025-01-01T00:00:01.000000000Z)" \
+bad 3 T1 "2025-01-01T00:00:01Z" "a time after T0 (2025-01-01T00:00:01.000000000Z)" \
 	"2025-01-01T00:00:01Z,2025-01-01T00:00:01Z,codif,$T/bad"
-bad 2 T1 "@1735689600" "a time after T0" "@1735689601,@1735689600,codif,$T/bad"
-bad 2 T0 "yesterday" "a UTC time" "yesterday,@1735689601,codif,$T/bad"
-bad 2 antenna ant7 "one of ant0 .. ant1, or an index 0 .. 1" "@1735689601,@1735689601.1,codif,$T/bad,ant7"
-bad 2 antenna 2 "one of ant0" "@1735689601,@1735689601.1,codif,$T/bad,ant0+2"
-bad 2 FORMAT vdif "codif, raw or pcap" "@1735689601,@1735689601.1,vdif,$T/bad"
-bad 2 DIR "$T/nothere" "a directory that takes new files; it does not exist" \
+bad 3 T1 "@1735689600" "a time after T0" "@1735689601,@1735689600,codif,$T/bad"
+bad 3 T0 "yesterday" "a UTC time" "yesterday,@1735689601,codif,$T/bad"
+bad 3 antenna ant7 "one of ant0 .. ant1, or an index 0 .. 1" "@1735689601,@1735689601.1,codif,$T/bad,ant7"
+bad 3 antenna 2 "one of ant0" "@1735689601,@1735689601.1,codif,$T/bad,ant0+2"
+bad 3 FORMAT vdif "codif, raw or pcap" "@1735689601,@1735689601.1,vdif,$T/bad"
+bad 3 DIR "$T/nothere" "a directory that takes new files; it does not exist" \
 	"@1735689601,@1735689601.1,codif,$T/nothere"
-bad 2 DIR "$T/afile" "a directory that takes new files; it is a regular file" \
+bad 3 DIR "$T/afile" "a directory that takes new files; it is a regular file" \
 	"@1735689601,@1735689601.1,codif,$T/afile"
-# a relative DIR, straight to the socket (dpdk-ibvcap-stat makes it absolute)
+# a relative DIR, straight to the socket (dpdk-ibvcap-ctl makes it absolute)
 python3 "$STAT" --file-prefix "$PREFIX" --query "/ibvcap/trigger,@1735689601,@1735689601.1,codif,bad" > "$T/rel.json"
 python3 - "$T/rel.json" <<'PY' || fail "relative DIR: $(cat "$T/rel.json")"
 import json, sys
@@ -195,7 +212,7 @@ r = json.load(open(sys.argv[1]))
 assert r["input"] == "DIR" and r["value"] == "bad" and "an absolute path" in r["expected"], r
 PY
 ok "refused: DIR 'bad' (relative: the capture's working directory is not the caller's)"
-bad 2 timeout "soon" "a duration" "@1735689601,@1735689601.1,codif,$T/bad,timeout=soon"
+bad 3 timeout "soon" "a duration" "@1735689601,@1735689601.1,codif,$T/bad,timeout=soon"
 expect_eq "nothing written by refused triggers" "$(find "$T/bad" -type f | wc -l)" 0
 grep -q "trigger @1735689601,@1735689600,codif,$T/bad refused: T1 '@1735689600': expected a time after T0" \
 	"$T/cap.log" || fail "no log line of a refusal"
@@ -203,7 +220,7 @@ ok "refusals logged with the parameters"
 
 # a window past the final rows, waiting while the capture stops: the stop
 # makes its rows final and it completes
-python3 "$STAT" --file-prefix "$PREFIX" --trigger \
+ctl_trigger \
 	"2025-01-01T00:00:01.26Z,2025-01-01T00:00:01.29Z,codif,$T/wait,timeout=60s" \
 	> "$T/wait.json" 2> "$T/wait.err" &
 WPID=$!
