@@ -53,6 +53,13 @@ yesno(const char *v, bool *out)
 	return false;
 }
 
+/* The value of an item "key=value" whose '=' was cut to a NUL. */
+static const char *
+val_of(const char *item)
+{
+	return item + strlen(item) + 1;
+}
+
 int
 wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	      size_t len)
@@ -60,6 +67,7 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	char *items[16], *store = NULL, *colon, buf[PATH_MAX + 512];
 	char sub[128];
 	uint64_t v;
+	bool on_full_set = false;
 	int n, i, rc = -EINVAL;
 
 	wr_opts_defaults(o);
@@ -124,6 +132,35 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 			if (parse_size(sub, val, 1u << 20, 1ULL << 30, &v, err, len))
 				goto out;
 			o->bufsize = (size_t)v;
+		} else if (strcmp(k, "min-free") == 0) {
+			size_t vl = strlen(val);
+			double pct;
+
+			o->budget = true;
+			if (vl > 1 && val[vl - 1] == '%') {
+				char num[32];
+
+				snprintf(num, sizeof(num), "%.*s", (int)(vl - 1), val);
+				if (vl - 1 >= sizeof(num) ||
+				    parse_double(sub, num, 0.01, 99, &pct, err, len) != 0)
+					goto bad_free;
+				o->min_free = 0;
+				o->min_free_bp = (uint32_t)(pct * 100 + 0.5);
+			} else if (parse_size(sub, val, 0, 1ULL << 60, &o->min_free, err, len) != 0) {
+				goto bad_free;
+			}
+		} else if (strcmp(k, "on-full") == 0) {
+			if (strcmp(val, "stop") == 0)
+				o->on_full = WR_FULL_STOP;
+			else if (strcmp(val, "remove-oldest") == 0)
+				o->on_full = WR_FULL_REMOVE_OLDEST;
+			else {
+				snprintf(err, len, "%s: '%s': expected stop (finish its files and end "
+					 "when free space reaches min-free) or remove-oldest (remove "
+					 "its own oldest finished files and go on)", sub, val);
+				goto out;
+			}
+			on_full_set = true;
 		} else if (strcmp(k, "io") == 0) {
 			if (strcmp(val, "uring") != 0 && strcmp(val, "sync") != 0) {
 				snprintf(err, len, "%s: '%s': expected uring (io_uring, several "
@@ -148,9 +185,15 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		} else {
 			snprintf(err, len,
 				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
-				 "snaplen, count, buffer, direct, io, all or oldest", opt, k);
+				 "snaplen, count, buffer, direct, io, all, oldest, min-free or on-full",
+				 opt, k);
 			goto out;
 		}
+	}
+	if (on_full_set && !o->budget) {
+		snprintf(err, len, "%s: '%s': on-full needs min-free=SIZE (the free space to keep "
+			 "in %s, e.g. min-free=2G or min-free=5%%)", opt, spec, o->dir);
+		goto out;
 	}
 	if (o->all && o->format != WR_PCAP) {
 		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
@@ -161,6 +204,11 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 out:
 	free(store);
 	return rc;
+bad_free:
+	snprintf(err, len, "%s: '%s': expected a size to keep free in the directory (500M, 2G, "
+		 "1T; K/M/G/T powers of 1024, KB/MB/GB/TB of 1000) or a share of its filesystem "
+		 "(5%%, 0.01%% to 99%%)", sub, val_of(items[i]));
+	goto out;
 bad:
 	snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...], FORMAT raw, codif or pcap",
 		 opt, spec ? spec : "");
@@ -406,6 +454,7 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	if (kept) {
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
+		wr_budget_file_done(w, fio_path(&out->s.f));
 	}
 	tally(w);
 	return rc;
@@ -606,6 +655,18 @@ rotate_due(const struct wr_writer *w, const struct wr_src *s, const struct wr_ou
 	return false;
 }
 
+/* Bytes a row of b may take on disk, and (a new file) what a file may
+ * take beyond its rows: its header, last block, raw index (min-free). */
+static size_t
+row_need(const struct wr_writer *w, const struct antbuf *b, bool new_file)
+{
+	size_t n = row_bytes_max(b);
+
+	if (new_file)
+		n += 2 * FIO_ALIGN + (w->o.format == WR_RAW ? 2048 + 640 * b->g.nslots + FIO_ALIGN : 0);
+	return n;
+}
+
 /* After a row (rc of do_row): a failed write ends the file (cut to its
  * whole rows, kept) and the writer; count= frames end it too. */
 static int
@@ -638,6 +699,8 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	while (n < budget && out->last_index + 1 < upto) {
 		int64_t idx = out->last_index + 1;
 
+		if (!wr_budget_room(w, row_need(w, s->b, true)))
+			return w->error ? -w->error : (int)n;
 		if (wr_rotate_due(&w->o, fmt_size(&out->s),
 				  codif_clock_time_ns(&out->clk, idx) - out->t0_ns)) {
 			if ((rc = close_out(w, out)) != 0 || (rc = continue_out(w, s, out, idx)) != 0)
@@ -659,7 +722,7 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	unsigned int done = 0;
 	int rc;
 
-	while (done < max_rows && !w->done && antbuf_next(s->b, &s->cur, &v) == 1) {
+	while (done < max_rows && !w->done && !w->full && antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
 
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
@@ -692,6 +755,10 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 					return rc;
 			}
 		}
+		/* the row, and a new file's, within min-free: else it ends here,
+		 * at a whole row */
+		if (!wr_budget_room(w, row_need(w, s->b, !out->open)))
+			break;
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
@@ -710,7 +777,7 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 	unsigned int done = 0, i;
 	int rc;
 
-	while (done < max_rows && !w->done) {
+	while (done < max_rows && !w->done && !w->full) {
 		struct antbuf_view v, best_v;
 		struct wr_src *best = NULL;
 		int64_t best_t = INT64_MAX;
@@ -745,6 +812,8 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		    wr_rotate_due(&w->o, fmt_size(&w->all.s), best_t - w->all.t0_ns))
 			if ((rc = close_out(w, &w->all)) != 0)
 				return rc;
+		if (!wr_budget_room(w, row_need(w, best->b, !w->all.open)))
+			break;
 		if (!w->all.open && (rc = open_out(w, NULL, &w->all, &best_v, best_t)) != 0)
 			return rc;
 		if (best_t > w->all_max_t)
@@ -784,12 +853,13 @@ wr_poll(struct wr_writer *w, unsigned int max_rows)
 
 	if (w->error)
 		return -w->error;
+	wr_budget_tick(w);
 	if (w->o.all) {
 		rc = poll_all(w, max_rows * (w->n ? w->n : 1));
 		sum_lost(w);
 		return rc;
 	}
-	for (i = 0; i < w->n && !w->done; i++) {
+	for (i = 0; i < w->n && !w->done && !w->full; i++) {
 		if (!w->src[i].on)
 			continue;
 		rc = poll_one(w, &w->src[i], max_rows);
@@ -828,5 +898,6 @@ wr_finish(struct wr_writer *w)
 	r = close_out(w, &w->all);
 	if (r != 0 && rc == 0)
 		rc = r;
+	wr_budget_free(w);
 	return rc;
 }
