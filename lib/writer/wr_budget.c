@@ -71,7 +71,10 @@ wr_bytes_handed(const struct wr_writer *w)
 	return n;
 }
 
-/* What its open files still need on disk beyond the bytes there now. */
+/* What its open files may still need on disk beyond the bytes written out:
+ * staged, in flight (io_uring writes not yet reaped: these may already be
+ * on disk, so this is high by at most FIO_INFLIGHT buffers a file), their
+ * last block and raw's index. */
 static uint64_t
 pending(const struct wr_writer *w)
 {
@@ -150,7 +153,7 @@ remove_oldest(struct wr_writer *w)
 
 	while (b->first < b->ndone) {
 		struct wr_done_file *d = &b->done[b->first++];
-		char line[PATH_MAX + 256], idx[PATH_MAX + 8], sz[64];
+		char line[PATH_MAX + 384], idx[PATH_MAX + 8], sz[64], th[64];
 		struct stat st;
 		uint64_t bytes;
 		int e = 0;
@@ -179,8 +182,9 @@ remove_oldest(struct wr_writer *w)
 			w->st.files_removed++;
 			w->st.bytes_removed += bytes;
 			snprintf(line, sizeof(line), "min-free: removed %s (%" PRIu64 " bytes) to keep "
-				 "%" PRIu64 " bytes free in %s (%s free)", d->path, bytes, b->threshold,
-				 w->o.dir, bytes_str(b->avail, sz, sizeof(sz)));
+				 "%s free in %s (%s free)", d->path, bytes,
+				 bytes_str(b->threshold, th, sizeof(th)), w->o.dir,
+				 bytes_str(b->avail, sz, sizeof(sz)));
 		}
 		note(w, line);
 		free(d->path);
@@ -195,7 +199,7 @@ bool
 wr_budget_room(struct wr_writer *w, size_t need)
 {
 	struct wr_budget *b = &w->bud;
-	char fr[64], th[64], line[PATH_MAX + 512];
+	char fr[64], th[64], pe[64], line[PATH_MAX + 512];
 	uint64_t handed;
 	int rc;
 
@@ -218,9 +222,10 @@ wr_budget_room(struct wr_writer *w, size_t need)
 			break;
 	}
 	w->full = true;
-	snprintf(line, sizeof(line), "%s: %s free, min-free %s: stopped writing at a "
-		 "whole row, its files complete (on-full=%s%s)", w->o.dir,
-		 bytes_str(b->avail, fr, sizeof(fr)), bytes_str(b->threshold, th, sizeof(th)),
+	snprintf(line, sizeof(line), "%s: %s free, up to %s of it for its open files to finish, "
+		 "min-free %s: stopped writing at a whole row, its files complete (on-full=%s%s)",
+		 w->o.dir, bytes_str(b->avail, fr, sizeof(fr)), bytes_str(pending(w), pe, sizeof(pe)),
+		 bytes_str(b->threshold, th, sizeof(th)),
 		 w->o.on_full == WR_FULL_STOP ? "stop" : "remove-oldest",
 		 w->o.on_full == WR_FULL_STOP ? "" : ": none of its own finished files left to "
 		 "remove");

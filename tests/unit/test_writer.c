@@ -380,7 +380,7 @@ test_budget_stop(const char *tmp)
 			; /* rows of nothing before the first frame are passed over */
 		CHECK(w->full && w->error == 0);
 		CHECK_HAS(w->err, dir);
-		CHECK_HAS(w->err, "free, min-free");
+		CHECK_HAS(w->err, "for its open files to finish, min-free");
 		CHECK_EQ_I(wr_finish(w), 0);
 		CHECK_EQ_U(w->st.files + w->st.written + w->st.files_removed, 0);
 		d = opendir(dir);
