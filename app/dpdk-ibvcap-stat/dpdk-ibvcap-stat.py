@@ -292,8 +292,13 @@ def table(prefix, prev, cur, desc, width=80, height=0):
     def live(key, fn):
         return lambda n, w: fn(w.get(key, 0)) if w.get("active") else "-"
 
+    def left(n, w):  # recording time left at its rate, above its min-free
+        if not w.get("active") or not w.get("write_rate"):
+            return "-"
+        return fit_age(w["time_left_ns"] / 1e9)
+
     # per writer, by the name it was given: how far behind, what it lost,
-    # files, the disk left to it
+    # files, the disk left to it and the time that is at its rate
     wcols = [Col("state", 6, 1, state),
              Col("format", 6, 3, lambda n, w: w.get("format", "")),
              Col("lag", 8, 1, live("lag_frames", lambda v: fit_count(v, 8))),
@@ -307,6 +312,8 @@ def table(prefix, prev, cur, desc, width=80, height=0):
              Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
              Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
                  else "-"),
+             Col("left", 6, 1, left),
+             Col("removed", 7, 4, count("files_removed", 7)),
              Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
     wbody = []
     if wrs:
