@@ -298,17 +298,18 @@ def table(prefix, prev, cur, desc, width=80, height=0):
         return fit_age(w["time_left_ns"] / 1e9)
 
     # per writer, by the name it was given: how far behind, what it lost,
-    # files, the disk left to it and the time that is at its rate
+    # files, the disk left to it and the time that is at its rate; narrow
+    # enough that 80 columns keep its format beside a 16-character name
     wcols = [Col("state", 6, 1, state),
              Col("format", 6, 3, lambda n, w: w.get("format", "")),
-             Col("lag", 8, 1, live("lag_frames", lambda v: fit_count(v, 8))),
+             Col("lag", 6, 1, live("lag_frames", lambda v: fit_count(v, 6))),
              Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
              Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
              Col("written", 10, 3, count("written", 10)),
-             Col("lost", 7, 1, count("overrun", 7)),
+             Col("lost", 6, 1, count("overrun", 6)),
              Col("cut", 6, 3, count("cut", 6)),
              Col("placeholders", 12, 4, count("placeholders", 12)),
-             Col("files", 6, 1, count("files", 6)),
+             Col("files", 5, 1, count("files", 5)),
              Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
              Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
                  else "-"),
