@@ -359,6 +359,7 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
 	rec.pid = (int32_t)getpid();
 	wr_figures(st, error, &rec);
+	rec.full = strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0;
 	stats_writer_json(&rec, root);
 	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
 	js_str(root, "source", o->pdump ? "pdump" : "buffers");

@@ -287,7 +287,8 @@ def table(prefix, prev, cur, desc, width=80, height=0):
     body = [""] + block("antenna", sorted(ants), acols, width, ants)
 
     def state(n, w):
-        return "failed" if w.get("error") else "run" if w.get("active") else "ended"
+        return "failed" if w.get("error") else "full" if w.get("full") else \
+            "run" if w.get("active") else "ended"
 
     def live(key, fn):
         return lambda n, w: fn(w.get(key, 0)) if w.get("active") else "-"

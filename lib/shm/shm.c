@@ -92,6 +92,7 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->lag_frames = w->lag_ns = w->write_rate = w->disk_free = 0;
 			w->min_free = w->time_left_ns = 0;
 			w->error = 0;
+			w->full = 0;
 			return i;
 		}
 	}

@@ -51,7 +51,7 @@ struct shm_writer {
 				      (a full disk) cut them off its files */
 	int64_t heartbeat_ns;
 	int32_t error;           /**< errno of a fatal I/O error, 0 none */
-	uint32_t reserved;
+	uint32_t full;           /**< 1: it stopped at its min-free (on-full=stop) */
 	/* live gauges, refreshed at each publish (lib/writer's wr_publish) */
 	uint64_t lag_frames;     /**< rows behind the newest placed (its worst antenna) */
 	uint64_t lag_ns;         /**< the same as data time (frames x frame duration) */

@@ -136,6 +136,8 @@ static const struct stats_field writer_f[] = {
 	    "bytes of those files (raw: with their indexes); bytes - this is on disk"),
 	{ .name = "error", .unit = "errno", .help = "errno of a fatal error, 0 none",
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
+	{ .name = "full", .unit = "", .help = "1: it stopped at its min-free (on-full=stop): its files "
+	  "complete", .off = W(full), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
 	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	/* live gauges: telemetry and Prometheus, not the end-of-run summaries */

@@ -69,6 +69,7 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 		w->rate_bytes0 = b;
 	}
 	wr_figures(&w->st, w->error, r);
+	r->full = w->full;
 	r->lag_frames = lag;
 	r->lag_ns = lag_ns;
 	r->write_rate = w->rate;

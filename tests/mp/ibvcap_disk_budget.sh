@@ -163,7 +163,7 @@ for name, fmt in (("rm", "codif"), ("rmraw", "raw")):
     files, size = on_disk(d, fmt)
     logged = removed_in_log(name)
     assert j["stop_reason"] == "the primary stopped", j["stop_reason"]
-    assert j["error"] == 0 and j["cut"] == 0, j
+    assert j["error"] == 0 and j["cut"] == 0 and j["full"] == 0, j
     # it recorded far past the disk's size, and went through every frame
     # placed: written, or lost to the ring (overrun: this host's 2 CPUs
     # are shared), never to the budget
@@ -211,7 +211,7 @@ for name, d, j in (("stop", T + "/stop", json.load(open(T + "/stop.json"))),
                    ("capture writer", T + "/capstop",
                     [w for w in s["buffers"]["writers"] if w["name"].startswith("primary-")][0])):
     files, size = on_disk(d, "codif")
-    assert j["error"] == 0 and j["cut"] == 0 and j["files_removed"] == 0, j
+    assert j["error"] == 0 and j["cut"] == 0 and j["files_removed"] == 0 and j["full"] == 1, j
     assert j["files"] == len(files) and j["bytes"] == size, (j["files"], len(files), j["bytes"], size)
     ph = j["placeholders"] + j.get("overrun_placeholders", 0)
     assert (j["written"] + ph) * FRAME == size, (j["written"], ph, size)
