@@ -142,12 +142,11 @@ static const struct opt_def lopts[] = {
 		 "  oldest=yes        start at the oldest frame in the ring\n"
 		 "  count=N           stop after N frames\n"
 		 "  buffer=SIZE       staging per file (8M; at least two rows)\n"
-		 "  min-free=SIZE|P%  leave SIZE (2G) or P% of the filesystem free\n"
-		 "                    in DIR (default: no limit, a full disk is\n"
-		 "                    an I/O error)\n"
-		 "  on-full=stop      at min-free: finish its files, end (exit 3)\n"
-		 "  on-full=remove-oldest  at min-free: remove its own oldest\n"
-		 "                    finished files, go on"},
+		 "  min-free=SIZE|P%  keep SIZE (2G) or P% of the disk\n"
+		 "                    free in DIR (default: no limit)\n"
+		 "  on-full=stop      then finish its files, exit 3\n"
+		 "  on-full=remove-oldest\n"
+		 "                    then remove its own oldest files"},
 	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all",
 	 OPT_AT(O, antennas), .help = "antennas by name or index"},
 	{"count", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
