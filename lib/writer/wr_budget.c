@@ -11,7 +11,8 @@
  * statvfs calls this writer's own bytes are counted exactly (staged bytes
  * the moment they are staged), and what its open files still need on disk
  * is kept aside: bytes staged or in flight, each file's last block, a raw
- * file's index. So this writer alone never goes below min-free. What other
+ * file's index (for a file opened since, from the row check that opened
+ * it). So this writer alone never goes below min-free. What other
  * writers (of this process or others) put on the same filesystem shows at
  * the next statvfs: at most their write rate x 10 ms late (125 MB at
  * 12.5 GB/s); min-free must exceed that for ENOSPC never to happen. */
@@ -56,6 +57,30 @@ wr_min_free_bytes(const struct wr_opts *o, uint64_t total)
 	return (uint64_t)((double)total * o->min_free_bp / 10000.0);
 }
 
+int
+wr_budget_check(const struct wr_opts *o, char *err, size_t len)
+{
+	char a[64], t[64], m[64];
+	uint64_t avail, total, thr;
+	int rc;
+
+	if (!o->budget)
+		return 0;
+	rc = wr_dir_space(o->dir, &avail, &total);
+	if (rc != 0) {
+		snprintf(err, len, "min-free: statvfs '%s': %s", o->dir, strerror(-rc));
+		return rc;
+	}
+	thr = wr_min_free_bytes(o, total);
+	if (thr >= total) {
+		snprintf(err, len, "min-free %s: the filesystem of '%s' holds only %s (%s free): "
+			 "expected less than its size", bytes_str(thr, m, sizeof(m)), o->dir,
+			 bytes_str(total, t, sizeof(t)), bytes_str(avail, a, sizeof(a)));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 uint64_t
 wr_bytes_handed(const struct wr_writer *w)
 {
@@ -72,9 +97,9 @@ wr_bytes_handed(const struct wr_writer *w)
 }
 
 /* What its open files may still need on disk beyond the bytes written out:
- * staged, in flight (io_uring writes not yet reaped: these may already be
- * on disk, so this is high by at most FIO_INFLIGHT buffers a file), their
- * last block and raw's index. */
+ * staged, in flight (io_uring writes not complete when refresh settled
+ * them: the part of these already on disk makes this high by at most
+ * FIO_INFLIGHT buffers a file), their last block and raw's index. */
 static uint64_t
 pending(const struct wr_writer *w)
 {
@@ -105,14 +130,23 @@ refresh(struct wr_writer *w)
 {
 	struct wr_budget *b = &w->bud;
 	uint64_t total, keep;
+	unsigned int i;
 	int rc;
 
+	/* writes io_uring has completed are on disk: statvfs counts them */
+	for (i = 0; i <= w->n; i++) {
+		struct wr_out *out = i < w->n ? &w->src[i].out : &w->all;
+
+		if (out->open)
+			fio_settle(&out->s.f);
+	}
 	rc = wr_dir_space(w->o.dir, &b->avail, &total);
 	if (rc != 0)
 		return rc;
 	b->t_ns = clock_ns(CLOCK_MONOTONIC);
 	b->threshold = wr_min_free_bytes(&w->o, total);
 	b->handed0 = wr_bytes_handed(w);
+	b->files0 = 0; /* the open files' are in pending now */
 	keep = pending(w) + b->threshold;
 	b->allow = b->avail > keep ? b->avail - keep : 0;
 	return 0;
@@ -196,7 +230,7 @@ remove_oldest(struct wr_writer *w)
 }
 
 bool
-wr_budget_room(struct wr_writer *w, size_t need)
+wr_budget_room(struct wr_writer *w, size_t row, size_t file)
 {
 	struct wr_budget *b = &w->bud;
 	char fr[64], th[64], pe[64], line[PATH_MAX + 512];
@@ -208,16 +242,21 @@ wr_budget_room(struct wr_writer *w, size_t need)
 	if (w->full)
 		return false;
 	handed = wr_bytes_handed(w);
-	if (b->t_ns != 0 && (handed < b->handed0 ? 0 : handed - b->handed0) + need <= b->allow)
+	if (b->t_ns != 0 &&
+	    (handed < b->handed0 ? 0 : handed - b->handed0) + b->files0 + row + file <= b->allow) {
+		b->files0 += file;
 		return true;
+	}
 	for (;;) {
 		rc = refresh(w);
 		if (rc != 0) {
 			statvfs_failed(w, rc);
 			return false;
 		}
-		if (need <= b->allow)
+		if (row + file <= b->allow) {
+			b->files0 += file;
 			return true;
+		}
 		if (w->o.on_full != WR_FULL_REMOVE_OLDEST || remove_oldest(w) != 0)
 			break;
 	}

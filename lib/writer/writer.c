@@ -248,6 +248,9 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		snprintf(err, errlen, "output directory '%s': %s", o->dir, strerror(e));
 		return -e;
 	}
+	e = wr_budget_check(o, err, errlen);
+	if (e != 0)
+		return e;
 	w->n = n;
 	for (i = 0; i < n; i++) {
 		/* staging holds at least two whole rows (plus O_DIRECT slack) */
@@ -655,16 +658,14 @@ rotate_due(const struct wr_writer *w, const struct wr_src *s, const struct wr_ou
 	return false;
 }
 
-/* Bytes a row of b may take on disk, and (a new file) what a file may
- * take beyond its rows: its header, last block, raw index (min-free). */
+/* What a new file of b may take on disk beyond its rows (min-free): its
+ * header, last block, raw's index. */
 static size_t
-row_need(const struct wr_writer *w, const struct antbuf *b, bool new_file)
+file_need(const struct wr_writer *w, const struct antbuf *b, bool new_file)
 {
-	size_t n = row_bytes_max(b);
-
-	if (new_file)
-		n += 2 * FIO_ALIGN + (w->o.format == WR_RAW ? 2048 + 640 * b->g.nslots + FIO_ALIGN : 0);
-	return n;
+	if (!new_file)
+		return 0;
+	return 2 * FIO_ALIGN + (w->o.format == WR_RAW ? 2048 + 640 * b->g.nslots + FIO_ALIGN : 0);
 }
 
 /* After a row (rc of do_row): a failed write ends the file (cut to its
@@ -699,10 +700,12 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	while (n < budget && out->last_index + 1 < upto) {
 		int64_t idx = out->last_index + 1;
 
-		if (!wr_budget_room(w, row_need(w, s->b, true)))
+		bool rot = wr_rotate_due(&w->o, fmt_size(&out->s),
+					 codif_clock_time_ns(&out->clk, idx) - out->t0_ns);
+
+		if (!wr_budget_room(w, row_bytes_max(s->b), file_need(w, s->b, rot)))
 			return w->error ? -w->error : (int)n;
-		if (wr_rotate_due(&w->o, fmt_size(&out->s),
-				  codif_clock_time_ns(&out->clk, idx) - out->t0_ns)) {
+		if (rot) {
 			if ((rc = close_out(w, out)) != 0 || (rc = continue_out(w, s, out, idx)) != 0)
 				return rc;
 		}
@@ -757,7 +760,7 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		}
 		/* the row, and a new file's, within min-free: else it ends here,
 		 * at a whole row */
-		if (!wr_budget_room(w, row_need(w, s->b, !out->open)))
+		if (!wr_budget_room(w, row_bytes_max(s->b), file_need(w, s->b, !out->open)))
 			break;
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
@@ -812,7 +815,7 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		    wr_rotate_due(&w->o, fmt_size(&w->all.s), best_t - w->all.t0_ns))
 			if ((rc = close_out(w, &w->all)) != 0)
 				return rc;
-		if (!wr_budget_room(w, row_need(w, best->b, !w->all.open)))
+		if (!wr_budget_room(w, row_bytes_max(best->b), file_need(w, best->b, !w->all.open)))
 			break;
 		if (!w->all.open && (rc = open_out(w, NULL, &w->all, &best_v, best_t)) != 0)
 			return rc;

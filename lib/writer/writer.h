@@ -138,6 +138,8 @@ struct wr_budget {
 	uint64_t threshold;    /**< min-free in bytes (min-free=P%: of f_blocks) */
 	uint64_t allow;        /**< bytes it may hand to its files after handed0 */
 	uint64_t handed0;      /**< bytes_handed at that statvfs */
+	uint64_t files0;       /**< what files opened since may take beyond
+				    their rows (their last block, raw index) */
 	struct wr_done_file *done; /**< its finished files, oldest first
 				      (on-full=remove-oldest) */
 	size_t ndone, capdone, first;
@@ -209,6 +211,13 @@ int wr_dir_space(const char *dir, uint64_t *avail, uint64_t *total);
 /** min-free in bytes on a filesystem of total bytes (0: no budget). */
 uint64_t wr_min_free_bytes(const struct wr_opts *o, uint64_t total);
 
+/**
+ * Whether o's min-free can be kept in o->dir at all (less than its
+ * filesystem's size). @return 0; -ENOSPC (err: the threshold, the
+ * filesystem's size and free space), or statvfs's negative errno.
+ */
+int wr_budget_check(const struct wr_opts *o, char *err, size_t len);
+
 /** Bytes handed to its files so far, staged or written out. */
 uint64_t wr_bytes_handed(const struct wr_writer *w);
 
@@ -216,13 +225,14 @@ uint64_t wr_bytes_handed(const struct wr_writer *w);
 void wr_budget_tick(struct wr_writer *w);
 
 /**
- * Whether need more bytes (a row, and a new file's) may be handed to its
+ * Whether a row of row bytes (and, file > 0, a new file that may take file
+ * bytes beyond its rows: kept aside from then on) may be handed to its
  * files and leave min-free: with on-full=remove-oldest, after removing as
  * many of its oldest finished files as that takes. false: the writer is
  * to stop (w->full, w->err says the directory, free space and threshold;
  * or w->error when statvfs failed).
  */
-bool wr_budget_room(struct wr_writer *w, size_t need);
+bool wr_budget_room(struct wr_writer *w, size_t row, size_t file);
 
 /** A file it finished and kept (path): one it may remove later. */
 void wr_budget_file_done(struct wr_writer *w, const char *path);

@@ -13,7 +13,8 @@
 #      min-free), exit 3 (the dump at once, the capture at its end); the
 #      capture's counts = the generator's truth;
 #  (c) bad min-free= / on-full= values refused, naming the value and what
-#      was expected, by both tools and --check-config.
+#      was expected, by both tools and --check-config (and a min-free larger
+#      than the directory's filesystem).
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
@@ -24,7 +25,8 @@ mkdir -p "$T/cfg"
 for bad in "min-free=abc|--write min-free: 'abc': expected a size" \
 	   "min-free=150%|--write min-free: '150%': expected a size" \
 	   "min-free=2G,on-full=xyz|--write on-full: 'xyz': expected stop" \
-	   "on-full=remove-oldest|on-full needs min-free"; do
+	   "on-full=remove-oldest|on-full needs min-free" \
+	   "min-free=1000T|min-free 1,099,511,627,776,000 bytes (1000.0 TiB): the filesystem of"; do
 	keys=${bad%%|*} want=${bad#*|}
 	set +e
 	"$DUMP" --file-prefix "$PREFIX" --write "codif:$T/cfg,$keys" --check-config > "$T/c.out" 2>&1
@@ -33,7 +35,8 @@ for bad in "min-free=abc|--write min-free: 'abc': expected a size" \
 	expect_eq "dpdk-ibvcap-dump --write ...,$keys exit status" "$rc" 1
 	grep -qF -- "$want" "$T/c.out" || { cat "$T/c.out"; fail "dump $keys: no '$want'"; }
 	set +e
-	"$CAP" -l 0 --no-pci --file-prefix "$PREFIX" -- --check-config --skip-host-checks \
+	# (the host's side too: a min-free larger than the disk)
+	"$CAP" --no-huge -m 512 -l 0 --no-pci --file-prefix "$PREFIX" -- --check-config \
 		--write "codif:$T/cfg,$keys" > "$T/c.out" 2>&1
 	rc=$?
 	set -e

@@ -331,6 +331,10 @@ test_budget_keys(void)
 	CHECK(o.budget && o.min_free == 0 && o.min_free_bp == 0);
 	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp", err, sizeof(err)) == 0);
 	CHECK(!o.budget && wr_min_free_bytes(&o, 1000000) == 0);
+	/* more than the filesystem holds: refused before anything starts */
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=1000T", err, sizeof(err)) == 0);
+	CHECK_EQ_I(wr_budget_check(&o, err, sizeof(err)), -ENOSPC);
+	CHECK_HAS(err, "the filesystem of '/tmp' holds only");
 
 	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=abc", err, sizeof(err)) ==
 	      -EINVAL);
@@ -363,17 +367,18 @@ test_budget_stop(const char *tmp)
 		const struct antbuf *bufs[1] = { b };
 		char spec[512], err[600], dir[300];
 		struct wr_opts o;
-		uint64_t avail;
+		uint64_t avail, total;
 		DIR *d;
 		struct dirent *e;
 		int n = 0, rounds = 0;
 
 		snprintf(dir, sizeof(dir), "%s/budget%u", tmp, k);
 		CHECK(mkdir(dir, 0755) == 0);
-		CHECK(wr_dir_space(dir, &avail, NULL) == 0);
+		CHECK(wr_dir_space(dir, &avail, &total) == 0 && total > avail);
+		/* more than is free, less than the filesystem */
 		snprintf(spec, sizeof(spec), "codif:%s,buffer=1M,direct=no,oldest=yes,"
-			 "min-free=%llu,on-full=%s", dir, (unsigned long long)avail + (1ULL << 40),
-			 ways[k]);
+			 "min-free=%llu,on-full=%s", dir,
+			 (unsigned long long)(avail + (total - avail) / 2 + 1), ways[k]);
 		CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
 		CHECK(w != NULL && wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
 		while (wr_poll(w, ROWS) > 0 && ++rounds < 100)
