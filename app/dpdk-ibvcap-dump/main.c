@@ -898,6 +898,10 @@ main(int argc, char **argv)
 			"writable directory)\n", wo.dir, strerror(errno));
 		return 1;
 	}
+	if (wr_budget_check(&wo, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o.spec, err);
+		return 1;
+	}
 	if (o.count)
 		wo.count = o.count;
 	if (o.check_only) {
