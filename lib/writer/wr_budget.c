@@ -199,6 +199,17 @@ remove_oldest(struct wr_writer *w)
 			d->path = NULL;
 			continue;
 		}
+		if (st.st_nlink > 1) {
+			/* linked elsewhere too (an archiver's copy?): removing
+			 * our name frees nothing, and the data is not ours alone */
+			snprintf(line, sizeof(line), "min-free: left %s: it has %lu other links, "
+				 "removing it would free nothing", d->path,
+				 (unsigned long)st.st_nlink - 1);
+			note(w, line);
+			free(d->path);
+			d->path = NULL;
+			continue;
+		}
 		bytes = (uint64_t)st.st_size;
 		if (unlink(d->path) != 0)
 			e = errno;

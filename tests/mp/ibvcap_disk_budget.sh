@@ -4,7 +4,8 @@
 # own, beside a capture fed through memif:
 #  (a) on-full=remove-oldest (a codif and a raw dpdk-ibvcap-dump writer):
 #      recording runs far past the disk's size; its oldest files are gone,
-#      each logged; the figures' removals = the files missing; the files
+#      each logged, and an older file of the same prefix and format that it
+#      did not write is left as it was; the figures' removals = the files missing; the files
 #      left verify; frames on disk + frames removed = frames written, and
 #      the writer wrote every frame the capture placed;
 #  (b) on-full=stop (a dump writer, and the capture's own --write): the
@@ -63,6 +64,15 @@ for d in rm rmraw stop capstop; do
 	mount -t tmpfs -o "size=$sz" tmpfs "$T/$d"
 	CLEANUP_CMDS+=("umount '$T/$d'")
 done
+# a file the remove-oldest writer did not write, though it has its prefix,
+# format and directory and is older than any of its own (an earlier run's):
+# it must stay
+"$GEN" --antennas 1 --groups 1 --threads 1 --count 20 --start 2024-06-01T00:00:00Z --quiet \
+	--pcap "$T/old.pcap"
+"$CHK" convert --to codif --outdir "$T/rm" --prefix ibvcap --antenna-name ant0 "$T/old.pcap" \
+	> "$T/old.out" 2>&1 || { cat "$T/old.out"; fail "codifcheck convert"; }
+OLD=$(ls "$T/rm")
+[ -n "$OLD" ] || fail "no earlier file in $T/rm"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
 N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
@@ -137,16 +147,18 @@ for d in rm rmraw; do
 done
 ok "remove-oldest: the files left verify ($(tail -1 "$T/chk.rm"); $(tail -1 "$T/chk.rmraw"))"
 
-python3 - "$T" <<'PY' || fail "the writers' figures and the files on disk"
+python3 - "$T" "$T/rm/$OLD" "$(stat -c %s "$T/rm/$OLD")" <<'PY' || fail "the writers' figures and the files on disk"
 import glob, json, os, re, sys
-T = sys.argv[1]
+T, OLD, OLD_SIZE = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# the earlier run's file is there, as it was: not the writer's to remove
+assert os.path.getsize(OLD) == OLD_SIZE, OLD
 FRAME, DATA = 8256, 8192
 s = json.load(open(T + "/sum.json"))
 placed = sum(a["placed"] for a in s["buffers"]["antennas"])
 
 
 def on_disk(d, fmt):
-    files = sorted(glob.glob("%s/*.%s" % (d, fmt)))
+    files = sorted(f for f in glob.glob("%s/*.%s" % (d, fmt)) if f != OLD)
     return files, sum(os.path.getsize(f) for f in files)
 
 
@@ -179,6 +191,7 @@ for name, fmt in (("rm", "codif"), ("rmraw", "raw")):
     assert sum(b for _, b in logged) == j["bytes_removed"], (logged, j["bytes_removed"])
     for p, _ in logged:
         assert not os.path.exists(p) and not os.path.exists(p + ".json"), p
+        assert p != OLD, p
         assert os.path.dirname(p) == d, p
     idx = sorted(glob.glob(d + "/*.raw.json"))
     if fmt == "raw":
