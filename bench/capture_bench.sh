@@ -24,9 +24,17 @@
 # Each run checks its counts: received = placed = sent, no duplicate, no
 # loss, no malformed frame; otherwise the bench fails (exit 1).
 #
+# The copy baselines at each size, in the same run (bench/copy_bench: one
+# core copying payloads from a 16 K-buffer pool into a 512 MiB ring, glibc
+# memcpy and lib/antbuf's own non-temporal copy, each checked slot by slot),
+# RUNS times, and with gnuplot the plot of frames/s per core against frame
+# size for the capture's modes and both copies, with one 100 GbE port's line
+# rate: $OUT/capture_vs_size.png. dpdk-testpmd is not on it: it cannot
+# take this input (above).
+#
 #   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
 #   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="copy zerocopy"
-#        QL="off" (e.g. "off 256")
+#        QL="off" (e.g. "off 256") COPY_SECS=2
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$ROOT/build}
@@ -178,3 +186,66 @@ PY
 	done
 done
 echo "# all runs: received = placed (account: received) = $FRAMES, 0 duplicate, 0 lost, 0 malformed; quick look (QL=$QL): sampled = ceil(frames / N) per stream" | tee -a "$RES"
+
+# the copy baselines, same sizes, same run; min/median/max of RUNS
+{
+	echo "# copy baselines (bench/copy_bench, one core, pool -> 512 MiB ring, every slot checked)"
+	printf '%-12s %6s  %-22s %s\n' copy bytes "cycles/frame min/med/max" "Mfps/core (med)"
+} | tee -a "$RES"
+for size in $SIZES; do
+	for r in $(seq "$RUNS"); do
+		"$B/bench/copy_bench" "$size" "${COPY_SECS:-2}" > "$W/copy.$size.$r" ||
+			{ echo "FAIL: copy_bench $size" >&2; exit 1; }
+	done
+	cat "$W"/copy."$size".* | python3 -c '
+import statistics as st, sys
+rows = {}
+for line in sys.stdin:
+    _, size, name, frames, secs, cyc, fps = line.split()
+    rows.setdefault(name, []).append((float(cyc), float(fps)))
+for name, v in rows.items():
+    c = sorted(x[0] for x in v)
+    print("%-12s %6s  %-22s %.2f" % (name, size, "%.0f/%.0f/%.0f" % (c[0], st.median(c), c[-1]),
+          st.median(x[1] for x in v) / 1e6))' | tee -a "$RES"
+done
+
+# the plot: M frames/s per core against frame size, the fewest antennas
+if command -v gnuplot > /dev/null; then
+	set -- $ANTENNAS
+	python3 - "$RES" "$W" "$1" <<'PY'
+import sys
+res, w, nant = sys.argv[1:]
+series = {}
+for line in open(res):
+    f = line.split()
+    if not f or f[0].startswith("#") or f[1] in ("ql", "bytes"):
+        continue
+    if f[0] in ("memcpy", "antbuf-copy") and len(f) == 4:
+        series.setdefault(f[0], []).append((int(f[1]), float(f[3])))
+    elif len(f) >= 6 and f[1] == "off" and f[3] == nant:
+        series.setdefault(f[0], []).append((int(f[2]), float(f[5])))
+for name, pts in series.items():
+    with open("%s/%s.dat" % (w, name), "w") as o:
+        for size, mfps in sorted(pts):
+            o.write("%g %g\n" % (size / 1024, mfps))
+PY
+	plots=()
+	for m in $MODES memcpy antbuf-copy; do
+		[ -s "$W/$m.dat" ] && plots+=("\"$W/$m.dat\" using 1:2 with linespoints lw 2 title \"$m\"")
+	done
+	gnuplot <<GP
+set terminal png size 900,600
+set output "$OUT/capture_vs_size.png"
+set title "frames/s per core vs frame size ($1 antennas; copies: one core, same sizes)\n$machine"
+set xlabel "CODIF data bytes per frame (KiB)"
+set ylabel "M frames/s per core (median of $RUNS)"
+set logscale x 2
+set key outside right
+set grid
+# one 100 GbE port at line rate: data + CODIF header + Eth/IPv4/UDP + FCS,
+# + 20 bytes of preamble and inter-frame gap per frame on the wire
+port(k) = 100e9 / 8 / (k * 1024 + 64 + 42 + 4 + 20) / 1e6
+plot $(IFS=,; echo "${plots[*]}"), port(x) with lines dt 2 lw 2 lc "black" title "one 100 GbE port"
+GP
+	echo "plot: $OUT/capture_vs_size.png" | tee -a "$RES"
+fi

@@ -5,12 +5,14 @@
 # compare against baselines measured in the same run):
 #   1. rx rate of dpdk-ibvcap vs dpdk-testpmd rxonly (net_pcap replay)  >= 0.9
 #   2. capture + placement throughput vs single-core memcpy bandwidth
-#   3. writer throughput to disk vs dd oflag=direct, same filesystem     >= 0.8
+#   3. writer throughput vs fio (io_uring, direct=1, same block size, same
+#      directory), one and two writers                                >= 0.9
 #   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump, and the plot >= 2
 #   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
 #   6. the whole binary's path per core (rx burst -> account -> place), cycles
 #      per frame against the 1730-cycle budget of one 100 GbE port: account
-#      only, copy, zero-copy; 1-8 KiB frames, 6 and 64 antennas
+#      only, copy, zero-copy; 1-8 KiB frames, 6 and 64 antennas; memcpy and
+#      non-temporal copy of the same sizes; the plot of frames/s vs frame size
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -105,6 +105,9 @@ def snapshot(tel):
     # quick look: values come as text (22.11's telemetry has no floats)
     s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
                       for k, r in rows(tel.query("/ibvcap/quicklook")).items()}
+    # the --write writers' scans: the current and the next (rec.c)
+    rec = tel.query("/ibvcap/record,status")
+    s["record"] = rec if isinstance(rec, dict) and rec.get("result") == "status" else {}
     s["ports"] = {}
     ports = tel.query("/ethdev/list")
     for p in ports if isinstance(ports, list) else []:
@@ -155,6 +158,14 @@ def fit_age(sec):
     else:
         t = "%dd" % (sec // 86400)
     return sign + t
+
+
+def short_utc(s):
+    """A scan's UTC as /ibvcap/record says it, to the millisecond ('open' as is)."""
+    if len(s) == 30 and s.endswith("Z"):
+        s = s[:23] + "Z"
+        return s[:19] + "Z" if s.endswith(".000Z") else s
+    return s
 
 
 def fit_utc(ns):
@@ -241,6 +252,14 @@ def table(prefix, prev, cur, desc, width=80, height=0):
          "%.3f Gb/s" % (st.get("rate_mbps", 0) / 1000),
          "%.4f Mpps" % (st.get("rate_pps", 0) / 1e6),
          time.strftime("%H:%M:%SZ", time.gmtime(now))], width)
+    rec = cur.get("record", {})
+    if rec.get("writers"):
+        lines += wrap_items(
+            ["scan %s until %s" % (rec["current_scan"], short_utc(rec["current_stop_utc"]))
+             if rec.get("current_scan") else "scan none",
+             "next %s at %s" % (rec["next_scan"], short_utc(rec["next_start_utc"]))
+             if rec.get("next_scan") else "next none",
+             "writers " + ", ".join(rec.get("writer_states", []))], width)
     ev = [k for k in desc["counts"] if k in st and k not in LEVELS]
     lines += wrap_items(["%s %s" % (SHORT.get(k, k), st[k]) for k in ev] +
                         ["unattributed %s" % st["unattributed"]] +
@@ -428,6 +447,44 @@ def seconds(text):
 VERSION = "@VERSION@"
 
 
+def trigger(tel, t0, t1, fmt, directory, antennas=(), timeout=None, prefix=None):
+    """A triggered dump (/ibvcap/trigger): the window [t0, t1) of CODIF data
+    time (UTC, ISO-8601 or @unix-seconds) of the antennas named (all when
+    none) written from the capture's rings as fmt (codif, raw or pcap) files
+    into directory (made absolute here: the capture runs elsewhere). It
+    returns when the window is written, or after timeout (the capture's
+    default: 10 s) without a new frame of it. The reply: "result", "files",
+    the frames and gap frames written, and per antenna what was written,
+    already overwritten, before the capture and not arrived; or, refused,
+    "error" with "input", "value" and "expected"."""
+    spec = [t0, t1, fmt, os.path.abspath(directory)] + list(antennas)
+    if timeout is not None:
+        spec.append("timeout=%s" % timeout)
+    if prefix is not None:
+        spec.append("prefix=%s" % prefix)
+    return tel.query("/ibvcap/trigger," + ",".join(spec))
+
+
+def trigger_main(tel, spec):
+    """--trigger T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T][,prefix=P]"""
+    f = spec.split(",")
+    if len(f) < 4:
+        print("dpdk-ibvcap-stat: --trigger '%s': expected T0,T1,FORMAT,DIR[,ANTENNA...]"
+              "[,timeout=T][,prefix=P]" % spec, file=sys.stderr)
+        return 2
+    kw = dict(x.split("=", 1) for x in f[4:] if "=" in x and x.split("=")[0] in ("timeout", "prefix"))
+    ants = [x for x in f[4:] if not ("=" in x and x.split("=")[0] in ("timeout", "prefix"))]
+    reply = trigger(tel, f[0], f[1], f[2], f[3], ants, kw.get("timeout"), kw.get("prefix"))
+    print(json.dumps(reply, indent=2))
+    if reply is None:
+        return 1
+    if "input" in reply:
+        print("dpdk-ibvcap-stat: trigger refused: %s '%s': expected %s"
+              % (reply["input"], reply["value"], reply["expected"]), file=sys.stderr)
+        return 2
+    return 0
+
+
 def version_line():
     v = VERSION if not VERSION.startswith("@") else "(source tree)"
     return "dpdk-ibvcap-stat (dpdk-ibvcap) %s" % v
@@ -442,7 +499,8 @@ def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Exit status: 0 done; 1 no capture at that prefix; 2 bad option.")
+        epilog="Exit status: 0 done; 1 no capture at that prefix; 2 bad option (or the "
+               "trigger refused).")
     ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
                     help="the capture's EAL --file-prefix (default: rte)")
     ap.add_argument("--interval", type=seconds, default=1.0, metavar="DURATION",
@@ -460,6 +518,13 @@ def main():
     ap.add_argument("--query", metavar="COMMAND",
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
+    ap.add_argument("--trigger", metavar="T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T]",
+                    help="write the window [T0, T1) of CODIF data time (UTC) of the "
+                    "antennas (default all) from the capture's rings to FORMAT (codif, raw, "
+                    "pcap) files in DIR; waits for data not arrived yet, at most timeout "
+                    "(10s) without a new frame; prints the reply (files, frames, gap frames, "
+                    "what was already overwritten or had not arrived) as JSON; exit 2 when "
+                    "refused")
     a = ap.parse_args()
     prev = None
     try:
@@ -467,6 +532,8 @@ def main():
         if a.query:
             print(json.dumps(tel.query(a.query), indent=2))
             return 0
+        if a.trigger:
+            return trigger_main(tel, a.trigger)
         desc = describe(tel)
         while True:
             cur = snapshot(tel)

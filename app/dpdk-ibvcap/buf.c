@@ -148,6 +148,44 @@ ibv_bufs_stop(struct ibv_app *app)
 	__atomic_store_n(&bf->ctl->state, SHM_STOPPED, __ATOMIC_RELEASE);
 }
 
+void
+ibv_bufs_retain_check(struct ibv_app *app, FILE *f)
+{
+	const struct ibv_config *c = &app->cfg;
+	struct ibv_bufs *bf = &app->bufs;
+	unsigned int a;
+
+	if (!bf->on || c->retain_ns == 0)
+		return;
+	for (a = 0; a < c->layout.nant; a++) {
+		const struct antbuf *b = bf->b[a];
+		const struct codif_clock *clk;
+		uint64_t rows, held;
+
+		if (b == NULL || bf->retain_checked[a] ||
+		    __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE) == 0)
+			continue;
+		bf->retain_checked[a] = true;
+		/* the rows a consumer can read behind the newest final one, at
+		 * the frame period the stream's headers give */
+		clk = &b->run[0].clk;
+		rows = b->g.nrows - b->g.window;
+		held = rows * clk->step_q + rows * clk->step_r / (clk->fpp ? clk->fpp : 1);
+		if (held >= c->retain_ns)
+			continue;
+		fprintf(f, "dpdk-ibvcap: warning: --retain %.9gs: antenna %s's ring of %u frames "
+			"holds %.9g s of its data (%" PRIu64 " frames of %.9g us: %" PRIu64 " frames "
+			"per %u s in its headers, %.6g frames/s, not the %.6g of --frame-rate): "
+			"triggered dumps reach %.9g s back, not %.9g s; give --frame-rate %.6g\n",
+			(double)c->retain_ns / 1e9, c->layout.ant_name[a], b->g.nrows,
+			(double)held / 1e9, rows, (double)clk->period_ns / (double)clk->fpp / 1e3,
+			clk->fpp, clk->period, (double)clk->fpp * 1e9 / (double)clk->period_ns,
+			c->frame_rate, (double)held / 1e9, (double)c->retain_ns / 1e9,
+			(double)clk->fpp * 1e9 / (double)clk->period_ns);
+		fflush(f);
+	}
+}
+
 /* External writers still attached (their process alive). */
 static unsigned int
 external_writers(struct ibv_app *app)

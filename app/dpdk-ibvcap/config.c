@@ -94,6 +94,15 @@ defaults(void *obj, void *ctx)
 		pstate_defaults(obj, ctx);
 }
 
+uint64_t
+ibv_retain_rows(const struct ibv_config *c)
+{
+	double r = (double)c->retain_ns / 1e9 * c->frame_rate;
+	uint64_t n = (uint64_t)r;
+
+	return n + ((double)n < r - 1e-9);
+}
+
 void
 ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 {
@@ -105,6 +114,10 @@ ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window)
 
 	if (w < 1)
 		w = 1;
+	/* a consumer reads the rows up to a ring behind the newest opened,
+	 * less the window still open: --retain's rows are those */
+	if (c->retain_ns)
+		r = ibv_retain_rows(c) + w;
 	while (p < r || p < 2 * w)
 		p <<= 1;
 	*rows = (uint32_t)p;
@@ -125,7 +138,9 @@ ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
 
 		while (r < p->asked)
 			r <<= 1;
-		p->grown = p->rows > r; /* the window asked for more */
+		p->retain_rows = ibv_retain_rows(c);
+		p->retained = c->retain_ns != 0;
+		p->grown = !p->retained && p->rows > r; /* the window asked for more */
 	}
 	p->nslots = c->layout.ngroup * c->threads;
 	if (!c->buffers)
@@ -502,11 +517,37 @@ PRINT_FN(print_ring)
 	if (p.grown)
 		snprintf(w, sizeof(w), ", grown from %" PRIu64 " to hold twice the reorder "
 			 "window", p.asked);
+	else if (p.retained)
+		snprintf(w, sizeof(w), ", from --retain (not --ring)");
 	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
 		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
 		bytes_str(p.host_bytes, b, sizeof(b)),
 		c->gpu >= 0 ? " of metadata (payload in GPU memory)" : "", c->layout.nant,
 		bytes_str(p.host_bytes * c->layout.nant, t, sizeof(t)));
+}
+
+/* retain: the time, and the rows it takes */
+PRINT_FN(print_retain)
+{
+	const struct ibv_config *c = obj;
+	char v[64];
+
+	if (!c->buffers) {
+		opt_print_note(d, f, "no buffers");
+		return;
+	}
+	if (c->retain_ns == 0) {
+		opt_print_note(d, f, "not asked: the ring keeps what --ring holds");
+		return;
+	}
+	if (opt_format(d, obj, NULL, false, v, sizeof(v)) != 0)
+		return;
+	(void)cmd;
+	fprintf(f, "retain = %s   # %" PRIu64 " frames at --frame-rate %.6g + the reorder window "
+		"%u: a ring of at least %" PRIu64 " frames\n", v, ibv_retain_rows(c), c->frame_rate,
+		(unsigned int)(c->window_ns ? (uint64_t)((double)c->window_ns / 1e9 * c->frame_rate + 0.5) :
+			       c->window_frames), ibv_retain_rows(c) + (c->window_ns ?
+			       (uint64_t)((double)c->window_ns / 1e9 * c->frame_rate + 0.5) : c->window_frames));
 }
 
 /* data-bytes, frame-rate: only with buffers */
@@ -539,6 +580,7 @@ PRINT_FN(print_gpu)
 
 static const char *const steer_names[] = { "auto", "flow", "software", NULL }; /* ibv_steer_mode */
 static const char *const split_names[] = { "auto", "on", "off", NULL };        /* ibv_split_mode */
+static const char *const record_names[] = { "always", "idle", NULL };        /* ibv_record_mode */
 
 static const struct opt_section sections[] = {
 	{ .name = "ports", .title = "Ports and queues" },
@@ -688,6 +730,13 @@ static const struct opt_def ibv_opts[] = {
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
 	 .max = 1u << 26, .def = "1024", .example = "2s", .set = set_ring, .print = print_ring,
 	 .help = "frames per antenna ring, or a time (rounded up to a power of two)"},
+	{"retain", .kind = OPT_DURATION, .section = "buffers", .metavar = "T",
+	 .min = NS_PER_S / 1000, .max = 3600ULL * NS_PER_S, .unset = "none", .example = "10s",
+	 OPT_AT(C, retain_ns), .print = print_retain,
+	 .help = "keep at least T of data time of every antenna in its ring, for triggered "
+		 "dumps (/ibvcap/trigger): the ring is sized from T at --frame-rate, in place "
+		 "of --ring (checked at the first frame against the stream's own frame "
+		 "period)"},
 	{"reorder-window", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,
 	 .max = 1u << 26, .def = "64", .example = "30ms", .set = set_reorder_window,
 	 .print = print_ring, .help = "frames kept open for late frames, or a time"},
@@ -728,6 +777,17 @@ static const struct opt_def ibv_opts[] = {
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
 		 "(--write writers always finish)"},
+	{"record", .kind = OPT_ENUM, .section = "writers", .names = record_names,
+	 OPT_AT(C, record),
+	 .help = "what --write writers record before any scan is given them: always "
+		 "(everything, as without scans; a writer's first scan, from --schedule or a "
+		 "'record' command, ends that) or idle (nothing outside scans)"},
+	{"schedule", .kind = OPT_PATH, .section = "writers", .metavar = "FILE", .unset = "none",
+	 .example = "/etc/dpdk-ibvcap/scans.txt", OPT_AT(C, schedule),
+	 .help = "scans for the --write writers, one a line: NAME START STOP|+DURATION "
+		 "[writer=W,...] [antenna=A,...] (UTC times, '#' comments); a scan records the "
+		 "frames whose CODIF data time is in [START, STOP) into DIR/NAME/; its writers "
+		 "record nothing else"},
 	/* not a command-line option: EAL's own arguments, read by main() before
 	 * EAL init; a row so that [eal] holds no unchecked keys */
 	{ .name = "args", .kind = OPT_STRING, .flags = OPT_F_INI | OPT_F_SECTION,
@@ -754,7 +814,8 @@ static const struct opt_def ibv_opts[] = {
 	{"skip-host-checks", .kind = OPT_FLAG, .flags = OPT_F_ACTION, .section = "config",
 	 OPT_AT(C, skip_host),
 	 .help = "with --check-config: check the configuration alone, not this host "
-		 "(directories, interfaces, lcores, memory): for a file meant for another host"},
+		 "(directories, interfaces, lcores, memory, the --schedule file): for a file "
+		 "meant for another host"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .section = "config",
 	 .set = opt_act_help, .help = "this text"},
 	{ .name = NULL },

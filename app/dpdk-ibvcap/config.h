@@ -43,6 +43,12 @@ struct ibv_map {
 	unsigned int lcore;
 };
 
+/** What --write writers record before any scan is given them (--record). */
+enum ibv_record_mode {
+	IBV_REC_ALWAYS = 0, /**< everything, as without scans */
+	IBV_REC_IDLE,       /**< nothing: only scans */
+};
+
 struct ibv_config {
 	unsigned int nport;          /**< 0: every probed port */
 	struct ibv_port_cfg port[IBV_MAX_PORTS];
@@ -84,6 +90,9 @@ struct ibv_config {
 	bool zero_copy;              /**< the rings keep the received mbufs */
 	uint32_t ring_frames;        /**< rows per antenna ring (power of two) */
 	uint64_t ring_ns;            /**< ring as time (converted with frame_rate) */
+	uint64_t retain_ns;          /**< --retain: data time every ring keeps at
+					  least (0: not asked; the ring is then
+					  at least its rows + the window) */
 	uint32_t window_frames;      /**< rows kept open for late frames */
 	uint64_t window_ns;
 	uint32_t data_bytes;         /**< payload bytes per frame in the buffers */
@@ -93,6 +102,8 @@ struct ibv_config {
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
+	int record;                  /**< enum ibv_record_mode: before any scan */
+	char schedule[PATH_MAX];     /**< --schedule: scans to record ("": none) */
 };
 
 /** Defaults: the ASKAP-like layout of 6 antennas, 4 groups. */
@@ -129,7 +140,9 @@ void ibv_usage(FILE *f);
 /** --version: the program's and DPDK's versions. */
 void ibv_version(FILE *f);
 
-/** Rows of the antenna ring and window, from frames or time (power of two ring). */
+/** Rows of the antenna ring and window, from frames or time (power of two
+ * ring), at least --retain's rows + the window (the rows a consumer can
+ * still read behind the newest final row). */
 void ibv_buffer_rows(const struct ibv_config *c, uint32_t *rows, uint32_t *window);
 
 /** The antenna buffers a configuration asks for (ibv_buffer_plan). */
@@ -137,6 +150,8 @@ struct ibv_buf_plan {
 	uint32_t rows;        /**< ring rows per antenna (a power of two) */
 	uint32_t window;      /**< reorder window, rows */
 	uint64_t asked;       /**< the ring asked for (--ring as frames or time) */
+	uint64_t retain_rows; /**< --retain as rows at --frame-rate (0: none) */
+	bool retained;        /**< rows come from --retain (more than --ring) */
 	bool grown;           /**< rows > asked rounded up: twice the window */
 	unsigned int nslots;  /**< streams per antenna: groups x threads */
 	uint64_t host_bytes;  /**< one antenna's buffer in shared memory, exact */
@@ -145,6 +160,9 @@ struct ibv_buf_plan {
 
 /** What the buffers of c take, per antenna (0 bytes with --no-buffers). */
 void ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p);
+
+/** Rows --retain asks for at --frame-rate (rounded up; 0: not asked). */
+uint64_t ibv_retain_rows(const struct ibv_config *c);
 
 /**
  * Where the options point, as the host is now (the OPT_F_OUTFILE rows:

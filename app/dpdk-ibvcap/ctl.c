@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -554,6 +556,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	if (app->bufs.on)
 		buffers_json(app, root);
 	ibv_ql_summary_json(app, root, el);
+	ibv_rec_summary_json(app, root);
 	arr = js_arr(root, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
@@ -794,6 +797,40 @@ tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
  */
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ibv_app *tel_app;
+/* A command that waits (a triggered dump) lets tel_lock go while it sleeps
+ * (ibv_telemetry_sleep); teardown then waits for it to end (tel_busy), and
+ * it ends when it sees tel_closing. */
+static pthread_cond_t tel_cv = PTHREAD_COND_INITIALIZER;
+static unsigned int tel_busy;
+static bool tel_closing;
+
+/* /ibvcap/trigger: a window of the rings to files (trig.c) */
+static int
+tel_trigger(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	struct ibv_trig_refusal e;
+	struct ibv_trig_result *res;
+	struct ibv_trig_req r;
+
+	if (!app->bufs.on) {
+		str_copy(e.input, sizeof(e.input), "--no-buffers");
+		str_copy(e.value, sizeof(e.value), "");
+		str_copy(e.expected, sizeof(e.expected), "a capture with antenna buffers: this one "
+			 "keeps none");
+	} else if (ibv_trig_parse(&app->cfg, params, &r, &e) == 0) {
+		res = calloc(1, sizeof(*res));
+		if (res == NULL)
+			return -ENOMEM;
+		ibv_trig_run(app, &r, res);
+		ibv_trig_log(app, &r, res, stdout);
+		ibv_trig_result_tel(app, &r, res, d);
+		free(res);
+		return 0;
+	}
+	ibv_trig_refusal_log(params, &e, stdout);
+	ibv_trig_refusal_tel(&e, d);
+	return 0;
+}
 
 static const struct {
 	const char *name;
@@ -814,6 +851,12 @@ static const struct {
 	{ "/ibvcap/writer", tel_writer,
 	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
 	  "/ibvcap/writers, name or slot." },
+	{ "/ibvcap/trigger", tel_trigger,
+	  "Write a window of data time from the rings: T0,T1,FORMAT,DIR[,ANTENNA...]"
+	  "[,timeout=T][,prefix=P]" },
+	{ "/ibvcap/record", ibv_rec_command,
+	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
+	  "[until=] [writer=] [antenna=]" },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },
@@ -831,10 +874,37 @@ tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (k == RTE_DIM(tel_cmds))
 		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
-	if (tel_app != NULL)
+	if (tel_app != NULL && !tel_closing) {
+		tel_busy++;
 		rc = tel_cmds[k].fn(tel_app, params, d);
+		tel_busy--;
+		pthread_cond_broadcast(&tel_cv);
+	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
+}
+
+bool
+ibv_telemetry_sleep(uint64_t ns)
+{
+	struct timespec ts;
+
+	if (ns == 0) {
+		pthread_mutex_unlock(&tel_lock);
+		sched_yield();
+		pthread_mutex_lock(&tel_lock);
+		return !tel_closing;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000ULL);
+	ts.tv_nsec += (long)(ns % 1000000000ULL);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (!tel_closing)
+		pthread_cond_timedwait(&tel_cv, &tel_lock, &ts);
+	return !tel_closing;
 }
 
 int
@@ -866,5 +936,13 @@ ibv_telemetry_open(struct ibv_app *app)
 void
 ibv_telemetry_close(void)
 {
-	tel_set(NULL);
+	pthread_mutex_lock(&tel_lock);
+	/* a command waiting without the lock (a trigger) ends first */
+	tel_closing = true;
+	pthread_cond_broadcast(&tel_cv);
+	while (tel_busy > 0)
+		pthread_cond_wait(&tel_cv, &tel_lock);
+	tel_app = NULL;
+	tel_closing = false;
+	pthread_mutex_unlock(&tel_lock);
 }

@@ -730,6 +730,13 @@ lower_str(const struct ibv_config *c, char *buf, size_t len)
 	struct ibv_buf_plan p;
 
 	ibv_buffer_plan(c, &p);
+	if (p.retained) {
+		snprintf(buf, len, "lower --retain (%.9g s: %" PRIu64 " frames at --frame-rate "
+			 "%.6g, a ring of %u frames), --reorder-window (%u frames) or --antennas "
+			 "(%u)", (double)c->retain_ns / 1e9, p.retain_rows, c->frame_rate, p.rows,
+			 p.window, c->layout.nant);
+		return;
+	}
 	snprintf(buf, len, "lower --ring (%u frames%s), --reorder-window (%u frames; the ring "
 		 "is at least twice it) or --antennas (%u)", p.rows,
 		 p.grown ? ", grown for the reorder window" : "", p.window, c->layout.nant);
@@ -995,6 +1002,21 @@ ibv_host_check(const struct ibv_config *c, const struct ibv_eal_view *v, FILE *o
 	else
 		memset(&h, 0, sizeof(h));
 	rc = ibv_mem_fit(c, &m, v, &h, &avail, err, len);
+	if (rc == -ENOMEM && c->retain_ns && c->buffers) {
+		/* the rings were sized from --retain: say so first */
+		struct ibv_buf_plan bp;
+		char why[IBV_ERRLEN];
+
+		ibv_buffer_plan(c, &bp);
+		if (bp.retained) {
+			str_copy(why, sizeof(why), err);
+			err_set(err, len, rc, "--retain %.9gs: %u antenna rings of %u frames (%" PRIu64
+				" frames of data time at --frame-rate %.6g + the reorder window) need "
+				"%s in all, %s free: %s", (double)c->retain_ns / 1e9, m.nant, bp.rows,
+				bp.retain_rows, c->frame_rate, human(m.total, a, sizeof(a)),
+				human(avail, b, sizeof(b)), why);
+		}
+	}
 	if (out != NULL) {
 		if (m.nant > 0)
 			fprintf(out, "%smemory: antenna buffers %u x %s = %s%s; control block %s\n",

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
+#include <rte_telemetry.h>
 
 #include "acct.h"
 #include "antbuf.h"
@@ -140,6 +141,7 @@ struct ibv_bufs {
 	uintptr_t *zc_refs[SHM_MAX_ANT]; /**< the mbuf each slot holds */
 	uint8_t *zc_zero;   /**< the zeroed frame gap slots point at */
 	struct rte_mempool *zc_pool; /**< one pool for every port */
+	bool retain_checked[SHM_MAX_ANT]; /**< --retain checked at its first frame */
 };
 
 /**
@@ -203,6 +205,7 @@ struct ibv_app {
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
+	struct wr_sched sched;    /**< the writers' scans (rec.c; telemetry changes it) */
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
 	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */
@@ -235,6 +238,9 @@ int ibv_rx_main(void *arg);
 void ibv_instance_name(char out[SHM_NAMELEN]);
 int ibv_bufs_create(struct ibv_app *app, char *err, size_t len);
 void ibv_bufs_stop(struct ibv_app *app);
+/** --retain against each antenna's own frame period, once its first frame
+ * is in (main lcore): a warning when its ring holds less data time. */
+void ibv_bufs_retain_check(struct ibv_app *app, FILE *f);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
 /** --zero-copy: place a frame by reference to the mbuf it arrived in. On
@@ -275,6 +281,97 @@ int ibv_writers_wait(struct ibv_app *app);
 void ibv_writers_free(struct ibv_app *app);
 /** Is this lcore a writer's? */
 bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
+
+/* trig.c: triggered dumps (/ibvcap/trigger) */
+#define IBV_TRIG_MAX_FILES 512 /* RTE_TEL_MAX_ARRAY_ENTRIES */
+
+/** A trigger as asked: [t0, t1) of data time, antennas, where, how long to
+ * wait for data not yet in. */
+struct ibv_trig_req {
+	int64_t t0, t1;           /**< Unix ns (CODIF data time), t0 < t1 */
+	uint64_t ants;            /**< antennas (bit a) */
+	uint64_t timeout_ns;      /**< wait at most this long for a new row */
+	struct wr_opts o;         /**< format, dir, prefix; the window */
+};
+
+/** Why a trigger was refused: the input, its value, what was expected. */
+struct ibv_trig_refusal {
+	char input[32];
+	char value[128];
+	char expected[128];
+};
+
+/** How a dump ended. */
+enum ibv_trig_end {
+	IBV_TRIG_COMPLETE = 0, /**< every antenna reached T1 */
+	IBV_TRIG_TIMEOUT,      /**< no new row of the window for timeout */
+	IBV_TRIG_STOPPED,      /**< the capture stopped before T1 */
+	IBV_TRIG_CLOSING,      /**< the capture is tearing down */
+	IBV_TRIG_ERROR,        /**< an I/O error (err says what) */
+};
+
+/** One antenna's part of a dump; spans are [from, to) of data time. */
+struct ibv_trig_ant {
+	bool on, complete;
+	unsigned int streams;
+	uint64_t files, frames, placeholders, overrun_placeholders, bytes;
+	int64_t from_ns, to_ns;                  /**< what it wrote */
+	int64_t oldest_ns;                       /**< the oldest row in its ring
+						      when the dump began */
+	int64_t over_from, over_to;              /**< already overwritten */
+	uint64_t over_frames;                    /**< rows x streams */
+	int64_t before_from, before_to;          /**< before its first frame */
+	uint64_t before_frames;
+	int64_t future_from, future_to;          /**< not arrived */
+	uint64_t future_frames;
+	int64_t nodata_from, nodata_to;          /**< no frame of it at all */
+	uint64_t overrun;                        /**< frames of the window the
+						      ring overwrote while this dump
+						      was inside it (written as gaps) */
+};
+
+struct ibv_trig_result {
+	enum ibv_trig_end end;
+	char err[512];
+	struct ibv_trig_ant ant[ACCT_MAX_ANTENNAS];
+	unsigned int nfiles;
+	char file[IBV_TRIG_MAX_FILES][RTE_TEL_MAX_STRING_LEN]; /**< base names */
+	uint64_t overrun;
+	int64_t wall_ns;
+};
+
+void ibv_trig_defaults(struct ibv_trig_req *r);
+/**
+ * Parse "T0,T1,FORMAT,DIR[,ANTENNA[+ANTENNA...]...][,timeout=T][,prefix=P]".
+ * @return 0, or -EINVAL with the input, its value and what was expected in e.
+ */
+int ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
+		   struct ibv_trig_refusal *e);
+/**
+ * Dump r's window from the rings (the telemetry thread, under its lock,
+ * which ibv_telemetry_sleep lets go while it waits).
+ * @return 0, or a negative errno (res->err says what; files closed stay).
+ */
+int ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r,
+		 struct ibv_trig_result *res);
+const char *ibv_trig_end_name(enum ibv_trig_end e);
+void ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
+			 const struct ibv_trig_result *res, struct rte_tel_data *d);
+void ibv_trig_refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d);
+void ibv_trig_log(const struct ibv_app *app, const struct ibv_trig_req *r,
+		  const struct ibv_trig_result *res, FILE *f);
+void ibv_trig_refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f);
+
+/* rec.c */
+struct rte_tel_data;
+/** A schedule from c: --record, then --schedule FILE's scans, checked
+ * whole. @return 0 or a negative errno, the file, line, field, value and
+ * what was expected in err. */
+int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
+/** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
+int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** "recording": the schedule and each writer's scans, as their indexes say. */
+void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
 
 /* ql.c */
 /** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */
@@ -335,5 +432,9 @@ void ibv_telemetry_open(struct ibv_app *app);
 /** Stop serving them, before anything they read is freed (waits for a
  * reply in progress). Idempotent. */
 void ibv_telemetry_close(void);
+/** From a telemetry command that waits (a triggered dump): let the lock go
+ * for up to ns (other replies and teardown go on), take it again.
+ * @return false when the capture is closing telemetry: end now. */
+bool ibv_telemetry_sleep(uint64_t ns);
 
 #endif /* IBVCAP_H */

@@ -142,6 +142,18 @@ check_config(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out;
 	}
+	/* the schedule's scans, as the start checks them (a file of this host) */
+	if (!c->skip_host) {
+		struct wr_sched *sc = calloc(1, sizeof(*sc));
+
+		rc = sc == NULL ? -ENOMEM : ibv_rec_load(c, sc, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "dpdk-ibvcap: %s\n", sc == NULL ? "out of memory" : err);
+			free(sc);
+			goto out;
+		}
+		free(sc);
+	}
 	if (!c->skip_host) {
 		/* EAL's arguments as the start would have them */
 		eac = eal_argv(dd > 0 ? dd : 1, argv, c->eal_args, &eav);
@@ -161,7 +173,7 @@ check_config(int argc, char **argv)
 	ibv_config_print(c, stdout);
 	if (c->skip_host) {
 		printf("# configuration valid; this host not checked (--skip-host-checks): output "
-		       "directories, join interfaces, lcores, memory\n");
+		       "directories, join interfaces, lcores, memory, the --schedule file\n");
 	} else {
 		fputs(mem != NULL ? mem : "", stdout);
 		printf("# configuration valid on this host (ports are resolved only when "
@@ -310,6 +322,10 @@ main(int argc, char **argv)
 	}
 	ibv_g = app;
 	app->ts_offset = -1;
+	if (ibv_rec_load(&app->cfg, &app->sched, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+		goto out_eal;
+	}
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
 		       "writers cannot attach\n");
@@ -408,6 +424,7 @@ main(int argc, char **argv)
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);
+		ibv_bufs_retain_check(app, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,9 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		w->src[i].b = bufs[i];
 		w->src[i].payload = payloads != NULL ? payloads[i] : NULL;
 		w->src[i].on = (ant_mask >> i) & 1;
+		w->src[i].win.first_ns = INT64_MIN;
+		w->src[i].win.begin_ns = INT64_MIN;
+		w->src[i].win.end_ns = INT64_MIN;
 		antbuf_cursor_init(bufs[i], &w->src[i].cur, o->from_oldest);
 	}
 	return 0;
@@ -345,11 +349,17 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 		.snaplen = w->o.snaplen,
 	};
 	struct fmt_raw_index ri;
-	char path[PATH_MAX], err[PATH_MAX + 128];
+	char path[PATH_MAX], err[PATH_MAX + 128], dir[PATH_MAX];
 	int rc;
 
-	rc = wr_file_name(path, sizeof(path), &w->o, b != NULL ? b->name : "all", t,
-			  wr_format_name(w->o.format));
+	/* a scan's files go to its own directory */
+	rc = wr_gate_dir(w, dir, sizeof(dir), &out->scan);
+	if (rc != 0) {
+		fail(w, rc, "a scan's directory");
+		return rc;
+	}
+	rc = fmt_file_name(path, sizeof(path), dir, w->o.prefix, b != NULL ? b->name : "all", t,
+			   wr_format_name(w->o.format));
 	if (rc != 0) {
 		fail(w, rc, "output file name too long");
 		return rc;
@@ -458,8 +468,25 @@ close_out(struct wr_writer *w, struct wr_out *out)
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
 		wr_budget_file_done(w, fio_path(&out->s.f));
+		if (w->o.file_done != NULL)
+			w->o.file_done(w->o.file_ctx, w->last_file, out == &w->all ? -1 :
+				       (int)(((const char *)out - (const char *)w->src) /
+					     (ptrdiff_t)sizeof(w->src[0])), d);
 	}
 	tally(w);
+	if (out->scan != WR_ROW_FREE) {
+		unsigned int a = WR_MAX_ANT, i;
+		int r;
+
+		for (i = 0; i < w->n; i++)
+			if (out == &w->src[i].out)
+				a = i;
+		r = wr_gate_closed(w, a, out->scan, d->frames, d->gaps, d->overrun, kept);
+		if (r != 0 && rc == 0) {
+			fail(w, r, "a scan's index");
+			rc = r;
+		}
+	}
 	return rc;
 }
 
@@ -718,6 +745,60 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	return (int)n;
 }
 
+/* A window's rows (o.window): those before from_ns are passed over, the
+ * first at or after to_ns ends the antenna (left in the ring).
+ * @return 1: write it; 0: passed over (taken); -1: past the window. */
+static int
+in_window(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
+{
+	struct wr_window *win = &s->win;
+	int64_t t = antbuf_index_time_ns(v->run, v->index);
+
+	if (win->first_ns == INT64_MIN) {
+		win->first_ns = t;
+		win->first_index = v->index;
+		win->first_clk = v->run->clk;
+	}
+	if (t >= w->o.to_ns) {
+		win->past = true;
+		return -1;
+	}
+	if (t < w->o.from_ns) {
+		antbuf_commit(s->b, &s->cur, v);
+		win->before++;
+		return 0;
+	}
+	return 1;
+}
+
+bool
+wr_window_done(const struct wr_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on && !w->src[i].win.past)
+			return false;
+	return true;
+}
+
+/* Under a schedule: the scan of a row at data time t of antenna a. A file
+ * of another scan (or none) ends here. @return 1 record it, 0 skip it, or
+ * a negative errno. */
+static int
+gate(struct wr_writer *w, unsigned int a, struct wr_out *out, int64_t t)
+{
+	uint32_t id = wr_gate_row(w, a, t);
+	int rc;
+
+	/* all=yes: a row of an antenna its scan leaves out does not end it */
+	if (out->open && out->scan != id &&
+	    !(id == WR_ROW_SKIP && out == &w->all && wr_gate_in(w, out->scan, t)) &&
+	    (rc = close_out(w, out)) != 0)
+		return rc;
+	return id != WR_ROW_SKIP;
+}
+
 static int
 poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 {
@@ -725,12 +806,27 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	unsigned int done = 0;
 	int rc;
 
-	while (done < max_rows && !w->done && !w->full && antbuf_next(s->b, &s->cur, &v) == 1) {
+	while (done < max_rows && !w->done && !w->full && !s->win.past &&
+	       antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
+
+		if (w->o.window && (rc = in_window(w, s, &v)) <= 0) {
+			done += rc == 0;
+			continue;
+		}
 
 		if ((!out->open && v.virt) || row_empty(s->b, &v)) {
 			/* nothing to write: before the file, or before any stream */
 			antbuf_commit(s->b, &s->cur, &v);
+			done++;
+			continue;
+		}
+		if (w->gate != NULL &&
+		    (rc = gate(w, (unsigned int)(s - w->src), out,
+			       antbuf_index_time_ns(v.run, v.index))) <= 0) {
+			if (rc < 0)
+				return rc;
+			antbuf_commit(s->b, &s->cur, &v); /* outside every scan */
 			done++;
 			continue;
 		}
@@ -765,7 +861,15 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
+		if (w->o.window && rc >= 0) {
+			/* the window's rows in its files: from, to */
+			if (s->win.begin_ns == INT64_MIN)
+				s->win.begin_ns = antbuf_index_time_ns(v.run, v.index);
+			s->win.end_ns = antbuf_index_time_ns(v.run, v.index + 1);
+		}
 		out->runno = v.runno;
+		if (rc == 1)
+			wr_gate_wrote(w, (unsigned int)(s - w->src), out->scan, &v.run->clk, v.index);
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
 		done++;
@@ -807,6 +911,14 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		}
 		if (best == NULL)
 			break;
+		if (w->gate != NULL &&
+		    (rc = gate(w, (unsigned int)(best - w->src), &w->all, best_t)) <= 0) {
+			if (rc < 0)
+				return rc;
+			antbuf_commit(best->b, &best->cur, &best_v); /* outside every scan */
+			done++;
+			continue;
+		}
 		/* Rows are merged as they become final, so an antenna running
 		 * behind the others adds older rows after newer ones. Rotate
 		 * only at a data time later than every row written so far: a
@@ -822,6 +934,8 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		if (best_t > w->all_max_t)
 			w->all_max_t = best_t;
 		rc = do_row(w, best, &w->all, &best_v);
+		if (rc == 1)
+			wr_gate_wrote(w, WR_MAX_ANT, w->all.scan, &best_v.run->clk, best_v.index);
 		if ((rc = row_done(w, &w->all, rc)) < 0)
 			return rc;
 		done++;

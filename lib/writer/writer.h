@@ -14,6 +14,7 @@
 
 #include "antbuf.h"
 #include "fmt.h"
+#include "wr_sched.h"
 
 #define WR_MAX_ANT 64
 
@@ -46,6 +47,16 @@ struct wr_opts {
 	uint32_t min_free_bp;   /**< or (min_free 0) that share of the filesystem,
 				     in 1/100 % (500: 5 %) */
 	enum wr_on_full on_full;
+	/* a window of data time (a triggered dump; per antenna, not all=yes):
+	 * rows before from_ns are passed over (taken, not written); the first
+	 * row at or after to_ns ends its antenna (struct wr_window) */
+	bool window;            /**< from_ns and to_ns apply */
+	int64_t from_ns;        /**< Unix ns, CODIF data time, inclusive */
+	int64_t to_ns;          /**< Unix ns, exclusive */
+	/** each file completed and kept (may be NULL): its path, its antenna's
+	 * index (-1: all=yes) and what it holds on disk */
+	void (*file_done)(void *ctx, const char *path, int ant, const struct fmt_tally *t);
+	void *file_ctx;
 };
 
 /** Defaults: codif, prefix ibvcap, snaplen 65535, O_DIRECT, 8 MiB buffers. */
@@ -77,6 +88,20 @@ struct wr_out {
 							this file (placeholders) */
 	int64_t last_row;    /**< antenna row written last */
 	int64_t last_index;  /**< frame index written last */
+	uint32_t scan;       /**< the scan id of its rows (WR_ROW_FREE: none) */
+};
+
+/** What an antenna's cursor met of a window (wr_opts.window). */
+struct wr_window {
+	int64_t first_ns;      /**< data time of the first row it was handed (the
+				    oldest in the ring then), INT64_MIN: none yet */
+	int64_t first_index;   /**< its frame index, on first_clk */
+	struct codif_clock first_clk;
+	int64_t begin_ns;      /**< data time of the first row of the window in
+				    its files, INT64_MIN: none */
+	int64_t end_ns;        /**< data time just after the last one */
+	uint64_t before;       /**< rows before from_ns passed over */
+	bool past;             /**< it met a row at or after to_ns: done */
 };
 
 struct wr_src {
@@ -85,6 +110,7 @@ struct wr_src {
 	struct antbuf_cursor cur;
 	struct wr_out out;
 	bool on;
+	struct wr_window win;      /**< with wr_opts.window */
 };
 
 /**
@@ -170,6 +196,7 @@ struct wr_writer {
 	 * one line each, no newline; NULL: stderr */
 	void (*note)(void *ctx, const char *line);
 	void *note_ctx;
+	struct wr_gate *gate;      /**< under a schedule (wr_scan.c), NULL: not */
 };
 
 /**
@@ -191,6 +218,10 @@ int wr_poll(struct wr_writer *w, unsigned int max_rows);
 
 /** Rows final but not yet written, over all antennas. */
 uint64_t wr_backlog(const struct wr_writer *w);
+
+/** With wr_opts.window: every antenna written has met a row at or after
+ * to_ns (its part of the window is complete). */
+bool wr_window_done(const struct wr_writer *w);
 
 /**
  * Close every open file (valid, renamed from .part).
@@ -239,6 +270,39 @@ void wr_budget_file_done(struct wr_writer *w, const char *path);
 
 /** Forget its finished files (wr_finish). */
 void wr_budget_free(struct wr_writer *w);
+/* ---- scans (wr_scan.c) ----------------------------------------------------- */
+
+struct codif_clock;
+typedef struct json_t json_t;
+
+/**
+ * Put w under schedule sc as its writer wi: each row is then recorded, or
+ * not, as wr_sched_lookup says for its data time; a scan's rows go to
+ * DIR/SCAN/ (same file names), and each scan's index, what the scan holds
+ * per antenna, to DIR/SCAN/PREFIX_scan.FORMAT.json (rewritten as each of
+ * its files closes). @return 0 or -ENOMEM (err says so).
+ */
+int wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi,
+		   char *err, size_t len);
+void wr_gate_free(struct wr_writer *w);
+/** The scan of a row of ant at t_ns: an id, WR_ROW_FREE or WR_ROW_SKIP
+ * (counted). The scan stays current for wr_gate_dir. */
+uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
+/** The directory of a new file of the current row (made), its scan id. */
+int wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan);
+/** Whether data time t is inside scan (as the writer last saw it). */
+bool wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t);
+/** A row of ant (WR_MAX_ANT: all=yes) written in scan at frame index of clk. */
+void wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
+		   const struct codif_clock *clk, int64_t index);
+/** A file of ant (WR_MAX_ANT: all=yes) of scan closed with these frames;
+ * the scan's index rewritten. @return 0 or a negative errno. */
+int wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
+		   uint64_t gaps, uint64_t overrun, bool kept);
+/** Each scan w wrote, as its index has it, appended to array arr. */
+void wr_gate_json(const struct wr_writer *w, json_t *arr);
+/** Rows outside every scan (not recorded). */
+uint64_t wr_gate_skipped(const struct wr_writer *w);
 
 /* ---- the loop (wr_loop.c) ------------------------------------------------ */
 

@@ -144,6 +144,20 @@ run_expect_fail "--reorder-window 5000 grows the ring past -m" 1 \
 grep -q '^ring = 16384   # frames per antenna, grown from 1024 to hold twice the reorder window' "$T/grown.out" ||
 	fail "the grown ring not said: $(grep '^ring' "$T/grown.out")"
 ok "a ring grown by --reorder-window is said so, with its bytes"
+# --retain sizes the ring (in place of --ring), on the command line or in
+# [buffers]; beyond the memory it is named with its value, need and free
+run_expect_fail "--retain beyond the memory" 1 \
+	"--retain 5s: 6 antenna rings of 16384 frames (11575 frames of data time at --frame-rate 2314.81 + the reorder window) need 6.1 GiB in all, 2.0 GiB free: " \
+	ck --retain 5s
+printf '[buffers]\nretain = 1s\n' > "$T/retain.ini"
+for how in "--retain 1s" "--config $T/retain.ini"; do
+	# shellcheck disable=SC2086
+	ck $how > "$T/retain.out" || { cat "$T/retain.out"; fail "$how refused"; }
+	grep -q '^ring = 4096   # frames per antenna, from --retain (not --ring)' "$T/retain.out" &&
+		grep -q '^retain = 1.000s   # 2315 frames at --frame-rate 2314.81 + the reorder window 64: a ring of at least 2379 frames' \
+			"$T/retain.out" || fail "$how: $(grep -e '^ring' -e '^retain' "$T/retain.out")"
+	ok "$how: a ring of 4096 rows (2315 frames of 1 s + the window, a power of two), said so"
+done
 run_expect_fail "--no-huge without -m" 1 "more than the 64 MiB EAL has with --no-huge (no -m)" \
 	"$C" --lcores 0@0,1@0 --no-huge -- --check-config
 printf '[eal]\nargs = --lcores 0@0,1@0 --no-huge -m 100\n' > "$T/eal.ini"

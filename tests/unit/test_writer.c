@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of lib/writer: rows bigger than the staging buffer asked for
  * (the writer grows it rather than dropping rows), a staging buffer
- * (lib/fio) that can always take back a row, and files checked frame by
- * frame. */
+ * (lib/fio) that can always take back a row, files checked frame by
+ * frame, and a window of data time (a triggered dump). */
 
 #include <dirent.h>
 #include <errno.h>
@@ -399,6 +399,71 @@ test_budget_stop(const char *tmp)
 	}
 }
 
+struct files_seen {
+	unsigned int n;
+	int ant;
+	struct fmt_tally t;
+};
+
+static void
+file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
+{
+	struct files_seen *f = ctx;
+
+	(void)path;
+	f->n++;
+	f->ant = ant;
+	f->t = *t;
+}
+
+/* A window of data time (a triggered dump): rows before it passed over,
+ * the first row at its end ends the antenna; its files hold exactly the
+ * rows in it, and say so (file_done) */
+static void
+test_window(const char *tmp)
+{
+	struct antbuf *b = make_full();
+	const struct antbuf *bufs[1] = { b };
+	const struct codif_clock *clk = &b->run[0].clk;
+	struct wr_writer *w = calloc(1, sizeof(*w));
+	struct files_seen seen = { 0, -2, { 0, 0, 0, 0 } };
+	struct wr_opts o;
+	char dir[300], spec[400], err[600];
+	int64_t i0; /* the clock's index of the rows' frame 0 */
+	int rounds = 0;
+
+	CHECK(codif_clock_index(clk, 1000, 0, &i0));
+	snprintf(dir, sizeof(dir), "%s/window", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	snprintf(spec, sizeof(spec), "codif:%s,buffer=1M,direct=no,oldest=yes", dir);
+	CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+	o.window = true;
+	o.from_ns = codif_clock_time_ns(clk, i0 + 2);
+	o.to_ns = codif_clock_time_ns(clk, i0 + 6) - 1; /* row 6 starts after: not in it */
+	o.file_done = file_done;
+	o.file_ctx = &seen;
+	CHECK(w != NULL && wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
+	CHECK(!wr_window_done(w));
+	while (!wr_window_done(w) && wr_poll(w, 1) >= 0 && rounds++ < 100)
+		;
+	CHECK(wr_window_done(w));
+	CHECK_EQ_I(wr_finish(w), 0);
+	CHECK_EQ_U(seen.n, 1);
+	CHECK_EQ_I(seen.ant, 0);
+	/* rows 2..5, the gap of row 3 a placeholder */
+	CHECK_EQ_U(seen.t.frames, 4 * SLOTS - 1);
+	CHECK_EQ_U(seen.t.gaps, 1);
+	CHECK(w->src[0].win.begin_ns == codif_clock_time_ns(clk, i0 + 2));
+	CHECK(w->src[0].win.end_ns == codif_clock_time_ns(clk, i0 + 6));
+	CHECK(w->src[0].win.past);
+	/* before it: rows 0 and 1, and the room before the first frame */
+	CHECK_EQ_U(w->src[0].win.before, 2 + b->g.window - 1);
+	CHECK(w->src[0].win.first_ns < codif_clock_time_ns(clk, i0 + 0));
+	CHECK_EQ_U(w->st.overrun, 0);
+	free(w);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -412,6 +477,7 @@ main(void)
 	test_big_rows(tmp);
 	test_raw_subset(tmp);
 	test_fio_rollback(tmp);
+	test_window(tmp);
 	test_budget_keys();
 	test_budget_stop(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Recording control: the scans the --write writers record (lib/writer's
+ * schedule), from --schedule FILE and from commands (telemetry
+ * /ibvcap/record), each checked whole before anything changes. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_telemetry.h>
+
+#include "codif.h"
+#include "err.h"
+#include "ibvcap.h"
+#include "json.h"
+#include "parse.h"
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int
+why_set(struct wr_sched_why *why, const char *input, const char *value, const char *expected)
+{
+	str_copy(why->input, sizeof(why->input), input);
+	str_copy(why->value, sizeof(why->value), value);
+	str_copy(why->expected, sizeof(why->expected), expected);
+	return -EINVAL;
+}
+
+/* A writer: its index among --write, "all", or its registry name
+ * (primary-I-FORMAT). */
+static int
+writers_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
+{
+	char buf[256], *save = NULL, *tok, e[128];
+	unsigned int i;
+	unsigned int n = c->nwrite;
+
+	*mask = 0;
+	snprintf(e, sizeof(e), "all, or --write writers by index 0..%u or name primary-I-FORMAT, "
+		 "comma-separated", n ? n - 1 : 0);
+	if (n == 0)
+		return why_set(why, "writer", v, "a capture with --write writers (it has none)");
+	if (strlen(v) >= sizeof(buf))
+		return why_set(why, "writer", v, e);
+	if (strcmp(v, "all") == 0) {
+		*mask = (n >= 64 ? ~0ULL : (1ULL << n) - 1);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t k;
+		bool found = false;
+
+		/* the name wr.c gives it: primary-I-FORMAT (FORMAT: --write's) */
+		for (i = 0; i < n; i++) {
+			char name[64];
+			size_t fl = strcspn(c->write[i], ":");
+
+			snprintf(name, sizeof(name), "primary-%u-%.*s", i, (int)fl, c->write[i]);
+			if (strcmp(tok, name) == 0) {
+				*mask |= 1ULL << i;
+				found = true;
+			}
+		}
+		if (found)
+			continue;
+		if (parse_u64("writer", tok, 0, n - 1, &k, NULL, 0) != 0)
+			return why_set(why, "writer", tok, e);
+		*mask |= 1ULL << k;
+	}
+	if (*mask == 0)
+		return why_set(why, "writer", v, e);
+	return 0;
+}
+
+/* Antennas by name or index, "all". */
+static int
+ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
+{
+	const struct acct_layout *l = &c->layout;
+	char buf[512], *save = NULL, *tok;
+	unsigned int a;
+
+	*mask = 0;
+	if (strcmp(v, "all") == 0 || strlen(v) >= sizeof(buf)) {
+		*mask = ~0ULL;
+		return strcmp(v, "all") == 0 ? 0 :
+			why_set(why, "antenna", v, "all, or antenna names or indexes, comma-separated");
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t k;
+
+		for (a = 0; a < l->nant; a++)
+			if (strcmp(tok, l->ant_name[a]) == 0)
+				break;
+		if (a == l->nant) {
+			if (parse_u64("antenna", tok, 0, l->nant - 1, &k, NULL, 0) != 0)
+				return why_set(why, "antenna", tok,
+					       "an antenna name or index of this capture (see "
+					       "/ibvcap/antennas)");
+			a = (unsigned int)k;
+		}
+		*mask |= 1ULL << a;
+	}
+	return 0;
+}
+
+static int
+time_parse(const char *input, const char *v, int64_t now, int64_t *t, struct wr_sched_why *why)
+{
+	if (strcmp(v, "now") == 0) {
+		*t = now;
+		return 0;
+	}
+	if (codif_parse_time(v, t) != 0)
+		return why_set(why, input, v,
+			       "now, or a UTC time YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds");
+	return 0;
+}
+
+static int
+dur_parse(const char *input, const char *v, uint64_t *ns, struct wr_sched_why *why)
+{
+	if (parse_duration_ns(input, v, 1, 366ULL * 86400 * 1000000000ULL, ns, NULL, 0) != 0)
+		return why_set(why, input, v, "a duration above 0, e.g. 500ms, 10m, 2h");
+	return 0;
+}
+
+/* What a request says: verb and keys (KEY=VALUE words). */
+struct rec_req {
+	char verb[16];
+	const char *scan, *at, *dur, *until, *writer, *antenna;
+};
+
+static int
+req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
+{
+	char *save = NULL, *tok;
+	bool first = true;
+
+	memset(r, 0, sizeof(*r));
+	for (tok = strtok_r(s, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		const char **slot;
+
+		if (first) {
+			first = false;
+			if (eq == NULL) {
+				if (strcmp(tok, "on") && strcmp(tok, "off") && strcmp(tok, "cancel") &&
+				    strcmp(tok, "status"))
+					return why_set(why, "command", tok,
+						       "on, off, cancel or status");
+				snprintf(r->verb, sizeof(r->verb), "%s", tok);
+				continue;
+			}
+		}
+		if (eq == NULL)
+			return why_set(why, "parameter", tok, "KEY=VALUE: scan, at, for, until, "
+				       "writer, antenna");
+		*eq = '\0';
+		if (strcmp(tok, "scan") == 0)
+			slot = &r->scan;
+		else if (strcmp(tok, "at") == 0)
+			slot = &r->at;
+		else if (strcmp(tok, "for") == 0)
+			slot = &r->dur;
+		else if (strcmp(tok, "until") == 0)
+			slot = &r->until;
+		else if (strcmp(tok, "writer") == 0)
+			slot = &r->writer;
+		else if (strcmp(tok, "antenna") == 0)
+			slot = &r->antenna;
+		else
+			return why_set(why, "parameter", tok, "one of scan, at, for, until, writer, "
+				       "antenna");
+		if (*slot != NULL)
+			return why_set(why, tok, eq + 1, "each key once");
+		*slot = eq + 1;
+	}
+	if (r->verb[0] == '\0')
+		snprintf(r->verb, sizeof(r->verb), "status");
+	return 0;
+}
+
+/* A scan from its parts (times, duration, writers, antennas as text). */
+static int
+scan_make(const struct ibv_config *c, struct wr_scan *sc, const char *name, const char *at,
+	  const char *dur, const char *until, const char *writer, const char *antenna,
+	  int64_t now, struct wr_sched_why *why)
+{
+	uint64_t d;
+	int rc;
+
+	memset(sc, 0, sizeof(*sc));
+	if (strlen(name) >= sizeof(sc->name) || !wr_scan_name_ok(name))
+		return why_set(why, "scan", name,
+			       "a name of 1 to 31 letters, digits, '_', '.' or '-' (not first)");
+	snprintf(sc->name, sizeof(sc->name), "%s", name);
+	sc->start_ns = now;
+	if (at != NULL && (rc = time_parse("at", at, now, &sc->start_ns, why)) != 0)
+		return rc;
+	sc->stop_ns = WR_SCAN_OPEN;
+	if (dur != NULL && until != NULL)
+		return why_set(why, "for", dur, "for or until, not both");
+	if (dur != NULL) {
+		if ((rc = dur_parse("for", dur, &d, why)) != 0)
+			return rc;
+		sc->stop_ns = sc->start_ns + (int64_t)d;
+	}
+	if (until != NULL && (rc = time_parse("until", until, now, &sc->stop_ns, why)) != 0)
+		return rc;
+	if ((rc = writers_parse(c, writer != NULL ? writer : "all", &sc->writers, why)) != 0)
+		return rc;
+	return ants_parse(c, antenna != NULL ? antenna : "all", &sc->ants, why);
+}
+
+/* ---- --schedule FILE --------------------------------------------------- */
+
+int
+ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len)
+{
+	char line[1024];
+	unsigned int lineno = 0, idx;
+	int64_t now = now_ns();
+	FILE *f;
+
+	wr_sched_init(sched, c->record == IBV_REC_IDLE);
+	if (c->schedule[0] == '\0')
+		return 0;
+	f = fopen(c->schedule, "r");
+	if (f == NULL)
+		return err_set(err, len, -errno, "--schedule %s: %s", c->schedule, strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *w[8], *save = NULL, *tok, *hash = strchr(line, '#');
+		const char *writer = NULL, *antenna = NULL, *dur = NULL, *until = NULL;
+		struct wr_sched_why why;
+		struct wr_scan sc;
+		unsigned int n = 0, k;
+		int rc = 0;
+
+		lineno++;
+		if (hash != NULL)
+			*hash = '\0';
+		for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && n < 8;
+		     tok = strtok_r(NULL, " \t\r\n", &save))
+			w[n++] = tok;
+		if (n == 0)
+			continue;
+		memset(&why, 0, sizeof(why));
+		if (n < 3 || tok != NULL) {
+			why_set(&why, "line", w[0], "NAME START STOP|+DURATION [writer=W,...] "
+				"[antenna=A,...]");
+			rc = -EINVAL;
+		}
+		for (k = 3; rc == 0 && k < n; k++) {
+			if (strncmp(w[k], "writer=", 7) == 0 && writer == NULL)
+				writer = w[k] + 7;
+			else if (strncmp(w[k], "antenna=", 8) == 0 && antenna == NULL)
+				antenna = w[k] + 8;
+			else
+				rc = why_set(&why, "field", w[k], "writer=W,... or antenna=A,... (once "
+					     "each)");
+		}
+		if (rc == 0) {
+			if (w[2][0] == '+')
+				dur = w[2] + 1;
+			else
+				until = w[2];
+			rc = scan_make(c, &sc, w[0], w[1], dur, until, writer, antenna, now, &why);
+		}
+		if (rc == 0 && sc.stop_ns <= now) {
+			char ts[CODIF_TIMESTR_LEN];
+
+			rc = why_set(&why, "stop", codif_time_str(sc.stop_ns, ts, sizeof(ts)),
+				     "a scan not over before the capture starts");
+		}
+		if (rc == 0) {
+			snprintf(sc.origin, sizeof(sc.origin), "schedule");
+			rc = wr_sched_add(sched, &sc, INT64_MIN, &idx, &why);
+		}
+		if (rc != 0) {
+			fclose(f);
+			return err_set(err, len, -EINVAL, "--schedule %s line %u: %s '%s': expected %s",
+				       c->schedule, lineno, why.input, why.value, why.expected);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- /ibvcap/record ------------------------------------------------------ */
+
+static void
+tel_time(struct rte_tel_data *d, const char *key, int64_t t)
+{
+	char ts[CODIF_TIMESTR_LEN];
+
+	rte_tel_data_add_dict_string(d, key, t == WR_SCAN_OPEN ? "open" :
+				     codif_time_str(t, ts, sizeof(ts)));
+}
+
+static const char *
+mask_str(uint64_t m, unsigned int n, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < 64 && o + 4 < len; i++)
+		if (m >> i & 1)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", i);
+	return buf;
+}
+
+static const char *
+scan_state(const struct wr_scan *s, int64_t now)
+{
+	return now < s->start_ns ? "scheduled" : now < s->stop_ns ? "recording" : "done";
+}
+
+/* The schedule and each writer's state at now (status, and each reply). */
+static void
+status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
+{
+	const struct wr_sched *sc = &app->sched;
+	struct rte_tel_data *a[6];
+	const struct wr_scan *cur, *next;
+	unsigned int i, k;
+	char buf[128], ts[CODIF_TIMESTR_LEN];
+	uint64_t all = app->nwlcore >= 64 ? ~0ULL : (1ULL << app->nwlcore) - 1;
+
+	tel_time(d, "now_utc", now);
+	rte_tel_data_add_dict_string(d, "record", app->cfg.record == IBV_REC_IDLE ? "idle" :
+				     "always");
+	rte_tel_data_add_dict_u64(d, "writers", app->nwlcore);
+	wr_sched_current(sc, all, now, &cur, &next);
+	rte_tel_data_add_dict_string(d, "current_scan", cur ? cur->name : "");
+	rte_tel_data_add_dict_string(d, "current_stop_utc", !cur ? "" :
+				     cur->stop_ns == WR_SCAN_OPEN ? "open" :
+				     codif_time_str(cur->stop_ns, ts, sizeof(ts)));
+	rte_tel_data_add_dict_string(d, "next_scan", next ? next->name : "");
+	rte_tel_data_add_dict_string(d, "next_start_utc", next ?
+				     codif_time_str(next->start_ns, ts, sizeof(ts)) : "");
+	for (k = 0; k < RTE_DIM(a); k++)
+		if ((a[k] = rte_tel_data_alloc()) != NULL)
+			rte_tel_data_start_array(a[k], RTE_TEL_STRING_VAL);
+	for (i = 0; i < sc->n; i++) {
+		const struct wr_scan *s = &sc->s[i];
+
+		if (a[0] == NULL || a[1] == NULL || a[2] == NULL || a[3] == NULL || a[4] == NULL)
+			break;
+		rte_tel_data_add_array_string(a[0], s->name);
+		rte_tel_data_add_array_string(a[1], codif_time_str(s->start_ns, ts, sizeof(ts)));
+		rte_tel_data_add_array_string(a[2], s->stop_ns == WR_SCAN_OPEN ? "open" :
+					      codif_time_str(s->stop_ns, ts, sizeof(ts)));
+		rte_tel_data_add_array_string(a[3], scan_state(s, now));
+		rte_tel_data_add_array_string(a[4], mask_str(s->writers, app->nwlcore, buf,
+							     sizeof(buf)));
+	}
+	/* each writer: recording SCAN, recording (no scan: free-running), idle */
+	for (i = 0; a[5] != NULL && i < app->nwlcore; i++) {
+		wr_sched_current(sc, 1ULL << i, now, &cur, &next);
+		if (cur != NULL)
+			snprintf(buf, sizeof(buf), "scan %s", cur->name);
+		else if (now < sc->ctl_from[i])
+			snprintf(buf, sizeof(buf), "always");
+		else
+			snprintf(buf, sizeof(buf), "idle%s%s", next ? " until " : "",
+				 next ? next->name : "");
+		rte_tel_data_add_array_string(a[5], buf);
+	}
+	{
+		static const char *const keys[] = { "scan_names", "scan_starts_utc",
+						    "scan_stops_utc", "scan_states",
+						    "scan_writers", "writer_states" };
+
+		for (k = 0; k < RTE_DIM(a); k++)
+			if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
+				rte_tel_data_free(a[k]);
+	}
+}
+
+static void
+refused(struct rte_tel_data *d, const char *verb, const struct wr_sched_why *why)
+{
+	rte_tel_data_add_dict_string(d, "result", "refused");
+	rte_tel_data_add_dict_string(d, "command", verb);
+	rte_tel_data_add_dict_string(d, "input", why->input);
+	rte_tel_data_add_dict_string(d, "value", why->value);
+	rte_tel_data_add_dict_string(d, "expected", why->expected);
+	rte_tel_data_add_dict_string(d, "changed", "nothing");
+}
+
+int
+ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	char buf[1024], did[128], name[WR_SCAN_NAMELEN];
+	struct wr_sched_why why;
+	struct rec_req r;
+	int64_t now = now_ns();
+	int rc;
+
+	memset(&why, 0, sizeof(why));
+	rte_tel_data_start_dict(d);
+	if (params != NULL && strlen(params) >= sizeof(buf)) {
+		why_set(&why, "parameters", "(too long)", "at most 1023 characters");
+		refused(d, "?", &why);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", params != NULL ? params : "");
+	if (req_parse(buf, &r, &why) != 0) {
+		refused(d, r.verb[0] ? r.verb : "?", &why);
+		return 0;
+	}
+	if (strcmp(r.verb, "status") == 0) {
+		rte_tel_data_add_dict_string(d, "result", "status");
+		status_tel(app, now, d);
+		return 0;
+	}
+	if (strcmp(r.verb, "on") == 0) {
+		struct wr_scan sc;
+		unsigned int idx;
+
+		if (r.scan == NULL) {
+			snprintf(name, sizeof(name), "scan%04u", app->sched.next_id);
+			r.scan = name;
+		}
+		rc = scan_make(&app->cfg, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
+			       &why);
+		if (rc == 0) {
+			snprintf(sc.origin, sizeof(sc.origin), "command");
+			rc = wr_sched_add(&app->sched, &sc, now, &idx, &why);
+		}
+		if (rc != 0) {
+			refused(d, r.verb, &why);
+			return 0;
+		}
+		snprintf(did, sizeof(did), "scan %s added", sc.name);
+		rte_tel_data_add_dict_string(d, "scan", sc.name);
+		tel_time(d, "start_utc", sc.start_ns);
+		tel_time(d, "stop_utc", sc.stop_ns);
+	} else if (strcmp(r.verb, "off") == 0) {
+		int64_t stop = now;
+		unsigned int nfree = 0;
+		uint64_t mask;
+
+		if (r.dur != NULL || r.until != NULL) {
+			why_set(&why, r.dur ? "for" : "until", r.dur ? r.dur : r.until,
+				"record off takes at= (a UTC time or now), not for= or until=");
+			refused(d, r.verb, &why);
+			return 0;
+		}
+		rc = 0;
+		if (r.at != NULL)
+			rc = time_parse("at", r.at, now, &stop, &why);
+		if (rc == 0)
+			rc = writers_parse(&app->cfg, r.writer != NULL ? r.writer : "all", &mask, &why);
+		if (rc == 0 && r.antenna != NULL)
+			rc = why_set(&why, "antenna", r.antenna, "record off for whole writers "
+				     "(scan or writer=)");
+		if (rc == 0) {
+			unsigned int w;
+
+			/* the writers recording everything that this stops */
+			for (w = 0; w < app->cfg.nwrite && r.scan == NULL; w++)
+				if ((mask >> w & 1) && app->sched.ctl_from[w] > stop)
+					nfree++;
+			rc = wr_sched_stop(&app->sched, r.scan, mask, stop, now, &why);
+		}
+		if (rc < 0) {
+			refused(d, r.verb, &why);
+			return 0;
+		}
+		snprintf(did, sizeof(did), "%d scan%s stop%s, %u writer%s recording everything "
+			 "stop%s", rc, rc == 1 ? "" : "s", rc == 1 ? "s" : "", nfree,
+			 nfree == 1 ? "" : "s", nfree == 1 ? "s" : "");
+		tel_time(d, "stop_utc", stop);
+	} else { /* cancel */
+		if (r.scan == NULL) {
+			why_set(&why, "scan", "(none)", "the name of the scan to cancel");
+			refused(d, r.verb, &why);
+			return 0;
+		}
+		if (wr_sched_cancel(&app->sched, r.scan, now, &why) != 0) {
+			refused(d, r.verb, &why);
+			return 0;
+		}
+		snprintf(did, sizeof(did), "scan %s cancelled", r.scan);
+	}
+	rte_tel_data_add_dict_string(d, "result", "done");
+	rte_tel_data_add_dict_string(d, "command", r.verb);
+	rte_tel_data_add_dict_string(d, "did", did);
+	status_tel(app, now, d);
+	return 0;
+}
+
+/* ---- the summary ---------------------------------------------------------- */
+
+void
+ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
+{
+	json_t *o = js_obj(root, "recording"), *arr, *sc;
+	char ts[CODIF_TIMESTR_LEN];
+	unsigned int i;
+
+	js_str(o, "record", app->cfg.record == IBV_REC_IDLE ? "idle" : "always");
+	js_str(o, "schedule", app->cfg.schedule);
+	sc = js_arr(o, "schedule_scans");
+	for (i = 0; i < app->sched.n; i++) {
+		const struct wr_scan *s = &app->sched.s[i];
+		json_t *x = js_obj(sc, NULL);
+
+		js_str(x, "scan", s->name);
+		js_str(x, "origin", s->origin);
+		js_str(x, "start_utc", codif_time_str(s->start_ns, ts, sizeof(ts)));
+		if (s->stop_ns == WR_SCAN_OPEN)
+			js_null(x, "stop_utc");
+		else
+			js_str(x, "stop_utc", codif_time_str(s->stop_ns, ts, sizeof(ts)));
+		js_u64(x, "writers", s->writers);
+	}
+	arr = js_arr(o, "writers");
+	for (i = 0; i < app->nwlcore; i++) {
+		const struct ibv_wlcore *wl = app->wl[i];
+		json_t *x = js_obj(arr, NULL);
+
+		js_u64(x, "writer", i);
+		js_str(x, "spec", wl->spec);
+		js_u64(x, "rows_not_recorded", wr_gate_skipped(&wl->w));
+		wr_gate_json(&wl->w, js_arr(x, "scans"));
+	}
+}
