@@ -141,7 +141,12 @@ static const struct opt_def lopts[] = {
 		 "                    writes in flight through io_uring)\n"
 		 "  oldest=yes        start at the oldest frame in the ring\n"
 		 "  count=N           stop after N frames\n"
-		 "  buffer=SIZE       staging per file (8M; at least two rows)"},
+		 "  buffer=SIZE       staging per file (8M; at least two rows)\n"
+		 "  min-free=SIZE|P%  keep SIZE (2G) or P% of the disk\n"
+		 "                    free in DIR (default: no limit)\n"
+		 "  on-full=stop      then finish its files, exit 3\n"
+		 "  on-full=remove-oldest\n"
+		 "                    then remove its own oldest files"},
 	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all",
 	 OPT_AT(O, antennas), .help = "antennas by name or index"},
 	{"count", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
@@ -204,7 +209,9 @@ static const struct opt_cmd dump_cmd = {
 "taking every frame it flushed) or dies (after taking every final frame); files\n"
 "are then completed and renamed from NAME.part. Exit status: 0 done; 1 bad\n"
 "option or cannot attach; 2 an I/O error (e.g. ENOSPC: finished files stay\n"
-"valid, the file in progress is cut at its last whole frame).\n",
+"valid, the file in progress is cut at its last whole frame); 3 stopped at\n"
+"min-free (on-full=stop, or nothing of its own left to remove): every file\n"
+"complete, the reason (directory, free space, min-free) on stderr.\n",
 	.opts = lopts,
 	.defaults = defaults,
 	.obj_size = sizeof(struct dopts),
@@ -337,6 +344,9 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 			error ? " [I/O error]" : "");
 	if (error)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, errtext);
+	if (st->files_removed)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: min-free: removed %" PRIu64 " of its files (%"
+			PRIu64 " bytes)\n", o->name, st->files_removed, st->bytes_removed);
 	if (o->summary[0] == '\0')
 		return;
 	root = json_object();
@@ -348,6 +358,7 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
 	rec.pid = (int32_t)getpid();
 	wr_figures(st, error, &rec);
+	rec.full = strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0;
 	stats_writer_json(&rec, root);
 	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
 	js_str(root, "source", o->pdump ? "pdump" : "buffers");
@@ -361,6 +372,8 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	js_u64(root, "run_files", st->run_files);
 	js_u64(root, "tap_drops", tap_drops);
 	js_str(root, "error_text", error ? errtext : "");
+	/* a stop at min-free: the directory, free space and threshold */
+	js_str(root, "stop_text", strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0 ? errtext : "");
 	js_dbl(root, "duration_s", el);
 	if (summary_writer != NULL) {
 		unsigned int i;
@@ -439,6 +452,14 @@ dump_primary_gone(void *ctx)
 }
 
 static void
+dump_note(void *ctx, const char *line)
+{
+	const struct dump_ctx *d = ctx;
+
+	fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", d->o->name, line);
+}
+
+static void
 dump_progress(void *ctx, const struct wr_writer *w)
 {
 	const struct dump_ctx *d = ctx;
@@ -511,9 +532,12 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	ro.source_stopped = dump_primary_stopped;
 	ro.source_gone = dump_primary_gone;
 	ro.progress = dump_progress;
+	ro.note = dump_note;
 	ro.ctx = &dc;
 	if (wr_run(w, &ro, &end) != 0)
 		rc = 2;
+	else if (end == WR_END_DISK_FULL)
+		rc = 3; /* stopped at min-free: its files complete (w->err says why) */
 	summary_writer = w;
 	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
 		w->err, 0, (double)(mono_ns() - t0) / 1e9);
@@ -859,6 +883,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
 		return 1;
 	}
+	if (o.pdump && wo.budget) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: min-free and on-full are for --source "
+			"buffers (the pdump tap keeps no disk budget)\n", o.spec);
+		return 1;
+	}
 	if (o.pdump && wo.format != WR_PCAP) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --source pdump writes whole packets: use "
 			"--write pcap:DIR\n");
@@ -867,6 +896,10 @@ main(int argc, char **argv)
 	if (access(wo.dir, W_OK) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write: output directory '%s': %s (expected a "
 			"writable directory)\n", wo.dir, strerror(errno));
+		return 1;
+	}
+	if (wr_budget_check(&wo, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: %s\n", o.spec, err);
 		return 1;
 	}
 	if (o.count)

@@ -306,26 +306,35 @@ def table(prefix, prev, cur, desc, width=80, height=0):
     body = [""] + block("antenna", sorted(ants), acols, width, ants)
 
     def state(n, w):
-        return "failed" if w.get("error") else "run" if w.get("active") else "ended"
+        return "failed" if w.get("error") else "full" if w.get("full") else \
+            "run" if w.get("active") else "ended"
 
     def live(key, fn):
         return lambda n, w: fn(w.get(key, 0)) if w.get("active") else "-"
 
+    def left(n, w):  # recording time left at its rate, above its min-free
+        if not w.get("active") or not w.get("write_rate"):
+            return "-"
+        return fit_age(w["time_left_ns"] / 1e9)
+
     # per writer, by the name it was given: how far behind, what it lost,
-    # files, the disk left to it
+    # files, the disk left to it and the time that is at its rate; narrow
+    # enough that 80 columns keep its format beside a 16-character name
     wcols = [Col("state", 6, 1, state),
              Col("format", 6, 3, lambda n, w: w.get("format", "")),
-             Col("lag", 8, 1, live("lag_frames", lambda v: fit_count(v, 8))),
+             Col("lag", 6, 1, live("lag_frames", lambda v: fit_count(v, 6))),
              Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
              Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
              Col("written", 10, 3, count("written", 10)),
-             Col("lost", 7, 1, count("overrun", 7)),
+             Col("lost", 6, 1, count("overrun", 6)),
              Col("cut", 6, 3, count("cut", 6)),
              Col("placeholders", 12, 4, count("placeholders", 12)),
-             Col("files", 6, 1, count("files", 6)),
+             Col("files", 5, 1, count("files", 5)),
              Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
              Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
                  else "-"),
+             Col("left", 6, 1, left),
+             Col("removed", 7, 4, count("files_removed", 7)),
              Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
     wbody = []
     if wrs:

@@ -767,7 +767,10 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct, io (uring|sync). DIR must exist and take new files; files "
+		 "rotate-time, snaplen, all, direct, io (uring|sync), min-free (SIZE or P%: the "
+		 "free space it leaves in DIR), on-full (stop: finish its files and end, exit 3 "
+		 "at the capture's end; remove-oldest: remove its own oldest finished files). DIR "
+		 "must exist and take new files; files "
 		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
 		 "with different formats or prefixes"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
@@ -829,7 +832,8 @@ static const struct opt_cmd ibv_cmd = {
 		 "malformed per antenna and stream. Stock dpdk-pdump/dpdk-dumpcap can attach.\n"
 		 "Every option is also a key of a --config FILE.\n",
 	.epilog = "Exit status: 0 clean stop; 1 configuration or start-up error (message\n"
-		  "names the problem); 2 runtime failure.\n"
+		  "names the problem); 2 runtime failure; 3 a --write writer stopped at its\n"
+		  "min-free (its files complete; the capture ran on, counts exact).\n"
 		  "Live taps: dpdk-pdump --file-prefix PREFIX -- --pdump 'port=P,queue=N,rx-dev=F'\n"
 		  "taps antenna N; dpdk-dumpcap --file-prefix PREFIX -i P -s 9000 a port.\n",
 	.sections = sections,

@@ -870,6 +870,9 @@ check_writers(const struct ibv_config *c, char *err, size_t len)
 		if (rc != 0)
 			return err_set(err, len, rc, "--write %s: directory '%s' %s", c->write[i],
 				    o[i].dir, why);
+		rc = wr_budget_check(&o[i], why, sizeof(why));
+		if (rc != 0)
+			return err_set(err, len, rc, "--write %s: %s", c->write[i], why);
 		if (longest_name(c, &o[i]) >= PATH_MAX)
 			return err_set(err, len, -ENAMETOOLONG, "--write %s: file names in '%s' would "
 				    "be %zu characters, more than the %d a path may have",

@@ -180,6 +180,7 @@ struct ibv_wlcore {
 	struct wr_writer w;
 	int reg;                  /**< writer registry entry */
 	int rc;
+	enum wr_end end;          /**< why it ended */
 	bool done;
 };
 
@@ -274,6 +275,8 @@ const char *ibv_clock_mode_name(enum ibv_clk_mode m);
 /* wr.c */
 int ibv_writers_setup(struct ibv_app *app, char *err, size_t len);
 void ibv_writers_launch(struct ibv_app *app);
+/* Wait for the --write writers: 0, -1 one failed (said), 1 one stopped at
+ * its min-free (said when it stopped). */
 int ibv_writers_wait(struct ibv_app *app);
 void ibv_writers_free(struct ibv_app *app);
 /** Is this lcore a writer's? */

@@ -443,8 +443,11 @@ main(int argc, char **argv)
 	/* every open row final; writers (ours, then other processes) take
 	 * the rest: nothing captured is left behind */
 	ibv_bufs_stop(app);
-	if (ibv_writers_wait(app) != 0)
+	rc = ibv_writers_wait(app);
+	if (rc < 0)
 		status = 2;
+	else if (rc > 0)
+		status = 3; /* a --write writer stopped at its min-free */
 	ibv_bufs_drain_external(app);
 
 	/* counts are final: the lcores have stopped, the ports still hold

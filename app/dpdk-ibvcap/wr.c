@@ -85,6 +85,22 @@ primary_stopped(void *ctx)
 	return app->writers_stop != 0;
 }
 
+/* What a writer says while it runs (min-free's removals and stop). */
+static void
+writer_note(void *ctx, const char *line)
+{
+	const struct ibv_wlcore *wl = ctx;
+
+	fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, line);
+}
+
+static bool
+writer_primary_stopped(void *ctx)
+{
+	(void)ctx;
+	return primary_stopped(ibv_g);
+}
+
 /* A writer lcore: lib/writer's loop, as dpdk-ibvcap-dump runs it. */
 static int
 writer_main(void *arg)
@@ -94,11 +110,12 @@ writer_main(void *arg)
 	struct wr_run_opts ro = {
 		.batch = 256,
 		.reg = wl->reg >= 0 ? &app->bufs.ctl->writer[wl->reg] : NULL,
-		.source_stopped = primary_stopped,
-		.ctx = app,
+		.source_stopped = writer_primary_stopped,
+		.note = writer_note,
+		.ctx = wl,
 	};
 
-	wl->rc = wr_run(&wl->w, &ro, NULL);
+	wl->rc = wr_run(&wl->w, &ro, &wl->end);
 	wl->done = true;
 	return 0;
 }
@@ -126,6 +143,8 @@ ibv_writers_wait(struct ibv_app *app)
 		if (wl->rc != 0) {
 			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, wl->w.err);
 			rc = -1;
+		} else if (wl->end == WR_END_DISK_FULL && rc == 0) {
+			rc = 1; /* it said why when it stopped */
 		}
 	}
 	return rc;

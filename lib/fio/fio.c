@@ -406,6 +406,17 @@ aio_flush(struct fio_file *f)
 }
 #endif
 
+void
+fio_settle(struct fio_file *f)
+{
+#ifdef FIO_HAVE_URING
+	if (f->open && f->aio != NULL)
+		aio_reap(f, false);
+#else
+	(void)f;
+#endif
+}
+
 /* Write the staged bytes: all of them, or (O_DIRECT) the aligned part. */
 static int
 flush(struct fio_file *f, bool all)

@@ -97,6 +97,13 @@ fio_on_disk(const struct fio_file *f)
 	return f->on_disk;
 }
 
+/**
+ * Take the io_uring writes that have completed (never waits), so that
+ * fio_on_disk counts them: what a disk budget reads before it compares
+ * with statvfs. An error among them is the file's (fio_error).
+ */
+void fio_settle(struct fio_file *f);
+
 /** Whether this file's writes go through io_uring (several in flight). */
 static inline bool
 fio_async(const struct fio_file *f)

@@ -270,6 +270,14 @@ fmt_row_abort(struct fmt_sink *s)
 	s->nput = 0;
 }
 
+uint64_t
+fmt_close_bytes_max(const struct fmt_sink *s)
+{
+	if (!s->f.open)
+		return 0;
+	return FIO_ALIGN + (s->kind == FMT_RAW ? fmt_raw_index_bytes_max(s) + FIO_ALIGN : 0);
+}
+
 int
 fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen)
 {

@@ -160,6 +160,13 @@ fmt_size(const struct fmt_sink *s)
 }
 
 /**
+ * Bytes closing the file may still take on its disk beyond fmt_size, high:
+ * its last filesystem block, and raw's index (its size and block) as the
+ * file stands now. What a disk budget (lib/writer's min-free) keeps for it.
+ */
+uint64_t fmt_close_bytes_max(const struct fmt_sink *s);
+
+/**
  * What the file holds so far: the records (rows; pcap packets) written out
  * to it, not those still staged. After fmt_close: what the file kept holds
  * (nothing when it was not kept); fmt_cut says what was lost.

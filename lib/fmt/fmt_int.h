@@ -41,5 +41,6 @@ int fmt_raw_row_end(struct fmt_sink *s);
  * full disk whole rows are cut off the data until it fits (*bytes less) */
 int fmt_raw_finish(struct fmt_sink *s, uint64_t *bytes, char *err, size_t errlen);
 void fmt_raw_free(struct fmt_sink *s);
+size_t fmt_raw_index_bytes_max(const struct fmt_sink *s);
 
 #endif /* FMT_INT_H */

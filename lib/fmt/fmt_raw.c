@@ -750,6 +750,21 @@ fmt_raw_free(struct fmt_sink *s)
 	s->raw = NULL;
 }
 
+/* Bytes the index of s could take if it were written now, high: its
+ * fixed part, each stream, each run (closed or open), as fmt_raw_index_json
+ * pretty-prints them. */
+size_t
+fmt_raw_index_bytes_max(const struct fmt_sink *s)
+{
+	const struct fmt_raw_out *o = s->raw;
+	size_t runs;
+
+	if (o == NULL)
+		return 0;
+	runs = o->ri.gaps.n + o->ri.invalid.n + o->ri.overrun.n + 2 * (size_t)o->ri.nstream;
+	return 2048 + 640 * (size_t)o->ri.nstream + 192 * runs;
+}
+
 int
 fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr)
 {

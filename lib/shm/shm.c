@@ -88,9 +88,11 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			snprintf(w->name, sizeof(w->name), "%s", name);
 			snprintf(w->format, sizeof(w->format), "%s", format);
 			w->written = w->placeholders = w->bytes = w->overrun = 0;
-			w->files = w->cut = 0;
+			w->files = w->cut = w->files_removed = w->bytes_removed = 0;
 			w->lag_frames = w->lag_ns = w->write_rate = w->disk_free = 0;
+			w->min_free = w->time_left_ns = 0;
 			w->error = 0;
+			w->full = 0;
 			return i;
 		}
 	}

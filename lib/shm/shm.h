@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 3
+#define SHM_VERSION 4
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -51,12 +51,18 @@ struct shm_writer {
 				      (a full disk) cut them off its files */
 	int64_t heartbeat_ns;
 	int32_t error;           /**< errno of a fatal I/O error, 0 none */
-	uint32_t reserved;
+	uint32_t full;           /**< 1: it stopped at its min-free (on-full=stop) */
 	/* live gauges, refreshed at each publish (lib/writer's wr_publish) */
 	uint64_t lag_frames;     /**< rows behind the newest placed (its worst antenna) */
 	uint64_t lag_ns;         /**< the same as data time (frames x frame duration) */
 	uint64_t write_rate;     /**< bytes/s into its files over the last second */
 	uint64_t disk_free;      /**< bytes free to it in its directory (statvfs) */
+	uint64_t min_free;       /**< its min-free in bytes (0: none) */
+	uint64_t time_left_ns;   /**< recording time left at write_rate: the space
+				      above min_free over the rate (0: not writing) */
+	/* its disk budget's removals (on-full=remove-oldest) */
+	uint64_t files_removed;  /**< its own finished files removed */
+	uint64_t bytes_removed;  /**< their bytes */
 };
 
 /** The control block: one per capture instance. */

@@ -130,8 +130,14 @@ static const struct stats_field writer_f[] = {
 	    "frames the writer lost: the ring overwrote them first"),
 	U64("cut", "cut", 8, "frames", A | L, STATS_SUM, W(cut),
 	    "frames taken but not kept: an I/O error (full disk) cut them off its files"),
+	U64("files_removed", "removed", 8, "files", A | L, STATS_SUM, W(files_removed),
+	    "its own finished files it removed to keep min-free (on-full=remove-oldest)"),
+	U64("bytes_removed", "removed-bytes", 14, "bytes", A | L, STATS_SUM, W(bytes_removed),
+	    "bytes of those files (raw: with their indexes); bytes - this is on disk"),
 	{ .name = "error", .unit = "errno", .help = "errno of a fatal error, 0 none",
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
+	{ .name = "full", .unit = "", .help = "1: it stopped at its min-free (on-full=stop): its files "
+	  "complete", .off = W(full), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
 	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	/* live gauges: telemetry and Prometheus, not the end-of-run summaries */
@@ -144,6 +150,11 @@ static const struct stats_field writer_f[] = {
 	    "live: bytes per second handed to its files (staged or written) over the last second"),
 	U64("disk_free", NULL, 0, "bytes", L, STATS_MIN, W(disk_free),
 	    "live: bytes free to it in its output directory (statvfs)"),
+	U64("min_free", NULL, 0, "bytes", L, STATS_MAX, W(min_free),
+	    "live: its min-free in bytes, the free space it leaves (0: none)"),
+	U64("time_left_ns", NULL, 0, "ns", L, STATS_MIN, W(time_left_ns),
+	    "live: recording time left at write_rate: (disk_free - min_free) / write_rate; 0: "
+	    "not writing"),
 };
 
 const struct stats_group stats_writer = {

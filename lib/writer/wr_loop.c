@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <sys/statvfs.h>
 #include <time.h>
 
 #include "shm.h"
@@ -29,6 +28,8 @@ wr_figures(const struct wr_stats *st, int error, struct shm_writer *r)
 	r->overrun = st->overrun;
 	r->files = st->files;
 	r->cut = st->cut;
+	r->files_removed = st->files_removed;
+	r->bytes_removed = st->bytes_removed;
 	r->error = error;
 }
 
@@ -36,30 +37,15 @@ wr_figures(const struct wr_stats *st, int error, struct shm_writer *r)
  * now and then reads as a rate, short enough to follow the disk. */
 #define RATE_NS 1000000000LL
 
-/* Bytes handed to its files, staged or written out: a rate of these follows
- * the writer smoothly, where the bytes on disk move a staging buffer at a
- * time (8 MiB per file). */
-static uint64_t
-bytes_handed(const struct wr_writer *w)
-{
-	uint64_t n = w->closed.bytes;
-	unsigned int i;
-
-	for (i = 0; i <= w->n; i++) {
-		const struct wr_out *out = i < w->n ? &w->src[i].out : &w->all;
-
-		if (out->open)
-			n += fmt_size(&out->s);
-	}
-	return n;
-}
+/* The rate is of the bytes handed to its files, staged or written out
+ * (wr_bytes_handed): it follows the writer smoothly, where the bytes on disk
+ * move a staging buffer at a time (8 MiB per file). */
 
 void
 wr_publish(struct wr_writer *w, struct shm_writer *r)
 {
 	int64_t now = clock_ns(CLOCK_MONOTONIC);
-	uint64_t lag = 0, lag_ns = 0, rows, ns;
-	struct statvfs sv;
+	uint64_t lag = 0, lag_ns = 0, rows, ns, avail = 0, total = 0, thr, left;
 	unsigned int i;
 
 	if (r == NULL)
@@ -73,9 +59,9 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 	}
 	if (w->rate_t0 == 0) {
 		w->rate_t0 = now;
-		w->rate_bytes0 = bytes_handed(w);
+		w->rate_bytes0 = wr_bytes_handed(w);
 	} else if (now - w->rate_t0 >= RATE_NS) {
-		uint64_t b = bytes_handed(w);
+		uint64_t b = wr_bytes_handed(w);
 
 		w->rate = b > w->rate_bytes0 ? (uint64_t)((double)(b - w->rate_bytes0) * 1e9 /
 							  (double)(now - w->rate_t0)) : 0;
@@ -83,11 +69,20 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 		w->rate_bytes0 = b;
 	}
 	wr_figures(&w->st, w->error, r);
+	r->full = w->full;
 	r->lag_frames = lag;
 	r->lag_ns = lag_ns;
 	r->write_rate = w->rate;
-	/* what is left to it (f_bavail: not the blocks kept for root) */
-	r->disk_free = statvfs(w->o.dir, &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize : 0;
+	if (wr_dir_space(w->o.dir, &avail, &total) != 0)
+		avail = total = 0;
+	r->disk_free = avail;
+	/* recording time left at this rate: the space above min-free (the
+	 * whole free space without one) over the bytes/s it writes */
+	thr = wr_min_free_bytes(&w->o, total);
+	r->min_free = thr;
+	left = avail > thr ? avail - thr : 0;
+	r->time_left_ns = w->rate > 0 && !w->full ?
+			  (uint64_t)((double)left / (double)w->rate * 1e9) : 0;
 	r->heartbeat_ns = clock_ns(CLOCK_REALTIME);
 }
 
@@ -101,6 +96,7 @@ wr_end_name(enum wr_end e)
 	case WR_END_DURATION: return "duration";
 	case WR_END_SOURCE_STOPPED: return "the primary stopped";
 	case WR_END_SOURCE_GONE: return "the primary exited";
+	case WR_END_DISK_FULL: return "min-free";
 	}
 	return "?";
 }
@@ -150,6 +146,10 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 	enum wr_end end;
 	int rc;
 
+	if (o->note != NULL) {
+		w->note = o->note;
+		w->note_ctx = o->ctx;
+	}
 	wr_publish(w, o->reg);
 	for (;;) {
 		int64_t now;
@@ -179,6 +179,10 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 			end = WR_END_COUNT;
 			break;
 		}
+		if (w->full) {
+			end = WR_END_DISK_FULL;
+			break;
+		}
 		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
 			end = WR_END_DURATION;
 			break;
@@ -202,7 +206,7 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 				/* it died: take every final row, then end */
 				while (wr_poll(w, 1024) > 0)
 					;
-				end = WR_END_SOURCE_GONE;
+				end = w->full ? WR_END_DISK_FULL : WR_END_SOURCE_GONE;
 				break;
 			}
 		}
@@ -216,7 +220,7 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 	/* it writes no more: 0 bytes/s from now on */
 	w->rate = 0;
 	w->rate_t0 = clock_ns(CLOCK_MONOTONIC);
-	w->rate_bytes0 = bytes_handed(w);
+	w->rate_bytes0 = wr_bytes_handed(w);
 	wr_publish(w, o->reg);
 	if (why != NULL)
 		*why = end;

@@ -54,6 +54,13 @@ yesno(const char *v, bool *out)
 	return false;
 }
 
+/* The value of an item "key=value" whose '=' was cut to a NUL. */
+static const char *
+val_of(const char *item)
+{
+	return item + strlen(item) + 1;
+}
+
 int
 wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	      size_t len)
@@ -61,6 +68,7 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	char *items[16], *store = NULL, *colon, buf[PATH_MAX + 512];
 	char sub[128];
 	uint64_t v;
+	bool on_full_set = false;
 	int n, i, rc = -EINVAL;
 
 	wr_opts_defaults(o);
@@ -125,6 +133,35 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 			if (parse_size(sub, val, 1u << 20, 1ULL << 30, &v, err, len))
 				goto out;
 			o->bufsize = (size_t)v;
+		} else if (strcmp(k, "min-free") == 0) {
+			size_t vl = strlen(val);
+			double pct;
+
+			o->budget = true;
+			if (vl > 1 && val[vl - 1] == '%') {
+				char num[32];
+
+				snprintf(num, sizeof(num), "%.*s", (int)(vl - 1), val);
+				if (vl - 1 >= sizeof(num) ||
+				    parse_double(sub, num, 0.01, 99, &pct, err, len) != 0)
+					goto bad_free;
+				o->min_free = 0;
+				o->min_free_bp = (uint32_t)(pct * 100 + 0.5);
+			} else if (parse_size(sub, val, 0, 1ULL << 60, &o->min_free, err, len) != 0) {
+				goto bad_free;
+			}
+		} else if (strcmp(k, "on-full") == 0) {
+			if (strcmp(val, "stop") == 0)
+				o->on_full = WR_FULL_STOP;
+			else if (strcmp(val, "remove-oldest") == 0)
+				o->on_full = WR_FULL_REMOVE_OLDEST;
+			else {
+				snprintf(err, len, "%s: '%s': expected stop (finish its files and end "
+					 "when free space reaches min-free) or remove-oldest (remove "
+					 "its own oldest finished files and go on)", sub, val);
+				goto out;
+			}
+			on_full_set = true;
 		} else if (strcmp(k, "io") == 0) {
 			if (strcmp(val, "uring") != 0 && strcmp(val, "sync") != 0) {
 				snprintf(err, len, "%s: '%s': expected uring (io_uring, several "
@@ -149,9 +186,15 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		} else {
 			snprintf(err, len,
 				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
-				 "snaplen, count, buffer, direct, io, all or oldest", opt, k);
+				 "snaplen, count, buffer, direct, io, all, oldest, min-free or on-full",
+				 opt, k);
 			goto out;
 		}
+	}
+	if (on_full_set && !o->budget) {
+		snprintf(err, len, "%s: '%s': on-full needs min-free=SIZE (the free space to keep "
+			 "in %s, e.g. min-free=2G or min-free=5%%)", opt, spec, o->dir);
+		goto out;
 	}
 	if (o->all && o->format != WR_PCAP) {
 		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
@@ -162,6 +205,11 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 out:
 	free(store);
 	return rc;
+bad_free:
+	snprintf(err, len, "%s: '%s': expected a size to keep free in the directory (500M, 2G, "
+		 "1T; K/M/G/T powers of 1024, KB/MB/GB/TB of 1000) or a share of its filesystem "
+		 "(5%%, 0.01%% to 99%%)", sub, val_of(items[i]));
+	goto out;
 bad:
 	snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...], FORMAT raw, codif or pcap",
 		 opt, spec ? spec : "");
@@ -201,6 +249,9 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		snprintf(err, errlen, "output directory '%s': %s", o->dir, strerror(e));
 		return -e;
 	}
+	e = wr_budget_check(o, err, errlen);
+	if (e != 0)
+		return e;
 	w->n = n;
 	for (i = 0; i < n; i++) {
 		/* staging holds at least two whole rows (plus O_DIRECT slack) */
@@ -416,6 +467,7 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	if (kept) {
 		w->st.files++;
 		str_copy(w->last_file, sizeof(w->last_file), fio_path(&out->s.f));
+		wr_budget_file_done(w, fio_path(&out->s.f));
 		if (w->o.file_done != NULL)
 			w->o.file_done(w->o.file_ctx, w->last_file, out == &w->all ? -1 :
 				       (int)(((const char *)out - (const char *)w->src) /
@@ -633,6 +685,16 @@ rotate_due(const struct wr_writer *w, const struct wr_src *s, const struct wr_ou
 	return false;
 }
 
+/* What a new file of b may take on disk beyond its rows (min-free): its
+ * header, last block, raw's index. */
+static size_t
+file_need(const struct wr_writer *w, const struct antbuf *b, bool new_file)
+{
+	if (!new_file)
+		return 0;
+	return 2 * FIO_ALIGN + (w->o.format == WR_RAW ? 2048 + 640 * b->g.nslots + FIO_ALIGN : 0);
+}
+
 /* After a row (rc of do_row): a failed write ends the file (cut to its
  * whole rows, kept) and the writer; count= frames end it too. */
 static int
@@ -665,8 +727,12 @@ fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upt
 	while (n < budget && out->last_index + 1 < upto) {
 		int64_t idx = out->last_index + 1;
 
-		if (wr_rotate_due(&w->o, fmt_size(&out->s),
-				  codif_clock_time_ns(&out->clk, idx) - out->t0_ns)) {
+		bool rot = wr_rotate_due(&w->o, fmt_size(&out->s),
+					 codif_clock_time_ns(&out->clk, idx) - out->t0_ns);
+
+		if (!wr_budget_room(w, row_bytes_max(s->b), file_need(w, s->b, rot)))
+			return w->error ? -w->error : (int)n;
+		if (rot) {
 			if ((rc = close_out(w, out)) != 0 || (rc = continue_out(w, s, out, idx)) != 0)
 				return rc;
 		}
@@ -740,7 +806,7 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	unsigned int done = 0;
 	int rc;
 
-	while (done < max_rows && !w->done && !s->win.past &&
+	while (done < max_rows && !w->done && !w->full && !s->win.past &&
 	       antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
 
@@ -788,6 +854,10 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 					return rc;
 			}
 		}
+		/* the row, and a new file's, within min-free: else it ends here,
+		 * at a whole row */
+		if (!wr_budget_room(w, row_bytes_max(s->b), file_need(w, s->b, !out->open)))
+			break;
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
@@ -814,7 +884,7 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 	unsigned int done = 0, i;
 	int rc;
 
-	while (done < max_rows && !w->done) {
+	while (done < max_rows && !w->done && !w->full) {
 		struct antbuf_view v, best_v;
 		struct wr_src *best = NULL;
 		int64_t best_t = INT64_MAX;
@@ -857,6 +927,8 @@ poll_all(struct wr_writer *w, unsigned int max_rows)
 		    wr_rotate_due(&w->o, fmt_size(&w->all.s), best_t - w->all.t0_ns))
 			if ((rc = close_out(w, &w->all)) != 0)
 				return rc;
+		if (!wr_budget_room(w, row_bytes_max(best->b), file_need(w, best->b, !w->all.open)))
+			break;
 		if (!w->all.open && (rc = open_out(w, NULL, &w->all, &best_v, best_t)) != 0)
 			return rc;
 		if (best_t > w->all_max_t)
@@ -898,12 +970,13 @@ wr_poll(struct wr_writer *w, unsigned int max_rows)
 
 	if (w->error)
 		return -w->error;
+	wr_budget_tick(w);
 	if (w->o.all) {
 		rc = poll_all(w, max_rows * (w->n ? w->n : 1));
 		sum_lost(w);
 		return rc;
 	}
-	for (i = 0; i < w->n && !w->done; i++) {
+	for (i = 0; i < w->n && !w->done && !w->full; i++) {
 		if (!w->src[i].on)
 			continue;
 		rc = poll_one(w, &w->src[i], max_rows);
@@ -942,5 +1015,6 @@ wr_finish(struct wr_writer *w)
 	r = close_out(w, &w->all);
 	if (r != 0 && rc == 0)
 		rc = r;
+	wr_budget_free(w);
 	return rc;
 }

@@ -21,6 +21,13 @@
 /** The formats a writer writes (lib/fmt's kinds). */
 enum wr_format { WR_RAW = FMT_RAW, WR_CODIF = FMT_CODIF, WR_PCAP = FMT_PCAP };
 
+/** What a writer does when its directory's free space would fall below
+ * its min-free (on-full=). */
+enum wr_on_full {
+	WR_FULL_STOP = 0,      /**< stop: finish its files, end (WR_END_DISK_FULL) */
+	WR_FULL_REMOVE_OLDEST, /**< remove its own oldest finished files, go on */
+};
+
 struct wr_opts {
 	enum wr_format format;
 	char dir[PATH_MAX];
@@ -34,6 +41,12 @@ struct wr_opts {
 	bool from_oldest;       /**< start at the oldest row still in the ring */
 	uint64_t count;         /**< stop after this many frames (0: never) */
 	size_t bufsize;         /**< staging buffer per open file */
+	/* the disk budget (min-free=, on-full=): off unless min-free is given */
+	bool budget;            /**< min-free given */
+	uint64_t min_free;      /**< bytes to leave free in dir */
+	uint32_t min_free_bp;   /**< or (min_free 0) that share of the filesystem,
+				     in 1/100 % (500: 5 %) */
+	enum wr_on_full on_full;
 	/* a window of data time (a triggered dump; per antenna, not all=yes):
 	 * rows before from_ns are passed over (taken, not written); the first
 	 * row at or after to_ns ends its antenna (struct wr_window) */
@@ -52,7 +65,7 @@ void wr_opts_defaults(struct wr_opts *o);
 /**
  * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
  * rotate-time, snaplen, direct=yes|no, io=uring|sync, all=yes|no,
- * oldest=yes|no, count, buffer). @return 0 or -EINVAL with "option: value: expected".
+ * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest). @return 0 or -EINVAL with "option: value: expected".
  */
 int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);
@@ -128,6 +141,34 @@ struct wr_stats {
 	uint64_t discontinuities; /**< new files after an index went back (never
 				       on one clock: a safety net) */
 	uint64_t run_files;    /**< new files at a resync or new parameters */
+	uint64_t files_removed; /**< its own finished files removed to keep
+				     min-free (on-full=remove-oldest) */
+	uint64_t bytes_removed; /**< their bytes (raw: with their indexes) */
+};
+
+/** A finished file of this writer (on-full=remove-oldest may remove it). */
+struct wr_done_file {
+	char *path;          /**< its name (raw: the data; NAME.json beside it) */
+	uint64_t dev, ino;   /**< what it was when closed: another file of that
+				  name is never removed */
+};
+
+/**
+ * The disk budget (min-free): the space left above the threshold as the
+ * last statvfs saw it, less what this writer has handed to its files since
+ * (bytes_handed), so that it cannot overshoot between two statvfs calls.
+ */
+struct wr_budget {
+	int64_t t_ns;          /**< monotonic time of the last statvfs (0: none) */
+	uint64_t avail;        /**< bytes free to it then (f_bavail) */
+	uint64_t threshold;    /**< min-free in bytes (min-free=P%: of f_blocks) */
+	uint64_t allow;        /**< bytes it may hand to its files after handed0 */
+	uint64_t handed0;      /**< bytes_handed at that statvfs */
+	uint64_t files0;       /**< what files opened since may take beyond
+				    their rows (their last block, raw index) */
+	struct wr_done_file *done; /**< its finished files, oldest first
+				      (on-full=remove-oldest) */
+	size_t ndone, capdone, first;
 };
 
 /** A writer: its antennas' cursors and files, its figures. */
@@ -141,6 +182,9 @@ struct wr_writer {
 	struct fmt_tally closed;   /**< what the files closed so far hold */
 	uint64_t closed_cut;       /**< valid frames cut off them */
 	bool done;                 /**< --count reached */
+	bool full;                 /**< stopped at min-free (on-full=stop, or
+					nothing left to remove) */
+	struct wr_budget bud;
 	int error;                 /**< first fatal errno */
 	char err[512];
 	char last_file[PATH_MAX];  /**< the most recent completed file */
@@ -148,6 +192,10 @@ struct wr_writer {
 	uint64_t rate_bytes0;
 	int64_t rate_t0;           /**< monotonic ns, 0: not started */
 	uint64_t rate;             /**< bytes/s over the last whole window */
+	/* what it has to say while it runs (min-free's removals and stop):
+	 * one line each, no newline; NULL: stderr */
+	void (*note)(void *ctx, const char *line);
+	void *note_ctx;
 	struct wr_gate *gate;      /**< under a schedule (wr_scan.c), NULL: not */
 };
 
@@ -181,6 +229,47 @@ bool wr_window_done(const struct wr_writer *w);
  */
 int wr_finish(struct wr_writer *w);
 
+/* ---- the disk budget (wr_budget.c) ---------------------------------------- */
+
+/**
+ * Free space of dir as statvfs says: avail the bytes left to an unprivileged
+ * writer (f_bavail), total (may be NULL) the filesystem's size. The one
+ * statvfs of a writer: its budget and its published disk_free.
+ * @return 0 or the negative errno of statvfs(3).
+ */
+int wr_dir_space(const char *dir, uint64_t *avail, uint64_t *total);
+
+/** min-free in bytes on a filesystem of total bytes (0: no budget). */
+uint64_t wr_min_free_bytes(const struct wr_opts *o, uint64_t total);
+
+/**
+ * Whether o's min-free can be kept in o->dir at all (less than its
+ * filesystem's size). @return 0; -ENOSPC (err: the threshold, the
+ * filesystem's size and free space), or statvfs's negative errno.
+ */
+int wr_budget_check(const struct wr_opts *o, char *err, size_t len);
+
+/** Bytes handed to its files so far, staged or written out. */
+uint64_t wr_bytes_handed(const struct wr_writer *w);
+
+/** A statvfs when WR_BUDGET_NS has passed since the last (wr_poll). */
+void wr_budget_tick(struct wr_writer *w);
+
+/**
+ * Whether a row of row bytes (and, file > 0, a new file that may take file
+ * bytes beyond its rows: kept aside from then on) may be handed to its
+ * files and leave min-free: with on-full=remove-oldest, after removing as
+ * many of its oldest finished files as that takes. false: the writer is
+ * to stop (w->full, w->err says the directory, free space and threshold;
+ * or w->error when statvfs failed).
+ */
+bool wr_budget_room(struct wr_writer *w, size_t row, size_t file);
+
+/** A file it finished and kept (path): one it may remove later. */
+void wr_budget_file_done(struct wr_writer *w, const char *path);
+
+/** Forget its finished files (wr_finish). */
+void wr_budget_free(struct wr_writer *w);
 /* ---- scans (wr_scan.c) ----------------------------------------------------- */
 
 struct codif_clock;
@@ -227,6 +316,8 @@ enum wr_end {
 	WR_END_DURATION,       /**< o->duration_ns passed */
 	WR_END_SOURCE_STOPPED, /**< the producer stopped and every row is written */
 	WR_END_SOURCE_GONE,    /**< the producer died; every final row is written */
+	WR_END_DISK_FULL,      /**< free space reached min-free (w->full; w->err
+				    says the directory, free space, threshold) */
 };
 
 /** How wr_run drives a writer. Every member may be 0 / NULL. */
@@ -243,6 +334,8 @@ struct wr_run_opts {
 	bool (*source_gone)(void *ctx);    /**< the producer died (asked at most
 						every 100 ms while idle) */
 	void (*progress)(void *ctx, const struct wr_writer *w);
+	void (*note)(void *ctx, const char *line); /**< its lines while it runs
+						      (wr_writer.note) */
 	void *ctx;
 };
 

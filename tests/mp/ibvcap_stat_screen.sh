@@ -7,7 +7,8 @@
 # with the counts of the capture's summary at its end, its newest frame's
 # UTC and age; each writer row shows the --name it was given, its lag (the
 # throttled one further behind, at the rate it is held to), what it lost,
-# and the disk free of its directory (as statvfs says); the 160-column
+# the disk free of its directory (as statvfs says) and the recording time
+# that is at the throttled one's rate; the 160-column
 # screen shows more columns.
 . "$(dirname "$0")/../lib.sh"
 set -e
@@ -125,6 +126,9 @@ def table(lines, head):
 
 
 def seconds(t):
+    if "h" in t:  # 2h15m
+        a, b = t.rstrip("m").split("h")
+        return int(a) * 3600 + int(b) * 60
     for suf, mul in (("ms", 1e-3), ("s", 1), ("d", 86400)):
         if t.endswith(suf) and t[:-len(suf)].replace(".", "").isdigit():
             return float(t[:-len(suf)]) * mul
@@ -171,6 +175,13 @@ for w in (80, 160):
     assert seconds(slow["behind"]) > seconds(fast["behind"]), (fast, slow)
     # the throttled writer's rate: 2000 frames/s of 8256 CODIF bytes
     assert abs(float(slow["MB/s"]) - 2000 * 8256 / 1e6) < 0.2 * 2000 * 8256 / 1e6, slow
+    # and the recording time its disk holds at that rate (no min-free: all
+    # of the free space), to the screen's precision
+    if slow["left"].endswith("d"):
+        assert int(slow["left"][:-1]) == int(free / (float(slow["MB/s"]) * 1e6) // 86400), slow
+    else:
+        want = free / (float(slow["MB/s"]) * 1e6)
+        assert abs(seconds(slow["left"]) - want) < 0.25 * want + 60, (slow, want)
     print("%d columns: antennas %s; writers %s; fast lag %s (%s), slow lag %s (%s), free %s"
           % (w, " ".join(acols), " ".join(wcols), fast["lag"], fast["behind"], slow["lag"],
              slow["behind"], fast["free"]))
@@ -179,12 +190,12 @@ a160, w160 = screens[160]
 assert set(a80) < set(a160) and set(w80) < set(w160), (a80, a160, w80, w160)
 for col in ("Gb/s", "lost", "late", "last-frame-UTC", "age"):
     assert col in a80, col
-for col in ("lag", "behind", "lost", "files", "free"):
+for col in ("lag", "behind", "lost", "files", "free", "left"):
     assert col in w80, col
 print("160 columns add: antennas %s; writers %s"
       % (" ".join(c for c in a160 if c not in a80), " ".join(c for c in w160 if c not in w80)))
 PY
-ok "80 x 30 screen: no line wraps; per antenna the summary's counts, newest frame UTC, age; per writer its --name, lag (the throttled one further behind), MB/s (the throttled one at its --max-rate), lost, files, disk free = statvfs"
+ok "80 x 30 screen: no line wraps; per antenna the summary's counts, newest frame UTC, age; per writer its --name, lag (the throttled one further behind), MB/s (the throttled one at its --max-rate), lost, files, disk free = statvfs, time left = free / rate"
 ok "160 x 30 screen: the same and more columns"
 python3 - "$T/fast.json" "$T/slow.json" "$T/sum.json" <<'PY' || fail "writers' end figures"
 import json, sys

@@ -311,6 +311,94 @@ test_fio_rollback(const char *tmp)
 	CHECK(stat(path, &sb) == 0 && (size_t)sb.st_size == sizeof(chunk));
 }
 
+/* min-free= and on-full=: sizes and shares taken, bad values named with
+ * what was expected */
+static void
+test_budget_keys(void)
+{
+	struct wr_opts o;
+	char err[600];
+
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=2G", err, sizeof(err)) == 0);
+	CHECK(o.budget && o.min_free == 2ULL << 30 && o.on_full == WR_FULL_STOP);
+	CHECK_EQ_U(wr_min_free_bytes(&o, 1ULL << 40), 2ULL << 30);
+	CHECK(wr_opts_parse(&o, "--write", "raw:/tmp,min-free=5%,on-full=remove-oldest", err,
+			    sizeof(err)) == 0);
+	CHECK(o.budget && o.min_free == 0 && o.min_free_bp == 500);
+	CHECK(o.on_full == WR_FULL_REMOVE_OLDEST);
+	CHECK_EQ_U(wr_min_free_bytes(&o, 1000000), 50000);
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=0", err, sizeof(err)) == 0);
+	CHECK(o.budget && o.min_free == 0 && o.min_free_bp == 0);
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp", err, sizeof(err)) == 0);
+	CHECK(!o.budget && wr_min_free_bytes(&o, 1000000) == 0);
+	/* more than the filesystem holds: refused before anything starts */
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=1000T", err, sizeof(err)) == 0);
+	CHECK_EQ_I(wr_budget_check(&o, err, sizeof(err)), -ENOSPC);
+	CHECK_HAS(err, "the filesystem of '/tmp' holds only");
+
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=abc", err, sizeof(err)) ==
+	      -EINVAL);
+	CHECK_HAS(err, "--write min-free: 'abc': expected a size");
+	CHECK_HAS(err, "5%");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=150%", err, sizeof(err)) ==
+	      -EINVAL);
+	CHECK_HAS(err, "'150%'");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,min-free=1G,on-full=xyz", err,
+			    sizeof(err)) == -EINVAL);
+	CHECK_HAS(err, "--write on-full: 'xyz': expected stop");
+	CHECK_HAS(err, "remove-oldest");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/tmp,on-full=stop", err, sizeof(err)) ==
+	      -EINVAL);
+	CHECK_HAS(err, "on-full needs min-free");
+}
+
+/* A min-free the disk cannot give: the writer writes nothing, ends
+ * full (not an error), saying the directory, free space and threshold;
+ * with remove-oldest and no file of its own, the same. */
+static void
+test_budget_stop(const char *tmp)
+{
+	const char *const ways[] = { "stop", "remove-oldest" };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct antbuf *b = make_full();
+		struct wr_writer *w = calloc(1, sizeof(*w));
+		const struct antbuf *bufs[1] = { b };
+		char spec[512], err[600], dir[300];
+		struct wr_opts o;
+		uint64_t avail, total;
+		DIR *d;
+		struct dirent *e;
+		int n = 0, rounds = 0;
+
+		snprintf(dir, sizeof(dir), "%s/budget%u", tmp, k);
+		CHECK(mkdir(dir, 0755) == 0);
+		CHECK(wr_dir_space(dir, &avail, &total) == 0 && total > avail);
+		/* more than is free, less than the filesystem */
+		snprintf(spec, sizeof(spec), "codif:%s,buffer=1M,direct=no,oldest=yes,"
+			 "min-free=%llu,on-full=%s", dir,
+			 (unsigned long long)(avail + (total - avail) / 2 + 1), ways[k]);
+		CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+		CHECK(w != NULL && wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
+		while (wr_poll(w, ROWS) > 0 && ++rounds < 100)
+			; /* rows of nothing before the first frame are passed over */
+		CHECK(w->full && w->error == 0);
+		CHECK_HAS(w->err, dir);
+		CHECK_HAS(w->err, "for its open files to finish, min-free");
+		CHECK_EQ_I(wr_finish(w), 0);
+		CHECK_EQ_U(w->st.files + w->st.written + w->st.files_removed, 0);
+		d = opendir(dir);
+		while (d != NULL && (e = readdir(d)) != NULL)
+			n += e->d_name[0] != '.';
+		if (d != NULL)
+			closedir(d);
+		CHECK_EQ_I(n, 0);
+		free(w);
+		free(b);
+	}
+}
+
 struct files_seen {
 	unsigned int n;
 	int ant;
@@ -390,6 +478,8 @@ main(void)
 	test_raw_subset(tmp);
 	test_fio_rollback(tmp);
 	test_window(tmp);
+	test_budget_keys();
+	test_budget_stop(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmp);

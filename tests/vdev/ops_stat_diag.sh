@@ -113,7 +113,9 @@ assert len(w) == 1 and w[0]["value"] == 0 and w[0]["labels"]["writer"] == "prima
 free = [s for s in p if s["name"] == "ibvcap_writer_disk_free_bytes"]
 assert len(free) == 1 and free[0]["value"] > 0, free
 for n in ("ibvcap_writer_lag_frames", "ibvcap_writer_lag_seconds",
-          "ibvcap_writer_write_rate_bytes_per_second"):
+          "ibvcap_writer_write_rate_bytes_per_second", "ibvcap_writer_time_left_seconds",
+          "ibvcap_writer_min_free_bytes", "ibvcap_writer_files_removed_total",
+          "ibvcap_writer_bytes_removed_total"):
     assert len([s for s in p if s["name"] == n]) == 1, n
 assert len([s for s in p if s["name"] == "ibvcap_writer_written_frames_total"]) == 1
 PY
