@@ -54,6 +54,7 @@ struct dopts {
 	uint32_t nb_mbufs;
 	double max_rate;       /* frames per second written, 0 = no limit */
 	bool check_only;       /* --check-config */
+	bool record_always;    /* --record always: the primary's scans ignored */
 	char eal_prefix[128];  /* --file-prefix among the EAL arguments (they win) */
 	int eal_argc;
 	char **eal_argv;
@@ -122,6 +123,7 @@ set_queue(const struct opt_arg *a, char *err, size_t errlen)
 }
 
 static const char *const source_names[] = { "buffers", "pdump", NULL };
+static const char *const record_names[] = { "follow", "always", NULL };
 
 #define O struct dopts
 static const struct opt_def lopts[] = {
@@ -169,6 +171,10 @@ static const struct opt_def lopts[] = {
 	 .unset = "no limit", OPT_AT(O, max_rate),
 	 .help = "write at most F frames per second (to share a disk; a writer held back "
 		 "loses frames, counted)"},
+	{"record", .kind = OPT_ENUM, .names = record_names, OPT_AT(O, record_always),
+	 .help = "follow: record as the primary's scans and --record say (only inside\n"
+		 "  scans, into DIR/SCAN/, once it has scans or --record idle); always:\n"
+		 "  every frame from attach to exit, scans ignored"},
 	{"source", .kind = OPT_ENUM, .names = source_names, OPT_AT(O, pdump),
 	 .help = "buffers: the antenna buffers; pdump: copies of whole packets of a "
 		 "port/queue"},
@@ -519,6 +525,29 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		return 1;
 	}
 	reg = shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format));
+	if (reg >= 0 && o->record_always)
+		v.ctl->writer[reg].record = SHM_RECORD_ALWAYS;
+	/* the primary's scans: the one schedule, through the gate the --write
+	 * writers use, as writer WR_SCHED_DUMP_BASE + its registry slot */
+	if (!o->record_always && v.sched != NULL) {
+		if (v.sched_len != sizeof(struct wr_sched))
+			snprintf(err, sizeof(err), "the primary's schedule of scans is %zu bytes, "
+				 "this program expects %zu: run the same dpdk-ibvcap build",
+				 v.sched_len, sizeof(struct wr_sched));
+		else if (reg < 0 || reg >= WR_SCHED_DUMP_SLOTS)
+			snprintf(err, sizeof(err), "no free entry in the primary's writer table "
+				 "(%d): a writer that follows scans needs one (or --record always)",
+				 SHM_MAX_WRITERS);
+		else if (wr_gate_attach(w, v.sched, WR_SCHED_DUMP_BASE + (unsigned int)reg, err,
+					sizeof(err)) == 0)
+			err[0] = '\0';
+		if (w->gate == NULL) {
+			fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+			shm_writer_release(v.ctl, reg);
+			free(w);
+			return 1;
+		}
+	}
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
@@ -543,6 +572,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		w->err, 0, (double)(mono_ns() - t0) / 1e9);
 	/* the primary, if alive, may still hold the entry for its summary */
 	shm_writer_release(v.ctl, reg);
+	wr_gate_free(w);
 	free(w);
 	return rc;
 }

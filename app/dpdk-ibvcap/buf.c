@@ -73,6 +73,16 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 			return err_set(err, len, -EINVAL, "--zero-copy: out of memory for a zeroed frame");
 	}
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
+	/* the schedule, where every writer reads it (--write and dump) */
+	shm_sched_name(bf->instance, name);
+	app->sched_mz = rte_memzone_reserve(name, sizeof(struct wr_sched), SOCKET_ID_ANY, 0);
+	if (app->sched_mz == NULL)
+		return err_set(err, len, -rte_errno, "shared schedule of scans '%s': %s", name,
+			    rte_strerror(rte_errno));
+	memcpy(app->sched_mz->addr, &app->sched_own, sizeof(app->sched_own));
+	app->sched = app->sched_mz->addr;
+	snprintf(bf->ctl->sched_zone, sizeof(bf->ctl->sched_zone), "%s", name);
+	bf->ctl->sched_size = (uint32_t)sizeof(struct wr_sched);
 
 	sz = antbuf_size(&g, c->gpu < 0 && !bf->zc);
 	for (a = 0; a < c->layout.nant; a++) {
@@ -305,6 +315,14 @@ ibv_bufs_free(struct ibv_app *app)
 	ibv_gpu_free(app);
 	rte_free(bf->zc_zero);
 	bf->zc_zero = NULL;
+	if (app->sched_mz != NULL) {
+		/* the summary still reads it */
+		memcpy(&app->sched_own, app->sched_mz->addr, sizeof(app->sched_own));
+		app->sched = &app->sched_own;
+		if (!bf->keep_memory)
+			rte_memzone_free(app->sched_mz);
+		app->sched_mz = NULL;
+	}
 	if (bf->ctl_mz != NULL && !bf->keep_memory)
 		rte_memzone_free(bf->ctl_mz);
 	bf->ctl_mz = NULL;

@@ -205,7 +205,12 @@ struct ibv_app {
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
 	volatile int writers_stop;
-	struct wr_sched sched;    /**< the writers' scans (rec.c; telemetry changes it) */
+	/** the writers' scans (rec.c; telemetry changes it): sched_own until
+	 * the buffers exist, then their memzone (buf.c), where the
+	 * dpdk-ibvcap-dump writers read it too, then sched_own again */
+	struct wr_sched *sched;
+	struct wr_sched sched_own;
+	const struct rte_memzone *sched_mz;
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
 	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */

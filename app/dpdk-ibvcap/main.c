@@ -322,7 +322,8 @@ main(int argc, char **argv)
 	}
 	ibv_g = app;
 	app->ts_offset = -1;
-	if (ibv_rec_load(&app->cfg, &app->sched, err, sizeof(err)) != 0) {
+	app->sched = &app->sched_own;
+	if (ibv_rec_load(&app->cfg, app->sched, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_eal;
 	}

@@ -36,24 +36,42 @@ why_set(struct wr_sched_why *why, const char *input, const char *value, const ch
 	return -EINVAL;
 }
 
-/* A writer: its index among --write, "all", or its registry name
- * (primary-I-FORMAT). */
+_Static_assert(WR_SCHED_DUMP_SLOTS == SHM_MAX_WRITERS, "a schedule bit per registry slot");
+_Static_assert(IBV_MAX_WRITERS <= WR_SCHED_DUMP_BASE, "--write writers' bits below the dumps'");
+
+/* Whether registry slot i holds a dpdk-ibvcap-dump writer (not one of
+ * ours: those carry our pid). */
+static bool
+dump_slot(const struct shm_ctl *reg, unsigned int i)
+{
+	return reg != NULL && i < WR_SCHED_DUMP_SLOTS &&
+	       __atomic_load_n(&reg->writer[i].in_use, __ATOMIC_ACQUIRE) &&
+	       reg->writer[i].pid != reg->primary_pid;
+}
+
+/* A writer: its index among --write, its registry name (primary-I-FORMAT,
+ * or a dpdk-ibvcap-dump's --name: bit WR_SCHED_DUMP_BASE + its slot), or
+ * "all": every --write writer and every dump writer, those attaching later
+ * included (reg: the registry; NULL, a --schedule file read before it
+ * exists: --write writers and all). */
 static int
-writers_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
+writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char *v,
+	      uint64_t *mask, struct wr_sched_why *why)
 {
 	char buf[256], *save = NULL, *tok, e[128];
 	unsigned int i;
 	unsigned int n = c->nwrite;
 
 	*mask = 0;
-	snprintf(e, sizeof(e), "all, or --write writers by index 0..%u or name primary-I-FORMAT, "
-		 "comma-separated", n ? n - 1 : 0);
-	if (n == 0)
-		return why_set(why, "writer", v, "a capture with --write writers (it has none)");
+	snprintf(e, sizeof(e), "all, --write writers by index 0..%u or name primary-I-FORMAT, "
+		 "or dump writers by --name, comma-separated", n ? n - 1 : 0);
+	if (n == 0 && !c->buffers)
+		return why_set(why, "writer", v, "a capture with --write writers or buffers for "
+			       "dpdk-ibvcap-dump (it has neither)");
 	if (strlen(v) >= sizeof(buf))
 		return why_set(why, "writer", v, e);
 	if (strcmp(v, "all") == 0) {
-		*mask = (n >= 64 ? ~0ULL : (1ULL << n) - 1);
+		*mask = (n >= 64 ? ~0ULL : (1ULL << n) - 1) | (c->buffers ? WR_SCHED_DUMPS : 0);
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", v);
@@ -72,9 +90,15 @@ writers_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct 
 				found = true;
 			}
 		}
+		/* a dump writer's --name, as it is in the registry now */
+		for (i = 0; i < WR_SCHED_DUMP_SLOTS; i++)
+			if (dump_slot(reg, i) && strncmp(tok, reg->writer[i].name, SHM_NAMELEN) == 0) {
+				*mask |= 1ULL << (WR_SCHED_DUMP_BASE + i);
+				found = true;
+			}
 		if (found)
 			continue;
-		if (parse_u64("writer", tok, 0, n - 1, &k, NULL, 0) != 0)
+		if (n == 0 || parse_u64("writer", tok, 0, n - 1, &k, NULL, 0) != 0)
 			return why_set(why, "writer", tok, e);
 		*mask |= 1ULL << k;
 	}
@@ -195,7 +219,7 @@ req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
 
 /* A scan from its parts (times, duration, writers, antennas as text). */
 static int
-scan_make(const struct ibv_config *c, struct wr_scan *sc, const char *name, const char *at,
+scan_make(const struct ibv_config *c, const struct shm_ctl *reg, struct wr_scan *sc, const char *name, const char *at,
 	  const char *dur, const char *until, const char *writer, const char *antenna,
 	  int64_t now, struct wr_sched_why *why)
 {
@@ -220,7 +244,7 @@ scan_make(const struct ibv_config *c, struct wr_scan *sc, const char *name, cons
 	}
 	if (until != NULL && (rc = time_parse("until", until, now, &sc->stop_ns, why)) != 0)
 		return rc;
-	if ((rc = writers_parse(c, writer != NULL ? writer : "all", &sc->writers, why)) != 0)
+	if ((rc = writers_parse(c, reg, writer != NULL ? writer : "all", &sc->writers, why)) != 0)
 		return rc;
 	return ants_parse(c, antenna != NULL ? antenna : "all", &sc->ants, why);
 }
@@ -277,7 +301,7 @@ ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size
 				dur = w[2] + 1;
 			else
 				until = w[2];
-			rc = scan_make(c, &sc, w[0], w[1], dur, until, writer, antenna, now, &why);
+			rc = scan_make(c, NULL, &sc, w[0], w[1], dur, until, writer, antenna, now, &why);
 		}
 		if (rc == 0 && sc.stop_ns <= now) {
 			char ts[CODIF_TIMESTR_LEN];
@@ -310,17 +334,41 @@ tel_time(struct rte_tel_data *d, const char *key, int64_t t)
 				     codif_time_str(t, ts, sizeof(ts)));
 }
 
+/* A scan's writers: --write indexes, then the dump writers attached now
+ * by name. */
 static const char *
-mask_str(uint64_t m, unsigned int n, char *buf, size_t len)
+mask_str(uint64_t m, unsigned int n, const struct shm_ctl *reg, char *buf, size_t len)
 {
 	unsigned int i;
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < n && i < 64 && o + 4 < len; i++)
+	for (i = 0; i < n && i < WR_SCHED_DUMP_BASE && o + 4 < len; i++)
 		if (m >> i & 1)
 			o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", i);
+	for (i = 0; i < WR_SCHED_DUMP_SLOTS && o + 4 < len; i++)
+		if ((m >> (WR_SCHED_DUMP_BASE + i) & 1) && dump_slot(reg, i)) {
+			int k = snprintf(buf + o, len - o, "%s%.*s", o ? "," : "", SHM_NAMELEN,
+					 reg->writer[i].name);
+
+			o = k < 0 || (size_t)k >= len - o ? len - 1 : o + (size_t)k;
+		}
 	return buf;
+}
+
+/* Writer bit wi's state at now: scan NAME, always (no scan yet), idle. */
+static void
+writer_state(const struct wr_sched *sc, unsigned int wi, int64_t now, char *buf, size_t len)
+{
+	const struct wr_scan *cur, *next;
+
+	wr_sched_current(sc, 1ULL << wi, now, &cur, &next);
+	if (cur != NULL)
+		snprintf(buf, len, "scan %s", cur->name);
+	else if (now < sc->ctl_from[wi])
+		snprintf(buf, len, "always");
+	else
+		snprintf(buf, len, "idle%s%s", next ? " until " : "", next ? next->name : "");
 }
 
 static const char *
@@ -333,12 +381,12 @@ scan_state(const struct wr_scan *s, int64_t now)
 static void
 status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 {
-	const struct wr_sched *sc = &app->sched;
-	struct rte_tel_data *a[6];
+	const struct wr_sched *sc = app->sched;
+	struct rte_tel_data *a[8];
 	const struct wr_scan *cur, *next;
 	unsigned int i, k;
 	char buf[128], ts[CODIF_TIMESTR_LEN];
-	uint64_t all = app->nwlcore >= 64 ? ~0ULL : (1ULL << app->nwlcore) - 1;
+	uint64_t all = (app->nwlcore >= 64 ? ~0ULL : (1ULL << app->nwlcore) - 1) | WR_SCHED_DUMPS;
 
 	tel_time(d, "now_utc", now);
 	rte_tel_data_add_dict_string(d, "record", app->cfg.record == IBV_REC_IDLE ? "idle" :
@@ -365,25 +413,34 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[2], s->stop_ns == WR_SCAN_OPEN ? "open" :
 					      codif_time_str(s->stop_ns, ts, sizeof(ts)));
 		rte_tel_data_add_array_string(a[3], scan_state(s, now));
-		rte_tel_data_add_array_string(a[4], mask_str(s->writers, app->nwlcore, buf,
-							     sizeof(buf)));
+		rte_tel_data_add_array_string(a[4], mask_str(s->writers, app->nwlcore,
+							     app->bufs.ctl, buf, sizeof(buf)));
 	}
 	/* each writer: recording SCAN, recording (no scan: free-running), idle */
 	for (i = 0; a[5] != NULL && i < app->nwlcore; i++) {
-		wr_sched_current(sc, 1ULL << i, now, &cur, &next);
-		if (cur != NULL)
-			snprintf(buf, sizeof(buf), "scan %s", cur->name);
-		else if (now < sc->ctl_from[i])
-			snprintf(buf, sizeof(buf), "always");
-		else
-			snprintf(buf, sizeof(buf), "idle%s%s", next ? " until " : "",
-				 next ? next->name : "");
+		writer_state(sc, i, now, buf, sizeof(buf));
 		rte_tel_data_add_array_string(a[5], buf);
+	}
+	/* each dpdk-ibvcap-dump writer attached now: its --name and state */
+	for (i = 0; a[6] != NULL && a[7] != NULL && i < WR_SCHED_DUMP_SLOTS; i++) {
+		const struct shm_writer *w;
+
+		if (!dump_slot(app->bufs.ctl, i))
+			continue;
+		w = &app->bufs.ctl->writer[i];
+		if (w->record == SHM_RECORD_ALWAYS)
+			snprintf(buf, sizeof(buf), "always (its --record always: scans ignored)");
+		else
+			writer_state(sc, WR_SCHED_DUMP_BASE + i, now, buf, sizeof(buf));
+		snprintf(ts, sizeof(ts), "%.*s", SHM_NAMELEN, w->name);
+		rte_tel_data_add_array_string(a[6], ts);
+		rte_tel_data_add_array_string(a[7], buf);
 	}
 	{
 		static const char *const keys[] = { "scan_names", "scan_starts_utc",
 						    "scan_stops_utc", "scan_states",
-						    "scan_writers", "writer_states" };
+						    "scan_writers", "writer_states",
+						    "dump_writer_names", "dump_writer_states" };
 
 		for (k = 0; k < RTE_DIM(a); k++)
 			if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
@@ -433,14 +490,14 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		unsigned int idx;
 
 		if (r.scan == NULL) {
-			snprintf(name, sizeof(name), "scan%04u", app->sched.next_id);
+			snprintf(name, sizeof(name), "scan%04u", app->sched->next_id);
 			r.scan = name;
 		}
-		rc = scan_make(&app->cfg, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
+		rc = scan_make(&app->cfg, app->bufs.ctl, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
 			       &why);
 		if (rc == 0) {
 			snprintf(sc.origin, sizeof(sc.origin), "command");
-			rc = wr_sched_add(&app->sched, &sc, now, &idx, &why);
+			rc = wr_sched_add(app->sched, &sc, now, &idx, &why);
 		}
 		if (rc != 0) {
 			refused(d, r.verb, &why);
@@ -465,7 +522,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		if (r.at != NULL)
 			rc = time_parse("at", r.at, now, &stop, &why);
 		if (rc == 0)
-			rc = writers_parse(&app->cfg, r.writer != NULL ? r.writer : "all", &mask, &why);
+			rc = writers_parse(&app->cfg, app->bufs.ctl, r.writer != NULL ? r.writer : "all", &mask, &why);
 		if (rc == 0 && r.antenna != NULL)
 			rc = why_set(&why, "antenna", r.antenna, "record off for whole writers "
 				     "(scan or writer=)");
@@ -473,10 +530,12 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 			unsigned int w;
 
 			/* the writers recording everything that this stops */
-			for (w = 0; w < app->cfg.nwrite && r.scan == NULL; w++)
-				if ((mask >> w & 1) && app->sched.ctl_from[w] > stop)
+			for (w = 0; w < WR_SCHED_MAX_WRITERS && r.scan == NULL; w++)
+				if ((mask >> w & 1) && app->sched->ctl_from[w] > stop &&
+				    (w < app->cfg.nwrite ||
+				     dump_slot(app->bufs.ctl, w - WR_SCHED_DUMP_BASE)))
 					nfree++;
-			rc = wr_sched_stop(&app->sched, r.scan, mask, stop, now, &why);
+			rc = wr_sched_stop(app->sched, r.scan, mask, stop, now, &why);
 		}
 		if (rc < 0) {
 			refused(d, r.verb, &why);
@@ -492,7 +551,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 			refused(d, r.verb, &why);
 			return 0;
 		}
-		if (wr_sched_cancel(&app->sched, r.scan, now, &why) != 0) {
+		if (wr_sched_cancel(app->sched, r.scan, now, &why) != 0) {
 			refused(d, r.verb, &why);
 			return 0;
 		}
@@ -517,8 +576,8 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 	js_str(o, "record", app->cfg.record == IBV_REC_IDLE ? "idle" : "always");
 	js_str(o, "schedule", app->cfg.schedule);
 	sc = js_arr(o, "schedule_scans");
-	for (i = 0; i < app->sched.n; i++) {
-		const struct wr_scan *s = &app->sched.s[i];
+	for (i = 0; i < app->sched->n; i++) {
+		const struct wr_scan *s = &app->sched->s[i];
 		json_t *x = js_obj(sc, NULL);
 
 		js_str(x, "scan", s->name);

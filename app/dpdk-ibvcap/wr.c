@@ -67,7 +67,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
 				sizeof(e)) != 0)
 			return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
-		if (wr_gate_attach(&wl->w, &app->sched, i, e, sizeof(e)) != 0)
+		if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
 			return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
 		wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,

@@ -36,6 +36,12 @@ shm_ant_name(const char *inst, unsigned int ant, char out[SHM_NAMELEN])
 }
 
 void
+shm_sched_name(const char *inst, char out[SHM_NAMELEN])
+{
+	snprintf(out, SHM_NAMELEN, "ibv_%.20s_sch", inst);
+}
+
+void
 shm_ctl_init(struct shm_ctl *c, const char *inst, unsigned int nant,
 		 int pid)
 {
@@ -93,6 +99,7 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->min_free = w->time_left_ns = 0;
 			w->error = 0;
 			w->full = 0;
+			w->record = SHM_RECORD_FOLLOW;
 			return i;
 		}
 	}

@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 4
+#define SHM_VERSION 5
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -63,6 +63,18 @@ struct shm_writer {
 	/* its disk budget's removals (on-full=remove-oldest) */
 	uint64_t files_removed;  /**< its own finished files removed */
 	uint64_t bytes_removed;  /**< their bytes */
+	/* scans (set by the writer after its claim, read by the primary's
+	 * /ibvcap/record status) */
+	uint32_t record;         /**< enum shm_record */
+	uint32_t reserved;
+};
+
+/** What a writer of the registry does with the primary's scans. */
+enum shm_record {
+	SHM_RECORD_FOLLOW = 0,   /**< the schedule's gate: scans, or everything
+				      as the primary's --record says */
+	SHM_RECORD_ALWAYS = 1,   /**< dpdk-ibvcap-dump --record always: every
+				      row, scans ignored */
 };
 
 /** The control block: one per capture instance. */
@@ -74,6 +86,12 @@ struct shm_ctl {
 	uint32_t payload_mem;    /**< enum ibv_payload_mem */
 	uint32_t gpu_dev;
 	char instance[SHM_NAMELEN];
+	/** the schedule of scans (lib/writer's struct wr_sched, published by
+	 * its sequence counter): memzone sched_zone of sched_size bytes, which
+	 * a writer checks against its own sizeof; sched_size 0: none */
+	char sched_zone[SHM_NAMELEN];
+	uint32_t sched_size;
+	uint32_t reserved2;
 	struct {
 		char zone[SHM_NAMELEN];  /**< memzone of the antenna buffer */
 		char name[ANTBUF_NAME_LEN];
@@ -85,13 +103,16 @@ struct shm_ctl {
 
 /**
  * Memzone names, carrying the instance (the EAL file prefix), so two
- * captures on one host never mix: "ibv_<inst>_ctl", "ibv_<inst>_a<NN>".
+ * captures on one host never mix: "ibv_<inst>_ctl", "ibv_<inst>_a<NN>",
+ * "ibv_<inst>_sch".
  * Instances longer than 20 characters are shortened with a hash.
  */
 void shm_instance(const char *file_prefix, char out[SHM_NAMELEN]);
 void shm_ctl_name(const char *instance, char out[SHM_NAMELEN]);
 void shm_ant_name(const char *instance, unsigned int ant,
 		      char out[SHM_NAMELEN]);
+/** The schedule's memzone: "ibv_<inst>_sch". */
+void shm_sched_name(const char *instance, char out[SHM_NAMELEN]);
 
 /** Initialise a control block. */
 void shm_ctl_init(struct shm_ctl *c, const char *instance,

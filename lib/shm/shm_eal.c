@@ -59,5 +59,14 @@ shm_attach(struct shm_view *v, char *err, size_t len)
 		}
 		v->b[a] = mz->addr;
 	}
+	if (v->ctl->sched_size != 0) {
+		mz = rte_memzone_lookup(v->ctl->sched_zone);
+		if (mz == NULL || mz->len < v->ctl->sched_size) {
+			snprintf(err, len, "the schedule of scans '%s' not found", v->ctl->sched_zone);
+			return -ENOENT;
+		}
+		v->sched = mz->addr;
+		v->sched_len = v->ctl->sched_size;
+	}
 	return 0;
 }

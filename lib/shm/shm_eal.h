@@ -15,6 +15,8 @@ struct shm_view {
 	struct shm_ctl *ctl;
 	unsigned int nant;
 	struct antbuf *b[SHM_MAX_ANT];
+	void *sched;            /**< the schedule (ctl->sched_zone), or NULL */
+	size_t sched_len;       /**< its memzone's length */
 };
 
 /**

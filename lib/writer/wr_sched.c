@@ -38,14 +38,16 @@ bool
 wr_sched_snapshot(const struct wr_sched *sc, struct wr_sched *snap, uint64_t *seen)
 {
 	uint64_t g = __atomic_load_n(&sc->gen, __ATOMIC_ACQUIRE), g2;
+	struct wr_sched tmp;
 
 	if (g == *seen || (g & 1))
 		return false;
-	memcpy(snap, sc, sizeof(*snap));
+	memcpy(&tmp, sc, sizeof(tmp));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	g2 = __atomic_load_n(&sc->gen, __ATOMIC_RELAXED);
 	if (g2 != g)
-		return false; /* changed while copied: next time */
+		return false; /* changed while copied (tmp torn): snap kept, next time */
+	memcpy(snap, &tmp, sizeof(*snap));
 	*seen = g;
 	return true;
 }

@@ -4,7 +4,14 @@
  * the control side and published to writers through a sequence counter;
  * each writer decides row by row, on the row's data time, whether the row
  * belongs to a scan. Pure C, no DPDK: the table holds no pointers, so it
- * may live in shared memory. */
+ * lives in shared memory (the primary's memzone ibv_<inst>_sch, lib/shm),
+ * where the --write writers and every dpdk-ibvcap-dump read the one copy.
+ *
+ * Publication is a seqlock: the one changing thread makes gen odd, changes,
+ * makes gen even again; a reader copies the whole table into a private
+ * buffer between two reads of an equal, even gen and only then takes it
+ * (wr_sched_snapshot), so a reader never uses a torn table: at worst it
+ * keeps its previous copy for a row and takes the new one at the next. */
 
 #ifndef WR_SCHED_H
 #define WR_SCHED_H
@@ -18,6 +25,12 @@
 #define WR_SCHED_MAX_WRITERS 64
 /** A scan with no stop yet ("record on" without --for or --until). */
 #define WR_SCAN_OPEN INT64_MAX
+/** Writer bits: 0..WR_SCHED_DUMP_BASE-1 the primary's --write writers by
+ * index; WR_SCHED_DUMP_BASE + slot the writer in registry slot slot (lib/shm,
+ * a dpdk-ibvcap-dump). */
+#define WR_SCHED_DUMP_BASE 32
+#define WR_SCHED_DUMP_SLOTS 16
+#define WR_SCHED_DUMPS (((1ULL << WR_SCHED_DUMP_SLOTS) - 1) << WR_SCHED_DUMP_BASE)
 /** A writer never put under scan control: it records continuously. */
 #define WR_FREE_RUNNING INT64_MAX
 
@@ -54,7 +67,9 @@ void wr_sched_begin(struct wr_sched *sc);
 void wr_sched_end(struct wr_sched *sc);
 
 /**
- * Copy sc into snap when it changed since *seen. Writer side, lock-free.
+ * Copy sc into snap when it changed since *seen. Writer side, lock-free:
+ * snap changes only to a whole, consistent table (a copy made while sc
+ * changed is dropped, snap kept, and tried again at the next call).
  * @return true when snap was renewed.
  */
 bool wr_sched_snapshot(const struct wr_sched *sc, struct wr_sched *snap, uint64_t *seen);
