@@ -4,15 +4,18 @@
 telemetry (the primary's socket, /ibvcap/record and /ibvcap/trigger; no
 hugepages, no EAL).
 
-The capture runs all the time; its --write writers record scans: frames
+The capture runs all the time; its writers (--write, and the
+dpdk-ibvcap-dump writers attached to it, unless started with --record
+always) record scans: frames
 whose CODIF data time is inside a scan's [start, stop) go to DIR/SCAN/,
 with the scan's index DIR/SCAN/PREFIX_scan.FORMAT.json. Commands:
 
   record on [--scan NAME] [--at UTC|now] [--for DURATION | --until UTC]
             [--writer W,...] [--antenna A,...]
       a scan from --at (default now) for DURATION or until UTC (default:
-      until 'record off'), for the writers given (default all: index or
-      name primary-I-FORMAT) and antennas (default all)
+      until 'record off'), for the writers given (default all, dump writers
+      attaching later included: --write index or name primary-I-FORMAT, or
+      a dpdk-ibvcap-dump's --name) and antennas (default all)
   record off [--scan NAME] [--at UTC|now] [--writer W,...]
       end the scan named, or the writers' running scans, at --at (default
       now); a writer recording everything (--record always, no scan yet)
@@ -120,8 +123,8 @@ def main():
                    help="on: the scan lasts DURATION (10m, 500ms)")
     g.add_argument("--until", metavar="UTC", help="on: the scan stops at UTC")
     rec.add_argument("--writer", metavar="W,...",
-                     help="writers: indexes of --write, names primary-I-FORMAT, or all "
-                          "(default all)")
+                     help="writers: indexes of --write, names primary-I-FORMAT, "
+                          "dpdk-ibvcap-dump --names, or all (default all)")
     rec.add_argument("--antenna", metavar="A,...",
                      help="on: antennas by name or index (default all)")
     sub.add_parser("status", help="the current and next scan, every scan, each writer")

@@ -404,6 +404,11 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 				js_null(a, "placed");
 			js_i64(a, "next_row", sr->cur.next);
 		}
+		/* the primary's scans it recorded, as the --write writers' in
+		 * dpdk-ibvcap's summary ("recording") */
+		js_str(root, "record", o->record_always ? "always" : "follow");
+		js_u64(root, "rows_not_recorded", wr_gate_skipped(summary_writer));
+		wr_gate_json(summary_writer, js_arr(root, "scans"));
 	}
 	if (js_write_file(root, o->summary, err, sizeof(err)) != 0)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: --summary-json: %s\n", o->name, err);

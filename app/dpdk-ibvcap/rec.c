@@ -334,8 +334,8 @@ tel_time(struct rte_tel_data *d, const char *key, int64_t t)
 				     codif_time_str(t, ts, sizeof(ts)));
 }
 
-/* A scan's writers: --write indexes, then the dump writers attached now
- * by name. */
+/* A scan's writers: --write indexes, then by name the dump writers
+ * attached now that follow scans. */
 static const char *
 mask_str(uint64_t m, unsigned int n, const struct shm_ctl *reg, char *buf, size_t len)
 {
@@ -347,7 +347,8 @@ mask_str(uint64_t m, unsigned int n, const struct shm_ctl *reg, char *buf, size_
 		if (m >> i & 1)
 			o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", i);
 	for (i = 0; i < WR_SCHED_DUMP_SLOTS && o + 4 < len; i++)
-		if ((m >> (WR_SCHED_DUMP_BASE + i) & 1) && dump_slot(reg, i)) {
+		if ((m >> (WR_SCHED_DUMP_BASE + i) & 1) && dump_slot(reg, i) &&
+		    reg->writer[i].record != SHM_RECORD_ALWAYS) {
 			int k = snprintf(buf + o, len - o, "%s%.*s", o ? "," : "", SHM_NAMELEN,
 					 reg->writer[i].name);
 
