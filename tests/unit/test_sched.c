@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The schedule of scans (lib/writer/wr_sched): checked changes that change
- * nothing when refused, lookups by data time, the writers' snapshot. */
+ * nothing when refused, lookups by data time, the writers' snapshot (never
+ * torn: a reader thread against a changing one), dump writers' bits. */
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "check.h"
@@ -22,6 +24,59 @@ scan(const char *name, int64_t a, int64_t b, uint64_t writers, uint64_t ants)
 	s.writers = writers;
 	s.ants = ants;
 	return s;
+}
+
+/* The seqlock under load: one thread rewrites scan 0 and ctl_from[0]
+ * with the same k everywhere, another snapshots; its copy must always be
+ * one k throughout. */
+static struct wr_sched shared;
+static volatile int done;
+
+static void *
+changer(void *arg)
+{
+	int64_t k;
+
+	(void)arg;
+	for (k = 1; k <= 100000; k++) {
+		wr_sched_begin(&shared);
+		shared.s[0].start_ns = k;
+		memset(shared.s[0].name, 'a' + (int)(k % 26), sizeof(shared.s[0].name) - 1);
+		shared.s[0].stop_ns = k + 1;
+		shared.ctl_from[0] = k;
+		wr_sched_end(&shared);
+		/* a pause of varying length: some copies get through */
+		for (volatile int64_t j = 0; j < k % 4096; j++)
+			;
+	}
+	done = 1;
+	return NULL;
+}
+
+static void
+torn_test(void)
+{
+	static struct wr_sched snap;
+	uint64_t seen = UINT64_MAX, taken = 0, torn = 0;
+	pthread_t t;
+
+	wr_sched_init(&shared, false);
+	shared.n = 1;
+	shared.s[0].stop_ns = 1; /* k = 0, as the changer writes it */
+	shared.ctl_from[0] = 0;
+	CHECK_EQ_I(pthread_create(&t, NULL, changer, NULL), 0);
+	/* the gate uses snap after every call, renewed or not: so is it checked */
+	while (!done) {
+		taken += wr_sched_snapshot(&shared, &snap, &seen);
+		if (taken == 0)
+			continue; /* nothing copied yet */
+		if (snap.s[0].stop_ns != snap.s[0].start_ns + 1 || snap.ctl_from[0] != snap.s[0].start_ns ||
+		    (snap.s[0].start_ns > 0 && snap.s[0].name[30] != 'a' + (char)(snap.s[0].start_ns % 26)))
+			torn++;
+	}
+	pthread_join(t, NULL);
+	CHECK(taken > 0);
+	CHECK_EQ_U(torn, 0);
 }
 
 int
@@ -93,8 +148,30 @@ main(void)
 	CHECK(wr_sched_snapshot(&sc, &snap, &seen));
 	CHECK_EQ_I(snap.s[0].stop_ns, now + 12 * S);
 
+	/* a change in progress (gen odd): the snapshot is kept as it was */
+	before = snap;
+	wr_sched_begin(&sc);
+	sc.s[0].stop_ns = now + 11 * S;
+	CHECK(!wr_sched_snapshot(&sc, &snap, &seen));
+	CHECK(memcmp(&before, &snap, sizeof(snap)) == 0);
+	wr_sched_end(&sc);
+	CHECK(wr_sched_snapshot(&sc, &snap, &seen));
+	CHECK_EQ_I(snap.s[0].stop_ns, now + 11 * S);
+
 	/* idle: nothing recorded outside scans from the start */
 	wr_sched_init(&sc, true);
 	CHECK_EQ_U(wr_sched_lookup(&sc, 5, 0, 0, &p), WR_ROW_SKIP);
+
+	/* a dump writer (registry slot 3): its own bit, free of --write's */
+	x = scan("d1", now + S, now + 2 * S, 1ULL << (WR_SCHED_DUMP_BASE + 3), ~0ULL);
+	CHECK_EQ_I(wr_sched_add(&sc, &x, now, &idx, &why), 0);
+	CHECK_EQ_U(wr_sched_lookup(&sc, WR_SCHED_DUMP_BASE + 3, 1, now + S, &p), x.id + 1);
+	CHECK_EQ_U(wr_sched_lookup(&sc, 0, 1, now + S, &p), WR_ROW_SKIP);
+	CHECK_EQ_U(wr_sched_lookup(&sc, WR_SCHED_DUMP_BASE + 2, 1, now + S, &p), WR_ROW_SKIP);
+	x = scan("d2", now + S, now + 2 * S, 1, ~0ULL);
+	CHECK_EQ_I(wr_sched_add(&sc, &x, now, &idx, &why), 0); /* no common writer */
+	CHECK(WR_SCHED_DUMPS >> WR_SCHED_DUMP_BASE == 0xffff);
+
+	torn_test();
 	return check_report("sched");
 }
