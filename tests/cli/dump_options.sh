@@ -14,6 +14,7 @@ run_expect_fail "all=yes for codif" 1 "all=yes is for pcap" "$D" --write codif:/
 run_expect_fail "bad --count" 1 "--count: '0': expected an integer between 1" "$D" --write codif:/tmp --count 0
 run_expect_fail "bad --max-rate" 1 "--max-rate: 'fast': expected a number" "$D" --write codif:/tmp --max-rate fast
 run_expect_fail "bad --source" 1 "--source: 'nic': expected buffers or pdump" "$D" --write pcap:/tmp --source nic
+run_expect_fail "bad --record" 1 "--record: 'idle': expected follow or always" "$D" --write codif:/tmp --record idle
 run_expect_fail "pdump without --port" 1 "--source pdump needs --port" "$D" --write pcap:/tmp --source pdump
 run_expect_fail "pdump writes pcap" 1 "--source pdump writes whole packets: use --write pcap:DIR" \
 	"$D" --write codif:/tmp --source pdump --port 0
