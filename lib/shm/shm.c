@@ -78,18 +78,35 @@ shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 	return 0;
 }
 
+/* Whether free entry w suits name in pass: 0 it last held name, 1 it was
+ * never used, 2 any. */
+static bool
+claim_fits(const struct shm_writer *w, const char *name, int pass)
+{
+	if (pass == 0)
+		return strncmp(w->name, name, sizeof(w->name) - 1) == 0;
+	return pass == 2 || w->name[0] == '\0';
+}
+
 int
 shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 		     const char *format)
 {
-	int i;
+	int i, pass;
 
-	for (i = 0; i < SHM_MAX_WRITERS; i++) {
-		uint32_t zero = 0;
-		struct shm_writer *w = &c->writer[i];
+	/* a slot is a writer's identity in the schedule of scans: a free slot
+	 * that last held this name first (a writer restarted gets its scans
+	 * back), then one never used, then any */
+	for (pass = 0; pass < 3; pass++) {
+		for (i = 0; i < SHM_MAX_WRITERS; i++) {
+			uint32_t zero = 0;
+			struct shm_writer *w = &c->writer[i];
 
-		if (__atomic_compare_exchange_n(&w->in_use, &zero, 1, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			if (__atomic_load_n(&w->in_use, __ATOMIC_RELAXED) != 0 ||
+			    !claim_fits(w, name, pass) ||
+			    !__atomic_compare_exchange_n(&w->in_use, &zero, 1, false,
+							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				continue;
 			w->pid = pid;
 			snprintf(w->name, sizeof(w->name), "%s", name);
 			snprintf(w->format, sizeof(w->format), "%s", format);

@@ -125,7 +125,9 @@ void shm_ctl_init(struct shm_ctl *c, const char *instance,
 int shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 		      size_t len);
 
-/** Claim a writer entry. @return its index, or -ENOSPC. */
+/** Claim a writer entry: a free one that last held name if there is one
+ * (its scans, by slot, come back to it), else one never used, else any.
+ * @return its index, or -ENOSPC. */
 int shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			 const char *format);
 /** Release a writer entry. */

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The schedule of scans (lib/writer/wr_sched): checked changes that change
  * nothing when refused, lookups by data time, the writers' snapshot (never
- * torn: a reader thread against a changing one), dump writers' bits. */
+ * torn: a reader thread against a changing one), dump writers' bits and
+ * their registry slots (a writer restarted under its name gets its slot,
+ * so its scans, back). */
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "check.h"
+#include "shm.h"
 #include "wr_sched.h"
 
 #define S 1000000000LL
@@ -77,6 +80,22 @@ torn_test(void)
 	pthread_join(t, NULL);
 	CHECK(taken > 0);
 	CHECK_EQ_U(torn, 0);
+}
+
+static void
+claim_test(void)
+{
+	static struct shm_ctl c;
+
+	shm_ctl_init(&c, "t", 1, 1);
+	CHECK_EQ_I(shm_writer_claim(&c, 2, "a", "codif"), 0);
+	CHECK_EQ_I(shm_writer_claim(&c, 3, "b", "codif"), 1);
+	shm_writer_release(&c, 0);
+	/* a new name: a slot never used, not a's */
+	CHECK_EQ_I(shm_writer_claim(&c, 4, "c", "codif"), 2);
+	/* a again: its own slot */
+	CHECK_EQ_I(shm_writer_claim(&c, 5, "a", "codif"), 0);
+	CHECK_EQ_U(c.writer[0].record, SHM_RECORD_FOLLOW);
 }
 
 int
@@ -173,5 +192,6 @@ main(void)
 	CHECK(WR_SCHED_DUMPS >> WR_SCHED_DUMP_BASE == 0xffff);
 
 	torn_test();
+	claim_test();
 	return check_report("sched");
 }
