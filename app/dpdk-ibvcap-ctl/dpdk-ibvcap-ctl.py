@@ -74,12 +74,17 @@ def version_line():
     return "dpdk-ibvcap-ctl (dpdk-ibvcap) %s" % v
 
 
+def usage_error(msg):
+    """Bad usage: exit 2, as argparse's own errors."""
+    print("dpdk-ibvcap-ctl: %s" % msg, file=sys.stderr)
+    sys.exit(2)
+
+
 def word(key, v):
     if v is None:
         return []
     if not v or any(c.isspace() for c in v):
-        raise SystemExit("dpdk-ibvcap-ctl: --%s: '%s': expected a value without spaces"
-                         % (key, v))
+        usage_error("--%s: '%s': expected a value without spaces" % (key, v))
     return ["%s=%s" % (key, v)]
 
 
@@ -90,8 +95,7 @@ def trigger_words(a):
     for name, v in (("T0", a.t0), ("T1", a.t1), ("--dir", a.dir), ("--format", a.format),
                     ("--timeout", a.timeout), ("--prefix", a.prefix)):
         if v is not None and (not v or "," in v):
-            raise SystemExit("dpdk-ibvcap-ctl: trigger: %s '%s': expected a value without ','"
-                             % (name, v))
+            usage_error("trigger: %s '%s': expected a value without ','" % (name, v))
     if a.antenna:
         words += [x for x in a.antenna.split(",") if x]
     if a.timeout is not None:
