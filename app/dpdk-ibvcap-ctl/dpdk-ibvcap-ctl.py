@@ -6,9 +6,9 @@ hugepages, no EAL).
 
 The capture runs all the time; its writers (--write, and the
 dpdk-ibvcap-dump writers attached to it, unless started with --record
-always) record scans: frames
-whose CODIF data time is inside a scan's [start, stop) go to DIR/SCAN/,
-with the scan's index DIR/SCAN/PREFIX_scan.FORMAT.json. Commands:
+always) record scans: frames whose CODIF data time is inside a scan's
+[start, stop) go to DIR/SCAN/, with the scan's index
+DIR/SCAN/PREFIX_scan.FORMAT.json. Commands:
 
   record on [--scan NAME] [--at UTC|now] [--for DURATION | --until UTC]
             [--writer W,...] [--antenna A,...]
