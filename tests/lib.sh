@@ -120,6 +120,22 @@ wait_for_line() {
 	return 1
 }
 
+# A dpdk-ibvcap-dump attached to this test's primary ($PREFIX), its stderr
+# in $1, the rest its arguments; its pid in DPID, registered for cleanup.
+start_dump() {
+	local log=$1
+	shift
+	"$BUILD/app/dpdk-ibvcap-dump" --file-prefix "$PREFIX" "$@" 2> "$log" &
+	DPID=$!
+	CLEANUP_PIDS+=("$DPID")
+	wait_for_line "$log" 30 'attached to' || { cat "$log"; fail "dump did not attach: $*"; }
+}
+
+# The UTC (ISO-8601, milliseconds) of Unix second $1 + $2 milliseconds.
+utc_ms() {
+	python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$1" "$2"
+}
+
 EAL_COMMON="--no-pci --file-prefix=$PREFIX --log-level=lib.eal:error"
 
 # the programs under test and the independent checkers

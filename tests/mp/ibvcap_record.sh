@@ -26,7 +26,7 @@ LAYOUT="--antennas 2 --groups 1 --threads 2"
 T0=$(($(date +%s) + 600))
 GENARGS="$LAYOUT --count 2400 --seed 7 --loss 0.01 --start @$T0"
 # UTC of T0 + MS milliseconds, and its Unix ns
-utc() { python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$T0" "$1"; }
+utc() { utc_ms "$T0" "$1"; }
 ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
 
 # shellcheck disable=SC2086

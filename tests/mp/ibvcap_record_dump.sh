@@ -18,7 +18,6 @@ set -e
 need_root
 need_hugepages 300
 CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
-DUMP=$BUILD/app/dpdk-ibvcap-dump
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock
@@ -27,7 +26,7 @@ LAYOUT="--antennas 2 --groups 1 --threads 2"
 T0=$(($(date +%s) + 600))
 # 6000 frames a stream of 432 us: 2.6 s of data time, sent in 6 s
 GENARGS="$LAYOUT --count 6000 --seed 11 --loss 0.01 --start @$T0"
-utc() { python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$T0" "$1"; }
+utc() { utc_ms "$T0" "$1"; }
 ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
 jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
@@ -46,14 +45,6 @@ CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
 
-start_dump() { # log, args...
-	local log=$1
-	shift
-	"$DUMP" --file-prefix "$PREFIX" "$@" 2> "$log" &
-	DPID=$!
-	CLEANUP_PIDS+=("$DPID")
-	wait_for_line "$log" 30 'attached to' || { cat "$log"; fail "dump did not attach: $*"; }
-}
 start_dump "$T/D.log" --write "codif:$T/D" --name dumpD --summary-json "$T/D.json"
 DP=$DPID
 start_dump "$T/F.log" --write "codif:$T/F" --name dumpF --record always --summary-json "$T/F.json"

@@ -13,7 +13,6 @@ set -e
 need_root
 need_hugepages 400
 need_cmd dpdk-telemetry.py
-DUMP=$BUILD/app/dpdk-ibvcap-dump
 GP=${PREFIX}g
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
 SOCK=$T/memif.sock
@@ -38,15 +37,6 @@ start_primary() { # name, extra options...
 	CPID=$!
 	CLEANUP_PIDS+=("$CPID")
 	wait_for_line "$T/$name.cap.log" 30 'capturing on' || { cat "$T/$name.cap.log"; fail "$name: primary did not start"; }
-}
-
-start_dump() { # log, args...
-	local log=$1
-	shift
-	"$DUMP" --file-prefix "$PREFIX" "$@" 2> "$log" &
-	DPID=$!
-	CLEANUP_PIDS+=("$DPID")
-	wait_for_line "$log" 30 'attached to' || { cat "$log"; fail "dump did not attach: $*"; }
 }
 
 start_gen() { # name, rate
