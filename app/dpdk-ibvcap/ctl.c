@@ -857,6 +857,11 @@ static const struct {
 	{ "/ibvcap/record", ibv_rec_command,
 	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
 	  "[until=] [writer=] [antenna=]" },
+	{ "/ibvcap/quicklook", ibv_ql_tel_window,
+	  "Quick look of the last --quicklook-window, a row per antenna. Parameter: "
+	  "antenna name or index." },
+	{ "/ibvcap/quicklook/run", ibv_ql_tel_run,
+	  "Quick look of the whole run so far, a row per antenna. No parameters." },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },
@@ -915,7 +920,6 @@ ibv_telemetry_register(void)
 
 	for (k = 0; k < RTE_DIM(tel_cmds); k++)
 		rc |= rte_telemetry_register_cmd(tel_cmds[k].name, tel_dispatch, tel_cmds[k].help);
-	rc |= ibv_ql_telemetry_register();
 	return rc;
 }
 

@@ -386,7 +386,11 @@ void ibv_ql_free(struct ibv_app *app);
 struct ql_acc *ibv_ql_bind(struct ibv_qlc *q, unsigned int ant, unsigned int stream);
 /** Move the live window on when it is due (force: now). Main lcore. */
 void ibv_ql_tick(struct ibv_app *app, bool force);
-int ibv_ql_telemetry_register(void);
+/** /ibvcap/quicklook[,ANT]: the last window, per antenna or one antenna's
+ * streams and bins; /ibvcap/quicklook/run: the run so far. Run by ctl.c's
+ * telemetry dispatcher (its lock). */
+int ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 /** The whole run's figures as root's "quicklook" (the rx lcores stopped). */
 void ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s);
 

@@ -270,54 +270,56 @@ tel_ql_row(struct rte_tel_data *d, const char *key, const struct stats_ql *r)
 		rte_tel_data_free(arr);
 }
 
-/* A column of the bins of f: "bin_NAME" -> [text of each bin]. */
+/* The bins' columns in telemetry, "bin_NAME" -> [text of each bin]: a
+ * double of struct ql_stat at off, or (off < 0) the bin's first channel
+ * (-1) or its verdict (-2). */
+static const struct {
+	const char *name;
+	long off;
+} tel_bin_cols[] = {
+	{ "first_chan", -1 },
+	{ "mean_re", (long)offsetof(struct ql_stat, mean_re) },
+	{ "mean_im", (long)offsetof(struct ql_stat, mean_im) },
+	{ "power", (long)offsetof(struct ql_stat, power) },
+	{ "saturated", (long)offsetof(struct ql_stat, sat) },
+	{ "zero", (long)offsetof(struct ql_stat, zero) },
+	{ "verdict", -2 },
+};
+
 static void
-tel_bins(struct rte_tel_data *d, const char *name, const struct ql_figs *f, int what)
+tel_bins(struct rte_tel_data *d, const struct ql_figs *f)
 {
-	struct rte_tel_data *arr = rte_tel_data_alloc();
 	char key[64], v[32];
-	unsigned int b;
+	unsigned int b, c;
 
-	if (arr == NULL)
-		return;
-	rte_tel_data_start_array(arr, RTE_TEL_STRING_VAL);
-	for (b = 0; b < f->nbin; b++) {
-		const struct ql_stat *s = &f->bin[b];
+	for (c = 0; c < RTE_DIM(tel_bin_cols); c++) {
+		struct rte_tel_data *arr = rte_tel_data_alloc();
+		long off = tel_bin_cols[c].off;
 
-		switch (what) {
-		case 0:
-			snprintf(v, sizeof(v), "%u", b * f->chan_per_bin);
-			break;
-		case 1:
-			snprintf(v, sizeof(v), "%.10g", s->mean_re);
-			break;
-		case 2:
-			snprintf(v, sizeof(v), "%.10g", s->mean_im);
-			break;
-		case 3:
-			snprintf(v, sizeof(v), "%.10g", s->power);
-			break;
-		case 4:
-			snprintf(v, sizeof(v), "%.10g", s->sat);
-			break;
-		case 5:
-			snprintf(v, sizeof(v), "%.10g", s->zero);
-			break;
-		default:
-			snprintf(v, sizeof(v), "%u", (unsigned int)s->verdict);
-			break;
+		if (arr == NULL)
+			return;
+		rte_tel_data_start_array(arr, RTE_TEL_STRING_VAL);
+		for (b = 0; b < f->nbin; b++) {
+			const struct ql_stat *s = &f->bin[b];
+
+			if (off == -1)
+				snprintf(v, sizeof(v), "%u", b * f->chan_per_bin);
+			else if (off == -2)
+				snprintf(v, sizeof(v), "%u", (unsigned int)s->verdict);
+			else
+				snprintf(v, sizeof(v), "%.10g",
+					 *(const double *)((const char *)s + off));
+			rte_tel_data_add_array_string(arr, v);
 		}
-		rte_tel_data_add_array_string(arr, v);
+		snprintf(key, sizeof(key), "bin_%s", tel_bin_cols[c].name);
+		if (rte_tel_data_add_dict_container(d, key, arr, 0) != 0)
+			rte_tel_data_free(arr);
 	}
-	snprintf(key, sizeof(key), "bin_%s", name);
-	if (rte_tel_data_add_dict_container(d, key, arr, 0) != 0)
-		rte_tel_data_free(arr);
 }
 
-static int
-tel_quicklook(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	const struct acct_layout *l;
 	struct stats_ql r;
 	struct ql_figs *f;
@@ -325,8 +327,7 @@ tel_quicklook(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint64_t idx;
 	int rc;
 
-	(void)cmd;
-	if (app == NULL || !app->ql.on)
+	if (!app->ql.on)
 		return -ENOENT;
 	l = &app->cfg.layout;
 	f = malloc(sizeof(*f));
@@ -357,13 +358,7 @@ tel_quicklook(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	ant_live(app, a, &r, f);
 	tel_ql_row(d, "antenna", &r);
-	tel_bins(d, "first_chan", f, 0);
-	tel_bins(d, "mean_re", f, 1);
-	tel_bins(d, "mean_im", f, 2);
-	tel_bins(d, "power", f, 3);
-	tel_bins(d, "saturated", f, 4);
-	tel_bins(d, "zero", f, 5);
-	tel_bins(d, "verdict", f, 6);
+	tel_bins(d, f);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
 
@@ -392,10 +387,9 @@ out:
 }
 
 /* The whole run so far, a row per antenna (no lock: fresh reads). */
-static int
-tel_quicklook_run(const char *cmd, const char *params, struct rte_tel_data *d)
+int
+ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_app *app = ibv_g;
 	struct stats_ql r;
 	struct ql_snap run;
 	struct ql_figs *f;
@@ -403,9 +397,8 @@ tel_quicklook_run(const char *cmd, const char *params, struct rte_tel_data *d)
 	double el;
 	int rc;
 
-	(void)cmd;
 	(void)params;
-	if (app == NULL || !app->ql.on)
+	if (!app->ql.on)
 		return -ENOENT;
 	f = malloc(sizeof(*f));
 	if (f == NULL)
@@ -419,20 +412,6 @@ tel_quicklook_run(const char *cmd, const char *params, struct rte_tel_data *d)
 		tel_ql_row(d, app->cfg.layout.ant_name[a], &r);
 	}
 	free(f);
-	return rc;
-}
-
-int
-ibv_ql_telemetry_register(void)
-{
-	int rc;
-
-	rc = rte_telemetry_register_cmd("/ibvcap/quicklook", tel_quicklook,
-					"Quick look of the last --quicklook-window, a row per "
-					"antenna. Parameter: antenna name or index.");
-	rc |= rte_telemetry_register_cmd("/ibvcap/quicklook/run", tel_quicklook_run,
-					 "Quick look of the whole run so far, a row per antenna. "
-					 "No parameters.");
 	return rc;
 }
 
