@@ -7,12 +7,13 @@
 # from the capture's own summary: the rx lcore's TSC cycles in the polls that
 # brought packets, per packet (busy_cycles / packets), and what one core could
 # take at that cost (TSC Hz / cycles). Modes, each on the same input in the
-# same run: account (--no-buffers: rx burst, checks and accounting, nothing
-# placed: the baseline the placement costs are read against), copy (one
-# non-temporal copy into the ring) and zerocopy (the ring keeps the mbuf).
-# dpdk-testpmd cannot take this input: a secondary's mempool is used by ops
-# index, and testpmd's ops table differs from ringgen's (the mempool-ops
-# trap, docs/performance.md); rx_vs_testpmd.sh compares on net_pcap.
+# same run: testpmd (dpdk-testpmd rxonly on the same input: rx burst and
+# free, nothing read; see testpmd_run), account (--no-buffers: rx burst,
+# checks and accounting, nothing placed: the baseline the placement costs
+# are read against), copy (one non-temporal copy into the ring, the
+# payloads cold: ringgen's pool is far larger than the cache), copy-llc (the
+# same copy, ringgen's pool small enough to stay in the last-level cache,
+# LLC_POOL mbufs) and zerocopy (the ring keeps the mbuf).
 #
 # Quick look (--quicklook N: one frame in N of each stream read for its
 # sample statistics) is off unless QL names settings: QL="off 256" runs each
@@ -29,12 +30,11 @@
 # memcpy and lib/antbuf's own non-temporal copy, each checked slot by slot),
 # RUNS times, and with gnuplot the plot of frames/s per core against frame
 # size for the capture's modes and both copies, with one 100 GbE port's line
-# rate: $OUT/capture_vs_size.png. dpdk-testpmd is not on it: it cannot
-# take this input (above).
+# rate: $OUT/capture_vs_size.png.
 #
 #   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
-#   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="copy zerocopy"
-#        QL="off" (e.g. "off 256") COPY_SECS=2
+#   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="testpmd account copy copy-llc zerocopy"
+#        QL="off" (e.g. "off 256") COPY_SECS=2 LLC_POOL=2048
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$ROOT/build}
@@ -43,7 +43,7 @@ RUNS=${2:-3}
 FRAMES=${3:-2000000}
 SIZES=${SIZES:-8192 4096 2048 1024}
 ANTENNAS=${ANTENNAS:-6 64}
-MODES=${MODES:-account copy zerocopy}
+MODES=${MODES:-testpmd account copy copy-llc zerocopy}
 QL=${QL:-off}
 CAP=$B/app/dpdk-ibvcap
 GEN=$B/bench/ringgen
@@ -78,9 +78,17 @@ capture_run() { # mode size antennas run quicklook
 	[ "$nant" -gt 8 ] && rows=256 spa=2
 	# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
 	pool=$((nant * rows * spa + 16384))
+	# copy-llc: the same copy from a pool that fits the last-level cache
+	# (2048 x ~8.5 KiB = 17 MiB): payloads warm, as a NIC's DMA into the
+	# cache (DDIO) can leave them; copy reads them from DRAM
+	[ "$mode" = copy-llc ] && pool=${LLC_POOL:-2048}
 	# a fresh log: the previous run's 'capturing on' must not start ringgen
 	# before this capture is up
 	rm -f "$W/cap.log" "$W/sum.json"
+	if [ "$mode" = testpmd ]; then
+		testpmd_run "$size" "$r" "$pfx" "$ring"
+		return
+	fi
 	"$CAP" -l 0-1 --no-pci --file-prefix "$pfx" --vdev "net_ring0,nodeaction=$ring:0:CREATE" \
 		-- --antennas "$nant" $( [ "$nant" -gt 8 ] && echo --groups 1 ) --ring "$rows" \
 		--data-bytes "$size" --count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
@@ -125,6 +133,52 @@ if bad:
     sys.exit("FAIL: counts: " + ", ".join(bad))
 ql = s["quicklook"].get("cycles", 0) / n if every else 0
 print("%.1f %d %.2f" % (t["cycles_per_packet"], t["tsc_hz"], ql))
+PY
+}
+
+# dpdk-testpmd rxonly on the same input, one forwarding lcore: ringgen takes
+# its mbufs from testpmd's own pool (--pool-of, by that pool's ring: the
+# mempool-ops trap rules out a pool of ringgen's), one rx queue (no steering
+# in testpmd). Its figure is testpmd's own --record-core-cycles "CPU
+# cycles/packet": busy cycles (the polls that brought packets) / packets, as
+# ours. rxonly frees what it receives and reads nothing: the floor of any
+# receiver on this input. Prints "cycles_per_packet tsc_hz 0".
+testpmd_run() { # size run prefix ring
+	local size=$1 pfx=$3 ring=$4 tpid tries
+	rm -f "$W/tp.log" "$W/tp.in"
+	mkfifo "$W/tp.in"
+	exec 7<> "$W/tp.in"
+	stdbuf -oL dpdk-testpmd -l 0-1 --no-pci --file-prefix "$pfx" --log-level=lib.eal:error \
+		--vdev "net_ring0,nodeaction=$ring:0:CREATE" -- --forward-mode=rxonly -a \
+		--mbuf-size=$((128 + size + 256)) --total-num-mbufs=16384 --nb-cores=1 \
+		--rxq=1 --txq=1 --record-core-cycles --disable-link-check < "$W/tp.in" > "$W/tp.log" 2>&1 &
+	tpid=$!
+	CAP_PID=$tpid
+	trap 'kill "${CAP_PID:-}" 2>/dev/null || true' EXIT
+	for tries in $(seq 300); do
+		grep -qs 'Press enter to exit' "$W/tp.log" && break
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'Press enter to exit' "$W/tp.log" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd did not start" >&2; exit 1; }
+	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
+		--ring "$ring" --count "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues 1 \
+		--pool-of mb_pool_0 > "$W/gen.log" 2>&1 ||
+		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen (testpmd)" >&2; exit 1; }
+	echo >&7
+	exec 7>&-
+	wait "$tpid" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd failed" >&2; exit 1; }
+	python3 - "$W/tp.log" "$FRAMES" <<'PY'
+import re, sys
+log = open(sys.argv[1]).read(); n = int(sys.argv[2])
+acc = log[log.rindex("Accumulated forward statistics"):]
+rx = int(re.search(r"RX-packets: *(\d+)", acc).group(1))
+drop = int(re.search(r"RX-dropped: *(\d+)", acc).group(1))
+m = re.search(r"CPU cycles/packet=([0-9.]+) .* at (\d+) MHz", log)
+if rx != n or drop != 0 or m is None:
+    sys.exit("FAIL: dpdk-testpmd counts: received %d (expected %d), dropped %d, cycles %s"
+             % (rx, n, drop, "found" if m else "missing"))
+print("%s %d 0" % (m.group(1), int(m.group(2)) * 1000000))
 PY
 }
 
@@ -185,7 +239,7 @@ PY
 		done
 	done
 done
-echo "# all runs: received = placed (account: received) = $FRAMES, 0 duplicate, 0 lost, 0 malformed; quick look (QL=$QL): sampled = ceil(frames / N) per stream" | tee -a "$RES"
+echo "# all runs: received = placed (account: received; testpmd: its RX-packets, 0 RX-dropped) = $FRAMES, 0 duplicate, 0 lost, 0 malformed; quick look (QL=$QL): sampled = ceil(frames / N) per stream" | tee -a "$RES"
 
 # the copy baselines, same sizes, same run; min/median/max of RUNS
 {
@@ -240,6 +294,7 @@ set title "frames/s per core vs frame size ($1 antennas; copies: one core, same 
 set xlabel "CODIF data bytes per frame (KiB)"
 set ylabel "M frames/s per core (median of $RUNS)"
 set logscale x 2
+set logscale y 10
 set key outside right
 set grid
 # one 100 GbE port at line rate: data + CODIF header + Eth/IPv4/UDP + FCS,

@@ -15,8 +15,15 @@
  *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M]
  *  --pool M: mbufs in its pool; a capture in --zero-copy keeps what its
  *    rings hold, so give it more than that (rows x streams, all antennas).
+ *  --pool-of NAME: take mbufs from the primary's own ring-based mempool
+ *    NAME (dpdk-testpmd's "mb_pool_0") through that pool's ring, never
+ *    through mempool ops: a secondary's pool is driven by ops *index*, and
+ *    dpdk-testpmd's ops table is ordered differently from ours (the
+ *    mempool-ops trap, dpdk-here.md), so testpmd could not free mbufs of a
+ *    pool ringgen made. Its own pool and its frees are then testpmd's.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,15 +43,42 @@
 #define BURST 32
 #define POOL_DEFAULT 16383
 
+/* n mbufs from the pool: through its ops (ours), or (--pool-of) from the
+ * primary's pool's ring itself, reset as rte_pktmbuf_alloc would. */
+static int
+take(struct rte_mempool *mp, struct rte_ring *pr, struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i;
+
+	if (pr == NULL)
+		return rte_pktmbuf_alloc_bulk(mp, m, n);
+	if (rte_ring_dequeue_bulk(pr, (void **)m, n, NULL) != n)
+		return -ENOBUFS;
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_reset(m[i]);
+	return 0;
+}
+
+static void
+give(struct rte_ring *pr, struct rte_mbuf **m, unsigned int n)
+{
+	if (pr == NULL)
+		rte_pktmbuf_free_bulk(m, n);
+	else
+		rte_ring_enqueue_bulk(pr, (void **)m, n, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "ring", 1, NULL, 'r' }, { "count", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
 		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
-		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { NULL, 0, NULL, 0 },
+		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { "pool-of", 1, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
-	const char *ring = NULL;
+	const char *ring = NULL, *pool_of = NULL;
+	struct rte_ring *pr = NULL; /* --pool-of: that pool's own ring */
 	int txport = -1;
 	unsigned int nant = 6, data = 8192, nq = 1, k, q;
 	uint64_t frames = 0, sent = 0, full = 0;
@@ -79,9 +113,11 @@ main(int argc, char **argv)
 		case 'q': nq = (unsigned int)atoi(optarg); break;
 		case 't': txport = atoi(optarg); break;
 		case 'p': pool = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'o': pool_of = optarg; break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
-				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M]\n");
+				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
+				"--pool-of NAME]\n");
 			return 2;
 		}
 	}
@@ -127,11 +163,38 @@ main(int argc, char **argv)
 			tlen[p.stream] = gen_build(&g, &p, tmpl[p.stream]);
 			gen_frame_hdr(&g, p.stream, 0, &base[p.stream]);
 		}
-	mp = rte_pktmbuf_pool_create("ringgen_pool", pool, 256, 0,
-				     (uint16_t)(RTE_PKTMBUF_HEADROOM + data + 256), (int)rte_socket_id());
-	if (mp == NULL) {
-		fprintf(stderr, "ringgen: mbuf pool: %s\n", rte_strerror(rte_errno));
-		return 1;
+	if (pool_of != NULL) {
+		char rn[RTE_RING_NAMESIZE];
+
+		mp = rte_mempool_lookup(pool_of);
+		snprintf(rn, sizeof(rn), "MP_%s", pool_of); /* the ring driver's name */
+		pr = rte_ring_lookup(rn);
+		if (mp == NULL || pr == NULL || mp->pool_data != pr ||
+		    rte_ring_get_prod_sync_type(pr) != RTE_RING_SYNC_MT ||
+		    rte_ring_get_cons_sync_type(pr) != RTE_RING_SYNC_MT) {
+			fprintf(stderr, "ringgen: --pool-of %s: %s\n", pool_of,
+				mp == NULL ? "no such mempool in the primary" :
+				"not a ring_mp_mc mempool (its ring MP_NAME, multi-producer and "
+				"-consumer, is what ringgen takes mbufs from)");
+			return 1;
+		}
+		if (mp->elt_size < sizeof(struct rte_mbuf) ||
+		    rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + data + 256) {
+			fprintf(stderr, "ringgen: --pool-of %s: data room %u bytes, expected at "
+				"least %u (headroom + %u data + headers)\n", pool_of,
+				rte_pktmbuf_data_room_size(mp), RTE_PKTMBUF_HEADROOM + data + 256,
+				data);
+			return 1;
+		}
+		pool = rte_ring_count(pr);
+	} else {
+		mp = rte_pktmbuf_pool_create("ringgen_pool", pool, 256, 0,
+					     (uint16_t)(RTE_PKTMBUF_HEADROOM + data + 256),
+					     (int)rte_socket_id());
+		if (mp == NULL) {
+			fprintf(stderr, "ringgen: mbuf pool: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
 	}
 	if (txport >= 0) {
 		struct rte_eth_conf conf;
@@ -159,7 +222,7 @@ main(int argc, char **argv)
 	}
 	/* every mbuf's payload written once, now */
 	all = malloc(pool * sizeof(*all));
-	if (all == NULL || rte_pktmbuf_alloc_bulk(mp, all, pool) != 0) {
+	if (all == NULL || take(mp, pr, all, pool) != 0) {
 		fprintf(stderr, "ringgen: cannot take the pool's mbufs\n");
 		return 1;
 	}
@@ -168,7 +231,7 @@ main(int argc, char **argv)
 
 		memcpy(rte_pktmbuf_mtod(all[k], void *), tmpl[s], tlen[s]);
 	}
-	rte_pktmbuf_free_bulk(all, pool);
+	give(pr, all, pool);
 	free(all);
 	printf("ringgen: %" PRIu64 " frames of %u streams (%u antennas, %u data bytes) into "
 	       "%s\n", frames, g.nstream, nant, data, ring != NULL ? ring : "a port");
@@ -182,7 +245,7 @@ main(int argc, char **argv)
 		unsigned int ant = k % nant, s0 = cur[ant];
 
 		/* a burst of one antenna's streams in turn, as steering gives */
-		if (rte_pktmbuf_alloc_bulk(mp, b, want) != 0)
+		if (take(mp, pr, b, want) != 0)
 			continue; /* the capture still holds them: wait */
 		for (i = 0; i < want; i++) {
 			unsigned int st = ant * spa + (s0 + i) % spa;
@@ -211,6 +274,10 @@ main(int argc, char **argv)
 		cur[ant] = (s0 + want) % spa;
 		k++;
 	}
+	/* the receiver has taken every frame off its rings when ringgen ends */
+	for (q = 0; q < nq && ring != NULL; q++)
+		while (rte_ring_count(rx[q]) != 0)
+			rte_pause();
 	printf("ringgen: %" PRIu64 " frames sent (%s full %" PRIu64 " times: the receiver "
 	       "was the slower side)\n", sent, ring != NULL ? "ring" : "tx queue", full);
 	if (txport >= 0) {
