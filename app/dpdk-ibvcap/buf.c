@@ -112,8 +112,9 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 			if (app->split.refs[a] == NULL)
 				return err_set(err, len, -EINVAL, "antenna %u: out of memory for %zu payload "
 					    "references", a, nref);
-			antbuf_set_indexed(&bf->prod[a], app->split.l.zero_off, app->split.refs[a],
-					   release_mbuf, NULL);
+			antbuf_set_indexed(&bf->prod[a], c->gpu >= 0 ? app->split.l.zero_off :
+					   (uintptr_t)bf->zc_zero, app->split.refs[a], release_mbuf,
+					   NULL);
 			bf->payload[a] = app->split.cpu;
 			bf->prod[a].payload = app->split.cpu;
 		} else if (bf->zc) {
@@ -347,7 +348,8 @@ ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m
 }
 
 /* Place a buffer-split frame by reference: the CODIF header was read from
- * the host segment; the payload stays in the GPU segment, which the
+ * the host segment; the payload stays in its own segment (GPU or host
+ * memory), which the
  * antenna buffer keeps until its row is reused. Nothing here reads it. */
 enum antbuf_result
 ibv_place_split(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m)

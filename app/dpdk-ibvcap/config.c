@@ -755,6 +755,11 @@ static const struct opt_def ibv_opts[] = {
 	 .help = "the antenna rings keep each frame in the mbuf it arrived in (no copy; the "
 		 "mbuf pool then holds a ring's worth of frames): yes, or copy each payload "
 		 "once into the ring (no)"},
+	{"zero-copy-split", .kind = OPT_ENUM, .section = "buffers", .names = split_names,
+	 OPT_AT(C, zc_split),
+	 .help = "with --zero-copy: the NIC writes each frame's first 106 bytes to a small "
+		 "mbuf and its payload to a buffer of its own, which the ring keeps, where every "
+		 "port offers buffer split (auto), or fail (on); off: the rings keep whole mbufs"},
 	{"gpu", .kind = OPT_UINT, .section = "buffers", .metavar = "DEV", .min = 0, .max = 63,
 	 .def = "none: host memory", OPT_AT(C, gpu), .print = print_gpu,
 	 .help = "payload in gpudev DEV's memory (GPUDirect)"},
@@ -1003,6 +1008,9 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 	if (c->zero_copy && c->mbuf_size != 0)
 		return err_set(err, len, -EINVAL, "--zero-copy needs each frame whole in one mbuf: leave "
 			    "--mbuf-size auto");
+	if (c->zc_split == IBV_SPLIT_ON && !c->zero_copy)
+		return err_set(err, len, -EINVAL, "--zero-copy-split on splits payload into buffers the "
+			    "rings keep: it needs --zero-copy yes");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
 		return err_set(err, len, -EINVAL, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
 	for (i = 0; i < c->nwrite; i++) {

@@ -27,7 +27,8 @@ enum ibv_steer_mode {
 enum ibv_split_mode {
 	IBV_SPLIT_AUTO = 0, /**< buffer split where every port offers it */
 	IBV_SPLIT_ON,       /**< buffer split or fail */
-	IBV_SPLIT_OFF,      /**< host mbufs, payload copied to the GPU */
+	IBV_SPLIT_OFF,      /**< no split: --gpu copies payload to the GPU,
+				 --zero-copy keeps whole mbufs */
 };
 
 struct ibv_port_cfg {
@@ -99,6 +100,7 @@ struct ibv_config {
 	double frame_rate;           /**< frames/s per stream, for times -> frames */
 	int gpu;                     /**< gpudev device for payload, -1 host */
 	enum ibv_split_mode gpu_split;
+	enum ibv_split_mode zc_split;  /**< --zero-copy-split */
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */

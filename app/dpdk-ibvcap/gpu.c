@@ -122,62 +122,7 @@ ibv_gpu_free(struct ibv_app *app)
 	}
 }
 
-/* ---- buffer split ------------------------------------------------------ */
-
-/* Ethernet + IPv4 (no options) + UDP + CODIF header: the NIC cuts here,
- * so the payload starts each GPU buffer. An 802.1Q tag would move the
- * CODIF header past the cut: VLAN stripping is asked for where offered. */
-#define SPLIT_HDR_LEN (14 + 20 + 8 + CODIF_HDR_LEN)
-
-int
-ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len)
-{
-	struct ibv_split *sp = &app->split;
-	unsigned int i;
-
-	sp->on = false;
-	sp->hdr_len = SPLIT_HDR_LEN;
-	if (app->cfg.gpu < 0)
-		return 0;
-	if (app->cfg.gpu_split == IBV_SPLIT_OFF) {
-		snprintf(sp->why, sizeof(sp->why), "--gpu-split off");
-		printf("dpdk-ibvcap: --gpu: buffer split off (--gpu-split off): payload reaches "
-		       "GPU memory by CPU copy\n");
-		return 0;
-	}
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
-		struct rte_eth_dev_info info;
-		char why[200];
-		int rc = rte_eth_dev_info_get(p->port_id, &info);
-
-		if (rc != 0)
-			return err_set(err, len, rc, "port %u (%s): cannot read device info: %s",
-				    p->port_id, p->name, strerror(-rc));
-		if (!gpumem_split_supported(&info, why, sizeof(why))) {
-			snprintf(sp->why, sizeof(sp->why), "port %u (%s): %s", p->port_id, p->name,
-				 why);
-			if (app->cfg.gpu_split == IBV_SPLIT_ON)
-				return err_set(err, len, -EINVAL,
-					    "--gpu-split on: port %u (%s): %s; every port must "
-					    "split headers from payload (mlx5 does), or use "
-					    "--gpu-split auto to copy payload to the GPU",
-					    p->port_id, p->name, why);
-			printf("dpdk-ibvcap: --gpu: %s: payload reaches GPU memory by CPU copy\n",
-			       sp->why);
-			return 0;
-		}
-	}
-	sp->on = true;
-	snprintf(sp->why, sizeof(sp->why),
-		 "every port splits: first %u bytes to host memory, payload to GPU memory",
-		 sp->hdr_len);
-	printf("dpdk-ibvcap: --gpu: buffer split on %u port%s: the first %u bytes of each "
-	       "packet to host memory, the payload straight to GPU memory (no CPU copy); "
-	       "dpdk-pdump/dpdk-dumpcap taps are off (they would read GPU memory)\n",
-	       app->nport, app->nport == 1 ? "" : "s", sp->hdr_len);
-	return 0;
-}
+/* ---- buffer split into GPU memory (split.c decides) --------------------- */
 
 int
 ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
@@ -185,27 +130,17 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 	const struct ibv_config *c = &app->cfg;
 	struct ibv_split *sp = &app->split;
 	int16_t dev = (int16_t)c->gpu;
-	uint32_t rows, win, frame, room, nq = ibv_queues_needed(c);
+	uint32_t room = ibv_split_payload_room(app);
 	uint64_t held, inflight, n;
 	uint16_t ports[IBV_MAX_PORTS];
-	unsigned int i, unmapped, nlc = rte_lcore_count();
+	unsigned int i, unmapped;
 	char why[256];
 
-	if (!sp->on)
-		return 0;
-	ibv_buffer_rows(c, &rows, &win);
-	/* every slot of every ring may hold a payload buffer; on top, what
-	 * the rx rings, the lcore caches (up to 1.5 x their size) and the
-	 * bursts hold */
-	held = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
-	inflight = (uint64_t)app->nport * nq * c->rx_desc +
-		   (uint64_t)nlc * (GPUMEM_POOL_CACHE * 3 / 2 + c->burst) + 1024;
+	ibv_split_counts(app, &held, &inflight);
 	n = held + inflight;
 	if (n > UINT32_MAX)
 		return err_set(err, len, -EINVAL, "--gpu: %" PRIu64 " payload buffers: over 2^32, use a "
 			    "smaller --ring", n);
-	frame = c->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * 4;
-	room = RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame - sp->hdr_len, 64);
 	if (gpumem_pool_layout((uint32_t)n, room, c->data_bytes, bf_page(app), &sp->l, why,
 			       sizeof(why)) != 0)
 		return err_set(err, len, -EINVAL, "--gpu: %s", why);
@@ -241,15 +176,7 @@ ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len)
 					why, sizeof(why));
 	if (sp->pay_mp == NULL)
 		return err_set(err, len, -EINVAL, "--gpu: %s", why);
-	/* a header mbuf lives only while its packet is in flight */
-	sp->hdr_mp = rte_pktmbuf_pool_create("ibvcap_split_hdr", (unsigned int)inflight,
-					     GPUMEM_POOL_CACHE, 0, RTE_PKTMBUF_HEADROOM + 128,
-					     (int)rte_socket_id());
-	if (sp->hdr_mp == NULL)
-		return err_set(err, len, -rte_errno, "--gpu: header mbuf pool of %" PRIu64 " x %u bytes: %s "
-			    "(hugepages exhausted?)", inflight, RTE_PKTMBUF_HEADROOM + 128,
-			    rte_strerror(rte_errno));
-	return 0;
+	return ibv_split_hdr_pool(app, inflight, err, len);
 }
 
 void

@@ -155,9 +155,10 @@ struct ibv_split {
 	char why[256];              /**< the capability check's verdict */
 	uint16_t hdr_len;           /**< split point: Ethernet+IPv4+UDP+CODIF */
 	struct rte_mempool *hdr_mp; /**< host: headers */
-	struct rte_mempool *pay_mp; /**< GPU: payload */
+	struct rte_mempool *pay_mp; /**< payload: GPU (--gpu) or host memory */
 	struct gpumem_pool_layout l;
-	void *gpu;                  /**< the region (device address) */
+	void *gpu;                  /**< the region (device address); NULL in
+					 host memory: references are addresses */
 	uint8_t *cpu;               /**< its CPU mapping (writers, zero frame) */
 	bool registered;
 	uintptr_t *refs[SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
@@ -263,12 +264,25 @@ enum antbuf_result ibv_place_split(struct ibv_app *app, const struct acct_fd *fd
 int ibv_gpu_setup(struct ibv_app *app, char *err, size_t len);
 int ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len);
 void ibv_gpu_free(struct ibv_app *app);
-/** Decide buffer split from the ports' capabilities (--gpu-split). */
-int ibv_gpu_split_plan(struct ibv_app *app, char *err, size_t len);
-/** Header and GPU payload pools, sized for the rings (before the ports). */
+/** Header and GPU payload pools, sized for the rings (split.c). */
 int ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len);
-/** After the ports are closed: pools and GPU region. */
+/** After the ports are closed: pools and GPU region (split.c). */
 void ibv_gpu_split_free(struct ibv_app *app);
+
+/* split.c */
+/** Decide buffer split from the ports' capabilities (--gpu-split with
+ * --gpu, --zero-copy-split with --zero-copy): every port splits, or none. */
+int ibv_split_plan(struct ibv_app *app, char *err, size_t len);
+/** The header and payload pools, sized for the rings (before the ports). */
+int ibv_split_create(struct ibv_app *app, char *err, size_t len);
+/** After the ports are closed: the pools (and with --gpu its region). */
+void ibv_split_free(struct ibv_app *app);
+/** Payload buffers the rings may hold, and those in flight besides. */
+void ibv_split_counts(const struct ibv_app *app, uint64_t *held, uint64_t *inflight);
+/** Data room of a payload buffer: the frame past the split point. */
+uint32_t ibv_split_payload_room(const struct ibv_app *app);
+/** The header mbuf pool, inflight mbufs. */
+int ibv_split_hdr_pool(struct ibv_app *app, uint64_t inflight, char *err, size_t len);
 
 /* clock.c */
 /** Fit the host and NIC clocks (after the ports start); says each port's source. */
@@ -399,7 +413,8 @@ void ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s);
  * --quicklook is read. data: the packet's first cap bytes.
  */
 static inline void
-ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data, uint32_t cap)
+ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data, uint32_t cap,
+	     const struct rte_mbuf *m, bool split)
 {
 	struct ql_acc *a = q->acc[r->fd.ant][r->fd.stream];
 	uint32_t off = (uint32_t)r->fd.codif_off + CODIF_HDR_LEN;
@@ -409,6 +424,15 @@ ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data
 		return;
 	if (likely(!ql_sample(a, 0)))
 		return;
+	if (split) {
+		/* --zero-copy with buffer split: the payload is the host
+		 * segment after the head (with --gpu quick look is off) */
+		uint64_t addr;
+
+		cap = gpumem_split_payload(m, off, r->fd.codif_len - CODIF_HDR_LEN, NULL, &addr);
+		data = (const uint8_t *)(uintptr_t)addr - off;
+		cap += off;
+	}
 	if (likely(r->fd.codif_len >= CODIF_HDR_LEN && off + r->fd.codif_len - CODIF_HDR_LEN <= cap)) {
 		/* its cost, measured where it is paid (one frame in --quicklook) */
 		uint64_t t0 = rte_rdtsc();

@@ -339,10 +339,10 @@ main(int argc, char **argv)
 	free(memory);
 	memory = NULL;
 
-	/* --gpu: split headers from payload where every port can, then the
-	 * device itself (before any memory is taken) */
-	if (app->cfg.gpu >= 0 && (ibv_gpu_split_plan(app, err, sizeof(err)) != 0 ||
-				  ibv_gpu_setup(app, err, sizeof(err)) != 0)) {
+	/* --gpu, --zero-copy: split headers from payload where every port
+	 * can; then the GPU itself (before any memory is taken) */
+	if (ibv_split_plan(app, err, sizeof(err)) != 0 ||
+	    (app->cfg.gpu >= 0 && ibv_gpu_setup(app, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		goto out_eal;
 	}
@@ -350,7 +350,7 @@ main(int argc, char **argv)
 	/* stock dpdk-pdump/dpdk-dumpcap attach through this; not with the
 	 * payload in GPU memory: a tap would copy it through a CPU pointer
 	 * that is not mapped for it */
-	if (app->split.on)
+	if (app->split.on && app->cfg.gpu >= 0)
 		app->pdump = false;
 	else if (rte_pdump_init() == 0)
 		app->pdump = true;

@@ -346,7 +346,7 @@ ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
 {
 	unsigned int i;
 
-	if (ibv_gpu_split_create(app, err, len) != 0)
+	if (ibv_split_create(app, err, len) != 0)
 		return -1;
 	for (i = 0; i < app->nport; i++)
 		if (setup_one(app, &app->port[i], err, len) != 0)
@@ -585,6 +585,6 @@ ibv_ports_close(struct ibv_app *app)
 	if (!app->bufs.keep_memory)
 		rte_mempool_free(app->bufs.zc_pool);
 	app->bufs.zc_pool = NULL;
-	/* the queues are gone: the split pools and their GPU memory can go */
-	ibv_gpu_split_free(app);
+	/* the queues are gone: the split pools (and GPU memory) can go */
+	ibv_split_free(app);
 }

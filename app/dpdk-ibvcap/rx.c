@@ -345,7 +345,7 @@ ibv_rx_main(void *arg)
 				/* quick look: before placement, which may hand
 				 * the mbuf to the ring */
 				if (ql != NULL && acct_placeable(r.fd.cls) && r.fd.stream >= 0)
-					ibv_ql_offer(ql, &r, data, cap);
+					ibv_ql_offer(ql, &r, data, cap, m, split);
 				if (placing && acct_placeable(r.fd.cls)) {
 					r.fd.arrival_ns = t;
 					if (place(app, lc, &r.fd, m, split))

@@ -50,6 +50,12 @@ run_expect_fail "--gpu-split off: no split, then the missing device" 1 \
 run_expect_fail "--gpu-split without --gpu" 1 \
 	"--gpu-split on splits payload into GPU memory: it needs --gpu DEV" \
 	"$C" $EAL --vdev "$V" -- --steer software --gpu-split on
+run_expect_fail "--zero-copy-split on where a port cannot split" 1 \
+	"--zero-copy-split on: port 0 (net_pcap0): no buffer split (rx offloads lack BUFFER_SPLIT); every port must split headers from payload (mlx5 does), or use --zero-copy-split auto (then the rings keep whole mbufs)" \
+	"$C" $EAL --vdev "$V" -- --steer software --zero-copy yes --zero-copy-split on
+run_expect_fail "--zero-copy-split without --zero-copy" 1 \
+	"--zero-copy-split on splits payload into buffers the rings keep: it needs --zero-copy yes" \
+	"$C" $EAL --vdev "$V" -- --steer software --zero-copy-split on
 run_expect_fail "--gpu-split bad value" 1 "--gpu-split: 'half': expected auto, on or off" \
 	"$C" $EAL --vdev "$V" -- --steer software --gpu 0 --gpu-split half
 run_expect_fail "--write to a missing directory" 1 "--write codif:$T/nowhere: directory '$T/nowhere' does not exist" \
