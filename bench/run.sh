@@ -25,13 +25,14 @@ DIR=${BENCH_DIR:-/var/tmp}
 mkdir -p "$OUT"
 [ -x "$B/bench/place_bench" ] || { echo "build first: scripts/setup.sh"; exit 1; }
 command -v dpdk-testpmd >/dev/null || { echo "needs dpdk-testpmd (package dpdk)"; exit 1; }
-echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%FT%TZ)" | tee "$OUT/machine.txt"
+machine() { echo "# machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), DPDK $(pkg-config --modversion libdpdk), $(date -u +%FT%TZ)"; }
+machine | tee "$OUT/machine.txt"
 
 echo "== 1. the whole binary's path per core (net_ring input from bench/ringgen)"
 BUILD=$B "$ROOT/bench/capture_bench.sh" "$OUT" 3 1000000
 
 echo "== 2. the libraries alone: capture + placement vs memcpy"
-"$B/bench/place_bench" 4000 4 | tee "$OUT/placement.txt"
+{ machine; "$B/bench/place_bench" 4000 4; } | tee "$OUT/placement.txt"
 
 echo "== 3. writers vs fio (io_uring, O_DIRECT, same block size) in $DIR"
 BUILD=$B "$ROOT/bench/writer_vs_fio.sh" "$DIR" 3 | tee "$OUT/writer.txt"
@@ -40,4 +41,4 @@ echo "== 4. dpdk-ibvcap-dump vs dpdk-pdump and dpdk-dumpcap"
 BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3
 
 echo "== 5. hwclock: device ticks -> Unix ns per packet"
-"$B/bench/hwclock_bench" 15 2000 | tee "$OUT/hwclock.txt"
+{ machine; "$B/bench/hwclock_bench" 15 2000; } | tee "$OUT/hwclock.txt"
