@@ -66,6 +66,28 @@ machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 	echo "# frames per run: $FRAMES; runs: $RUNS; one rx lcore"
 } | tee "$RES"
 
+# the receiver (pid, its log) is up when its log says so; it is killed if
+# this run ends early (runs are in $( ): the caller's trap cannot see it)
+receiver_up() { # pid log pattern name
+	CAP_PID=$1
+	trap 'kill "${CAP_PID:-}" 2>/dev/null || true' EXIT
+	for _ in $(seq 300); do
+		grep -qs "$3" "$2" && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "$3" "$2" || { cat "$2" >&2; echo "FAIL: $4 did not start" >&2; exit 1; }
+}
+
+# ringgen into the receiver's rings, every frame: prefix ring size ringgen-args...
+ringgen() {
+	local pfx=$1 ring=$2 size=$3
+	shift 3
+	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
+		--ring "$ring" --count "$FRAMES" --antennas "$nant" --data-bytes "$size" "$@" \
+		> "$W/gen.log" 2>&1 || { cat "$W/gen.log" >&2; echo "FAIL: ringgen $*" >&2; exit 1; }
+}
+
 # one run of the capture; prints "cycles_per_packet tsc_hz"
 capture_run() { # mode size antennas run quicklook
 	local mode=$1 size=$2 nant=$3 r=$4 ql=$5 pfx=$P${r}q$5 ring=cbr${r}q$5 zc=no q cpid rows spa pool nb=
@@ -94,19 +116,8 @@ capture_run() { # mode size antennas run quicklook
 		--data-bytes "$size" --count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
 		--zero-copy "$zc" $nb --quicklook "$ql" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
-	# this runs in $( ): the caller's trap cannot see cpid, so this does
-	CAP_PID=$cpid
-	trap 'kill "${CAP_PID:-}" 2>/dev/null || true' EXIT
-	for _ in $(seq 300); do
-		grep -qs 'capturing on' "$W/cap.log" && break
-		kill -0 "$cpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'capturing on' "$W/cap.log" || { cat "$W/cap.log" >&2; echo "FAIL: the capture did not start" >&2; exit 1; }
-	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
-		--ring "$ring" --count "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues "$q" \
-		--pool "$pool" > "$W/gen.log" 2>&1 ||
-		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen" >&2; exit 1; }
+	receiver_up "$cpid" "$W/cap.log" 'capturing on' "the capture"
+	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool"
 	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
 	python3 - "$W/sum.json" "$FRAMES" "$mode" "$ql" <<'PY'
 import json, sys
@@ -144,7 +155,7 @@ PY
 # ours. rxonly frees what it receives and reads nothing: the floor of any
 # receiver on this input. Prints "cycles_per_packet tsc_hz 0".
 testpmd_run() { # size run prefix ring
-	local size=$1 pfx=$3 ring=$4 tpid tries
+	local size=$1 pfx=$3 ring=$4 tpid
 	rm -f "$W/tp.log" "$W/tp.in"
 	mkfifo "$W/tp.in"
 	exec 7<> "$W/tp.in"
@@ -153,18 +164,8 @@ testpmd_run() { # size run prefix ring
 		--mbuf-size=$((128 + size + 256)) --total-num-mbufs=16384 --nb-cores=1 \
 		--rxq=1 --txq=1 --record-core-cycles --disable-link-check < "$W/tp.in" > "$W/tp.log" 2>&1 &
 	tpid=$!
-	CAP_PID=$tpid
-	trap 'kill "${CAP_PID:-}" 2>/dev/null || true' EXIT
-	for tries in $(seq 300); do
-		grep -qs 'Press enter to exit' "$W/tp.log" && break
-		kill -0 "$tpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'Press enter to exit' "$W/tp.log" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd did not start" >&2; exit 1; }
-	timeout 300 "$GEN" -l 0 --proc-type secondary --file-prefix "$pfx" --log-level 3 -- \
-		--ring "$ring" --count "$FRAMES" --antennas "$nant" --data-bytes "$size" --queues 1 \
-		--pool-of mb_pool_0 > "$W/gen.log" 2>&1 ||
-		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen (testpmd)" >&2; exit 1; }
+	receiver_up "$tpid" "$W/tp.log" 'Press enter to exit' "dpdk-testpmd"
+	ringgen "$pfx" "$ring" "$size" --queues 1 --pool-of mb_pool_0
 	echo >&7
 	exec 7>&-
 	wait "$tpid" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd failed" >&2; exit 1; }

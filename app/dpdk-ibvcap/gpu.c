@@ -186,12 +186,6 @@ ibv_gpu_split_free(struct ibv_app *app)
 	uint16_t ports[IBV_MAX_PORTS];
 	unsigned int i;
 
-	if (app->bufs.keep_memory)
-		return; /* a secondary lingers: left to the process exit */
-	rte_mempool_free(sp->hdr_mp);
-	sp->hdr_mp = NULL;
-	rte_mempool_free(sp->pay_mp);
-	sp->pay_mp = NULL;
 	if (sp->registered) {
 		for (i = 0; i < app->nport; i++)
 			ports[i] = app->port[i].port_id;

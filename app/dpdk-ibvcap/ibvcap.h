@@ -266,7 +266,7 @@ int ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t
 void ibv_gpu_free(struct ibv_app *app);
 /** Header and GPU payload pools, sized for the rings (split.c). */
 int ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len);
-/** After the ports are closed: pools and GPU region (split.c). */
+/** After the pools (split.c): the GPU region they were in. */
 void ibv_gpu_split_free(struct ibv_app *app);
 
 /* split.c */

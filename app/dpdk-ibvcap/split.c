@@ -180,14 +180,12 @@ ibv_split_free(struct ibv_app *app)
 {
 	struct ibv_split *sp = &app->split;
 
-	if (app->cfg.gpu >= 0) {
-		ibv_gpu_split_free(app);
-		return;
-	}
 	if (app->bufs.keep_memory)
 		return; /* a secondary lingers: left to the process exit */
 	rte_mempool_free(sp->hdr_mp);
 	sp->hdr_mp = NULL;
 	rte_mempool_free(sp->pay_mp);
 	sp->pay_mp = NULL;
+	if (app->cfg.gpu >= 0)
+		ibv_gpu_split_free(app); /* the pools' GPU region */
 }
