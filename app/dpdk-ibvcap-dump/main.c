@@ -556,6 +556,8 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
+	if (wr_ring_direct(w, err, sizeof(err)) != NULL)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, err);
 	memset(&ro, 0, sizeof(ro));
 	ro.batch = 256;
 	ro.max_rate = o->max_rate;
@@ -575,6 +577,8 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	summary_writer = w;
 	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
 		w->err, 0, (double)(mono_ns() - t0) / 1e9);
+	if (w->ring_files + w->copy_files > 0 && wr_ring_direct(w, err, sizeof(err)) != NULL)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, err);
 	/* the primary, if alive, may still hold the entry for its summary */
 	shm_writer_release(v.ctl, reg);
 	wr_gate_free(w);
