@@ -522,6 +522,8 @@ fio_ref_begin(struct fio_file *f, size_t batch, const char **why)
 		free(a->spare[i]);
 	a->nspare = 0;
 	a->batch = batch < FIO_ALIGN ? FIO_ALIGN : batch / FIO_ALIGN * FIO_ALIGN;
+	free(f->buf); /* nothing is staged from here on */
+	f->buf = NULL;
 	f->ref = true;
 	return 0;
 }

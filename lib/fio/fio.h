@@ -191,7 +191,7 @@ int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t e
  * Until a write completes (fio_on_disk passes it) its bytes must stay
  * where they are; a caller whose memory may change meanwhile checks it
  * after, and rewrites what changed (fio_rewrite_zero). fio_reserve and
- * fio_append are then refused.
+ * fio_append are then refused (the staging buffer is given back).
  * @return 0, or -EOPNOTSUPP (not O_DIRECT, FIO_SYNC, no io_uring, bytes
  *   already staged or an unaligned size) with why (may be NULL) saying
  *   which in words, or -ENOMEM.
