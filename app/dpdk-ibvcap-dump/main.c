@@ -140,7 +140,8 @@ static const struct opt_def lopts[] = {
 		 "  all=yes           pcap: every antenna in one file\n"
 		 "  direct=no         no O_DIRECT (default: where possible)\n"
 		 "  io=sync           one write at a time (default uring: O_DIRECT\n"
-		 "                    writes in flight through io_uring)\n"
+		 "                    writes in flight through io_uring; raw rows\n"
+		 "                    then go from the ring, no copy)\n"
 		 "  oldest=yes        start at the oldest frame in the ring\n"
 		 "  count=N           stop after N frames\n"
 		 "  buffer=SIZE       staging per file (8M; at least two rows)\n"
@@ -556,6 +557,8 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
 		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
 		wr_format_name(wo->format), wo->dir);
+	if (wr_ring_direct(w, err, sizeof(err)) != NULL)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, err);
 	memset(&ro, 0, sizeof(ro));
 	ro.batch = 256;
 	ro.max_rate = o->max_rate;
@@ -575,6 +578,8 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	summary_writer = w;
 	summary(o, wr_format_name(wo->format), &w->st, quit ? "signal" : end_text(end), w->error,
 		w->err, 0, (double)(mono_ns() - t0) / 1e9);
+	if (w->ring_files + w->copy_files > 0 && wr_ring_direct(w, err, sizeof(err)) != NULL)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, err);
 	/* the primary, if alive, may still hold the entry for its summary */
 	shm_writer_release(v.ctl, reg);
 	wr_gate_free(w);

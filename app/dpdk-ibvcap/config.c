@@ -772,7 +772,8 @@ static const struct opt_def ibv_opts[] = {
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
 	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct, io (uring|sync), min-free (SIZE or P%: the "
+		 "rotate-time, snaplen, all, direct, io (uring|sync; uring: raw rows go from the ring to "
+		 "O_DIRECT files, no copy), min-free (SIZE or P%: the "
 		 "free space it leaves in DIR), on-full (stop: finish its files and end, exit 3 "
 		 "at the capture's end; remove-oldest: remove its own oldest finished files). DIR "
 		 "must exist and take new files; files "

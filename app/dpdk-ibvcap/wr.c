@@ -69,6 +69,8 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
 		if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
 			return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
+		if (wr_ring_direct(&wl->w, e, sizeof(e)) != NULL)
+			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", c->write[i], e);
 		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
 		wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
 					       wr_format_name(o.format));
@@ -134,12 +136,16 @@ ibv_writers_wait(struct ibv_app *app)
 {
 	unsigned int i;
 	int rc = 0;
+	char e[256];
 
 	app->writers_stop = 1;
 	for (i = 0; i < app->nwlcore; i++) {
 		struct ibv_wlcore *wl = app->wl[i];
 
 		rte_eal_wait_lcore(wl->lcore);
+		if (wl->w.ring_files + wl->w.copy_files > 0 &&
+		    wr_ring_direct(&wl->w, e, sizeof(e)) != NULL)
+			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, e);
 		if (wl->rc != 0) {
 			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, wl->w.err);
 			rc = -1;

@@ -806,6 +806,30 @@ antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 	return true;
 }
 
+bool
+antbuf_intact(const struct antbuf *b, const struct antbuf_view *v)
+{
+	uint32_t nr = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE);
+
+	if (v->virt)
+		return nr < v->runno + ANTBUF_RUNS;
+	/* the producer stores the new seq before it writes the row: the same
+	 * test as antbuf_commit's, after the row's bytes were read */
+	return nr < v->runno + ANTBUF_RUNS &&
+	       __atomic_load_n(&antbuf_rowp(b, v->pos)->seq, __ATOMIC_ACQUIRE) == v->row;
+}
+
+void
+antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v)
+{
+	if (v->virt)
+		return;
+	c->rows--;
+	c->frames -= v->nvalid;
+	c->lost_rows++;
+	c->lost_frames += v->nvalid;
+}
+
 void
 antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c)
 {

@@ -382,6 +382,20 @@ bool antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 		   const struct antbuf_view *v);
 
 /**
+ * Whether the row of v (committed) is still the one handed out: not
+ * recycled since. What a reader that let the row be read later (a write
+ * straight from the ring, still in flight at antbuf_commit) checks once
+ * that read is over.
+ */
+bool antbuf_intact(const struct antbuf *b, const struct antbuf_view *v);
+
+/**
+ * A row committed (antbuf_commit true) that antbuf_intact later found
+ * overwritten: counted lost instead of taken, as antbuf_commit would have.
+ */
+void antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v);
+
+/**
  * After the producer stopped (antbuf_flush) and the cursor took every
  * final row: count the frames of rows it skipped at the very end (their
  * count is otherwise settled at the next row taken, which never comes).

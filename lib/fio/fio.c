@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #ifdef FIO_HAVE_URING
 #include <liburing.h>
@@ -17,11 +18,16 @@
 #include "fio.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+/* pieces of one write by reference (writev's IOV_MAX) */
+#define FIO_IOV 1024
 
 #ifdef FIO_HAVE_URING
-/* One staged write in flight: its buffer, where it goes, how it ended. */
+/* One write in flight: its staging buffer (or, by reference, its
+ * pieces), where it goes, how it ended. */
 struct fio_slot {
 	uint8_t *buf;
+	struct iovec *iov; /* by reference: buf NULL */
+	unsigned int niov;
 	uint64_t off;
 	size_t len;
 	size_t written; /* bytes of it in the file (all, unless err) */
@@ -37,6 +43,14 @@ struct fio_aio {
 	unsigned int head, n;
 	uint8_t *spare[FIO_INFLIGHT];
 	unsigned int nspare;
+	/* by reference (fio_ref): the pieces gathered for the next write, the
+	 * piece arrays not in flight, the zeroed block gaps are written from */
+	struct iovec *biov;
+	unsigned int bn;
+	size_t blen, batch;
+	struct iovec *iovspare[FIO_INFLIGHT];
+	unsigned int niovspare;
+	uint8_t *zero;
 };
 
 static char sync_reason_buf[160];
@@ -46,7 +60,7 @@ static int sync_reason_claimed;
 static const char *sync_reason = "built without liburing";
 #endif
 
-static void aio_open(struct fio_file *f);
+static void aio_open(struct fio_file *f, bool spares);
 static void aio_free(struct fio_file *f);
 
 const char *
@@ -66,6 +80,7 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
+	f->keep_max = UINT64_MAX;
 	f->replace = (flags & FIO_REPLACE) != 0;
 	oflags |= f->replace ? O_TRUNC : O_EXCL;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path) ||
@@ -101,7 +116,8 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	if (f->fd < 0)
 		goto fail;
 	f->open = true;
-	f->want_aio = !(flags & FIO_SYNC);
+	f->sync = (flags & FIO_SYNC) != 0;
+	f->want_aio = !f->sync;
 	return 0;
 fail:
 	e = errno;
@@ -208,14 +224,19 @@ aio_free(struct fio_file *f)
 	io_uring_queue_exit(&a->ring);
 	for (i = 0; i < a->nspare; i++)
 		free(a->spare[i]);
+	for (i = 0; i < a->niovspare; i++)
+		free(a->iovspare[i]);
+	free(a->biov);
+	free(a->zero);
 	free(a);
 	f->aio = NULL;
 }
 
 /* io_uring for an O_DIRECT file, with its FIO_INFLIGHT extra staging
- * buffers; anything missing leaves the file synchronous. */
+ * buffers (spares; a file written by reference has none); anything
+ * missing leaves the file synchronous. */
 static void
-aio_open(struct fio_file *f)
+aio_open(struct fio_file *f, bool spares)
 {
 	struct fio_aio *a;
 	unsigned int i;
@@ -234,7 +255,7 @@ aio_open(struct fio_file *f)
 		return;
 	}
 	f->aio = a;
-	for (i = 0; i < FIO_INFLIGHT; i++) {
+	for (i = 0; spares && i < FIO_INFLIGHT; i++) {
 		void *mem;
 
 		if (posix_memalign(&mem, FIO_ALIGN, f->cap) != 0) {
@@ -243,6 +264,41 @@ aio_open(struct fio_file *f)
 		}
 		a->spare[a->nspare++] = mem;
 	}
+}
+
+/* pwrite the pieces iov, but their first skip bytes, at off. */
+static int
+pwrite_iov_at(struct fio_file *f, const struct iovec *iov, unsigned int niov, size_t skip,
+	      uint64_t off, size_t *done)
+{
+	unsigned int i;
+
+	*done = 0;
+	for (i = 0; i < niov; i++) {
+		size_t len = iov[i].iov_len, d;
+		int rc;
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		rc = pwrite_at(f, (const uint8_t *)iov[i].iov_base + skip, len - skip, off, &d);
+		*done += d;
+		off += d;
+		skip = 0;
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* pwrite what of slot s follows its first skip bytes. */
+static int
+slot_pwrite(struct fio_file *f, const struct fio_slot *s, size_t skip, size_t *done)
+{
+	if (s->iov != NULL)
+		return pwrite_iov_at(f, s->iov, s->niov, skip, s->off + skip, done);
+	return pwrite_at(f, s->buf + skip, s->len - skip, s->off + skip, done);
 }
 
 /* How one write ended: a short write is finished with pwrite (where the
@@ -256,9 +312,9 @@ aio_finish(struct fio_file *f, struct fio_slot *s, int res)
 
 	if (res == -EINVAL && f->direct) {
 		go_buffered(f);
-		rc = pwrite_at(f, s->buf, s->len, s->off, &done);
+		rc = slot_pwrite(f, s, 0, &done);
 	} else if (res == -EINTR || res == -EAGAIN) {
-		rc = pwrite_at(f, s->buf, s->len, s->off, &done);
+		rc = slot_pwrite(f, s, 0, &done);
 	} else if (res < 0) {
 		rc = res;
 	} else if ((size_t)res < s->len) {
@@ -270,7 +326,7 @@ aio_finish(struct fio_file *f, struct fio_slot *s, int res)
 
 			if (f->direct)
 				go_buffered(f); /* the rest is not aligned */
-			rc = pwrite_at(f, s->buf + done, s->len - done, s->off + done, &more);
+			rc = slot_pwrite(f, s, done, &more);
 			done += more;
 		}
 	} else {
@@ -329,7 +385,10 @@ aio_reap(struct fio_file *f, bool wait)
 			if (s->err != 0)
 				f->err = s->err;
 		}
-		a->spare[a->nspare++] = s->buf;
+		if (s->iov != NULL)
+			a->iovspare[a->niovspare++] = s->iov;
+		else
+			a->spare[a->nspare++] = s->buf;
 		a->head = (a->head + 1) % FIO_INFLIGHT;
 		a->n--;
 	}
@@ -379,11 +438,239 @@ aio_flush(struct fio_file *f)
 	aio_reap(f, false);
 	return f->err ? -f->err : 0;
 }
+
+/* ---- by reference --------------------------------------------------------- */
+
+/* Hand the pieces gathered to io_uring as one writev at their offset;
+ * waits only when FIO_INFLIGHT writes are already in flight. After an
+ * error they are dropped: they lie past what the file keeps. */
+static int
+ref_submit(struct fio_file *f)
+{
+	struct fio_aio *a = f->aio;
+	struct io_uring_sqe *sqe;
+	struct fio_slot *s;
+
+	if (a->bn == 0)
+		return f->err ? -f->err : 0;
+	while (a->n == FIO_INFLIGHT)
+		aio_reap(f, true);
+	if (f->err != 0) {
+		a->bn = 0;
+		a->blen = 0;
+		return -f->err;
+	}
+	s = &a->slot[(a->head + a->n) % FIO_INFLIGHT];
+	*s = (struct fio_slot){ .iov = a->biov, .niov = a->bn, .off = f->base - a->blen,
+				.len = a->blen };
+	a->n++;
+	a->biov = a->iovspare[--a->niovspare];
+	a->bn = 0;
+	a->blen = 0;
+	sqe = io_uring_get_sqe(&a->ring);
+	if (sqe != NULL) {
+		io_uring_prep_writev(sqe, f->fd, s->iov, s->niov, s->off);
+		io_uring_sqe_set_data(sqe, s);
+	}
+	if (sqe == NULL || io_uring_submit(&a->ring) < 1)
+		aio_finish(f, s, -EAGAIN); /* written here instead */
+	aio_reap(f, false);
+	return f->err ? -f->err : 0;
+}
+
+int
+fio_ref_begin(struct fio_file *f, size_t batch, const char **why)
+{
+	const char *w = NULL;
+	struct fio_aio *a;
+	unsigned int i;
+	void *mem;
+
+	if (!f->direct)
+		w = "the file is not O_DIRECT (direct=no, or its filesystem refused it: tmpfs?)";
+	else if (f->sync)
+		w = "io=sync";
+	else if (f->fill != 0 || f->base % FIO_ALIGN != 0)
+		w = "bytes already staged";
+	else {
+		if (f->want_aio)
+			aio_open(f, false);
+		if (f->aio == NULL)
+			w = fio_sync_reason() != NULL ? fio_sync_reason() : "no io_uring";
+	}
+	if (why != NULL)
+		*why = w;
+	if (w != NULL)
+		return -EOPNOTSUPP;
+	a = f->aio;
+	if (a->biov == NULL)
+		a->biov = malloc(FIO_IOV * sizeof(*a->biov));
+	while (a->biov != NULL && a->niovspare < FIO_INFLIGHT &&
+	       (a->iovspare[a->niovspare] = malloc(FIO_IOV * sizeof(struct iovec))) != NULL)
+		a->niovspare++;
+	if (a->zero == NULL && posix_memalign(&mem, FIO_ALIGN, FIO_ZERO_BLOCK) == 0) {
+		memset(mem, 0, FIO_ZERO_BLOCK);
+		a->zero = mem;
+	}
+	if (a->biov == NULL || a->niovspare < FIO_INFLIGHT || a->zero == NULL) {
+		if (why != NULL)
+			*why = "no memory for its pieces";
+		aio_free(f); /* no staging spares either: synchronous from here */
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->nspare; i++) /* staging spares: never used now */
+		free(a->spare[i]);
+	a->nspare = 0;
+	a->batch = batch < FIO_ALIGN ? FIO_ALIGN : batch / FIO_ALIGN * FIO_ALIGN;
+	free(f->buf); /* nothing is staged from here on */
+	f->buf = NULL;
+	f->ref = true;
+	return 0;
+}
+
+int
+fio_ref(struct fio_file *f, const void *p, size_t n)
+{
+	struct fio_aio *a = f->aio;
+	struct iovec *last;
+
+	if (f->err != 0)
+		return -f->err;
+	if (!f->ref || ((uintptr_t)p | n) % FIO_ALIGN != 0)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	last = a->bn > 0 ? &a->biov[a->bn - 1] : NULL;
+	if (last != NULL && (const uint8_t *)last->iov_base + last->iov_len == (const uint8_t *)p) {
+		last->iov_len += n; /* the next bytes in memory: one piece */
+	} else {
+		if (a->bn == FIO_IOV)
+			return -E2BIG;
+		a->biov[a->bn++] = (struct iovec){ .iov_base = (void *)(uintptr_t)p, .iov_len = n };
+	}
+	a->blen += n;
+	f->base += n;
+	return 0;
+}
+
+int
+fio_ref_zero(struct fio_file *f, size_t n)
+{
+	struct fio_aio *a = f->aio;
+
+	if (f->err != 0)
+		return -f->err;
+	if (!f->ref || n % FIO_ALIGN != 0)
+		return -EINVAL;
+	while (n > 0) {
+		struct iovec *last = a->bn > 0 ? &a->biov[a->bn - 1] : NULL;
+		size_t k;
+
+		if (last != NULL && last->iov_base == a->zero && last->iov_len < FIO_ZERO_BLOCK) {
+			k = FIO_ZERO_BLOCK - last->iov_len;
+			k = n < k ? n : k;
+			last->iov_len += k;
+		} else {
+			if (a->bn == FIO_IOV)
+				return -E2BIG;
+			k = n < FIO_ZERO_BLOCK ? n : FIO_ZERO_BLOCK;
+			a->biov[a->bn++] = (struct iovec){ .iov_base = a->zero, .iov_len = k };
+		}
+		a->blen += k;
+		f->base += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int
+fio_ref_room(struct fio_file *f, unsigned int k)
+{
+	if (f->err != 0)
+		return -f->err;
+	if (f->ref && f->aio->bn + k > FIO_IOV)
+		return ref_submit(f);
+	return 0;
+}
+
+int
+fio_rewrite_zero(struct fio_file *f, uint64_t off, uint64_t n)
+{
+	uint64_t at = off;
+
+	if (!f->ref || off + n > f->on_disk)
+		return 0; /* not in the file: a cut at close removes it */
+	while (at < off + n) {
+		size_t k = off + n - at < FIO_ZERO_BLOCK ? (size_t)(off + n - at) : FIO_ZERO_BLOCK;
+		size_t done;
+		int rc = pwrite_at(f, f->aio->zero, k, at, &done);
+
+		if (rc != 0) {
+			if (f->err == 0)
+				f->err = -rc;
+			if (f->keep_max > off)
+				f->keep_max = off;
+			return rc;
+		}
+		at += k;
+	}
+	return 0;
+}
 #else
 static void
-aio_open(struct fio_file *f)
+aio_open(struct fio_file *f, bool spares)
 {
+	(void)spares;
 	f->want_aio = false;
+}
+
+int
+fio_ref_begin(struct fio_file *f, size_t batch, const char **why)
+{
+	(void)f;
+	(void)batch;
+	if (why != NULL)
+		*why = sync_reason;
+	return -EOPNOTSUPP;
+}
+
+int
+fio_ref(struct fio_file *f, const void *p, size_t n)
+{
+	(void)f;
+	(void)p;
+	(void)n;
+	return -EINVAL;
+}
+
+int
+fio_ref_zero(struct fio_file *f, size_t n)
+{
+	(void)f;
+	(void)n;
+	return -EINVAL;
+}
+
+int
+fio_ref_room(struct fio_file *f, unsigned int k)
+{
+	(void)k;
+	return f->err ? -f->err : 0;
+}
+
+int
+fio_rewrite_zero(struct fio_file *f, uint64_t off, uint64_t n)
+{
+	(void)f;
+	(void)off;
+	(void)n;
+	return 0;
+}
+
+static int
+ref_submit(struct fio_file *f)
+{
+	return f->err ? -f->err : 0;
 }
 
 static void
@@ -426,8 +713,15 @@ flush(struct fio_file *f, bool all)
 
 	if (f->err != 0)
 		return -f->err;
+	if (f->ref) {
+		/* by reference: nothing staged, what is gathered goes */
+		rc = ref_submit(f);
+		if (all)
+			aio_drain(f);
+		return rc != 0 ? rc : f->err ? -f->err : 0;
+	}
 	if (f->want_aio && f->direct && !all)
-		aio_open(f); /* at the first flush: a file written at close only
+		aio_open(f, true); /* at the first flush: a file written at close only
 			      * (smaller than half its buffer) never needs it */
 	if (f->aio != NULL && f->direct && !all)
 		return aio_flush(f);
@@ -476,7 +770,7 @@ fio_reserve(struct fio_file *f, size_t n)
 {
 	uint8_t *p;
 
-	if (f->err != 0 || n > f->cap - FIO_ALIGN)
+	if (f->err != 0 || f->ref || n > f->cap - FIO_ALIGN)
 		return NULL;
 	if (f->fill + n > f->cap && flush(f, false) != 0)
 		return NULL;
@@ -506,6 +800,29 @@ fio_append(struct fio_file *f, const void *p, size_t n)
 int
 fio_rollback(struct fio_file *f, uint64_t mark)
 {
+#ifdef FIO_HAVE_URING
+	if (f->ref) {
+		/* by reference: the pieces not yet written */
+		struct fio_aio *a = f->aio;
+
+		if (mark + a->blen < f->base || mark > f->base)
+			return -EINVAL;
+		while (f->base > mark) {
+			struct iovec *last = &a->biov[a->bn - 1];
+			size_t cut = last->iov_len < f->base - mark ? last->iov_len :
+				     (size_t)(f->base - mark);
+
+			last->iov_len -= cut;
+			a->blen -= cut;
+			f->base -= cut;
+			if (last->iov_len == 0)
+				a->bn--;
+		}
+		while (f->nends > 0 && f->ends[f->nends - 1] > mark)
+			f->nends--;
+		return 0;
+	}
+#endif
 	if (mark < f->base || mark > fio_size(f))
 		return -EINVAL;
 	f->fill = (size_t)(mark - f->base);
@@ -543,6 +860,10 @@ fio_record_end(struct fio_file *f)
 int
 fio_maybe_flush(struct fio_file *f)
 {
+#ifdef FIO_HAVE_URING
+	if (f->ref)
+		return f->aio->blen >= f->aio->batch ? ref_submit(f) : f->err ? -f->err : 0;
+#endif
 	if (f->fill < f->cap / 2)
 		return f->err ? -f->err : 0;
 	return flush(f, false);
@@ -585,7 +906,7 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 	if (first != 0) {
 		/* cut to the last whole record: every kept file is valid */
 		settle_ends(f);
-		size = f->safe_end;
+		size = f->safe_end < f->keep_max ? f->safe_end : f->keep_max;
 		if (ftruncate(f->fd, (off_t)size) != 0 || size == 0)
 			keep = false;
 		snprintf(err, errlen, "%s: %s (kept the first %llu bytes, whole records)",
@@ -625,6 +946,17 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 	f->open = false;
 	f->fd = -1;
 	return rc;
+}
+
+int
+fio_wait(struct fio_file *f)
+{
+	if (!f->open)
+		return 0;
+	if (f->ref)
+		ref_submit(f);
+	aio_drain(f);
+	return f->err ? -f->err : 0;
 }
 
 int

@@ -6,7 +6,8 @@
  * buffer (synchronous pwrite where io_uring is not built in, not allowed,
  * or the file is not O_DIRECT), NAME.part renamed to NAME when complete,
  * and a file cut back to its last whole record after an error (ENOSPC), so
- * every kept file is valid. */
+ * every kept file is valid. An O_DIRECT file with io_uring can also take
+ * bytes by reference (fio_ref): written from where they are, no copy. */
 
 #ifndef FIO_H
 #define FIO_H
@@ -56,6 +57,10 @@ struct fio_file {
 	int err;                 /**< first I/O errno (then writes are refused) */
 	struct fio_aio *aio;     /**< io_uring state; NULL: synchronous pwrite */
 	bool want_aio;           /**< io_uring to be set up at the first flush */
+	bool sync;               /**< FIO_SYNC */
+	bool ref;                /**< by reference (fio_ref_begin): nothing staged */
+	uint64_t keep_max;       /**< a cut at close keeps at most this many bytes
+				      (a rewrite failed there) */
 };
 
 /**
@@ -173,6 +178,60 @@ int fio_maybe_flush(struct fio_file *f);
  *   the file).
  */
 int fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errlen);
+
+/* ---- by reference: no staging copy ---------------------------------------- */
+
+/** Zeros one iovec of fio_ref_zero covers at most (a block per file). */
+#define FIO_ZERO_BLOCK (1u << 20)
+
+/**
+ * Write this file by reference from here on: the bytes fio_ref is given
+ * are written from where they lie (io_uring writev, no copy into the
+ * staging buffer), in writes of about batch bytes, FIO_INFLIGHT in flight.
+ * Until a write completes (fio_on_disk passes it) its bytes must stay
+ * where they are; a caller whose memory may change meanwhile checks it
+ * after, and rewrites what changed (fio_rewrite_zero). fio_reserve and
+ * fio_append are then refused (the staging buffer is given back).
+ * @return 0, or -EOPNOTSUPP (not O_DIRECT, FIO_SYNC, no io_uring, bytes
+ *   already staged or an unaligned size) with why (may be NULL) saying
+ *   which in words, or -ENOMEM.
+ */
+int fio_ref_begin(struct fio_file *f, size_t batch, const char **why);
+
+/**
+ * Append n bytes at p by reference (p and n multiples of FIO_ALIGN);
+ * coalesced with the bytes before when they follow them in memory.
+ * @return 0, -EINVAL (unaligned), -E2BIG (no iovec left: fio_ref_room
+ *   first), or the negative errno of an I/O error.
+ */
+int fio_ref(struct fio_file *f, const void *p, size_t n);
+
+/** Append n zero bytes (a multiple of FIO_ALIGN) by reference, from the
+ * file's zeroed block. Returns as fio_ref. */
+int fio_ref_zero(struct fio_file *f, size_t n);
+
+/**
+ * Room for k more pieces (fio_ref) without a write: submits what is
+ * gathered now if needed, so that what is appended next can still be taken
+ * back (fio_rollback). @return 0 or the negative errno of an I/O error.
+ */
+int fio_ref_room(struct fio_file *f, unsigned int k);
+
+/**
+ * Overwrite n bytes at off, within what is on disk (fio_on_disk), with
+ * zeros (bytes that changed while their write was in flight). Bytes not on
+ * disk are not written (a cut after an error removes them). A failure
+ * fails the file, and its cut at close keeps nothing from off on.
+ * @return 0 or the negative errno of pwrite(2).
+ */
+int fio_rewrite_zero(struct fio_file *f, uint64_t off, uint64_t n);
+
+/**
+ * Write out what is gathered and wait for every write in flight (so that
+ * fio_on_disk says all that will reach the file). @return 0 or the
+ * negative errno of the first I/O error.
+ */
+int fio_wait(struct fio_file *f);
 
 /**
  * Cut a finished file (closed, renamed) back to size bytes, whole records

@@ -64,6 +64,16 @@ compact(struct fmt_sink *s)
 	s->npend -= drop;
 }
 
+/* What of the file may be counted: written out, and (by reference)
+ * confirmed intact or rewritten. */
+static uint64_t
+disk_upto(const struct fmt_sink *s)
+{
+	uint64_t d = fio_on_disk(&s->f);
+
+	return s->ref && s->confirmed < d ? s->confirmed : d;
+}
+
 /* Records ending at or before `upto` are in the file: counted in disk. */
 static void
 settle(struct fmt_sink *s, uint64_t upto)
@@ -132,13 +142,13 @@ fmt_record_end(struct fmt_sink *s)
 		s->cappend = nc;
 	}
 	s->pend[s->npend++] = p;
-	settle(s, fio_on_disk(&s->f));
+	settle(s, disk_upto(s));
 }
 
 void
 fmt_settle(struct fmt_sink *s)
 {
-	settle(s, fio_on_disk(&s->f));
+	settle(s, disk_upto(s));
 }
 
 /* Take back staged records ending after mark (a row taken back). */
@@ -224,7 +234,9 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 int
 fmt_row_begin(struct fmt_sink *s, size_t max_bytes)
 {
-	int rc = fio_ensure(&s->f, max_bytes);
+	/* by reference: room for a piece per stream and a zero run */
+	int rc = s->ref ? fio_ref_room(&s->f, fmt_raw_nstream(s) + 2) :
+			  fio_ensure(&s->f, max_bytes);
 
 	fmt_settle(s);
 	s->mark = fio_size(&s->f);
@@ -270,6 +282,65 @@ fmt_row_abort(struct fmt_sink *s)
 	s->nput = 0;
 }
 
+int
+fmt_by_ref(struct fmt_sink *s, size_t batch, const char **why)
+{
+	int rc;
+
+	if (s->kind != FMT_RAW) {
+		if (why != NULL)
+			*why = "not raw";
+		return -EOPNOTSUPP;
+	}
+	rc = fio_ref_begin(&s->f, batch, why);
+	if (rc == 0) {
+		s->ref = true;
+		s->confirmed = fio_size(&s->f);
+	}
+	return rc;
+}
+
+int
+fmt_wait(struct fmt_sink *s)
+{
+	int rc = fio_wait(&s->f);
+
+	fmt_settle(s);
+	return rc;
+}
+
+int
+fmt_row_confirm(struct fmt_sink *s, bool intact)
+{
+	struct fmt_pending was;
+	size_t i;
+	int rc;
+
+	if (!s->ref)
+		return -ENOENT;
+	rc = fmt_raw_confirm(s, intact, &was);
+	if (rc == -ENOENT)
+		return rc;
+	if (!intact) {
+		/* its record (not counted yet: after `confirmed`) holds an
+		 * overrun row now, as a row written as placeholders would */
+		for (i = s->hpend; i < s->npend; i++) {
+			struct fmt_pending *p = &s->pend[i];
+
+			if (p->end < was.end)
+				continue;
+			p->frames -= was.frames;
+			p->gaps -= was.gaps;
+			p->overrun -= was.overrun;
+			p->overrun += s->raw != NULL ? fmt_raw_nstream(s) : 0;
+			break;
+		}
+	}
+	s->confirmed = was.end;
+	fmt_settle(s);
+	return rc;
+}
+
 uint64_t
 fmt_close_bytes_max(const struct fmt_sink *s)
 {
@@ -290,6 +361,15 @@ fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen)
 		fmt_raw_free(s);
 		pend_free(s);
 		return 0;
+	}
+	if (s->ref) {
+		/* rows its caller has not confirmed are taken as intact */
+		uint64_t row;
+		bool written;
+
+		fio_wait(&s->f);
+		while (fmt_ref_oldest(s, &row, &written))
+			fmt_row_confirm(s, true);
 	}
 	staged = fio_size(&s->f);
 	rc = fio_close(&s->f, keep, &bytes, err, errlen);

@@ -91,6 +91,10 @@ struct fmt_sink {
 	uint64_t floor;               /**< end of the newest record in the file
 					   no longer in pend: a cut at or after
 					   it is counted exactly */
+	bool ref;                     /**< raw rows by reference (fmt_by_ref) */
+	uint64_t confirmed;           /**< by reference: end of the newest row
+					   confirmed (fmt_row_confirm); rows after
+					   it are not counted in the file yet */
 };
 
 /** "raw", "codif", "pcap": the name of a format and its file extension. */
@@ -151,6 +155,43 @@ int fmt_row_end(struct fmt_sink *s);
 
 /** Take back the row in progress (its frames were overwritten while copied). */
 void fmt_row_abort(struct fmt_sink *s);
+
+/* ---- raw rows by reference (no staging copy) ------------------------------ */
+
+/**
+ * Write this raw file's rows by reference from here on (lib/fio's
+ * fio_ref): fmt_put's data is written from where it lies, gaps from a
+ * zeroed block, so it must stay there until the row's write completed.
+ * Every such row then waits for fmt_row_confirm, oldest first: intact, or
+ * overwritten meanwhile (then it is rewritten as zeros and listed as
+ * overrun, as a row taken back and written as placeholders would be). Its
+ * frames count in fmt_disk once confirmed. Data and sizes must be
+ * multiples of FIO_ALIGN.
+ * @return 0, or -EOPNOTSUPP (not raw, or what lib/fio says: not O_DIRECT,
+ *   io=sync, no io_uring) with why (may be NULL) in words, or -ENOMEM.
+ */
+int fmt_by_ref(struct fmt_sink *s, size_t batch, const char **why);
+
+/**
+ * The oldest row written by reference not yet confirmed: its row number in
+ * the file (0 first) and whether its write is over (written: it reached
+ * the file, or never will after an error). @return false: none.
+ */
+bool fmt_ref_oldest(const struct fmt_sink *s, uint64_t *row, bool *written);
+
+/**
+ * Confirm the oldest row written by reference (fmt_ref_oldest): intact, or
+ * overwritten while written (zeros and an overrun row in its place, its
+ * frames counted as overrun).
+ * @return 0, -ENOENT (none), -ENOMEM (the index), or the negative errno of
+ *   rewriting it (the file is then cut before it).
+ */
+int fmt_row_confirm(struct fmt_sink *s, bool intact);
+
+/** Write out what is gathered and wait for every write in flight (then
+ * every row written by reference is written: fmt_ref_oldest). @return 0 or
+ * the negative errno of the first I/O error. */
+int fmt_wait(struct fmt_sink *s);
 
 /** Logical size of the file so far. */
 static inline uint64_t

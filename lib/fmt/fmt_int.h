@@ -37,6 +37,10 @@ int fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err
 		  size_t errlen);
 int fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr);
 int fmt_raw_row_end(struct fmt_sink *s);
+/* by reference: take the oldest unconfirmed row off the queue, its runs
+ * added as intact or overrun; *was: its end and counts as queued */
+int fmt_raw_confirm(struct fmt_sink *s, bool intact, struct fmt_pending *was);
+uint32_t fmt_raw_nstream(const struct fmt_sink *s);
 /* the index of the rows kept in *bytes of raw data, beside the file; on a
  * full disk whole rows are cut off the data until it fits (*bytes less) */
 int fmt_raw_finish(struct fmt_sink *s, uint64_t *bytes, char *err, size_t errlen);

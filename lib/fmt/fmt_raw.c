@@ -689,12 +689,29 @@ fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t
 
 #define NONE UINT64_MAX
 
+/* By reference: a row written, its runs not yet added (fmt_row_confirm). */
+struct raw_queued {
+	uint64_t row, end;
+	uint32_t frames, gaps, overrun;
+};
+
 /* A raw file being written: its index, and each slot's open runs. */
 struct fmt_raw_out {
 	struct fmt_raw_index ri;
 	uint64_t *gap_start, *inv_start; /* per slot: first row of an open run */
 	uint32_t *rowflags;              /* per slot: the row in progress */
+	/* by reference: rows not yet confirmed, oldest at qh, their flags
+	 * (nstream each) */
+	struct raw_queued *q;
+	uint8_t *qflags;
+	size_t qh, qn, qcap;
 };
+
+uint32_t
+fmt_raw_nstream(const struct fmt_sink *s)
+{
+	return s->raw != NULL ? s->raw->ri.nstream : 0;
+}
 
 int
 fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err, size_t errlen)
@@ -746,6 +763,8 @@ fmt_raw_free(struct fmt_sink *s)
 	free(o->gap_start);
 	free(o->inv_start);
 	free(o->rowflags);
+	free(o->q);
+	free(o->qflags);
 	free(o);
 	s->raw = NULL;
 }
@@ -773,6 +792,18 @@ fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr)
 
 	if (s->nput >= o->ri.nstream || fr->data_bytes != o->ri.data_bytes)
 		return -EINVAL;
+	if (s->ref) {
+		/* by reference: from where the data lies, gaps from zeros */
+		int rc = fr->data != NULL && !(fr->flags & (FMT_F_GAP | FMT_F_OVERRUN)) ?
+				 fio_ref(&s->f, fr->data, fr->data_bytes) :
+				 fio_ref_zero(&s->f, fr->data_bytes);
+
+		if (rc != 0)
+			return rc;
+		o->rowflags[s->nput++] = fr->flags;
+		fmt_count(s, fr->flags);
+		return 1;
+	}
 	p = fio_reserve(&s->f, fr->data_bytes);
 	if (p == NULL)
 		return fio_error(&s->f) != 0 ? -fio_error(&s->f) : -E2BIG;
@@ -797,17 +828,14 @@ run_close(struct fmt_raw_runs *r, uint64_t *start, uint32_t k, uint64_t row)
 	return rc;
 }
 
-int
-fmt_raw_row_end(struct fmt_sink *s)
+/* The runs of row r, its slots' flags in o->rowflags. */
+static int
+runs_row(struct fmt_raw_out *o, uint64_t r)
 {
-	struct fmt_raw_out *o = s->raw;
-	uint64_t r = s->rows;
 	bool all_over = true;
 	uint32_t k;
 	int rc = 0;
 
-	if (s->nput != o->ri.nstream)
-		return -EINVAL;
 	for (k = 0; k < o->ri.nstream; k++)
 		if (!(o->rowflags[k] & FMT_F_OVERRUN))
 			all_over = false;
@@ -835,6 +863,97 @@ fmt_raw_row_end(struct fmt_sink *s)
 			rc |= run_close(&o->ri.invalid, &o->inv_start[k], k, r);
 	}
 	return rc != 0 ? -ENOMEM : 0;
+}
+
+/* By reference: the row ended waits for fmt_row_confirm. */
+static int
+queue_row(struct fmt_sink *s)
+{
+	struct fmt_raw_out *o = s->raw;
+	uint32_t n = o->ri.nstream, k;
+	struct raw_queued *q;
+
+	if (o->qh > 0 && o->qh == o->qn)
+		o->qh = o->qn = 0;
+	if (o->qn == o->qcap && o->qh > 0) {
+		/* the confirmed ones at the front go */
+		memmove(o->q, o->q + o->qh, (o->qn - o->qh) * sizeof(*o->q));
+		memmove(o->qflags, o->qflags + o->qh * n, (o->qn - o->qh) * n);
+		o->qn -= o->qh;
+		o->qh = 0;
+	}
+	if (o->qn == o->qcap) {
+		size_t nc = o->qcap ? o->qcap * 2 : 64;
+		struct raw_queued *nq = realloc(o->q, nc * sizeof(*nq));
+		uint8_t *nf;
+
+		if (nq == NULL)
+			return -ENOMEM;
+		o->q = nq;
+		nf = realloc(o->qflags, nc * n);
+		if (nf == NULL)
+			return -ENOMEM;
+		o->qflags = nf;
+		o->qcap = nc;
+	}
+	q = &o->q[o->qn];
+	q->row = s->rows;
+	q->end = fio_size(&s->f);
+	q->frames = (uint32_t)s->cur.frames;
+	q->gaps = (uint32_t)s->cur.gaps;
+	q->overrun = (uint32_t)s->cur.overrun;
+	for (k = 0; k < n; k++)
+		o->qflags[o->qn * n + k] = (uint8_t)o->rowflags[k];
+	o->qn++;
+	return 0;
+}
+
+int
+fmt_raw_row_end(struct fmt_sink *s)
+{
+	struct fmt_raw_out *o = s->raw;
+
+	if (s->nput != o->ri.nstream)
+		return -EINVAL;
+	return s->ref ? queue_row(s) : runs_row(o, s->rows);
+}
+
+bool
+fmt_ref_oldest(const struct fmt_sink *s, uint64_t *row, bool *written)
+{
+	const struct fmt_raw_out *o = s->raw;
+
+	if (!s->ref || o == NULL || o->qh == o->qn)
+		return false;
+	*row = o->q[o->qh].row;
+	/* its write is over: in the file, or never after an error */
+	*written = o->q[o->qh].end <= fio_on_disk(&s->f) || fio_error(&s->f) != 0;
+	return true;
+}
+
+int
+fmt_raw_confirm(struct fmt_sink *s, bool intact, struct fmt_pending *was)
+{
+	struct fmt_raw_out *o = s->raw;
+	uint32_t n = o->ri.nstream, k;
+	uint64_t row_bytes = (uint64_t)n * o->ri.data_bytes;
+	const struct raw_queued *q;
+	int rc = 0, r;
+
+	if (o->qh == o->qn)
+		return -ENOENT;
+	q = &o->q[o->qh];
+	*was = (struct fmt_pending){ .end = q->end, .frames = q->frames, .gaps = q->gaps,
+				     .overrun = q->overrun };
+	if (!intact)
+		/* overwritten while written: zeros in its place (a failure
+		 * cuts the file before it) */
+		rc = fio_rewrite_zero(&s->f, q->end - row_bytes, row_bytes);
+	for (k = 0; k < n; k++)
+		o->rowflags[k] = intact ? o->qflags[o->qh * n + k] : FMT_F_OVERRUN;
+	r = runs_row(o, q->row);
+	o->qh++;
+	return rc != 0 ? rc : r;
 }
 
 /* The index of the rows in bytes of data as JSON text (malloc'd). */

@@ -2,7 +2,10 @@
 /* Writers over antenna buffers: rows (frames, gaps, placeholders) handed to
  * a format sink, files opened, rotated and named, counts. */
 
+#define _GNU_SOURCE /* O_DIRECT, O_TMPFILE */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -230,6 +233,67 @@ row_bytes_max(const struct antbuf *b)
 	return fmt_row_bytes_max(b->g.nslots, b->g.data_bytes);
 }
 
+/* Why the rows of antenna s cannot be written straight from its ring (raw,
+ * O_DIRECT, io_uring: fmt_by_ref), as far as is known before a file:
+ * NULL when they can. */
+static const char *
+copy_why_static(const struct wr_writer *w, const struct wr_src *s)
+{
+	const struct antbuf *b = s->b;
+
+	if (w->o.format != WR_RAW)
+		return "not raw";
+	if (!w->o.direct)
+		return "direct=no";
+	if (w->o.sync)
+		return "io=sync";
+	if (b->payload_indexed)
+		return "payload by reference (--zero-copy)";
+	if (b->payload_external || s->payload != NULL)
+		return "payload outside the ring's memory (GPU)";
+	if (b->g.data_bytes % FIO_ALIGN != 0)
+		return "frame data not a multiple of 4096 bytes";
+	if ((uintptr_t)antbuf_payload(b, NULL, 0, 0) % FIO_ALIGN != 0)
+		return "the ring's payload not 4096-byte aligned";
+	return NULL;
+}
+
+/* Whether dir's filesystem takes O_DIRECT: a nameless file (O_TMPFILE),
+ * nothing left behind; NULL yes or cannot tell, else why not. */
+static const char *
+dir_direct_why(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	return errno == EINVAL ? "the directory's filesystem refuses O_DIRECT (tmpfs?)" : NULL;
+}
+
+const char *
+wr_ring_direct(const struct wr_writer *w, char *buf, size_t len)
+{
+	const char *why = w->copy_why;
+	unsigned int i;
+
+	if (w->o.format != WR_RAW)
+		return NULL;
+	if (w->ring_files + w->copy_files == 0) /* no file yet: what the antennas allow */
+		for (i = 0; i < w->n && why == NULL; i++)
+			if (w->src[i].on)
+				why = w->src[i].copy_why;
+	if (why == NULL)
+		snprintf(buf, len, "raw: rows written from the ring (no copy)");
+	else if (w->ring_files == 0)
+		snprintf(buf, len, "raw: rows copied through staging: %s", why);
+	else
+		snprintf(buf, len, "raw: rows written from the ring (no copy) in %" PRIu64 " files, "
+			 "copied through staging in %" PRIu64 ": %s", w->ring_files, w->copy_files, why);
+	return buf;
+}
+
 int
 wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const *bufs,
 	uint8_t *const *payloads, unsigned int n, uint64_t ant_mask, char *err, size_t errlen)
@@ -269,6 +333,14 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 		w->src[i].win.begin_ns = INT64_MIN;
 		w->src[i].win.end_ns = INT64_MIN;
 		antbuf_cursor_init(bufs[i], &w->src[i].cur, o->from_oldest);
+		w->src[i].copy_why = copy_why_static(w, &w->src[i]);
+	}
+	if (o->format == WR_RAW && o->direct && !o->sync) {
+		const char *why = dir_direct_why(o->dir);
+
+		for (i = 0; why != NULL && i < n; i++)
+			if (w->src[i].copy_why == NULL)
+				w->src[i].copy_why = why;
 	}
 	return 0;
 }
@@ -384,6 +456,30 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 	return 0;
 }
 
+/* A raw file of antenna s written from its ring where it can be (no
+ * copy: fmt_by_ref), else through staging; each file counted either way. */
+static void
+start_ref(struct wr_writer *w, struct wr_src *s, struct wr_out *out)
+{
+	const char *why = s->copy_why;
+
+	if (w->o.format != WR_RAW)
+		return;
+	if (why == NULL) {
+		/* writes of half the staging buffer, as staged ones, but never
+		 * more than an eighth of the ring: rows must stay put until
+		 * their write is over */
+		size_t batch = w->o.bufsize / 2, ring = antbuf_payload_size(&s->b->g) / 8;
+
+		if (fmt_by_ref(&out->s, batch < ring ? batch : ring, &why) == 0) {
+			w->ring_files++;
+			return;
+		}
+	}
+	w->copy_files++;
+	w->copy_why = why;
+}
+
 /* A new file for antenna s from view v, or (s NULL: all=yes) for the
  * merged rows from data time t_all. */
 static int
@@ -391,6 +487,7 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 	 int64_t t_all)
 {
 	const struct antbuf *b = s != NULL ? s->b : NULL;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (b == NULL)
@@ -404,7 +501,10 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 	if (w->o.format == WR_RAW)
 		out->mask = out->row_mask;
 	keep_refs(out, v->run, out->row_mask);
-	return open_file(w, b, out, antbuf_index_time_ns(v->run, v->index));
+	rc = open_file(w, b, out, antbuf_index_time_ns(v->run, v->index));
+	if (rc == 0)
+		start_ref(w, s, out);
+	return rc;
 }
 
 /* The next file of out (closed) from frame index idx on: same clock,
@@ -412,9 +512,14 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 static int
 continue_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t idx)
 {
+	int rc;
+
 	out->first_index = idx;
 	out->last_index = idx - 1;
-	return open_file(w, s->b, out, codif_clock_time_ns(&out->clk, idx));
+	rc = open_file(w, s->b, out, codif_clock_time_ns(&out->clk, idx));
+	if (rc == 0)
+		start_ref(w, s, out);
+	return rc;
 }
 
 /* What the files hold now: the closed ones' and the open ones' (written
@@ -443,6 +548,93 @@ tally(struct wr_writer *w)
 	w->st.cut = w->closed_cut;
 }
 
+/* The antenna out belongs to (NULL: all=yes). */
+static struct wr_src *
+src_of(struct wr_writer *w, struct wr_out *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		if (out == &w->src[i].out)
+			return &w->src[i];
+	return NULL;
+}
+
+/* A ring row written from the ring: checked when its write is over. */
+static int
+inflight_push(struct wr_out *out, const struct antbuf_view *v, uint32_t valid)
+{
+	if (out->qh > 0 && out->qh == out->qn)
+		out->qh = out->qn = 0;
+	if (out->qn == out->qcap) {
+		size_t nc = out->qcap ? out->qcap * 2 : 64;
+		struct wr_inflight *q;
+
+		if (out->qh > 0) {
+			memmove(out->q, out->q + out->qh, (out->qn - out->qh) * sizeof(*q));
+			out->qn -= out->qh;
+			out->qh = 0;
+		} else {
+			q = realloc(out->q, nc * sizeof(*q));
+			if (q == NULL)
+				return -ENOMEM;
+			out->q = q;
+			out->qcap = nc;
+		}
+	}
+	out->q[out->qn++] = (struct wr_inflight){ .v = *v, .frow = out->s.rows, .valid = valid };
+	return 0;
+}
+
+/* Rows of out written from the ring whose writes are over (all: after
+ * waiting for every write): each checked as antbuf_commit checks a copied
+ * row. One the producer overwrote while it was written becomes what the
+ * copy path writes for a torn row: zeros, an overrun row, its frames
+ * counted lost. Only then do its frames count as written. */
+static int
+confirm_rows(struct wr_writer *w, struct wr_src *s, struct wr_out *out, bool all)
+{
+	uint64_t row;
+	bool written;
+	int rc = 0, r;
+
+	if (!out->open || !out->s.ref)
+		return 0;
+	if (all)
+		fmt_wait(&out->s);
+	else
+		fio_settle(&out->s.f);
+	while (fmt_ref_oldest(&out->s, &row, &written) && (written || all)) {
+		bool intact = true;
+
+		/* rows that never reached the file's queue (a failed row) */
+		while (out->qh < out->qn && out->q[out->qh].frow < row)
+			out->qh++;
+		if (out->qh < out->qn && out->q[out->qh].frow == row) {
+			const struct wr_inflight *e = &out->q[out->qh++];
+
+			if (w->test_before_check != NULL)
+				w->test_before_check(w->test_ctx, e->v.row);
+			intact = antbuf_intact(s->b, &e->v);
+			if (!intact) {
+				antbuf_lose(&s->cur, &e->v);
+				w->st.torn_rows++;
+				w->st.rows--;
+				w->st.taken -= e->valid;
+				w->done = w->o.count && w->st.taken >= w->o.count;
+			}
+		}
+		r = fmt_row_confirm(&out->s, intact);
+		if (r != 0 && rc == 0)
+			rc = r;
+	}
+	/* a write that failed (a full disk) ends the file now, as a failed
+	 * staged write does at its flush, not at the next row */
+	if (rc == 0 && !all && fio_error(&out->s.f) != 0)
+		rc = -fio_error(&out->s.f);
+	return rc;
+}
+
 static int
 close_out(struct wr_writer *w, struct wr_out *out)
 {
@@ -453,6 +645,11 @@ close_out(struct wr_writer *w, struct wr_out *out)
 
 	if (!out->open)
 		return 0;
+	if (out->s.ref)
+		confirm_rows(w, src_of(w, out), out, true);
+	free(out->q);
+	out->q = NULL;
+	out->qh = out->qn = out->qcap = 0;
 	out->open = false;
 	rc = fmt_close(&out->s, true, &kept, err, sizeof(err));
 	if (rc != 0)
@@ -648,6 +845,9 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 		out->last_index = v->index;
 		return rc < 0 ? rc : 0;
 	}
+	/* written from the ring: checked again when its write is over */
+	if (out->s.ref && (rc = inflight_push(out, v, valid)) != 0)
+		return rc;
 	keep_refs(out, v->run, mask);
 	out->row_mask = mask;
 	out->last_row = v->row;
@@ -861,6 +1061,11 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 		if (!out->open && (rc = open_out(w, s, out, &v, 0)) != 0)
 			return rc;
 		rc = do_row(w, s, out, &v);
+		if (rc >= 0 && out->s.ref) {
+			int r = confirm_rows(w, s, out, false);
+
+			rc = r < 0 ? r : rc;
+		}
 		if (w->o.window && rc >= 0) {
 			/* the window's rows in its files: from, to */
 			if (s->win.begin_ns == INT64_MIN)
@@ -984,6 +1189,13 @@ wr_poll(struct wr_writer *w, unsigned int max_rows)
 			return rc;
 		total += rc;
 	}
+	/* writes from the ring completed meanwhile (idle too) */
+	for (i = 0; i < w->n; i++) {
+		struct wr_out *out = &w->src[i].out;
+
+		if (out->open && out->s.ref && (rc = confirm_rows(w, &w->src[i], out, false)) < 0)
+			return row_done(w, out, rc);
+	}
 	sum_lost(w);
 	return total;
 }
@@ -1015,6 +1227,8 @@ wr_finish(struct wr_writer *w)
 	r = close_out(w, &w->all);
 	if (r != 0 && rc == 0)
 		rc = r;
+	/* rows from the ring checked at the close may have been overwritten */
+	sum_lost(w);
 	wr_budget_free(w);
 	return rc;
 }

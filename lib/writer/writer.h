@@ -72,6 +72,14 @@ int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 
 const char *wr_format_name(enum wr_format f);
 
+/** A ring row written from the ring (no copy) whose write is in flight:
+ * checked once it completed (antbuf_intact). */
+struct wr_inflight {
+	struct antbuf_view v;
+	uint64_t frow;       /**< its row in the file */
+	uint32_t valid;      /**< frames as received in it */
+};
+
 /** One output file in progress: a format sink and the rows it holds. */
 struct wr_out {
 	struct fmt_sink s;
@@ -89,6 +97,9 @@ struct wr_out {
 	int64_t last_row;    /**< antenna row written last */
 	int64_t last_index;  /**< frame index written last */
 	uint32_t scan;       /**< the scan id of its rows (WR_ROW_FREE: none) */
+	/* raw rows written from the ring (fmt_by_ref): those in flight */
+	struct wr_inflight *q;
+	size_t qh, qn, qcap;
 };
 
 /** What an antenna's cursor met of a window (wr_opts.window). */
@@ -107,6 +118,8 @@ struct wr_window {
 struct wr_src {
 	const struct antbuf *b;
 	uint8_t *payload;          /**< CPU-visible payload (NULL: inline) */
+	const char *copy_why;      /**< raw: why its rows are copied through
+				        staging (NULL: written from the ring) */
 	struct antbuf_cursor cur;
 	struct wr_out out;
 	bool on;
@@ -197,7 +210,24 @@ struct wr_writer {
 	void (*note)(void *ctx, const char *line);
 	void *note_ctx;
 	struct wr_gate *gate;      /**< under a schedule (wr_scan.c), NULL: not */
+	/* raw from the ring: files written so, files copied (and the last
+	 * reason why) */
+	uint64_t ring_files, copy_files;
+	const char *copy_why;
+	/** tests only: called before a ring row written from the ring is
+	 * checked, its write over (may overwrite it in the ring) */
+	void (*test_before_check)(void *ctx, int64_t ring_row);
+	void *test_ctx;
 };
+
+/**
+ * How a raw writer writes its rows, in words for its start line and
+ * summary: "rows written from the ring (no copy)", or "rows copied through
+ * staging: WHY" (payload by reference (--zero-copy), the file not O_DIRECT
+ * (tmpfs), io=sync, ...). NULL for codif and pcap (always staged). Before
+ * its first file it says what the antennas allow.
+ */
+const char *wr_ring_direct(const struct wr_writer *w, char *buf, size_t len);
 
 /**
  * Attach a writer to n antenna buffers (bufs[i] with CPU-visible payload

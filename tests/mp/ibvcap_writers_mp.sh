@@ -144,10 +144,16 @@ ok "its $(ls "$T/D" | wc -l) files are complete and valid: $(tail -1 "$T/D.chk")
 rm -f /dev/hugepages/"$PREFIX"* /dev/hugepages/"$GP"*
 
 # --- 3. a throttled writer on a small ring ------------------------------------
-mkdir -p "$T/E"
+mkdir -p "$T/E" "$T/R"
 start_primary three --ring 256 --reorder-window 16
 start_dump "$T/E.log" --write "codif:$T/E" --name slow --max-rate 2000 --summary-json "$T/E.json"
 EPID=$DPID
+# raw beside it, its rows written from the ring (no copy): the primary
+# overwrites rows it takes, some while their writes are in flight
+start_dump "$T/R.log" --write "raw:$T/R" --name slow-raw --max-rate 2000 --summary-json "$T/R.json"
+RPID=$DPID
+grep -q "slow-raw: raw: rows written from the ring (no copy)" "$T/R.log" ||
+	{ cat "$T/R.log"; fail "the raw writer does not write from the ring"; }
 start_gen three 1000
 # what the writer publishes to shared memory (the primary's telemetry, which
 # dpdk-ibvcap-stat and Prometheus read), sampled while it runs behind
@@ -160,6 +166,7 @@ SPID=$!
 CLEANUP_PIDS+=("$SPID")
 wait "$CPID" || { cat "$T/three.cap.log"; fail "primary exit status (throttled writer)"; }
 wait "$EPID" || fail "throttled writer exit status"
+wait "$RPID" || { cat "$T/R.log"; fail "throttled raw writer exit status"; }
 wait "$SPID" || true
 stop_gen
 python3 "$SRC/tests/tools/compare.py" "$T/three.truth.json" "$T/three.sum.json" > "$T/three.cmp" ||
@@ -206,5 +213,22 @@ print("written %d + overrun %d = placed %d; %d samples of shared memory while it
                             max(x["overrun"] for x in mid)))
 PY
 python3 "$VER" "$T/three.sent.pcap" --format codif --partial "$T/E" > "$T/E.ver" || { cat "$T/E.ver"; fail "slow writer files"; }
+python3 - "$T/three.sum.json" "$T/R.json" "$T/R" <<'PY' || { cat "$T/R.log"; fail "throttled raw writer counts"; }
+import glob, json, os, sys
+s = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+placed = sum(a["placed"] for a in s["buffers"]["antennas"])
+assert e["overrun"] > 0 and e["cut"] == 0, e
+assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
+files = glob.glob(sys.argv[3] + "/*.raw")
+assert len(files) == 6, files
+size = sum(os.path.getsize(f) for f in files)
+assert size == e["bytes"], (size, e["bytes"])
+assert size // 8192 == e["written"] + e["placeholders"] + e["overrun_placeholders"], (size, e)
+print("raw: written %d + overrun %d = placed %d" % (e["written"], e["overrun"], placed))
+PY
+"$CHK" verify "$T/R" > "$T/R.chk" 2>&1 || { cat "$T/R.chk"; fail "slow raw writer files"; }
+python3 "$VER" "$T/three.sent.pcap" --format raw --partial "$T/R" > "$T/R.ver" || { cat "$T/R.ver"; fail "slow raw writer files"; }
+ok "throttled raw writer from the ring: written + overrun = placed, exactly; files valid ($(tail -1 "$T/R.chk"))"
 ok "throttled writer: written + overrun = placed, exactly; published while it ran (overrun > 0 mid-run, the summary = its JSON); capture counts = truth; files valid"
 echo "$CHECKS checks passed"
