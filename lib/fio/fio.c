@@ -95,6 +95,11 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 			f->direct = true;
 		else if (errno != EINVAL)
 			goto fail;
+		else if (!f->replace)
+			/* a filesystem that refuses O_DIRECT (ramfs; tmpfs before
+			 * Linux 6.6) says so after creating the file: O_EXCL made
+			 * it ours, and the buffered open would find it there */
+			unlink(f->part);
 	}
 	if (f->fd < 0)
 		f->fd = open(f->part, oflags, 0644);
