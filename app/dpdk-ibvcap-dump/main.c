@@ -918,6 +918,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
 		return 1;
 	}
+	if (wo.lcores > 1) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write lcores: '%u': a dpdk-ibvcap-dump writes "
+			"on one lcore: expected lcores=1 (spread antennas over several "
+			"dpdk-ibvcap-dump with --antenna)\n", wo.lcores);
+		return 1;
+	}
 	if (o.pdump && wo.budget) {
 		fprintf(stderr, "dpdk-ibvcap-dump: --write %s: min-free and on-full are for --source "
 			"buffers (the pdump tap keeps no disk budget)\n", o.spec);

@@ -27,6 +27,7 @@ wr_opts_defaults(struct wr_opts *o)
 	o->snaplen = 65535;
 	o->direct = true;
 	o->bufsize = 8u << 20;
+	o->lcores = 1;
 }
 
 const char *
@@ -162,6 +163,10 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 				goto out;
 			}
 			on_full_set = true;
+		} else if (strcmp(k, "lcores") == 0) {
+			if (parse_u64(sub, val, 1, WR_MAX_ANT, &v, err, len))
+				goto out;
+			o->lcores = (unsigned int)v;
 		} else if (strcmp(k, "io") == 0) {
 			if (strcmp(val, "uring") != 0 && strcmp(val, "sync") != 0) {
 				snprintf(err, len, "%s: '%s': expected uring (io_uring, several "
@@ -186,8 +191,8 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		} else {
 			snprintf(err, len,
 				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
-				 "snaplen, count, buffer, direct, io, all, oldest, min-free or on-full",
-				 opt, k);
+				 "snaplen, count, buffer, direct, io, all, oldest, min-free, on-full "
+				 "or lcores", opt, k);
 			goto out;
 		}
 	}
@@ -199,6 +204,18 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	if (o->all && o->format != WR_PCAP) {
 		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
 			 opt, spec);
+		goto out;
+	}
+	/* what one writer keeps for all its antennas cannot be split over lcores */
+	if (o->lcores > 1 && o->all) {
+		snprintf(err, len, "%s lcores: '%u': all=yes writes every antenna into one file, "
+			 "which one lcore writes: expected lcores=1 with all=yes", opt, o->lcores);
+		goto out;
+	}
+	if (o->lcores > 1 && o->count) {
+		snprintf(err, len, "%s lcores: '%u': count=%" PRIu64 " stops the writer after that "
+			 "many frames in all, which its lcores cannot count together: expected "
+			 "lcores=1 with count=", opt, o->lcores, o->count);
 		goto out;
 	}
 	rc = 0;

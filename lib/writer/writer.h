@@ -47,6 +47,10 @@ struct wr_opts {
 	uint32_t min_free_bp;   /**< or (min_free 0) that share of the filesystem,
 				     in 1/100 % (500: 5 %) */
 	enum wr_on_full on_full;
+	/** lcores=N (dpdk-ibvcap's --write): its antennas spread over N writer
+	 * lcores, antenna i on the (i mod N)th, each a writer of its own
+	 * writing the files one writer would (1: one writer) */
+	unsigned int lcores;
 	/* a window of data time (a triggered dump; per antenna, not all=yes):
 	 * rows before from_ns are passed over (taken, not written); the first
 	 * row at or after to_ns ends its antenna (struct wr_window) */
@@ -65,7 +69,9 @@ void wr_opts_defaults(struct wr_opts *o);
 /**
  * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
  * rotate-time, snaplen, direct=yes|no, io=uring|sync, all=yes|no,
- * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest). @return 0 or -EINVAL with "option: value: expected".
+ * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest,
+ * lcores=N: not with all=yes or count=, which one writer must keep).
+ * @return 0 or -EINVAL with "option key: 'value': expected".
  */
 int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);
@@ -285,6 +291,13 @@ typedef struct json_t json_t;
 int wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi,
 		   char *err, size_t len);
 void wr_gate_free(struct wr_writer *w);
+/**
+ * Writers ws[0..n-1], attached as one schedule writer (dpdk-ibvcap's
+ * --write lcores=N: disjoint antennas, one thread each), keep one index per
+ * scan: each index they write lists every antenna of them, as one writer's
+ * would. Before they run. @return 0 or -ENOMEM (err says so).
+ */
+int wr_gate_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len);
 /** The scan of a row of ant at t_ns: an id, WR_ROW_FREE or WR_ROW_SKIP
  * (counted). The scan stays current for wr_gate_dir. */
 uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
