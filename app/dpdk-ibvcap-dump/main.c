@@ -322,7 +322,7 @@ select_antennas(const struct shm_view *v, const char *list, char *err, size_t le
 	return mask;
 }
 
-static const struct wr_writer *summary_writer; /* per antenna figures, if any */
+static struct wr_writer *summary_writer; /* per antenna figures, if any */
 
 /* The summary: a line on stderr and (--summary-json) the figures under the
  * writer table's names (docs/counters.md), then what only a dump has. */
@@ -364,6 +364,10 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
 	rec.pid = (int32_t)getpid();
 	wr_figures(st, error, &rec);
+	if (summary_writer != NULL)
+		wr_io_figures(summary_writer, &rec);
+	else /* the tap: one synchronous pcap file (lib/fio as fmt_open opens it) */
+		snprintf(rec.io_why, sizeof(rec.io_why), "%s", "pdump tap");
 	rec.full = strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0;
 	stats_writer_json(&rec, root);
 	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
@@ -470,14 +474,32 @@ dump_note(void *ctx, const char *line)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", d->o->name, line);
 }
 
+/* How its files write, for its lines: "io_uring 1/4 in flight (most 4)" or
+ * "sync (io=sync)". */
+static const char *
+io_text(struct wr_writer *w, char *buf, size_t len)
+{
+	struct wr_io io;
+
+	wr_io(w, &io);
+	if (io.uring)
+		snprintf(buf, len, "io_uring %u/%u in flight (most %u)", io.inflight, io.limit,
+			 io.peak);
+	else
+		snprintf(buf, len, "sync (%s)", io.why);
+	return buf;
+}
+
 static void
-dump_progress(void *ctx, const struct wr_writer *w)
+dump_progress(void *ctx, struct wr_writer *w)
 {
 	const struct dump_ctx *d = ctx;
+	char io[160];
 
 	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames taken, %" PRIu64 " written, %"
-		PRIu64 " files, backlog %" PRIu64 " rows, overrun %" PRIu64 "\n", d->o->name,
-		w->st.taken, w->st.written, w->st.files, wr_backlog(w), w->st.overrun);
+		PRIu64 " files, backlog %" PRIu64 " rows, overrun %" PRIu64 ", %s\n", d->o->name,
+		w->st.taken, w->st.written, w->st.files, wr_backlog(w), w->st.overrun,
+		io_text(w, io, sizeof(io)));
 }
 
 /* Why the buffers source ended, in the summary's words. */

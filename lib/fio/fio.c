@@ -55,6 +55,22 @@ fio_sync_reason(void)
 	return __atomic_load_n(&sync_reason, __ATOMIC_ACQUIRE);
 }
 
+const char *
+fio_sync_why(const struct fio_file *f)
+{
+	if (fio_uring(f))
+		return NULL;
+	if (f->sync)
+		return "io=sync";
+	if (!f->direct_asked)
+		return "direct=no";
+	if (!f->direct)
+		return "its filesystem refuses O_DIRECT";
+	if (fio_sync_reason() != NULL)
+		return fio_sync_reason();
+	return "io_uring could not be set up (out of memory)";
+}
+
 int
 fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flags,
 	 char *err, size_t errlen)
@@ -67,6 +83,8 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->replace = (flags & FIO_REPLACE) != 0;
+	f->direct_asked = (flags & FIO_DIRECT) != 0;
+	f->sync = (flags & FIO_SYNC) != 0;
 	oflags |= f->replace ? O_TRUNC : O_EXCL;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path) ||
 	    (size_t)snprintf(f->part, sizeof(f->part), "%s.part", path) >= sizeof(f->part)) {
@@ -337,6 +355,8 @@ aio_reap(struct fio_file *f, bool wait)
 		a->spare[a->nspare++] = s->buf;
 		a->head = (a->head + 1) % FIO_INFLIGHT;
 		a->n--;
+		if (f->depth != NULL && f->depth->now > 0)
+			f->depth->now--;
 	}
 	settle_ends(f);
 }
@@ -371,6 +391,8 @@ aio_flush(struct fio_file *f)
 	s = &a->slot[(a->head + a->n) % FIO_INFLIGHT];
 	*s = (struct fio_slot){ .buf = f->buf, .off = f->base, .len = n };
 	a->n++;
+	if (f->depth != NULL && ++f->depth->now > f->depth->peak)
+		f->depth->peak = f->depth->now;
 	sqe = io_uring_get_sqe(&a->ring);
 	if (sqe != NULL) {
 		io_uring_prep_write(sqe, f->fd, s->buf, (unsigned int)n, s->off);

@@ -114,6 +114,9 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->files = w->cut = w->files_removed = w->bytes_removed = 0;
 			w->lag_frames = w->lag_ns = w->write_rate = w->disk_free = 0;
 			w->min_free = w->time_left_ns = 0;
+			w->io_inflight = w->io_inflight_max = w->io_depth = 0;
+			w->io_uring = 0;
+			w->io_why[0] = '\0';
 			w->error = 0;
 			w->full = 0;
 			w->record = SHM_RECORD_FOLLOW;

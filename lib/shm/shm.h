@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 5
+#define SHM_VERSION 6
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -67,6 +67,17 @@ struct shm_writer {
 	 * /ibvcap/record status) */
 	uint32_t record;         /**< enum shm_record */
 	uint32_t reserved;
+	/* its I/O queue (lib/writer's wr_io), refreshed at each publish */
+	uint64_t io_inflight;    /**< io_uring writes in flight now, all its files */
+	uint64_t io_inflight_max; /**< the most in flight at once so far */
+	uint64_t io_depth;       /**< the most it may have: FIO_INFLIGHT x its
+				      io_uring files open (its last files' when
+				      none is open) */
+	uint32_t io_uring;       /**< 1: its files write through io_uring; 0:
+				      synchronous pwrite, io_why says why */
+	uint32_t reserved3;
+	char io_why[96];         /**< "io=sync", "direct=no", O_DIRECT refused, or
+				      why this process may not use io_uring */
 };
 
 /** What a writer of the registry does with the primary's scans. */

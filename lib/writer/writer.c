@@ -396,9 +396,55 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 		fail(w, rc, err);
 		return rc;
 	}
+	fio_track(&out->s.f, &w->depth);
 	out->open = true;
 	out->t0_ns = t;
 	return 0;
+}
+
+/* One open file into wr_io's tally. */
+static void
+io_file(const struct fio_file *f, unsigned int *uring, unsigned int *sync, const char **why)
+{
+	const char *y = fio_sync_why(f);
+
+	if (y == NULL) {
+		(*uring)++;
+	} else {
+		(*sync)++;
+		if (*why == NULL)
+			*why = y;
+	}
+}
+
+void
+wr_io(struct wr_writer *w, struct wr_io *io)
+{
+	unsigned int i, uring = 0, sync = 0;
+	const char *why = NULL;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on && w->src[i].out.open)
+			io_file(&w->src[i].out.s.f, &uring, &sync, &why);
+	if (w->all.open)
+		io_file(&w->all.s.f, &uring, &sync, &why);
+	if (uring + sync > 0) {
+		w->io_seen = true;
+		w->io_uring = uring > 0;
+		w->io_limit = uring * FIO_INFLIGHT;
+		snprintf(w->io_why, sizeof(w->io_why), "%s", uring > 0 ? "" : why);
+	} else if (!w->io_seen) {
+		/* no file yet: what its options and this process say */
+		why = w->o.sync ? "io=sync" : !w->o.direct ? "direct=no" : fio_sync_reason();
+		w->io_uring = why == NULL;
+		w->io_limit = 0;
+		snprintf(w->io_why, sizeof(w->io_why), "%s", why != NULL ? why : "");
+	}
+	io->inflight = w->depth.now;
+	io->peak = w->depth.peak;
+	io->limit = w->io_limit;
+	io->uring = w->io_uring;
+	io->why = w->io_uring ? NULL : w->io_why;
 }
 
 /* A new file for antenna s from view v, or (s NULL: all=yes) for the

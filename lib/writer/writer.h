@@ -203,6 +203,13 @@ struct wr_writer {
 	void (*note)(void *ctx, const char *line);
 	void *note_ctx;
 	struct wr_gate *gate;      /**< under a schedule (wr_scan.c), NULL: not */
+	/* its I/O queue (wr_io): io_uring writes in flight over its files, and
+	 * how its files write, as last seen with a file open */
+	struct fio_depth depth;
+	bool io_seen;              /**< a file was open at a wr_io */
+	bool io_uring;
+	unsigned int io_limit;
+	char io_why[96];
 };
 
 /**
@@ -234,6 +241,24 @@ bool wr_window_done(const struct wr_writer *w);
  * @return 0 or the negative errno of the first error.
  */
 int wr_finish(struct wr_writer *w);
+
+/** How a writer's files write (wr_io). */
+struct wr_io {
+	unsigned int inflight;   /**< io_uring writes in flight now, all its files */
+	unsigned int peak;       /**< the most in flight at once so far */
+	unsigned int limit;      /**< FIO_INFLIGHT x its io_uring files open (or,
+				      none open, when it last had one) */
+	bool uring;              /**< its files write through io_uring */
+	const char *why;         /**< not: why synchronous (io=sync, direct=no,
+				      O_DIRECT refused, io_uring refused) */
+};
+
+/**
+ * w's I/O queue: its open files as they write now; with none open, as its
+ * last files did (or, before its first, as its options and this process
+ * say). The writer's own thread.
+ */
+void wr_io(struct wr_writer *w, struct wr_io *io);
 
 /* ---- the disk budget (wr_budget.c) ---------------------------------------- */
 
@@ -346,7 +371,7 @@ struct wr_run_opts {
 						every row is written */
 	bool (*source_gone)(void *ctx);    /**< the producer died (asked at most
 						every 100 ms while idle) */
-	void (*progress)(void *ctx, const struct wr_writer *w);
+	void (*progress)(void *ctx, struct wr_writer *w); /**< (its I/O queue: wr_io) */
 	void (*note)(void *ctx, const char *line); /**< its lines while it runs
 						      (wr_writer.note) */
 	void *ctx;
@@ -358,6 +383,10 @@ struct wr_run_opts {
  * wr_publish publishes and a writer's summary prints.
  */
 void wr_figures(const struct wr_stats *st, int error, struct shm_writer *r);
+
+/** w's I/O queue (wr_io) as struct shm_writer's io_* figures: what
+ * wr_publish publishes and a writer's summary prints. */
+void wr_io_figures(struct wr_writer *w, struct shm_writer *r);
 
 /**
  * Publish w's figures, its live gauges (lag behind the newest placed row
