@@ -370,6 +370,15 @@ select_antennas(const struct shm_view *v, const char *list, char *err, size_t le
 
 static struct wr_writer *summary_writer; /* per antenna figures, if any */
 
+/* The pdump tap's I/O queue: its io_uring writes in flight, and how its
+ * last file writes (io_uring, else why not). */
+static struct {
+	bool on;
+	struct fio_depth depth;
+	bool uring;
+	char why[96];
+} tap_io;
+
 /* The summary: a line on stderr and (--summary-json) the figures under the
  * writer table's names (docs/counters.md), then what only a dump has. */
 static void
@@ -412,8 +421,12 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	wr_figures(st, error, &rec);
 	if (summary_writer != NULL)
 		wr_io_figures(summary_writer, &rec);
-	else /* the tap: one synchronous pcap file (lib/fio as fmt_open opens it) */
-		snprintf(rec.io_why, sizeof(rec.io_why), "%s", "pdump tap");
+	else if (tap_io.on) { /* the tap: one pcap file at a time */
+		rec.io_uring = tap_io.uring;
+		rec.io_depth = tap_io.uring ? FIO_INFLIGHT : 0;
+		rec.io_inflight_max = tap_io.depth.peak;
+		snprintf(rec.io_why, sizeof(rec.io_why), "%s", tap_io.why);
+	}
 	rec.full = strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0;
 	stats_writer_json(&rec, root);
 	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
@@ -838,6 +851,12 @@ tap_open(struct tap *t, const struct wr_opts *wo, uint16_t port, uint32_t queue,
 		rc = fmt_open(&t->f, FMT_PCAP, path, &fo, NULL, err, len);
 	} while (rc == -EEXIST && t->opened > 0 && ++tries < 1000);
 	if (rc == 0) {
+		const char *y = fio_sync_why(&t->f.f);
+
+		fio_track(&t->f.f, &tap_io.depth);
+		tap_io.on = true;
+		tap_io.uring = y == NULL;
+		snprintf(tap_io.why, sizeof(tap_io.why), "%s", y != NULL ? y : "");
 		t->opened++;
 		t->open = true;
 		t->t0 = mono_ns();
