@@ -99,8 +99,10 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
 						   wr_format_name(o.format));
 		}
-		/* one index per scan, with every antenna of its lcores */
-		if (wr_gate_share(part, o.lcores, e, sizeof(e)) != 0)
+		/* one index per scan, with every antenna of its lcores, and one
+		 * min-free kept by all of them */
+		if (wr_gate_share(part, o.lcores, e, sizeof(e)) != 0 ||
+		    wr_budget_share(part, o.lcores, e, sizeof(e)) != 0)
 			return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 	}
 	return 0;

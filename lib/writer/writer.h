@@ -152,6 +152,8 @@ struct wr_stats {
 	uint64_t bytes_removed; /**< their bytes (raw: with their indexes) */
 };
 
+struct wr_budget_group;
+
 /** A finished file of this writer (on-full=remove-oldest may remove it). */
 struct wr_done_file {
 	char *path;          /**< its name (raw: the data; NAME.json beside it) */
@@ -175,6 +177,9 @@ struct wr_budget {
 	struct wr_done_file *done; /**< its finished files, oldest first
 				      (on-full=remove-oldest) */
 	size_t ndone, capdone, first;
+	struct wr_budget_group *grp; /**< shared with the other lcores of its
+				          --write (wr_budget_share), NULL: alone */
+	unsigned int part;         /**< its index in grp */
 };
 
 /** A writer: its antennas' cursors and files, its figures. */
@@ -299,8 +304,18 @@ bool wr_budget_room(struct wr_writer *w, size_t row, size_t file);
 /** A file it finished and kept (path): one it may remove later. */
 void wr_budget_file_done(struct wr_writer *w, const char *path);
 
-/** Forget its finished files (wr_finish). */
+/** Forget its finished files (wr_finish); leave its budget group. */
 void wr_budget_free(struct wr_writer *w);
+
+/**
+ * Writers ws[0..n-1] writing into one directory (dpdk-ibvcap's --write
+ * lcores=N, one thread each) keep its min-free together: each counts the
+ * others' bytes handed to their files and what their open files still
+ * need (published by each at every row check) as its own, so that together
+ * they leave min-free as one writer would. Before they run.
+ * @return 0 or -ENOMEM (err says so).
+ */
+int wr_budget_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len);
 /* ---- scans (wr_scan.c) ----------------------------------------------------- */
 
 struct codif_clock;
