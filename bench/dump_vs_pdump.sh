@@ -66,7 +66,7 @@ run() {
 	cpid=$!; pids+=("$cpid")
 	for _ in $(seq 100); do grep -q 'capturing on' "$T/cap.log" 2>/dev/null && break; sleep 0.1; done
 	if [ "$tool" = dump ]; then
-		"$B/app/dpdk-ibvcap-dump" --file-prefix ${P} --write "pcap:$T/out,all=yes" \
+		"$B/app/dpdk-ibvcap-dump" --file-prefix ${P} --lcore 0 --write "pcap:$T/out,all=yes" \
 			--summary-json "$T/tool.json" 2> "$T/tool.log" &
 		tpid=$!
 		for _ in $(seq 100); do grep -q 'attached' "$T/tool.log" 2>/dev/null && break; sleep 0.1; done

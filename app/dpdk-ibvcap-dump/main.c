@@ -3,8 +3,12 @@
  * antenna buffers as raw/codif/pcap files, or taps a port/queue through
  * rte_pdump (whole packets, for traffic no antenna buffer holds). */
 
+#define _GNU_SOURCE /* sched_getaffinity, CPU_SET */
+
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,7 @@ struct dopts {
 	uint64_t duration_ns;
 	char name[SHM_NAMELEN];
 	unsigned int lcore;
+	bool lcore_set;        /* --lcore given (else a CPU is picked: pick_cpu) */
 	uint64_t stats_ns;
 	char summary[PATH_MAX];
 	bool pdump;
@@ -61,6 +66,12 @@ struct dopts {
 };
 
 static volatile sig_atomic_t quit;
+
+/* The CPUs this process may run on (its affinity, ascending), taken before
+ * EAL pins anything, and the one it runs on (pick_cpu; -1 several). */
+static int allowed_cpu[SHM_MAX_CPUS];
+static unsigned int nallowed;
+static int chosen_cpu = -1;
 
 static void
 on_signal(int sig)
@@ -122,6 +133,38 @@ set_queue(const struct opt_arg *a, char *err, size_t errlen)
 	return rc;
 }
 
+static int
+set_lcore(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct dopts *o = a->obj;
+	uint64_t v;
+
+	if (strcmp(a->val, "auto") == 0) {
+		o->lcore_set = false;
+		return 0;
+	}
+	if (parse_u64(a->opt, a->val, 0, RTE_MAX_LCORE - 1, &v, NULL, 0) != 0) {
+		snprintf(err, errlen, "%s: '%s': expected a CPU number 0..%d or auto", a->opt,
+			 a->val, RTE_MAX_LCORE - 1);
+		return -EINVAL;
+	}
+	o->lcore = (unsigned int)v;
+	o->lcore_set = true;
+	return 0;
+}
+
+static void
+print_lcore(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, FILE *f)
+{
+	const struct dopts *o = obj;
+
+	(void)cmd;
+	if (o->lcore_set)
+		fprintf(f, "%s = %u\n", d->name, o->lcore);
+	else
+		fprintf(f, "%s = auto\n", d->name);
+}
+
 static const char *const source_names[] = { "buffers", "pdump", NULL };
 static const char *const record_names[] = { "follow", "always", NULL };
 
@@ -161,8 +204,11 @@ static const struct opt_def lopts[] = {
 	 .help = "stop after T (e.g. 30s)"},
 	{"name", .kind = OPT_STRING, .metavar = "NAME", .def = "dump-<pid>", OPT_AT(O, name),
 	 .help = "name in the primary's writer table"},
-	{"lcore", .kind = OPT_UINT, .metavar = "N", .min = 0, .max = RTE_MAX_LCORE - 1,
-	 OPT_AT(O, lcore), .help = "the lcore (CPU) this process runs on"},
+	{"lcore", .kind = OPT_CUSTOM, .metavar = "N|auto", .def = "auto", .set = set_lcore,
+	 .print = print_lcore, .example = "1",
+	 .help = "the lcore (CPU) this process runs on; auto: the lowest CPU of its affinity\n"
+		 "  that neither the capture's lcores nor another writer process uses\n"
+		 "  (else the least used, said in one line)"},
 	{"stats-period", .kind = OPT_DURATION, .flags = OPT_F_ZERO, .metavar = "T",
 	 .min = 10000000, .max = 86400ULL * 1000000000ULL, .unset = "none",
 	 OPT_AT(O, stats_ns), .help = "a progress line every T (0 = none)"},
@@ -323,7 +369,16 @@ select_antennas(const struct shm_view *v, const char *list, char *err, size_t le
 	return mask;
 }
 
-static const struct wr_writer *summary_writer; /* per antenna figures, if any */
+static struct wr_writer *summary_writer; /* per antenna figures, if any */
+
+/* The pdump tap's I/O queue: its io_uring writes in flight, and how its
+ * last file writes (io_uring, else why not). */
+static struct {
+	bool on;
+	struct fio_depth depth;
+	bool uring;
+	char why[96];
+} tap_io;
 
 /* The summary: a line on stderr and (--summary-json) the figures under the
  * writer table's names (docs/counters.md), then what only a dump has. */
@@ -365,10 +420,19 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 	snprintf(rec.format, sizeof(rec.format), "%s", fmt);
 	rec.pid = (int32_t)getpid();
 	wr_figures(st, error, &rec);
+	if (summary_writer != NULL)
+		wr_io_figures(summary_writer, &rec);
+	else if (tap_io.on) { /* the tap: one pcap file at a time */
+		rec.io_uring = tap_io.uring;
+		rec.io_depth = tap_io.uring ? FIO_INFLIGHT : 0;
+		rec.io_inflight_max = tap_io.depth.peak;
+		snprintf(rec.io_why, sizeof(rec.io_why), "%s", tap_io.why);
+	}
 	rec.full = strcmp(why, wr_end_name(WR_END_DISK_FULL)) == 0;
 	stats_writer_json(&rec, root);
 	js_str(root, "name", o->name); /* whole (the registry keeps 31 bytes) */
 	js_str(root, "source", o->pdump ? "pdump" : "buffers");
+	js_i64(root, "cpu", chosen_cpu);
 	js_str(root, "stop_reason", why);
 	js_u64(root, "overrun_placeholders", st->overrun_placeholders);
 	js_u64(root, "taken", st->taken);
@@ -418,6 +482,117 @@ summary(const struct dopts *o, const char *fmt, const struct wr_stats *st,
 nomem:
 	fprintf(stderr, "dpdk-ibvcap-dump %s: --summary-json %s: out of memory\n", o->name,
 		o->summary);
+}
+
+/* ---- the CPU it runs on ---------------------------------------------------- */
+
+
+static void
+affinity_read(void)
+{
+	cpu_set_t cs;
+	int c;
+
+	CPU_ZERO(&cs);
+	nallowed = 0;
+	if (sched_getaffinity(0, sizeof(cs), &cs) != 0)
+		return;
+	for (c = 0; c < CPU_SETSIZE && c < SHM_MAX_CPUS; c++)
+		if (CPU_ISSET(c, &cs))
+			allowed_cpu[nallowed++] = c;
+}
+
+/* Whether EAL-ARGS choose the lcores themselves (-l, -c, --lcores): they
+ * win over --lcore and over the pick. */
+static bool
+eal_lcores_given(const struct dopts *o)
+{
+	int i;
+
+	for (i = 0; i < o->eal_argc; i++) {
+		const char *a = o->eal_argv[i];
+
+		if (strncmp(a, "-l", 2) == 0 || strncmp(a, "-c", 2) == 0 ||
+		    strncmp(a, "--lcores", 8) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The one CPU the calling thread may run on, -1 several. */
+static int
+thread_cpu(void)
+{
+	cpu_set_t cs;
+	int c, one = -1;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(cs), &cs) != 0)
+		return -1;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &cs))
+			continue;
+		if (one >= 0)
+			return -1;
+		one = c;
+	}
+	return one;
+}
+
+/*
+ * Where this writer runs. --lcore or EAL's -l: there, as given. Else (auto)
+ * EAL left it free on its whole affinity: the lowest CPU of it that neither
+ * the primary's lcores nor another writer process uses, as the control
+ * block says (ctl; NULL: it says nothing), else the least used, said in
+ * one line; the pick is made one process at a time and written to its
+ * entry reg (-1: none) for the next writers. @return the CPU, -1 several.
+ */
+static int
+pick_cpu(const struct dopts *o, struct shm_ctl *ctl, int reg)
+{
+	char why[1024];
+	rte_cpuset_t cs;
+	int cpu, rc;
+
+	if (o->lcore_set || eal_lcores_given(o) || nallowed == 0) {
+		cpu = thread_cpu();
+		if (ctl != NULL && reg >= 0)
+			__atomic_store_n(&ctl->writer[reg].cpu, cpu, __ATOMIC_RELEASE);
+		return cpu;
+	}
+	if (ctl == NULL) {
+		cpu = allowed_cpu[0];
+		rc = 0;
+	} else {
+		bool locked = shm_cpu_lock(ctl, (int)getpid()) == 0;
+
+		rc = shm_cpu_pick(ctl, reg, allowed_cpu, nallowed, &cpu, why, sizeof(why));
+		if (reg >= 0)
+			__atomic_store_n(&ctl->writer[reg].cpu, cpu, __ATOMIC_RELEASE);
+		if (locked)
+			shm_cpu_unlock(ctl, (int)getpid());
+	}
+	if (rc == 1)
+		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, why);
+	CPU_ZERO(&cs);
+	CPU_SET(cpu, &cs);
+	if (rte_thread_set_affinity(&cs) != 0) {
+		fprintf(stderr, "dpdk-ibvcap-dump %s: cannot run on CPU %d: %s (left on its "
+			"affinity)\n", o->name, cpu, strerror(errno));
+		return thread_cpu();
+	}
+	return cpu;
+}
+
+/* "3", or "several" (-1) */
+static const char *
+cpu_text(int cpu)
+{
+	static char buf[16];
+
+	if (cpu < 0)
+		return "several (its affinity)";
+	snprintf(buf, sizeof(buf), "%d", cpu);
+	return buf;
 }
 
 /* ---- buffers source ----------------------------------------------------- */
@@ -471,14 +646,32 @@ dump_note(void *ctx, const char *line)
 	fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", d->o->name, line);
 }
 
+/* How its files write, for its lines: "io_uring 1/4 in flight (most 4)" or
+ * "sync (io=sync)". */
+static const char *
+io_text(struct wr_writer *w, char *buf, size_t len)
+{
+	struct wr_io io;
+
+	wr_io(w, &io);
+	if (io.uring)
+		snprintf(buf, len, "io_uring %u/%u in flight (most %u)", io.inflight, io.limit,
+			 io.peak);
+	else
+		snprintf(buf, len, "sync (%s)", io.why);
+	return buf;
+}
+
 static void
-dump_progress(void *ctx, const struct wr_writer *w)
+dump_progress(void *ctx, struct wr_writer *w)
 {
 	const struct dump_ctx *d = ctx;
+	char io[160];
 
 	fprintf(stderr, "dpdk-ibvcap-dump %s: %" PRIu64 " frames taken, %" PRIu64 " written, %"
-		PRIu64 " files, backlog %" PRIu64 " rows, overrun %" PRIu64 "\n", d->o->name,
-		w->st.taken, w->st.written, w->st.files, wr_backlog(w), w->st.overrun);
+		PRIu64 " files, backlog %" PRIu64 " rows, overrun %" PRIu64 ", %s\n", d->o->name,
+		w->st.taken, w->st.written, w->st.files, wr_backlog(w), w->st.overrun,
+		io_text(w, io, sizeof(io)));
 }
 
 /* Why the buffers source ended, in the summary's words. */
@@ -554,9 +747,17 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 			return 1;
 		}
 	}
-	fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
-		"writing %s to %s\n", o->name, v.instance, v.nant, __builtin_popcountll(mask),
-		wr_format_name(wo->format), wo->dir);
+	chosen_cpu = pick_cpu(o, v.ctl, reg);
+	{
+		struct wr_io io;
+
+		wr_io(w, &io);
+		fprintf(stderr, "dpdk-ibvcap-dump %s: attached to '%s' (%u antennas, %d selected), "
+			"writing %s to %s (%s%s), on CPU %s\n", o->name, v.instance, v.nant,
+			__builtin_popcountll(mask), wr_format_name(wo->format), wo->dir,
+			io.uring ? "io_uring" : "sync: ", io.uring ? "" : io.why,
+			cpu_text(chosen_cpu));
+	}
 	if (wr_ring_direct(w, err, sizeof(err)) != NULL)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: %s\n", o->name, err);
 	memset(&ro, 0, sizeof(ro));
@@ -655,6 +856,12 @@ tap_open(struct tap *t, const struct wr_opts *wo, uint16_t port, uint32_t queue,
 		rc = fmt_open(&t->f, FMT_PCAP, path, &fo, NULL, err, len);
 	} while (rc == -EEXIST && t->opened > 0 && ++tries < 1000);
 	if (rc == 0) {
+		const char *y = fio_sync_why(&t->f.f);
+
+		fio_track(&t->f.f, &tap_io.depth);
+		tap_io.on = true;
+		tap_io.uring = y == NULL;
+		snprintf(tap_io.why, sizeof(tap_io.why), "%s", y != NULL ? y : "");
 		t->opened++;
 		t->open = true;
 		t->t0 = mono_ns();
@@ -834,12 +1041,21 @@ run_pdump(const struct dopts *o, const struct wr_opts *wo)
 		free(t);
 		return 1;
 	}
+	{
+		/* the capture's CPUs, where it has buffers (a tap is in no
+		 * writer entry: later writers do not see its CPU) */
+		struct shm_view v;
+		char e[ERRLEN];
+
+		chosen_cpu = pick_cpu(o, shm_attach(&v, e, sizeof(e)) == 0 ? v.ctl : NULL, -1);
+	}
 	if (o->queue == RTE_PDUMP_ALL_QUEUES)
 		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue * (%u queues) through "
-			"rte_pdump\n", o->name, o->port, last - first + 1u);
+			"rte_pdump, on CPU %s\n", o->name, o->port, last - first + 1u,
+			cpu_text(chosen_cpu));
 	else
-		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %u through rte_pdump\n",
-			o->name, o->port, o->queue);
+		fprintf(stderr, "dpdk-ibvcap-dump %s: tapping port %u queue %u through rte_pdump, "
+			"on CPU %s\n", o->name, o->port, o->queue, cpu_text(chosen_cpu));
 	next_stats = t0 + (int64_t)o->stats_ns;
 	/* pass 0: until a stop; pass 1: what was copied before the disable */
 	for (pass = 0; pass < 2; pass++) {
@@ -912,7 +1128,7 @@ main(int argc, char **argv)
 {
 	struct dopts o;
 	struct wr_opts wo;
-	char err[ERRLEN], lc[16], pf[160];
+	char err[ERRLEN], lc[SHM_MAX_CPUS * 5 + 16], pf[160];
 	char *eal[MAX_EAL_ARGS];
 	int n = 0, i, rc;
 	struct sigaction sa;
@@ -921,6 +1137,12 @@ main(int argc, char **argv)
 		return 1;
 	if (wr_opts_parse(&wo, "--write", o.spec, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
+		return 1;
+	}
+	if (wo.lcores > 1) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --write lcores: '%u': a dpdk-ibvcap-dump writes "
+			"on one lcore: expected lcores=1 (spread antennas over several "
+			"dpdk-ibvcap-dump with --antenna)\n", wo.lcores);
 		return 1;
 	}
 	if (o.pdump && wo.budget) {
@@ -952,14 +1174,32 @@ main(int argc, char **argv)
 		printf("%s\n", o.eal_argc ? "" : " none");
 		return 0;
 	}
-	/* our own EAL arguments, as dpdk-dumpcap builds its */
-	snprintf(lc, sizeof(lc), "%u", o.lcore);
+	/* our own EAL arguments, as dpdk-dumpcap builds its; without --lcore,
+	 * lcore 0 on every CPU of its affinity until it picks one (pick_cpu) */
+	affinity_read();
+	if (eal_lcores_given(&o)) {
+		lc[0] = '\0'; /* theirs: EAL takes one of -c, -l and --lcores */
+	} else if (o.lcore_set || nallowed == 0) {
+		snprintf(lc, sizeof(lc), "-l%u", o.lcore);
+	} else {
+		size_t k = (size_t)snprintf(lc, sizeof(lc), "--lcores=0@(");
+
+		for (i = 0; i < (int)nallowed && k < sizeof(lc); i++)
+			k += (size_t)snprintf(lc + k, sizeof(lc) - k, "%s%d", i ? "," : "",
+					      allowed_cpu[i]);
+		if (k + 2 > sizeof(lc)) {
+			fprintf(stderr, "dpdk-ibvcap-dump: %u CPUs in its affinity: too many to "
+				"list for EAL; give --lcore N\n", nallowed);
+			return 1;
+		}
+		snprintf(lc + k, sizeof(lc) - k, ")");
+	}
 	snprintf(pf, sizeof(pf), "--file-prefix=%s", o.prefix);
 	eal[n++] = argv[0];
 	eal[n++] = (char *)"--proc-type=secondary";
 	eal[n++] = pf;
-	eal[n++] = (char *)"-l";
-	eal[n++] = lc;
+	if (lc[0] != '\0')
+		eal[n++] = lc;
 	eal[n++] = (char *)"--no-telemetry";
 	eal[n++] = (char *)"--log-level=lib.eal:error";
 	if (!o.pdump)

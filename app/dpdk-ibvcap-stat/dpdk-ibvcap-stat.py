@@ -76,8 +76,9 @@ def writers(tel):
         name = info.get("name", key) if isinstance(info, dict) else key
         if name in out:  # two writers given one name: tell them apart
             name = "%s#%s" % (name, key.split("_")[0][1:])
-        w.update({"key": key, "format": info.get("format", "") if isinstance(info, dict) else "",
-                  "pid": info.get("pid", 0) if isinstance(info, dict) else 0})
+        info = info if isinstance(info, dict) else {}
+        w.update({"key": key, "format": info.get("format", ""), "pid": info.get("pid", 0),
+                  "io": info.get("io", ""), "io_why": info.get("io_why", "")})
         out[name] = w
     return out
 
@@ -317,6 +318,13 @@ def table(prefix, prev, cur, desc, width=80, height=0):
             return "-"
         return fit_age(w["time_left_ns"] / 1e9)
 
+    def io(n, w):  # io_uring: writes in flight now / the most it may have; or sync
+        if not w.get("active"):
+            return "-"
+        if not w.get("io_uring"):
+            return "sync"
+        return "%s/%s" % (fit_count(w.get("io_inflight", 0), 2), fit_count(w.get("io_depth", 0), 2))
+
     # per writer, by the name it was given: how far behind, what it lost,
     # files, the disk left to it and the time that is at its rate; narrow
     # enough that 80 columns keep its format beside a 16-character name
@@ -335,6 +343,7 @@ def table(prefix, prev, cur, desc, width=80, height=0):
                  else "-"),
              Col("left", 6, 1, left),
              Col("removed", 7, 4, count("files_removed", 7)),
+             Col("io", 5, 5, io),
              Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
     wbody = []
     if wrs:

@@ -2,6 +2,8 @@
 /* The primary's side of the shared memory: control block and one antenna
  * buffer memzone per antenna (payload in hugepages, or in GPU memory). */
 
+#define _GNU_SOURCE /* rte_cpuset_t, CPU_ISSET */
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -63,6 +65,18 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	bf->ctl = bf->ctl_mz->addr;
 	shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
 	bf->ctl->start_unix_ns = app->start_unix_ns;
+	/* the CPUs of every lcore, which dpdk-ibvcap-dump writers keep off */
+	{
+		unsigned int lc, cpu;
+
+		RTE_LCORE_FOREACH(lc) {
+			rte_cpuset_t cs = rte_lcore_cpuset(lc);
+
+			for (cpu = 0; cpu < SHM_MAX_CPUS && cpu < CPU_SETSIZE; cpu++)
+				if (CPU_ISSET(cpu, &cs))
+					shm_ctl_cpu_add(bf->ctl, cpu);
+		}
+	}
 	bf->zc = c->zero_copy;
 	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU :
 			       bf->zc ? IBV_PAYLOAD_MBUF : IBV_PAYLOAD_HOST;

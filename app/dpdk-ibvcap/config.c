@@ -775,7 +775,10 @@ static const struct opt_def ibv_opts[] = {
 		 "rotate-time, snaplen, all, direct, io (uring|sync; uring: raw rows go from the ring to "
 		 "O_DIRECT files, no copy), min-free (SIZE or P%: the "
 		 "free space it leaves in DIR), on-full (stop: finish its files and end, exit 3 "
-		 "at the capture's end; remove-oldest: remove its own oldest finished files). DIR "
+		 "at the capture's end; remove-oldest: remove its own oldest finished files), "
+		 "lcores (N: its antennas spread over N writer lcores, antenna i on the (i mod "
+		 "N)th, each a writer entry primary-W-FORMAT-J, the files one writer would "
+		 "write; not with all=yes or count=). DIR "
 		 "must exist and take new files; files "
 		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
 		 "with different formats or prefixes"},
@@ -1014,6 +1017,7 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 			    "rings keep: it needs --zero-copy yes");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
 		return err_set(err, len, -EINVAL, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
+	c->nwlcore = 0;
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_opts wo;
 
@@ -1021,7 +1025,18 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 
 		if (rc != 0)
 			return rc;
+		/* antenna i on its (i mod N)th lcore: each lcore one at least */
+		if (wo.lcores > l->nant)
+			return err_set(err, len, -EINVAL, "--write %s: lcores: '%u': more writer "
+				    "lcores than the %u antennas it writes (antenna i on lcore i mod "
+				    "N): expected 1..%u", c->write[i], wo.lcores, l->nant, l->nant);
+		c->write_lcores[i] = wo.lcores;
+		c->nwlcore += wo.lcores;
 	}
+	if (c->nwlcore > IBV_MAX_WLCORES)
+		return err_set(err, len, -EINVAL, "--write: %u writer lcores in all (lcores= of "
+			    "each --write summed): at most %d, the writer table's entries",
+			    c->nwlcore, IBV_MAX_WLCORES);
 	return 0;
 }
 

@@ -17,6 +17,9 @@
 #define IBV_MAX_MAP (IBV_MAX_PORTS * IBV_MAX_QUEUES)
 #define IBV_ERRLEN 1024
 #define IBV_MAX_WRITERS 8
+/** Writer lcores of the --write writers in all (lcores=N counts N): each
+ * takes an entry of the writer table (lib/shm). */
+#define IBV_MAX_WLCORES 16
 
 enum ibv_steer_mode {
 	IBV_STEER_AUTO = 0, /**< rte_flow, else software (one log line) */
@@ -103,6 +106,8 @@ struct ibv_config {
 	enum ibv_split_mode zc_split;  /**< --zero-copy-split */
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
+	unsigned int write_lcores[IBV_MAX_WRITERS]; /**< each one's lcores=N */
+	unsigned int nwlcore;        /**< writer lcores: their sum */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
 	int record;                  /**< enum ibv_record_mode: before any scan */
 	char schedule[PATH_MAX];     /**< --schedule: scans to record ("": none) */

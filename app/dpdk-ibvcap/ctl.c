@@ -766,6 +766,8 @@ tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "name", w->name);
 	rte_tel_data_add_dict_string(d, "format", w->format);
 	rte_tel_data_add_dict_int(d, "pid", w->pid);
+	rte_tel_data_add_dict_string(d, "io", w->io_uring ? "uring" : "sync");
+	rte_tel_data_add_dict_string(d, "io_why", w->io_why);
 	stats_tel_dict(&stats_writer, w, STATS_LIVE, d);
 	return 0;
 }

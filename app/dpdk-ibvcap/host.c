@@ -952,13 +952,14 @@ check_lcores(const struct ibv_config *c, const struct ibv_eal_view *v, char *err
 		if (v->lcore[i] && i != main_l)
 			workers[nw++] = i;
 	/* as wr.c and rx.c: the last workers are the writers', the rest rx */
-	if (c->nwrite > 0 && nw < c->nwrite + 1)
+	if (c->nwlcore > 0 && nw < c->nwlcore + 1)
 		return err_set(err, len, -EINVAL,
-			    "--write: %u writer%s need%s an lcore each besides at least one rx "
+			    "--write: %u writer%s need%s an lcore each%s besides at least one rx "
 			    "lcore: %s gives %u worker lcore%s besides the main lcore %u (give more "
 			    "with -l, or map several lcores to CPUs with --lcores, e.g. --lcores "
-			    "0@0,1@1,2@0)", c->nwrite, c->nwrite == 1 ? "" : "s",
-			    c->nwrite == 1 ? "s" : "", how, nw, nw == 1 ? "" : "s", main_l);
+			    "0@0,1@1,2@0)", c->nwlcore, c->nwlcore == 1 ? "" : "s",
+			    c->nwlcore == 1 ? "s" : "", c->nwlcore > c->nwrite ?
+			    " (lcores=N: N)" : "", how, nw, nw == 1 ? "" : "s", main_l);
 	if (nw == 0)
 		return err_set(err, len, -EINVAL,
 			    "no worker lcore: the main lcore reports, rx needs at least one more "
@@ -967,7 +968,7 @@ check_lcores(const struct ibv_config *c, const struct ibv_eal_view *v, char *err
 		const struct ibv_map *m = &c->map[k];
 		bool writer = false;
 
-		for (i = nw - c->nwrite; i < nw; i++)
+		for (i = nw - c->nwlcore; i < nw; i++)
 			writer |= workers[i] == m->lcore;
 		if (m->lcore >= RTE_MAX_LCORE || !v->lcore[m->lcore] || m->lcore == main_l ||
 		    writer)

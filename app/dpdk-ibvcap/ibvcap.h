@@ -180,6 +180,9 @@ struct ibv_wlcore {
 	char spec[PATH_MAX + 64];
 	struct wr_writer w;
 	int reg;                  /**< writer registry entry */
+	unsigned int spec_idx;    /**< its --write: the schedule's writer bit */
+	unsigned int part, parts; /**< part of lcores=parts: antennas a with
+				       a mod parts == part */
 	int rc;
 	enum wr_end end;          /**< why it ended */
 	bool done;
@@ -204,7 +207,7 @@ struct ibv_app {
 	struct ibv_split split;
 	struct ibv_ql ql;
 	unsigned int nwlcore;
-	struct ibv_wlcore *wl[IBV_MAX_WRITERS];
+	struct ibv_wlcore *wl[IBV_MAX_WLCORES]; /**< lcores=N: N of one --write */
 	volatile int writers_stop;
 	/** the writers' scans (rec.c; telemetry changes it): sched_own until
 	 * the buffers exist, then their memzone (buf.c), where the

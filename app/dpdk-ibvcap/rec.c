@@ -387,12 +387,13 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 	const struct wr_scan *cur, *next;
 	unsigned int i, k;
 	char buf[128], ts[CODIF_TIMESTR_LEN];
-	uint64_t all = (app->nwlcore >= 64 ? ~0ULL : (1ULL << app->nwlcore) - 1) | WR_SCHED_DUMPS;
+	unsigned int nw = app->nwlcore ? app->cfg.nwrite : 0; /* schedule bits: one a --write */
+	uint64_t all = (nw >= 64 ? ~0ULL : (1ULL << nw) - 1) | WR_SCHED_DUMPS;
 
 	tel_time(d, "now_utc", now);
 	rte_tel_data_add_dict_string(d, "record", app->cfg.record == IBV_REC_IDLE ? "idle" :
 				     "always");
-	rte_tel_data_add_dict_u64(d, "writers", app->nwlcore);
+	rte_tel_data_add_dict_u64(d, "writers", nw);
 	wr_sched_current(sc, all, now, &cur, &next);
 	rte_tel_data_add_dict_string(d, "current_scan", cur ? cur->name : "");
 	rte_tel_data_add_dict_string(d, "current_stop_utc", !cur ? "" :
@@ -414,11 +415,11 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[2], s->stop_ns == WR_SCAN_OPEN ? "open" :
 					      codif_time_str(s->stop_ns, ts, sizeof(ts)));
 		rte_tel_data_add_array_string(a[3], scan_state(s, now));
-		rte_tel_data_add_array_string(a[4], mask_str(s->writers, app->nwlcore,
+		rte_tel_data_add_array_string(a[4], mask_str(s->writers, nw,
 							     app->bufs.ctl, buf, sizeof(buf)));
 	}
 	/* each writer: recording SCAN, recording (no scan: free-running), idle */
-	for (i = 0; a[5] != NULL && i < app->nwlcore; i++) {
+	for (i = 0; a[5] != NULL && i < nw; i++) {
 		writer_state(sc, i, now, buf, sizeof(buf));
 		rte_tel_data_add_array_string(a[5], buf);
 	}
@@ -595,7 +596,9 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 		const struct ibv_wlcore *wl = app->wl[i];
 		json_t *x = js_obj(arr, NULL);
 
-		js_u64(x, "writer", i);
+		js_u64(x, "writer", wl->spec_idx);
+		if (wl->parts > 1) /* lcores=N: its part (an index each lists all) */
+			js_u64(x, "part", wl->part);
 		js_str(x, "spec", wl->spec);
 		js_u64(x, "rows_not_recorded", wr_gate_skipped(&wl->w));
 		wr_gate_json(&wl->w, js_arr(x, "scans"));

@@ -26,11 +26,23 @@ ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore)
 	return false;
 }
 
+/* The antennas of part j of n (lcores=n): antenna a on its (a mod n)th lcore. */
+static uint64_t
+part_mask(unsigned int nant, unsigned int j, unsigned int n)
+{
+	uint64_t m = 0;
+	unsigned int a;
+
+	for (a = j; a < nant && a < 64; a += n)
+		m |= 1ULL << a;
+	return m;
+}
+
 int
 ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 {
 	const struct ibv_config *c = &app->cfg;
-	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, i;
+	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, i, j;
 	const struct antbuf *bufs[SHM_MAX_ANT];
 	uint8_t *payloads[SHM_MAX_ANT];
 	char e[IBV_ERRLEN];
@@ -39,41 +51,61 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 		return 0;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		workers[nw++] = lcore;
-	if (nw < c->nwrite + 1)
+	if (nw < c->nwlcore + 1)
 		return err_set(err, len, -EINVAL,
-			    "--write: %u writer%s need%s an lcore each besides at least one rx "
+			    "--write: %u writer%s need%s an lcore each%s besides at least one rx "
 			    "lcore: this process has %u worker lcore%s (give more with -l, or "
 			    "map several lcores to CPUs with --lcores, e.g. --lcores 0@0,1@1,2@0)",
-			    c->nwrite, c->nwrite == 1 ? "" : "s", c->nwrite == 1 ? "s" : "",
-			    nw, nw == 1 ? "" : "s");
+			    c->nwlcore, c->nwlcore == 1 ? "" : "s", c->nwlcore == 1 ? "s" : "",
+			    c->nwlcore > c->nwrite ? " (lcores=N: N)" : "", nw, nw == 1 ? "" : "s");
 	for (i = 0; i < SHM_MAX_ANT && i < c->layout.nant; i++) {
 		bufs[i] = app->bufs.b[i];
 		payloads[i] = app->bufs.payload[i];
 	}
 	for (i = 0; i < c->nwrite; i++) {
-		struct ibv_wlcore *wl = rte_zmalloc("ibvcap_writer", sizeof(*wl), 64);
+		struct wr_writer *part[WR_MAX_ANT];
 		struct wr_opts o;
-		char name[SHM_NAMELEN];
 
-		if (wl == NULL)
-			return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
-		app->wl[app->nwlcore++] = wl;
-		/* the last worker lcores are the writers' */
-		wl->lcore = workers[nw - c->nwrite + i];
-		wl->reg = -1;
-		str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
 		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
 			return err_set(err, len, -EINVAL, "%s", e);
-		if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant, ~0ULL, e,
-				sizeof(e)) != 0)
-			return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
-		if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
+		/* lcores=N: N writers, antenna a on the (a mod N)th; each writes
+		 * the files one writer would, under the one schedule bit i */
+		for (j = 0; j < o.lcores; j++) {
+			struct ibv_wlcore *wl = rte_zmalloc("ibvcap_writer", sizeof(*wl), 64);
+			char name[SHM_NAMELEN];
+
+			if (wl == NULL)
+				return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
+			/* the last worker lcores are the writers' */
+			wl->lcore = workers[nw - c->nwlcore + app->nwlcore];
+			app->wl[app->nwlcore++] = wl;
+			wl->reg = -1;
+			wl->spec_idx = i;
+			wl->part = j;
+			wl->parts = o.lcores;
+			str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
+			if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant,
+				    part_mask(c->layout.nant, j, o.lcores), e, sizeof(e)) != 0)
+				return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
+			if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
+				return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
+			part[j] = &wl->w;
+			if (o.lcores > 1)
+				snprintf(name, sizeof(name), "primary-%u-%s-%u", i,
+					 wr_format_name(o.format), j);
+			else
+				snprintf(name, sizeof(name), "primary-%u-%s", i,
+					 wr_format_name(o.format));
+			wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
+						   wr_format_name(o.format));
+		}
+		/* one index per scan, with every antenna of its lcores, and one
+		 * min-free kept by all of them */
+		if (wr_gate_share(part, o.lcores, e, sizeof(e)) != 0 ||
+		    wr_budget_share(part, o.lcores, e, sizeof(e)) != 0)
 			return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
-		if (wr_ring_direct(&wl->w, e, sizeof(e)) != NULL)
+		if (wr_ring_direct(part[0], e, sizeof(e)) != NULL)
 			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", c->write[i], e);
-		snprintf(name, sizeof(name), "primary-%u-%s", i, wr_format_name(o.format));
-		wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
-					       wr_format_name(o.format));
 	}
 	return 0;
 }

@@ -69,6 +69,22 @@ fio_sync_reason(void)
 	return __atomic_load_n(&sync_reason, __ATOMIC_ACQUIRE);
 }
 
+const char *
+fio_sync_why(const struct fio_file *f)
+{
+	if (fio_uring(f))
+		return NULL;
+	if (f->sync)
+		return "io=sync";
+	if (!f->direct_asked)
+		return "direct=no";
+	if (!f->direct)
+		return "its filesystem refuses O_DIRECT";
+	if (fio_sync_reason() != NULL)
+		return fio_sync_reason();
+	return "io_uring could not be set up (out of memory)";
+}
+
 int
 fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flags,
 	 char *err, size_t errlen)
@@ -82,6 +98,8 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	f->fd = -1;
 	f->keep_max = UINT64_MAX;
 	f->replace = (flags & FIO_REPLACE) != 0;
+	f->direct_asked = (flags & FIO_DIRECT) != 0;
+	f->sync = (flags & FIO_SYNC) != 0;
 	oflags |= f->replace ? O_TRUNC : O_EXCL;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path) ||
 	    (size_t)snprintf(f->part, sizeof(f->part), "%s.part", path) >= sizeof(f->part)) {
@@ -110,13 +128,17 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 			f->direct = true;
 		else if (errno != EINVAL)
 			goto fail;
+		else if (!f->replace)
+			/* a filesystem that refuses O_DIRECT (ramfs; tmpfs before
+			 * Linux 6.6) says so after creating the file: O_EXCL made
+			 * it ours, and the buffered open would find it there */
+			unlink(f->part);
 	}
 	if (f->fd < 0)
 		f->fd = open(f->part, oflags, 0644);
 	if (f->fd < 0)
 		goto fail;
 	f->open = true;
-	f->sync = (flags & FIO_SYNC) != 0;
 	f->want_aio = !f->sync;
 	return 0;
 fail:
@@ -391,8 +413,18 @@ aio_reap(struct fio_file *f, bool wait)
 			a->spare[a->nspare++] = s->buf;
 		a->head = (a->head + 1) % FIO_INFLIGHT;
 		a->n--;
+		if (f->depth != NULL && f->depth->now > 0)
+			f->depth->now--;
 	}
 	settle_ends(f);
+}
+
+/* One more write in flight, for fio_track's count. */
+static inline void
+depth_up(struct fio_file *f)
+{
+	if (f->depth != NULL && ++f->depth->now > f->depth->peak)
+		f->depth->peak = f->depth->now;
 }
 
 static void
@@ -425,6 +457,7 @@ aio_flush(struct fio_file *f)
 	s = &a->slot[(a->head + a->n) % FIO_INFLIGHT];
 	*s = (struct fio_slot){ .buf = f->buf, .off = f->base, .len = n };
 	a->n++;
+	depth_up(f);
 	sqe = io_uring_get_sqe(&a->ring);
 	if (sqe != NULL) {
 		io_uring_prep_write(sqe, f->fd, s->buf, (unsigned int)n, s->off);
@@ -464,6 +497,7 @@ ref_submit(struct fio_file *f)
 	*s = (struct fio_slot){ .iov = a->biov, .niov = a->bn, .off = f->base - a->blen,
 				.len = a->blen };
 	a->n++;
+	depth_up(f);
 	a->biov = a->iovspare[--a->niovspare];
 	a->bn = 0;
 	a->blen = 0;
@@ -677,6 +711,14 @@ static void
 aio_free(struct fio_file *f)
 {
 	(void)f;
+}
+
+/* One more write in flight, for fio_track's count. */
+static inline void
+depth_up(struct fio_file *f)
+{
+	if (f->depth != NULL && ++f->depth->now > f->depth->peak)
+		f->depth->peak = f->depth->now;
 }
 
 static void

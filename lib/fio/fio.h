@@ -35,6 +35,16 @@
 struct fio_aio;
 
 /**
+ * Writes in flight through io_uring, counted for whoever owns the files (a
+ * writer: its queue depth, summed over its files). Changed by the thread
+ * that writes the files (fio_track), read by it.
+ */
+struct fio_depth {
+	unsigned int now;  /**< writes submitted and not yet reaped */
+	unsigned int peak; /**< the most at once since it was zeroed */
+};
+
+/**
  * One file being written. The fields are this layer's: formats use the
  * functions below only, so that the I/O under them (pwrite at the file's
  * end from the staging buffer, or io_uring with FIO_INFLIGHT staging
@@ -45,6 +55,8 @@ struct fio_file {
 	bool open;
 	bool direct;             /**< O_DIRECT in use */
 	bool replace;            /**< FIO_REPLACE */
+	bool direct_asked;       /**< FIO_DIRECT */
+	bool sync;               /**< FIO_SYNC */
 	char path[PATH_MAX];     /**< final name */
 	char part[PATH_MAX + 8]; /**< NAME.part while written */
 	uint8_t *buf;            /**< staging, FIO_ALIGN aligned */
@@ -57,10 +69,10 @@ struct fio_file {
 	int err;                 /**< first I/O errno (then writes are refused) */
 	struct fio_aio *aio;     /**< io_uring state; NULL: synchronous pwrite */
 	bool want_aio;           /**< io_uring to be set up at the first flush */
-	bool sync;               /**< FIO_SYNC */
 	bool ref;                /**< by reference (fio_ref_begin): nothing staged */
 	uint64_t keep_max;       /**< a cut at close keeps at most this many bytes
 				      (a rewrite failed there) */
+	struct fio_depth *depth; /**< counts its writes in flight (fio_track), NULL */
 };
 
 /**
@@ -109,13 +121,6 @@ fio_on_disk(const struct fio_file *f)
  */
 void fio_settle(struct fio_file *f);
 
-/** Whether this file's writes go through io_uring (several in flight). */
-static inline bool
-fio_async(const struct fio_file *f)
-{
-	return f->aio != NULL;
-}
-
 /**
  * Why O_DIRECT files of this process write synchronously: NULL while
  * io_uring works (or has not been tried), else the reason (not built with
@@ -123,6 +128,38 @@ fio_async(const struct fio_file *f)
  * kernel.io_uring_disabled), for the writer to report once.
  */
 const char *fio_sync_reason(void);
+
+/** Whether this file's writes go through io_uring (several in flight). */
+static inline bool
+fio_async(const struct fio_file *f)
+{
+	return f->aio != NULL;
+}
+
+/** Count this file's writes in flight in d (shared by several files of one
+ * thread; NULL: not counted). */
+static inline void
+fio_track(struct fio_file *f, struct fio_depth *d)
+{
+	f->depth = d;
+}
+
+/**
+ * Whether this file writes (or, before its first flush, will write) through
+ * io_uring: O_DIRECT taken by its filesystem, io_uring not refused to the
+ * process (fio_sync_reason), no FIO_SYNC. Its writes in flight are then at
+ * most FIO_INFLIGHT; otherwise one synchronous pwrite at a time.
+ */
+static inline bool
+fio_uring(const struct fio_file *f)
+{
+	return f->open && f->direct && (f->aio != NULL || (f->want_aio && fio_sync_reason() == NULL));
+}
+
+/** Why this file writes synchronously (NULL: it does not, fio_uring): FIO_SYNC
+ * ("io=sync"), O_DIRECT not asked ("direct=no") or refused by its filesystem
+ * (ramfs; tmpfs before Linux 6.6), or fio_sync_reason. */
+const char *fio_sync_why(const struct fio_file *f);
 
 /** The first I/O error (a positive errno), 0 none. */
 static inline int

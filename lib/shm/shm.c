@@ -2,8 +2,10 @@
 /* Shared object names and the control block of a capture instance. */
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "shm.h"
 
@@ -114,6 +116,10 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->files = w->cut = w->files_removed = w->bytes_removed = 0;
 			w->lag_frames = w->lag_ns = w->write_rate = w->disk_free = 0;
 			w->min_free = w->time_left_ns = 0;
+			w->io_inflight = w->io_inflight_max = w->io_depth = 0;
+			w->io_uring = 0;
+			w->io_why[0] = '\0';
+			w->cpu = -1;
 			w->error = 0;
 			w->full = 0;
 			w->record = SHM_RECORD_FOLLOW;
@@ -129,4 +135,112 @@ shm_writer_release(struct shm_ctl *c, int idx)
 	if (idx < 0 || idx >= SHM_MAX_WRITERS)
 		return;
 	__atomic_store_n(&c->writer[idx].in_use, 0, __ATOMIC_RELEASE);
+}
+
+void
+shm_ctl_cpu_add(struct shm_ctl *c, unsigned int cpu)
+{
+	if (cpu < SHM_MAX_CPUS)
+		c->primary_cpus[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+int
+shm_cpu_lock(struct shm_ctl *c, int pid)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		int32_t holder = 0;
+
+		if (__atomic_compare_exchange_n(&c->cpu_lock, &holder, pid, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;
+		/* a process that died picking holds it no more */
+		if (holder > 0 && kill(holder, 0) != 0 && errno == ESRCH &&
+		    __atomic_compare_exchange_n(&c->cpu_lock, &holder, pid, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+void
+shm_cpu_unlock(struct shm_ctl *c, int pid)
+{
+	int32_t me = pid;
+
+	__atomic_compare_exchange_n(&c->cpu_lock, &me, 0, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+static bool
+primary_on(const struct shm_ctl *c, int cpu)
+{
+	return cpu >= 0 && cpu < SHM_MAX_CPUS && (c->primary_cpus[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* Writers of other processes than the primary on cpu (its own are its
+ * lcores), self left out; the first one's name in first. */
+static unsigned int
+writers_on(const struct shm_ctl *c, int self, int cpu, const char **first)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
+		const struct shm_writer *w = &c->writer[i];
+
+		if ((int)i == self || !__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) ||
+		    w->pid == c->primary_pid || __atomic_load_n(&w->cpu, __ATOMIC_RELAXED) != cpu)
+			continue;
+		if (n++ == 0 && first != NULL)
+			*first = w->name;
+	}
+	return n;
+}
+
+int
+shm_cpu_pick(const struct shm_ctl *c, int self, const int *allowed, unsigned int n, int *cpu,
+	     char *why, size_t len)
+{
+	unsigned int i, best = 0, best_w = 0, used;
+	bool best_p = true;
+	size_t k;
+
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!primary_on(c, allowed[i]) && writers_on(c, self, allowed[i], NULL) == 0) {
+			*cpu = allowed[i];
+			return 0;
+		}
+	/* all used: the least, keeping off the capture's lcores first */
+	for (i = 0; i < n; i++) {
+		bool p = primary_on(c, allowed[i]);
+		unsigned int w = writers_on(c, self, allowed[i], NULL);
+
+		if (i == 0 || (!p && best_p) || (p == best_p && w < best_w)) {
+			best = i;
+			best_p = p;
+			best_w = w;
+		}
+	}
+	*cpu = allowed[best];
+	k = (size_t)snprintf(why, len, "no free CPU among the %u it may run on:", n);
+	for (i = 0; i < n && k < len; i++) {
+		const char *name = NULL;
+
+		used = writers_on(c, self, allowed[i], &name);
+		k += (size_t)snprintf(why + k, len - k, "%s CPU %d:%s", i ? ";" : "", allowed[i],
+				      primary_on(c, allowed[i]) ? " the capture's lcores" : "");
+		if (used > 0 && k < len)
+			k += (size_t)snprintf(why + k, len - k, "%s writer %.*s%s",
+					      primary_on(c, allowed[i]) ? "," : "",
+					      SHM_NAMELEN, name, used > 1 ? " and others" : "");
+	}
+	if (k < len)
+		snprintf(why + k, len - k, "; sharing CPU %d, the least used (%s)", *cpu,
+			 best_p ? "with the capture's lcores" : "not the capture's");
+	return 1;
 }

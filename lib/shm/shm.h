@@ -12,10 +12,11 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 5
+#define SHM_VERSION 7
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
+#define SHM_MAX_CPUS 1024 /* CPU_SETSIZE */
 
 enum shm_state {
 	SHM_STARTING = 0,
@@ -67,6 +68,18 @@ struct shm_writer {
 	 * /ibvcap/record status) */
 	uint32_t record;         /**< enum shm_record */
 	uint32_t reserved;
+	/* its I/O queue (lib/writer's wr_io), refreshed at each publish */
+	uint64_t io_inflight;    /**< io_uring writes in flight now, all its files */
+	uint64_t io_inflight_max; /**< the most in flight at once so far */
+	uint64_t io_depth;       /**< the most it may have: FIO_INFLIGHT x its
+				      io_uring files open (its last files' when
+				      none is open) */
+	uint32_t io_uring;       /**< 1: its files write through io_uring; 0:
+				      synchronous pwrite, io_why says why */
+	int32_t cpu;             /**< the CPU its thread runs on, -1 several or
+				      not known (shm_cpu_pick) */
+	char io_why[96];         /**< "io=sync", "direct=no", O_DIRECT refused, or
+				      why this process may not use io_uring */
 };
 
 /** What a writer of the registry does with the primary's scans. */
@@ -91,7 +104,11 @@ struct shm_ctl {
 	 * a writer checks against its own sizeof; sched_size 0: none */
 	char sched_zone[SHM_NAMELEN];
 	uint32_t sched_size;
-	uint32_t reserved2;
+	/** who picks a CPU now (shm_cpu_lock): its pid, 0 nobody */
+	int32_t cpu_lock;
+	/** the CPUs the primary's lcores run on (bit c: CPU c), for writers in
+	 * other processes to keep off (shm_cpu_pick) */
+	uint64_t primary_cpus[SHM_MAX_CPUS / 64];
 	struct {
 		char zone[SHM_NAMELEN];  /**< memzone of the antenna buffer */
 		char name[ANTBUF_NAME_LEN];
@@ -132,5 +149,29 @@ int shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			 const char *format);
 /** Release a writer entry. */
 void shm_writer_release(struct shm_ctl *c, int idx);
+
+/** The primary: its lcores run on CPU cpu (published before writers attach). */
+void shm_ctl_cpu_add(struct shm_ctl *c, unsigned int cpu);
+
+/**
+ * Take the right to pick a CPU (one process at a time, so that two writers
+ * starting together never pick the same free CPU): waits while another
+ * living process holds it (one that died holding it is overtaken), at most
+ * about a second. @return 0, or -ETIMEDOUT (picked anyway).
+ */
+int shm_cpu_lock(struct shm_ctl *c, int pid);
+void shm_cpu_unlock(struct shm_ctl *c, int pid);
+
+/**
+ * A CPU for writer entry self (-1: none) among the CPUs allowed[0..n-1]
+ * (its affinity, ascending): the lowest that neither the primary's lcores
+ * nor another process's writer (in the registry, cpu set) use. When every
+ * one is used: the least used, a CPU without the primary's lcores first,
+ * then the fewest writers, then the lowest; why then says so in one line
+ * naming each CPU in use and by what. Pure: reads c only.
+ * @return 0 a free CPU, 1 a shared one (why set), -EINVAL n == 0.
+ */
+int shm_cpu_pick(const struct shm_ctl *c, int self, const int *allowed, unsigned int n,
+		 int *cpu, char *why, size_t len);
 
 #endif /* SHM_H */

@@ -155,6 +155,16 @@ static const struct stats_field writer_f[] = {
 	U64("time_left_ns", NULL, 0, "ns", L, STATS_MIN, W(time_left_ns),
 	    "live: recording time left at write_rate: (disk_free - min_free) / write_rate; 0: "
 	    "not writing"),
+	/* its I/O queue (lib/fio): the summaries keep all but the writes now */
+	{ .name = "io_uring", .unit = "", .help = "1: its O_DIRECT files write through io_uring; "
+	  "0: one synchronous pwrite at a time (io_why says why)", .off = W(io_uring),
+	  .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
+	U64("io_depth", NULL, 0, "writes", A | L, STATS_MAX, W(io_depth),
+	    "writes it may have in flight: FIO_INFLIGHT (lib/fio) per io_uring file open; 0 synchronous"),
+	U64("io_inflight", NULL, 0, "writes", L, STATS_MAX, W(io_inflight),
+	    "live: io_uring writes in flight now, summed over its open files"),
+	U64("io_inflight_max", NULL, 0, "writes", A | L, STATS_MAX, W(io_inflight_max),
+	    "the most io_uring writes it had in flight at once"),
 };
 
 const struct stats_group stats_writer = {
@@ -302,6 +312,8 @@ stats_writer_json(const struct shm_writer *w, json_t *o)
 	js_str(o, "format", w->format);
 	js_i64(o, "pid", w->pid);
 	stats_json(&stats_writer, w, STATS_ANTENNA, o);
+	js_str(o, "io", w->io_uring ? "uring" : "sync");
+	js_str(o, "io_why", w->io_why);
 }
 
 void

@@ -12,7 +12,10 @@
  * the moment they are staged), and what its open files still need on disk
  * is kept aside: bytes staged or in flight, each file's last block, a raw
  * file's index (for a file opened since, from the row check that opened
- * it). So this writer alone never goes below min-free. What other
+ * it). So this writer alone never goes below min-free, nor do the lcores
+ * of one --write lcores=N together (wr_budget_share: each counts the
+ * others' bytes and pending as its own, as they last published them, a
+ * row late at most). What other
  * writers (of this process or others) put on the same filesystem shows at
  * the next statvfs: at most their write rate x 10 ms late (125 MB at
  * 12.5 GB/s); min-free must exceed that for ENOSPC never to happen. */
@@ -32,6 +35,16 @@
 
 /* statvfs at least this often while a budget is kept */
 #define WR_BUDGET_NS 10000000LL
+
+/* The lcores of one --write keeping one min-free (wr_budget_share): what
+ * each has handed to its files and what its open files still need, as it
+ * last published them (each writes its own, reads the others': atomics). */
+struct wr_budget_group {
+	unsigned int n, refs;
+	struct {
+		uint64_t handed, pending;
+	} part[WR_MAX_ANT];
+};
 
 int
 wr_dir_space(const char *dir, uint64_t *avail, uint64_t *total)
@@ -115,6 +128,58 @@ pending(const struct wr_writer *w)
 	return n;
 }
 
+/* Publish this writer's handed and pending to its group; the group's sums
+ * (or its own, alone) in *handed and *pend (pend may be NULL: not needed). */
+static void
+group_sums(struct wr_writer *w, uint64_t *handed, uint64_t *pend)
+{
+	struct wr_budget_group *g = w->bud.grp;
+	uint64_t h = wr_bytes_handed(w), p = pend != NULL || g != NULL ? pending(w) : 0;
+	unsigned int i;
+
+	if (g == NULL) {
+		*handed = h;
+		if (pend != NULL)
+			*pend = p;
+		return;
+	}
+	__atomic_store_n(&g->part[w->bud.part].handed, h, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->part[w->bud.part].pending, p, __ATOMIC_RELAXED);
+	*handed = 0;
+	if (pend != NULL)
+		*pend = 0;
+	for (i = 0; i < g->n; i++) {
+		*handed += i == w->bud.part ? h :
+			   __atomic_load_n(&g->part[i].handed, __ATOMIC_RELAXED);
+		if (pend != NULL)
+			*pend += i == w->bud.part ? p :
+				 __atomic_load_n(&g->part[i].pending, __ATOMIC_RELAXED);
+	}
+}
+
+int
+wr_budget_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len)
+{
+	struct wr_budget_group *g;
+	unsigned int i;
+
+	if (n < 2 || !ws[0]->o.budget)
+		return 0;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL || n > WR_MAX_ANT) {
+		free(g);
+		snprintf(err, len, "out of memory for the disk budget of %u writers", n);
+		return -ENOMEM;
+	}
+	g->n = n;
+	g->refs = n;
+	for (i = 0; i < n; i++) {
+		ws[i]->bud.grp = g;
+		ws[i]->bud.part = i;
+	}
+	return 0;
+}
+
 static void
 note(struct wr_writer *w, const char *line)
 {
@@ -145,9 +210,9 @@ refresh(struct wr_writer *w)
 		return rc;
 	b->t_ns = clock_ns(CLOCK_MONOTONIC);
 	b->threshold = wr_min_free_bytes(&w->o, total);
-	b->handed0 = wr_bytes_handed(w);
+	group_sums(w, &b->handed0, &keep);
 	b->files0 = 0; /* the open files' are in pending now */
-	keep = pending(w) + b->threshold;
+	keep += b->threshold;
 	b->allow = b->avail > keep ? b->avail - keep : 0;
 	return 0;
 }
@@ -252,7 +317,7 @@ wr_budget_room(struct wr_writer *w, size_t row, size_t file)
 		return true;
 	if (w->full)
 		return false;
-	handed = wr_bytes_handed(w);
+	group_sums(w, &handed, NULL);
 	if (b->t_ns != 0 &&
 	    (handed < b->handed0 ? 0 : handed - b->handed0) + b->files0 + row + file <= b->allow) {
 		b->files0 += file;
@@ -329,4 +394,11 @@ wr_budget_free(struct wr_writer *w)
 	free(b->done);
 	b->done = NULL;
 	b->ndone = b->capdone = b->first = 0;
+	if (b->grp != NULL) {
+		/* its files are closed: on disk, nothing more pending */
+		__atomic_store_n(&b->grp->part[b->part].pending, 0, __ATOMIC_RELAXED);
+		if (__atomic_sub_fetch(&b->grp->refs, 1, __ATOMIC_ACQ_REL) == 0)
+			free(b->grp);
+		b->grp = NULL;
+	}
 }

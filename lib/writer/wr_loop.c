@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "shm.h"
@@ -42,6 +44,22 @@ wr_figures(const struct wr_stats *st, int error, struct shm_writer *r)
  * move a staging buffer at a time (8 MiB per file). */
 
 void
+wr_io_figures(struct wr_writer *w, struct shm_writer *r)
+{
+	struct wr_io io;
+
+	wr_io(w, &io);
+	r->io_inflight = io.inflight;
+	r->io_inflight_max = io.peak;
+	r->io_depth = io.limit;
+	r->io_uring = io.uring;
+	/* read by other processes as it is written: rewritten only when it
+	 * changes (a file that took O_DIRECT, then one that did not) */
+	if (strncmp(r->io_why, io.why != NULL ? io.why : "", sizeof(r->io_why) - 1) != 0)
+		snprintf(r->io_why, sizeof(r->io_why), "%s", io.why != NULL ? io.why : "");
+}
+
+void
 wr_publish(struct wr_writer *w, struct shm_writer *r)
 {
 	int64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -69,6 +87,7 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 		w->rate_bytes0 = b;
 	}
 	wr_figures(&w->st, w->error, r);
+	wr_io_figures(w, r);
 	r->full = w->full;
 	r->lag_frames = lag;
 	r->lag_ns = lag_ns;

@@ -4,6 +4,7 @@
  * scan's index (DIR/SCAN/PREFIX_scan.FORMAT.json). */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,17 @@ struct wr_scan_rec {
 	struct wr_scan_ant ant[WR_MAX_ANT + 1]; /**< [WR_MAX_ANT]: all=yes */
 };
 
+/* Writers sharing scan indexes (wr_gate_share): each writes its own
+ * antennas' records; an index is written from all of theirs. */
+struct wr_gate_group {
+	pthread_mutex_t lock;   /* every member's records */
+	pthread_mutex_t file;   /* the index files: one member writes at a time */
+	unsigned int n, refs;
+	struct wr_writer *w[WR_MAX_ANT];
+};
+
 struct wr_gate {
+	struct wr_gate_group *grp; /* NULL: alone */
 	const struct wr_sched *sched;
 	unsigned int wi;
 	uint64_t seen;
@@ -63,8 +74,63 @@ wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi, 
 void
 wr_gate_free(struct wr_writer *w)
 {
+	struct wr_gate_group *grp = w->gate != NULL ? w->gate->grp : NULL;
+
+	if (grp != NULL && --grp->refs == 0) {
+		pthread_mutex_destroy(&grp->lock);
+		pthread_mutex_destroy(&grp->file);
+		free(grp);
+	}
 	free(w->gate);
 	w->gate = NULL;
+}
+
+int
+wr_gate_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len)
+{
+	struct wr_gate_group *grp;
+	unsigned int i;
+
+	if (n < 2)
+		return 0;
+	grp = calloc(1, sizeof(*grp));
+	if (grp == NULL || n > WR_MAX_ANT) {
+		free(grp);
+		snprintf(err, len, "out of memory for the scans of %u writers", n);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&grp->lock, NULL);
+	pthread_mutex_init(&grp->file, NULL);
+	for (i = 0; i < n; i++) {
+		grp->w[i] = ws[i];
+		if (ws[i]->gate != NULL) {
+			ws[i]->gate->grp = grp;
+			grp->refs++;
+		}
+	}
+	grp->n = n;
+	if (grp->refs == 0) {
+		pthread_mutex_destroy(&grp->lock);
+		pthread_mutex_destroy(&grp->file);
+		free(grp);
+	}
+	return 0;
+}
+
+/* The records of a shared gate change under its group's lock (a member
+ * reads them all when it writes an index). */
+static void
+grp_lock(const struct wr_gate *g)
+{
+	if (g->grp != NULL)
+		pthread_mutex_lock(&g->grp->lock);
+}
+
+static void
+grp_unlock(const struct wr_gate *g)
+{
+	if (g->grp != NULL)
+		pthread_mutex_unlock(&g->grp->lock);
 }
 
 static struct wr_scan_rec *
@@ -134,6 +200,7 @@ int
 wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan)
 {
 	const struct wr_scan *s = w->gate != NULL ? w->gate->cur : NULL;
+	struct wr_scan_rec *r;
 
 	*scan = WR_ROW_FREE;
 	if (s == NULL) {
@@ -145,9 +212,10 @@ wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan)
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		return -errno;
 	*scan = s->id;
-	if (rec_get(w, s) == NULL)
-		return -ENOSPC;
-	return 0;
+	grp_lock(w->gate);
+	r = rec_get(w, s);
+	grp_unlock(w->gate);
+	return r == NULL ? -ENOSPC : 0;
 }
 
 bool
@@ -172,6 +240,7 @@ wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 	if (w->gate == NULL || scan == WR_ROW_FREE || (r = rec_of(w->gate, scan)) == NULL)
 		return;
 	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
+	grp_lock(w->gate);
 	if (!a->any || !codif_clock_equal(clk, &a->clk)) {
 		a->first_index = index;
 		a->clk = *clk;
@@ -179,6 +248,7 @@ wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 	a->any = true;
 	a->last_index = index;
 	a->rows++;
+	grp_unlock(w->gate);
 }
 
 /* "name", UTC start and stop, and per antenna: the counts, the first and
@@ -243,20 +313,63 @@ rec_json(const struct wr_writer *w, const struct wr_scan_rec *r, json_t *o)
 	js_u64(o, "files", files);
 }
 
+/* A shared gate's index: its own record with every other member's
+ * antennas as their records have them now (the members' antennas are
+ * disjoint). Under the group's file lock: the copy taken last is written
+ * last. */
+static struct wr_scan_rec *
+rec_merged(const struct wr_writer *w, const struct wr_scan_rec *r)
+{
+	const struct wr_gate_group *grp = w->gate->grp;
+	struct wr_scan_rec *m = malloc(sizeof(*m));
+	unsigned int i, a;
+
+	if (m == NULL)
+		return NULL;
+	pthread_mutex_lock(&w->gate->grp->lock);
+	*m = *r;
+	for (i = 0; i < grp->n; i++) {
+		const struct wr_writer *o = grp->w[i];
+		const struct wr_scan_rec *x;
+
+		if (o == w || o->gate == NULL || (x = rec_of(o->gate, r->sc.id)) == NULL)
+			continue;
+		for (a = 0; a < o->n && a < WR_MAX_ANT; a++)
+			if (o->src[a].on)
+				m->ant[a] = x->ant[a];
+	}
+	pthread_mutex_unlock(&w->gate->grp->lock);
+	return m;
+}
+
 static int
 rec_write(struct wr_writer *w, struct wr_scan_rec *r)
 {
 	char path[PATH_MAX], err[PATH_MAX + 128];
+	struct wr_scan_rec *m = NULL;
 	json_t *root;
 	int rc;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s_scan.%s.json", w->o.dir, r->sc.name,
 			     w->o.prefix, wr_format_name(w->o.format)) >= sizeof(path))
 		return -ENAMETOOLONG;
+	if (w->gate->grp != NULL) {
+		pthread_mutex_lock(&w->gate->grp->file);
+		m = rec_merged(w, r);
+		if (m == NULL) {
+			pthread_mutex_unlock(&w->gate->grp->file);
+			return -ENOMEM;
+		}
+		r = m;
+	}
 	root = json_object();
 	rec_json(w, r, root);
 	rc = js_write_file(root, path, err, sizeof(err));
 	json_decref(root);
+	if (m != NULL) {
+		free(m);
+		pthread_mutex_unlock(&w->gate->grp->file);
+	}
 	return rc;
 }
 
@@ -277,10 +390,12 @@ wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t fr
 			r->sc = *s;
 	}
 	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
+	grp_lock(w->gate);
 	a->frames += frames;
 	a->gaps += gaps;
 	a->overrun += overrun;
 	a->files += kept;
+	grp_unlock(w->gate);
 	return rec_write(w, r);
 }
 

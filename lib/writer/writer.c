@@ -30,6 +30,7 @@ wr_opts_defaults(struct wr_opts *o)
 	o->snaplen = 65535;
 	o->direct = true;
 	o->bufsize = 8u << 20;
+	o->lcores = 1;
 }
 
 const char *
@@ -165,6 +166,10 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 				goto out;
 			}
 			on_full_set = true;
+		} else if (strcmp(k, "lcores") == 0) {
+			if (parse_u64(sub, val, 1, WR_MAX_ANT, &v, err, len))
+				goto out;
+			o->lcores = (unsigned int)v;
 		} else if (strcmp(k, "io") == 0) {
 			if (strcmp(val, "uring") != 0 && strcmp(val, "sync") != 0) {
 				snprintf(err, len, "%s: '%s': expected uring (io_uring, several "
@@ -189,8 +194,8 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		} else {
 			snprintf(err, len,
 				 "%s: '%s': unknown key, expected prefix, rotate-size, rotate-time, "
-				 "snaplen, count, buffer, direct, io, all, oldest, min-free or on-full",
-				 opt, k);
+				 "snaplen, count, buffer, direct, io, all, oldest, min-free, on-full "
+				 "or lcores", opt, k);
 			goto out;
 		}
 	}
@@ -202,6 +207,18 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 	if (o->all && o->format != WR_PCAP) {
 		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
 			 opt, spec);
+		goto out;
+	}
+	/* what one writer keeps for all its antennas cannot be split over lcores */
+	if (o->lcores > 1 && o->all) {
+		snprintf(err, len, "%s lcores: '%u': all=yes writes every antenna into one file, "
+			 "which one lcore writes: expected lcores=1 with all=yes", opt, o->lcores);
+		goto out;
+	}
+	if (o->lcores > 1 && o->count) {
+		snprintf(err, len, "%s lcores: '%u': count=%" PRIu64 " stops the writer after that "
+			 "many frames in all, which its lcores cannot count together: expected "
+			 "lcores=1 with count=", opt, o->lcores, o->count);
 		goto out;
 	}
 	rc = 0;
@@ -451,6 +468,7 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 		fail(w, rc, err);
 		return rc;
 	}
+	fio_track(&out->s.f, &w->depth);
 	out->open = true;
 	out->t0_ns = t;
 	return 0;
@@ -478,6 +496,51 @@ start_ref(struct wr_writer *w, struct wr_src *s, struct wr_out *out)
 	}
 	w->copy_files++;
 	w->copy_why = why;
+}
+
+/* One open file into wr_io's tally. */
+static void
+io_file(const struct fio_file *f, unsigned int *uring, unsigned int *sync, const char **why)
+{
+	const char *y = fio_sync_why(f);
+
+	if (y == NULL) {
+		(*uring)++;
+	} else {
+		(*sync)++;
+		if (*why == NULL)
+			*why = y;
+	}
+}
+
+void
+wr_io(struct wr_writer *w, struct wr_io *io)
+{
+	unsigned int i, uring = 0, sync = 0;
+	const char *why = NULL;
+
+	for (i = 0; i < w->n; i++)
+		if (w->src[i].on && w->src[i].out.open)
+			io_file(&w->src[i].out.s.f, &uring, &sync, &why);
+	if (w->all.open)
+		io_file(&w->all.s.f, &uring, &sync, &why);
+	if (uring + sync > 0) {
+		w->io_seen = true;
+		w->io_uring = uring > 0;
+		w->io_limit = uring * FIO_INFLIGHT;
+		snprintf(w->io_why, sizeof(w->io_why), "%s", uring > 0 ? "" : why);
+	} else if (!w->io_seen) {
+		/* no file yet: what its options and this process say */
+		why = w->o.sync ? "io=sync" : !w->o.direct ? "direct=no" : fio_sync_reason();
+		w->io_uring = why == NULL;
+		w->io_limit = 0;
+		snprintf(w->io_why, sizeof(w->io_why), "%s", why != NULL ? why : "");
+	}
+	io->inflight = w->depth.now;
+	io->peak = w->depth.peak;
+	io->limit = w->io_limit;
+	io->uring = w->io_uring;
+	io->why = w->io_uring ? NULL : w->io_why;
 }
 
 /* A new file for antenna s from view v, or (s NULL: all=yes) for the

@@ -47,6 +47,10 @@ struct wr_opts {
 	uint32_t min_free_bp;   /**< or (min_free 0) that share of the filesystem,
 				     in 1/100 % (500: 5 %) */
 	enum wr_on_full on_full;
+	/** lcores=N (dpdk-ibvcap's --write): its antennas spread over N writer
+	 * lcores, antenna i on the (i mod N)th, each a writer of its own
+	 * writing the files one writer would (1: one writer) */
+	unsigned int lcores;
 	/* a window of data time (a triggered dump; per antenna, not all=yes):
 	 * rows before from_ns are passed over (taken, not written); the first
 	 * row at or after to_ns ends its antenna (struct wr_window) */
@@ -65,7 +69,9 @@ void wr_opts_defaults(struct wr_opts *o);
 /**
  * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
  * rotate-time, snaplen, direct=yes|no, io=uring|sync, all=yes|no,
- * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest). @return 0 or -EINVAL with "option: value: expected".
+ * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest,
+ * lcores=N: not with all=yes or count=, which one writer must keep).
+ * @return 0 or -EINVAL with "option key: 'value': expected".
  */
 int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);
@@ -159,6 +165,8 @@ struct wr_stats {
 	uint64_t bytes_removed; /**< their bytes (raw: with their indexes) */
 };
 
+struct wr_budget_group;
+
 /** A finished file of this writer (on-full=remove-oldest may remove it). */
 struct wr_done_file {
 	char *path;          /**< its name (raw: the data; NAME.json beside it) */
@@ -182,6 +190,9 @@ struct wr_budget {
 	struct wr_done_file *done; /**< its finished files, oldest first
 				      (on-full=remove-oldest) */
 	size_t ndone, capdone, first;
+	struct wr_budget_group *grp; /**< shared with the other lcores of its
+				          --write (wr_budget_share), NULL: alone */
+	unsigned int part;         /**< its index in grp */
 };
 
 /** A writer: its antennas' cursors and files, its figures. */
@@ -218,6 +229,13 @@ struct wr_writer {
 	 * checked, its write over (may overwrite it in the ring) */
 	void (*test_before_check)(void *ctx, int64_t ring_row);
 	void *test_ctx;
+	/* its I/O queue (wr_io): io_uring writes in flight over its files, and
+	 * how its files write, as last seen with a file open */
+	struct fio_depth depth;
+	bool io_seen;              /**< a file was open at a wr_io */
+	bool io_uring;
+	unsigned int io_limit;
+	char io_why[96];
 };
 
 /**
@@ -259,6 +277,24 @@ bool wr_window_done(const struct wr_writer *w);
  */
 int wr_finish(struct wr_writer *w);
 
+/** How a writer's files write (wr_io). */
+struct wr_io {
+	unsigned int inflight;   /**< io_uring writes in flight now, all its files */
+	unsigned int peak;       /**< the most in flight at once so far */
+	unsigned int limit;      /**< FIO_INFLIGHT x its io_uring files open (or,
+				      none open, when it last had one) */
+	bool uring;              /**< its files write through io_uring */
+	const char *why;         /**< not: why synchronous (io=sync, direct=no,
+				      O_DIRECT refused, io_uring refused) */
+};
+
+/**
+ * w's I/O queue: its open files as they write now; with none open, as its
+ * last files did (or, before its first, as its options and this process
+ * say). The writer's own thread.
+ */
+void wr_io(struct wr_writer *w, struct wr_io *io);
+
 /* ---- the disk budget (wr_budget.c) ---------------------------------------- */
 
 /**
@@ -298,8 +334,18 @@ bool wr_budget_room(struct wr_writer *w, size_t row, size_t file);
 /** A file it finished and kept (path): one it may remove later. */
 void wr_budget_file_done(struct wr_writer *w, const char *path);
 
-/** Forget its finished files (wr_finish). */
+/** Forget its finished files (wr_finish); leave its budget group. */
 void wr_budget_free(struct wr_writer *w);
+
+/**
+ * Writers ws[0..n-1] writing into one directory (dpdk-ibvcap's --write
+ * lcores=N, one thread each) keep its min-free together: each counts the
+ * others' bytes handed to their files and what their open files still
+ * need (published by each at every row check) as its own, so that together
+ * they leave min-free as one writer would. Before they run.
+ * @return 0 or -ENOMEM (err says so).
+ */
+int wr_budget_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len);
 /* ---- scans (wr_scan.c) ----------------------------------------------------- */
 
 struct codif_clock;
@@ -315,6 +361,13 @@ typedef struct json_t json_t;
 int wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi,
 		   char *err, size_t len);
 void wr_gate_free(struct wr_writer *w);
+/**
+ * Writers ws[0..n-1], attached as one schedule writer (dpdk-ibvcap's
+ * --write lcores=N: disjoint antennas, one thread each), keep one index per
+ * scan: each index they write lists every antenna of them, as one writer's
+ * would. Before they run. @return 0 or -ENOMEM (err says so).
+ */
+int wr_gate_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len);
 /** The scan of a row of ant at t_ns: an id, WR_ROW_FREE or WR_ROW_SKIP
  * (counted). The scan stays current for wr_gate_dir. */
 uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
@@ -363,7 +416,7 @@ struct wr_run_opts {
 						every row is written */
 	bool (*source_gone)(void *ctx);    /**< the producer died (asked at most
 						every 100 ms while idle) */
-	void (*progress)(void *ctx, const struct wr_writer *w);
+	void (*progress)(void *ctx, struct wr_writer *w); /**< (its I/O queue: wr_io) */
 	void (*note)(void *ctx, const char *line); /**< its lines while it runs
 						      (wr_writer.note) */
 	void *ctx;
@@ -375,6 +428,10 @@ struct wr_run_opts {
  * wr_publish publishes and a writer's summary prints.
  */
 void wr_figures(const struct wr_stats *st, int error, struct shm_writer *r);
+
+/** w's I/O queue (wr_io) as struct shm_writer's io_* figures: what
+ * wr_publish publishes and a writer's summary prints. */
+void wr_io_figures(struct wr_writer *w, struct shm_writer *r);
 
 /**
  * Publish w's figures, its live gauges (lag behind the newest placed row

@@ -11,6 +11,10 @@ run_expect_fail "bad key" 1 "--write: 'colour': unknown key" "$D" --write codif:
 run_expect_fail "bad rotate-size" 1 "--write rotate-size: '1Q': expected a size" "$D" --write codif:/tmp,rotate-size=1Q
 run_expect_fail "bad rotate-time" 1 "--write rotate-time: 'soon': expected a duration" "$D" --write codif:/tmp,rotate-time=soon
 run_expect_fail "all=yes for codif" 1 "all=yes is for pcap" "$D" --write codif:/tmp,all=yes
+run_expect_fail "lcores=2 in a dump" 1 \
+	"--write lcores: '2': a dpdk-ibvcap-dump writes on one lcore: expected lcores=1 (spread antennas over several dpdk-ibvcap-dump with --antenna)" \
+	"$D" --write codif:/tmp,lcores=2
+run_expect_fail "bad --lcore" 1 "--lcore: 'any': expected a CPU number 0..127 or auto" "$D" --write codif:/tmp --lcore any
 run_expect_fail "bad --count" 1 "--count: '0': expected an integer between 1" "$D" --write codif:/tmp --count 0
 run_expect_fail "bad --max-rate" 1 "--max-rate: 'fast': expected a number" "$D" --write codif:/tmp --max-rate fast
 run_expect_fail "bad --source" 1 "--source: 'nic': expected buffers or pdump" "$D" --write pcap:/tmp --source nic

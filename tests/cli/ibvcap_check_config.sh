@@ -183,6 +183,9 @@ run_expect_fail "one lcore" 1 "no worker lcore: the main lcore reports, rx needs
 run_expect_fail "writers without lcores" 1 \
 	"--write: 2 writers need an lcore each besides at least one rx lcore: --lcores 0@0,1@0,2@0 gives 2 worker lcores" \
 	"$C" --lcores 0@0,1@0,2@0 --no-huge -m 2048 -- --check-config --write "codif:$T/ok" --write "raw:$T/ok"
+run_expect_fail "lcores=2 counts two writer lcores" 1 \
+	"--write: 3 writers need an lcore each (lcores=N: N) besides at least one rx lcore: --lcores 0@0,1@0,2@0,3@0 gives 3 worker lcores" \
+	ck --write "codif:$T/ok,lcores=2" --write "raw:$T/ok"
 run_expect_fail "--lcore-map onto a writer's lcore" 1 "--lcore-map 0.0@3: lcore 3 is not a worker lcore of this process" \
 	ck --write "codif:$T/ok" --lcore-map 0.0@3
 run_expect_fail "--main-lcore not an lcore" 1 "--main-lcore 7: not one of the lcores (--lcores 0@0,1@0,2@0,3@0)" \

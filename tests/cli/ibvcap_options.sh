@@ -114,6 +114,22 @@ cmp -s "$T/eff.txt" "$T/eff2.txt" || fail "--check-config FILE differs from --ch
 run_expect_fail "--check-config FILE, bad key" 1 "bad.ini: [capture] colour = blue: unknown key" \
 	"$C" --check-config "$T/bad.ini"
 ok "--check-config FILE is --check-config --config FILE"
+
+# --write lcores=N: what one writer keeps for all its antennas is refused
+run_expect_fail "lcores with all=yes" 1 \
+	"--write lcores: '2': all=yes writes every antenna into one file, which one lcore writes: expected lcores=1 with all=yes" \
+	cc --write "pcap:$T,all=yes,lcores=2"
+run_expect_fail "lcores with count=" 1 \
+	"--write lcores: '3': count=500 stops the writer after that many frames in all, which its lcores cannot count together: expected lcores=1 with count=" \
+	cc --write "codif:$T,count=500,lcores=3"
+run_expect_fail "lcores beyond the antennas" 1 \
+	"--write codif:$T,lcores=7: lcores: '7': more writer lcores than the 6 antennas it writes (antenna i on lcore i mod N): expected 1..6" \
+	cc --write "codif:$T,lcores=7"
+run_expect_fail "lcores 0" 1 "--write lcores: '0': expected an integer between 1 and 64" \
+	cc --write "codif:$T,lcores=0"
+run_expect_fail "writer lcores beyond the writer table" 1 \
+	"--write: 18 writer lcores in all (lcores= of each --write summed): at most 16, the writer table's entries" \
+	cc --write "codif:$T,lcores=6" --write "raw:$T,lcores=6" --write "pcap:$T,lcores=6"
 # GPU options: validated without a GPU
 printf '[buffers]\ngpu = 0\ngpu-split = on\n' > "$T/gpu.ini"
 "$C" --check-config "$T/gpu.ini" --skip-host-checks > "$T/gpu.txt" || fail "gpu INI refused"

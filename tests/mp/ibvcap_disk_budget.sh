@@ -8,7 +8,8 @@
 #      did not write is left as it was; the figures' removals = the files missing; the files
 #      left verify; frames on disk + frames removed = frames written, and
 #      the writer wrote every frame the capture placed;
-#  (b) on-full=stop (a dump writer, and the capture's own --write): the
+#  (b) on-full=stop (a dump writer, and the capture's own --write, spread
+#      over 2 lcores: each stops on its own): the
 #      writer ends before the disk fills, never with ENOSPC, every file
 #      complete and valid, the reason logged (directory, free space,
 #      min-free), exit 3 (the dump at once, the capture at its end); the
@@ -79,9 +80,10 @@ N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["s
 rm -f "$T/dry.pcap"
 
 # shellcheck disable=SC2086
-"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+# the capture's writer on 2 lcores (lcores=2): each keeps min-free on its own
+"$CAP" --lcores 0@0,1@1,2@0,3@1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --count-packets "$N" \
-	--idle-timeout 60s --write "codif:$T/capstop,rotate-size=2M,buffer=1M,min-free=2M" \
+	--idle-timeout 60s --write "codif:$T/capstop,rotate-size=2M,buffer=1M,min-free=2M,lcores=2" \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
@@ -222,10 +224,17 @@ for name, fmt in (("rm", "codif"), ("rmraw", "raw")):
           (name, j["bytes"], TMPFS >> 20, j["bytes"] / TMPFS, j["files"], j["files_removed"],
            j["bytes_removed"], len(files), j["written"], j["overrun"], placed))
 
-# on-full=stop: the figures are the files on disk; it stopped short of placed
+# on-full=stop: the figures are the files on disk; it stopped short of
+# placed; the capture's writer on 2 lcores: both stopped, their figures
+# together the files on disk
+parts = [w for w in s["buffers"]["writers"] if w["name"].startswith("primary-")]
+assert sorted(w["name"] for w in parts) == ["primary-0-codif-0", "primary-0-codif-1"], parts
+assert all(w["full"] == 1 and w["error"] == 0 for w in parts), parts
+cw = dict(parts[0])
+for k in ("files", "bytes", "written", "placeholders", "cut", "files_removed"):
+    cw[k] = sum(w[k] for w in parts)
 for name, d, j in (("stop", T + "/stop", json.load(open(T + "/stop.json"))),
-                   ("capture writer", T + "/capstop",
-                    [w for w in s["buffers"]["writers"] if w["name"].startswith("primary-")][0])):
+                   ("capture writer (2 lcores)", T + "/capstop", cw)):
     files, size = on_disk(d, "codif")
     assert j["error"] == 0 and j["cut"] == 0 and j["files_removed"] == 0 and j["full"] == 1, j
     assert j["files"] == len(files) and j["bytes"] == size, (j["files"], len(files), j["bytes"], size)

@@ -101,7 +101,7 @@ python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail
 ok "capture counts = truth ($(tail -1 "$T/cmp"))"
 
 python3 - "$T" <<'PY' || fail "the status screens"
-import json, sys
+import json, os, sys
 
 T = sys.argv[1]
 s = json.load(open(T + "/sum.json"))
@@ -138,6 +138,16 @@ def seconds(t):
     raise AssertionError("not a duration: %r" % t)
 
 
+def takes_direct(d):
+    try:
+        os.close(os.open(d + "/.probe", os.O_CREAT | os.O_WRONLY | os.O_DIRECT))
+        os.unlink(d + "/.probe")
+        return True
+    except OSError:
+        return False
+
+
+DIRECT = takes_direct(T)
 screens = {}
 for w in (80, 160):
     lines = open("%s/screen%d.txt" % (T, w)).read().rstrip("\n").split("\n")
@@ -168,6 +178,13 @@ for w in (80, 160):
         f = float(r["free"][:-1]) * UNITS[r["free"][-1]]
         assert abs(f - free) <= 0.02 * free, (name, r["free"], free)
         assert int(r["lost"]) == 0 and int(r["files"]) == 0, r
+        # its I/O queue (160 columns): io_uring writes in flight / depth,
+        # 2 per open O_DIRECT file, a file per antenna (T is on ext4)
+        if "io" in r and DIRECT:
+            now, depth = r["io"].split("/")
+            assert 0 <= int(now) <= int(depth) == 2 * len(ants), r
+        elif "io" in r:
+            assert r["io"] == "sync", r
     fast, slow = wrows["fast-disk"], wrows["slow.disk"]
     # the fast writer keeps up: behind by the rows open for late frames; the
     # throttled one by many more
@@ -192,6 +209,7 @@ for col in ("Gb/s", "lost", "late", "last-frame-UTC", "age"):
     assert col in a80, col
 for col in ("lag", "behind", "lost", "files", "free", "left"):
     assert col in w80, col
+assert "io" in w160 and "io" not in w80, (w80, w160)
 print("160 columns add: antennas %s; writers %s"
       % (" ".join(c for c in a160 if c not in a80), " ".join(c for c in w160 if c not in w80)))
 PY

@@ -155,6 +155,17 @@ ok "dpdk-ibvcap-dump --source pdump: every packet byte for byte as the generator
 expect_eq "dpdk-ibvcap-dump --source pdump: summary written, tap drops, files" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["source"], j["written"], j["tap_drops"], j["files"], j["error"])' "$T/dq2.json")" \
 	"pdump $want 0 1 0"
+# its I/O queue: one file at a time, through io_uring where its directory
+# takes O_DIRECT (2 writes in flight at most), else sync naming why
+direct=$(python3 -c 'import os,sys
+try:
+    os.close(os.open(sys.argv[1] + "/.probe", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)); print("uring 2")
+except OSError:
+    print("sync 0")
+os.path.exists(sys.argv[1] + "/.probe") and os.unlink(sys.argv[1] + "/.probe")' "$T/dq2")
+expect_eq "dpdk-ibvcap-dump --source pdump: summary io, io_depth" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["io"], j["io_depth"])' "$T/dq2.json")" \
+	"$direct"
 
 # rotate-size=256K: 32 packets of 8330 bytes fill a file, so 100 make 4;
 # together, in name (time) order, they are antenna 4's first 100 packets

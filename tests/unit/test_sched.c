@@ -98,6 +98,59 @@ claim_test(void)
 	CHECK_EQ_U(c.writer[0].record, SHM_RECORD_FOLLOW);
 }
 
+/* shm_cpu_pick: off the primary's CPUs and other processes' writers; when
+ * every CPU is used, the least used (the primary's last), said. */
+static void
+cpu_test(void)
+{
+	static struct shm_ctl c;
+	const int two[] = { 0, 1 }, three[] = { 0, 1, 2 }, zero[] = { 0 };
+	char why[512];
+	int cpu = -9, a, b, d;
+
+	shm_ctl_init(&c, "t", 1, 100);
+	shm_ctl_cpu_add(&c, 0);
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, two, 0, &cpu, why, sizeof(why)), -EINVAL);
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, two, 2, &cpu, why, sizeof(why)), 0);
+	CHECK_EQ_I(cpu, 1);
+	/* a dump on CPU 1; the primary's own writers are its lcores' */
+	a = shm_writer_claim(&c, 200, "dump-a", "codif");
+	c.writer[a].cpu = 1;
+	d = shm_writer_claim(&c, 100, "primary-0-codif", "codif");
+	c.writer[d].cpu = 2;
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, three, 3, &cpu, why, sizeof(why)), 0);
+	CHECK_EQ_I(cpu, 2);
+	b = shm_writer_claim(&c, 300, "dump-b", "codif");
+	/* itself (self) is not a user of its CPU */
+	c.writer[b].cpu = 1;
+	CHECK_EQ_I(shm_cpu_pick(&c, b, two, 2, &cpu, why, sizeof(why)), 1);
+	CHECK_EQ_I(cpu, 1);
+	CHECK(strcmp(why, "no free CPU among the 2 it may run on: CPU 0: the capture's lcores; "
+		     "CPU 1: writer dump-a; sharing CPU 1, the least used (not the capture's)") == 0);
+	/* two dumps on 1, none on 0 but the capture: still off the capture */
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, two, 2, &cpu, why, sizeof(why)), 1);
+	CHECK_EQ_I(cpu, 1);
+	CHECK(strstr(why, "CPU 1: writer dump-a and others;") != NULL);
+	/* its only CPU is the capture's */
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, zero, 1, &cpu, why, sizeof(why)), 1);
+	CHECK_EQ_I(cpu, 0);
+	CHECK(strcmp(why, "no free CPU among the 1 it may run on: CPU 0: the capture's lcores; "
+		     "sharing CPU 0, the least used (with the capture's lcores)") == 0);
+	/* a writer that ended frees its CPU */
+	shm_writer_release(&c, a);
+	shm_writer_release(&c, b);
+	CHECK_EQ_I(shm_cpu_pick(&c, -1, two, 2, &cpu, why, sizeof(why)), 0);
+	CHECK_EQ_I(cpu, 1);
+	/* the picking lock: one holder; a dead holder is overtaken */
+	CHECK_EQ_I(shm_cpu_lock(&c, 1234), 0);
+	CHECK_EQ_I(c.cpu_lock, 1234);
+	shm_cpu_unlock(&c, 1234);
+	CHECK_EQ_I(c.cpu_lock, 0);
+	c.cpu_lock = 0x7ffffff0; /* no such process */
+	CHECK_EQ_I(shm_cpu_lock(&c, 1235), 0);
+	CHECK_EQ_I(c.cpu_lock, 1235);
+}
+
 int
 main(void)
 {
@@ -193,5 +246,6 @@ main(void)
 
 	torn_test();
 	claim_test();
+	cpu_test();
 	return check_report("sched");
 }
