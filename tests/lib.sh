@@ -131,6 +131,27 @@ start_dump() {
 	wait_for_line "$log" 30 'attached to' || { cat "$log"; fail "dump did not attach: $*"; }
 }
 
+# codifgen's traffic as the net_pcap replay the golden tests capture: in
+# DIR, sent.pcap (all of it) and truth.json (its truth), a$A.pcap per
+# antenna (one rx queue each) and, last, an empty pcap for the default
+# queue; sets VDEV to the net_pcap0 argument and SENT to the frames sent.
+#   pcap_antennas DIR NANT CODIFGEN-ARGS...
+pcap_antennas() {
+	local dir=$1 nant=$2 a
+	shift 2
+	"$GEN" "$@" --pcap "$dir/sent.pcap" --truth "$dir/truth.json" --quiet
+	VDEV=net_pcap0
+	for ((a = 0; a < nant; a++)); do
+		"$GEN" "$@" --antenna $a --pcap "$dir/a$a.pcap" --quiet
+		VDEV="$VDEV,rx_pcap=$dir/a$a.pcap"
+	done
+	[ -s "$T/empty.pcap" ] || python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
+	VDEV="$VDEV,rx_pcap=$T/empty.pcap"
+	# shellcheck disable=SC2034 # for the caller
+	SENT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
+		"$dir/truth.json")
+}
+
 # The UTC (ISO-8601, milliseconds) of Unix second $1 + $2 milliseconds.
 utc_ms() {
 	python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$1" "$2"

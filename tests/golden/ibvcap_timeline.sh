@@ -19,19 +19,12 @@ python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 # counts, files and codifcheck against the truth. LAYOUT: --antennas N
 # --groups G --threads T, for both programs.
 run() {
-	local name=$1 lay=$2 args="$2 $3" d="$T/$1" vdev=net_pcap0 a n fmt nant
+	local name=$1 lay=$2 args="$2 $3" d="$T/$1" vdev n fmt nant
 	nant=$(echo "$lay" | sed 's/.*--antennas \([0-9]*\).*/\1/')
 	mkdir -p "$d/codif" "$d/raw" "$d/pcap" "$d/conv"
 	# shellcheck disable=SC2086
-	"$GEN" $args --pcap "$d/sent.pcap" --truth "$d/truth.json" --quiet
-	for ((a = 0; a < nant; a++)); do
-		# shellcheck disable=SC2086
-		"$GEN" $args --antenna $a --pcap "$d/a$a.pcap" --quiet
-		vdev="$vdev,rx_pcap=$d/a$a.pcap"
-	done
-	vdev="$vdev,rx_pcap=$T/empty.pcap"
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
-		"$d/truth.json")
+	pcap_antennas "$d" "$nant" $args
+	vdev=$VDEV n=$SENT
 	# shellcheck disable=SC2086
 	"$CAP" $EAL --vdev "$vdev" -- $lay --ring 4096 --count-packets "$n" --idle-timeout 20s \
 		--stats-period 0 --write "codif:$d/codif" --write "raw:$d/raw" \

@@ -14,15 +14,8 @@ python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 FAULTS="--seed 41 --loss 0.03 --reorder 0.05 --reorder-depth 8 --duplicate 0.02 --invalid 0.03
 	--vlan 0.02 --bad-sync 0.01 --bad-length 0.01 --truncated 0.01 --non-ipv4 0.01"
 # shellcheck disable=SC2086
-"$GEN" --count 120 $FAULTS --pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet
-vdev=net_pcap0
-for a in 0 1 2 3 4 5; do
-	# shellcheck disable=SC2086
-	"$GEN" --count 120 $FAULTS --antenna $a --pcap "$T/a$a.pcap" --quiet
-	vdev="$vdev,rx_pcap=$T/a$a.pcap"
-done
-vdev="$vdev,rx_pcap=$T/empty.pcap"
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
+pcap_antennas "$T" 6 --count 120 $FAULTS
+vdev=$VDEV n=$SENT
 mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 t_start=$(date +%s%N)
 # shellcheck disable=SC2086

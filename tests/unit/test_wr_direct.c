@@ -25,6 +25,7 @@
 #include "fio.h"
 #include "fmt_raw.h"
 #include "testfd.h"
+#include "testfile.h"
 #include "testhdr.h"
 #include "writer.h"
 
@@ -130,26 +131,6 @@ drain(struct wr_writer *w)
 	CHECK(rc >= 0);
 }
 
-static uint8_t *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p = NULL;
-	long n;
-
-	*len = 0;
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	p = malloc(n > 0 ? (size_t)n : 1);
-	if (p != NULL && fread(p, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	fclose(f);
-	return p;
-}
-
 static int
 name_cmp(const void *a, const void *b)
 {
@@ -188,8 +169,8 @@ same_dirs(const char *a, const char *b)
 		CHECK_STR(na[i], nb[i]);
 		snprintf(pa, sizeof(pa), "%s/%s", a, na[i]);
 		snprintf(pb, sizeof(pb), "%s/%s", b, nb[i]);
-		fa = slurp(pa, &la);
-		fb = slurp(pb, &lb);
+		fa = test_slurp(pa, &la);
+		fb = test_slurp(pb, &lb);
 		CHECK(fa != NULL && fb != NULL);
 		CHECK_EQ_U(la, lb);
 		if (fa != NULL && fb != NULL && la == lb && memcmp(fa, fb, la) != 0) {
@@ -359,9 +340,9 @@ test_torn(const char *tmp)
 	CHECK_EQ_U(names(dd, nd, 8), 2);
 	CHECK_EQ_U(names(ds, ns, 8), 2);
 	snprintf(path, sizeof(path), "%s/%s", dd, nd[0]);
-	a = slurp(path, &la);
+	a = test_slurp(path, &la);
 	snprintf(path, sizeof(path), "%s/%s", ds, ns[0]);
-	b = slurp(path, &lb);
+	b = test_slurp(path, &lb);
 	CHECK(a != NULL && b != NULL);
 	CHECK_EQ_U(la, (size_t)(LATE_ROW - 8) * rb);
 	CHECK_EQ_U(la, lb);

@@ -13,6 +13,7 @@
 #include "antbuf.h"
 #include "check.h"
 #include "testfd.h"
+#include "testfile.h"
 #include "testhdr.h"
 #include "codif_pattern.h"
 #include "fio.h"
@@ -95,26 +96,6 @@ only_file(const char *dir, const char *ext, char *out, size_t len)
 	CHECK_EQ_U(n, 1);
 }
 
-static uint8_t *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p = NULL;
-	long n;
-
-	*len = 0;
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	p = malloc(n > 0 ? (size_t)n : 1);
-	if (p != NULL && fread(p, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	fclose(f);
-	return p;
-}
-
 /* write b in fmt with buffer=1M into dir; the writer's counts */
 static void
 write_all(struct antbuf *b, const char *fmt, const char *dir, struct wr_stats *st)
@@ -160,7 +141,7 @@ written(struct antbuf *b, const char *tmp, const char *fmt, size_t *len)
 	CHECK_EQ_U(st.files, 1);
 	CHECK_EQ_U(st.cut + st.overrun, 0);
 	only_file(dir, ext, path, sizeof(path));
-	p = slurp(path, len);
+	p = test_slurp(path, len);
 	CHECK_EQ_U(st.bytes, *len); /* the file's bytes (raw: data, not index) */
 	return p;
 }
@@ -243,7 +224,7 @@ test_raw_subset(const char *tmp)
 	CHECK_EQ_U(st.written, ROWS * NS - 1);
 	CHECK_EQ_U(st.placeholders, 1);
 	only_file(dir, ".raw", path, sizeof(path));
-	f = slurp(path, &len);
+	f = test_slurp(path, &len);
 	CHECK_EQ_U(len, (size_t)ROWS * NS * D);
 	CHECK_EQ_U(st.bytes, len);
 	snprintf(idx, sizeof(idx), "%s.json", path);
