@@ -14,11 +14,11 @@
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 4
+#define ANTBUF_VERSION 5
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
-#define ANTBUF_RUNS 16
+#define ANTBUF_RUNS 64
 #define ANTBUF_PAGE 4096
 
 /** Slot flags (struct antbuf_meta.flags). */

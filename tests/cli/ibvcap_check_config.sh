@@ -137,17 +137,17 @@ ok "memory stated exactly: ring line and memory line agree ($per bytes per anten
 grep -q '^# memory: mbuf pools at least .*EAL can have 2,147,483,648 bytes (2.0 GiB) (-m with --no-huge)' "$T/mem.out" ||
 	fail "memory available not stated: $(grep memory "$T/mem.out")"
 run_expect_fail "--reorder-window 5000 grows the ring past -m" 1 \
-	"need 6.1 GiB, more than the 2048 MiB EAL has with --no-huge -m: lower --ring (16384 frames, grown for the reorder window), --reorder-window (5000 frames; the ring is at least twice it) or --antennas (6)" \
+	"need 6.2 GiB, more than the 2048 MiB EAL has with --no-huge -m: lower --ring (16384 frames, grown for the reorder window), --reorder-window (5000 frames; the ring is at least twice it) or --antennas (6)" \
 	ck --reorder-window 5000 --window 8192
 "$C" --lcores 0@0,1@0 --no-huge -m 8192 -- --check-config --reorder-window 5000 --window 8192 > "$T/grown.out" ||
-	fail "6.1 GiB of buffers refused with -m 8192"
+	fail "6.2 GiB of buffers refused with -m 8192"
 grep -q '^ring = 16384   # frames per antenna, grown from 1024 to hold twice the reorder window' "$T/grown.out" ||
 	fail "the grown ring not said: $(grep '^ring' "$T/grown.out")"
 ok "a ring grown by --reorder-window is said so, with its bytes"
 # --retain sizes the ring (in place of --ring), on the command line or in
 # [buffers]; beyond the memory it is named with its value, need and free
 run_expect_fail "--retain beyond the memory" 1 \
-	"--retain 5s: 6 antenna rings of 16384 frames (11575 frames of data time at --frame-rate 2314.81 + the reorder window) need 6.1 GiB in all, 2.0 GiB free: " \
+	"--retain 5s: 6 antenna rings of 16384 frames (11575 frames of data time at --frame-rate 2314.81 + the reorder window) need 6.2 GiB in all, 2.0 GiB free: " \
 	ck --retain 5s
 printf '[buffers]\nretain = 1s\n' > "$T/retain.ini"
 for how in "--retain 1s" "--config $T/retain.ini"; do
