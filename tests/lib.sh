@@ -152,6 +152,22 @@ pcap_antennas() {
 		"$dir/truth.json")
 }
 
+# A recording test's capture, fed by codifgen through memif on hugepages,
+# its data time starting T0, 10 minutes ahead of the wall clock (every scan
+# asked for is in the future): sets CTL (dpdk-ibvcap-ctl on this primary),
+# GP (the generator's file prefix, cleaned up), SOCK, MEMIF and T0; then
+# `utc MS` and `ns MS` give T0 + MS milliseconds as UTC and Unix ns.
+record_setup() {
+	CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
+	GP=${PREFIX}g
+	CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
+	SOCK=$T/memif.sock
+	MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+	T0=$(($(date +%s) + 600))
+}
+utc() { utc_ms "$T0" "$1"; }
+ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
+
 # The UTC (ISO-8601, milliseconds) of Unix second $1 + $2 milliseconds.
 utc_ms() {
 	python3 -c 'import datetime,sys; t=int(sys.argv[1])*1000+int(sys.argv[2]); print(datetime.datetime.utcfromtimestamp(t//1000).strftime("%Y-%m-%dT%H:%M:%S")+".%03dZ" % (t%1000))' "$1" "$2"

@@ -196,29 +196,52 @@ snap_of(const struct ibv_qlc *q, unsigned int k, enum which w, struct ql_snap *s
 		*s = w == W_PREV ? q->win[k].prev : q->win[k].cur;
 }
 
-/* Antenna a's streams (every lcore) summed. @return streams seen. */
+/* fn(lc, k, ctx) for each of antenna a's streams, on every lcore that
+ * samples it (entry k of lc's quick look). @return streams seen. */
 static unsigned int
-ant_sum(const struct ibv_app *app, unsigned int a, enum which w, struct ql_snap *out)
+ant_each(const struct ibv_app *app, unsigned int a,
+	 void (*fn)(const struct ibv_lcore *lc, unsigned int k, void *ctx), void *ctx)
 {
-	struct ql_snap s;
 	unsigned int i, k, n, m = 0;
 
-	memset(out, 0, sizeof(*out));
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
 		const struct ibv_lcore *lc = app->lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
 		n = __atomic_load_n(&lc->ql->used, __ATOMIC_ACQUIRE);
-		for (k = 0; k < n; k++) {
-			if (lc->ql->ent[k].ant != a)
-				continue;
-			snap_of(lc->ql, k, w, &s);
-			ql_snap_add(out, &s);
-			m++;
-		}
+		for (k = 0; k < n; k++)
+			if (lc->ql->ent[k].ant == a) {
+				fn(lc, k, ctx);
+				m++;
+			}
 	}
 	return m;
+}
+
+struct sum_ctx {
+	enum which w;
+	struct ql_snap *out;
+};
+
+static void
+sum_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
+{
+	const struct sum_ctx *c = ctx;
+	struct ql_snap s;
+
+	snap_of(lc->ql, k, c->w, &s);
+	ql_snap_add(c->out, &s);
+}
+
+/* Antenna a's streams (every lcore) summed. @return streams seen. */
+static unsigned int
+ant_sum(const struct ibv_app *app, unsigned int a, enum which w, struct ql_snap *out)
+{
+	struct sum_ctx c = { w, out };
+
+	memset(out, 0, sizeof(*out));
+	return ant_each(app, a, sum_one, &c);
 }
 
 static double
@@ -317,13 +340,37 @@ tel_bins(struct rte_tel_data *d, const struct ql_figs *f)
 	}
 }
 
+struct row_ctx {
+	const struct ibv_app *app;
+	struct rte_tel_data *d;
+	struct ql_figs *f;
+	unsigned int a;
+};
+
+/* A telemetry row of one stream's last window. */
+static void
+stream_row(const struct ibv_lcore *lc, unsigned int k, void *ctx)
+{
+	const struct row_ctx *c = ctx;
+	const struct acct_stream *s = &lc->acct->ant[c->a].stream[lc->ql->ent[k].stream];
+	struct stats_ql r;
+	char key[96];
+
+	ql_figs(&lc->ql->win[k].cur, &lc->ql->win[k].prev, c->f);
+	stats_ql_of(&r, &lc->ql->win[k].cur, c->f, window_s(c->app));
+	/* telemetry names: letters, digits, '_' */
+	snprintf(key, sizeof(key), "g%u_s%u_t%u_p%u_l%u", s->groupid, s->secondaryid,
+		 s->threadid, s->dport, lc->lcore_id);
+	tel_ql_row(c->d, key, &r);
+}
+
 int
 ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
 	const struct acct_layout *l;
 	struct stats_ql r;
 	struct ql_figs *f;
-	unsigned int a, i, k, n;
+	unsigned int a;
 	uint64_t idx;
 	int rc;
 
@@ -359,26 +406,10 @@ ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *
 	ant_live(app, a, &r, f);
 	tel_ql_row(d, "antenna", &r);
 	tel_bins(d, f);
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+	{
+		struct row_ctx c = { app, d, f, a };
 
-		if (lc == NULL || lc->ql == NULL)
-			continue;
-		n = __atomic_load_n(&lc->ql->used, __ATOMIC_ACQUIRE);
-		for (k = 0; k < n; k++) {
-			const struct acct_stream *s;
-			char key[96];
-
-			if (lc->ql->ent[k].ant != a)
-				continue;
-			s = &lc->acct->ant[a].stream[lc->ql->ent[k].stream];
-			ql_figs(&lc->ql->win[k].cur, &lc->ql->win[k].prev, f);
-			stats_ql_of(&r, &lc->ql->win[k].cur, f, window_s(app));
-			/* telemetry names: letters, digits, '_' */
-			snprintf(key, sizeof(key), "g%u_s%u_t%u_p%u_l%u", s->groupid, s->secondaryid,
-				 s->threadid, s->dport, lc->lcore_id);
-			tel_ql_row(d, key, &r);
-		}
+		ant_each(app, a, stream_row, &c);
 	}
 out:
 	pthread_mutex_unlock(&app->ql.lock);

@@ -713,14 +713,6 @@ aio_free(struct fio_file *f)
 	(void)f;
 }
 
-/* One more write in flight, for fio_track's count. */
-static inline void
-depth_up(struct fio_file *f)
-{
-	if (f->depth != NULL && ++f->depth->now > f->depth->peak)
-		f->depth->peak = f->depth->now;
-}
-
 static void
 aio_drain(struct fio_file *f)
 {

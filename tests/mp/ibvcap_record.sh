@@ -17,17 +17,9 @@
 set -e
 need_root
 need_hugepages 300
-CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
-GP=${PREFIX}g
-CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
-SOCK=$T/memif.sock
-MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+record_setup
 LAYOUT="--antennas 2 --groups 1 --threads 2"
-T0=$(($(date +%s) + 600))
 GENARGS="$LAYOUT --count 2400 --seed 7 --loss 0.01 --start @$T0"
-# UTC of T0 + MS milliseconds, and its Unix ns
-utc() { utc_ms "$T0" "$1"; }
-ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet

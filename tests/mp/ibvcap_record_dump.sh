@@ -17,17 +17,10 @@
 set -e
 need_root
 need_hugepages 300
-CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
-GP=${PREFIX}g
-CLEANUP_CMDS+=("rm -f /dev/hugepages/${GP}*; rm -rf /var/run/dpdk/${GP}")
-SOCK=$T/memif.sock
-MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
+record_setup
 LAYOUT="--antennas 2 --groups 1 --threads 2"
-T0=$(($(date +%s) + 600))
 # 6000 frames a stream of 432 us: 2.6 s of data time, sent in 6 s
 GENARGS="$LAYOUT --count 6000 --seed 11 --loss 0.01 --start @$T0"
-utc() { utc_ms "$T0" "$1"; }
-ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
 jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 # shellcheck disable=SC2086
