@@ -133,7 +133,7 @@ static const struct stats_field writer_f[] = {
 	U64("files_removed", "removed", 8, "files", A | L, STATS_SUM, W(files_removed),
 	    "its own finished files it removed to keep min-free (on-full=remove-oldest)"),
 	U64("bytes_removed", "removed-bytes", 14, "bytes", A | L, STATS_SUM, W(bytes_removed),
-	    "bytes of those files (raw: with their indexes); bytes - this is on disk"),
+	    "bytes of those files (raw: data, not indexes, as bytes); bytes - this is on disk"),
 	{ .name = "error", .unit = "errno", .help = "errno of a fatal error, 0 none",
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "full", .unit = "", .help = "1: it stopped at its min-free (on-full=stop): its files "

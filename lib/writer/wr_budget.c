@@ -254,7 +254,7 @@ remove_oldest(struct wr_writer *w)
 		struct wr_done_file *d = &b->done[b->first++];
 		char line[PATH_MAX + 384], idx[PATH_MAX + 8], sz[64], th[64];
 		struct stat st;
-		uint64_t bytes;
+		uint64_t bytes, ibytes = 0;
 		int e = 0;
 
 		if (lstat(d->path, &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -275,6 +275,8 @@ remove_oldest(struct wr_writer *w)
 			d->path = NULL;
 			continue;
 		}
+		/* what its `bytes` counted of it: the file (a raw file's data,
+		 * not its index), so that bytes - bytes_removed is on disk */
 		bytes = (uint64_t)st.st_size;
 		if (unlink(d->path) != 0)
 			e = errno;
@@ -283,7 +285,7 @@ remove_oldest(struct wr_writer *w)
 			 * without one, nor an index without its data) */
 			snprintf(idx, sizeof(idx), "%s.json", d->path);
 			if (lstat(idx, &st) == 0 && S_ISREG(st.st_mode) && unlink(idx) == 0)
-				bytes += (uint64_t)st.st_size;
+				ibytes = (uint64_t)st.st_size;
 		}
 		if (e != 0) {
 			snprintf(line, sizeof(line), "min-free: cannot remove %s: %s (left as it is)",
@@ -291,8 +293,12 @@ remove_oldest(struct wr_writer *w)
 		} else {
 			w->st.files_removed++;
 			w->st.bytes_removed += bytes;
-			snprintf(line, sizeof(line), "min-free: removed %s (%" PRIu64 " bytes) to keep "
-				 "%s free in %s (%s free)", d->path, bytes,
+			char ib[64] = "";
+
+			if (ibytes != 0)
+				snprintf(ib, sizeof(ib), ", its index %" PRIu64 " bytes", ibytes);
+			snprintf(line, sizeof(line), "min-free: removed %s (%" PRIu64 " bytes%s) to "
+				 "keep %s free in %s (%s free)", d->path, bytes, ib,
 				 bytes_str(b->threshold, th, sizeof(th)), w->o.dir,
 				 bytes_str(b->avail, sz, sizeof(sz)));
 		}

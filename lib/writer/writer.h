@@ -162,7 +162,8 @@ struct wr_stats {
 	uint64_t run_files;    /**< new files at a resync or new parameters */
 	uint64_t files_removed; /**< its own finished files removed to keep
 				     min-free (on-full=remove-oldest) */
-	uint64_t bytes_removed; /**< their bytes (raw: with their indexes) */
+	uint64_t bytes_removed; /**< their bytes as bytes counted them (raw: data,
+				     not indexes): bytes - this is on disk */
 };
 
 struct wr_budget_group;
