@@ -73,6 +73,9 @@ static int allowed_cpu[SHM_MAX_CPUS];
 static unsigned int nallowed;
 static int chosen_cpu = -1;
 
+/* SIGINT, SIGTERM and SIGHUP end the writer the same way (its files
+ * finished and renamed, its summary); SIGPIPE is ignored (a reader of its
+ * output that went away stops nothing but that output). */
 static void
 on_signal(int sig)
 {
@@ -258,7 +261,7 @@ static const struct opt_cmd dump_cmd = {
 "with its own cursor; a writer that falls behind the ring loses frames with\n"
 "an exact count, the capture never waits for it.\n",
 	.epilog =
-"Stops on SIGINT/SIGTERM, --count, --duration, or when the primary stops (after\n"
+"Stops on SIGINT/SIGTERM/SIGHUP, --count, --duration, or when the primary stops (after\n"
 "taking every frame it flushed) or dies (after taking every final frame); files\n"
 "are then completed and renamed from NAME.part. Exit status: 0 done; 1 bad\n"
 "option or cannot attach; 2 an I/O error (e.g. ENOSPC: finished files stay\n"
@@ -1133,6 +1136,7 @@ main(int argc, char **argv)
 	int n = 0, i, rc;
 	struct sigaction sa;
 
+	signal(SIGPIPE, SIG_IGN);
 	if (parse(argc, argv, &o) != 0)
 		return 1;
 	if (wr_opts_parse(&wo, "--write", o.spec, err, sizeof(err)) != 0) {
@@ -1223,6 +1227,7 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rc = o.pdump ? run_pdump(&o, &wo) : run_buffers(&o, &wo);
 	rte_eal_cleanup();
 	return rc;

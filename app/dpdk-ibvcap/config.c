@@ -592,7 +592,7 @@ static const struct opt_section sections[] = {
 	  .intro = "one rx queue per antenna + a default queue" },
 	{ .name = "join", .title = "Multicast membership",
 	  .intro = "a kernel socket on the port's interface" },
-	{ .name = "stop", .title = "Stop", .intro = "first one wins; SIGINT/SIGTERM always" },
+	{ .name = "stop", .title = "Stop", .intro = "first one wins; SIGINT/SIGTERM/SIGHUP always" },
 	{ .name = "reporting", .title = "Reporting" },
 	{ .name = "timeline", .title = "Timeline",
 	  .intro = "(docs/architecture.md) a frame more than --reorder-window ahead or --window "

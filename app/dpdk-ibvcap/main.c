@@ -21,13 +21,34 @@
 #include "quirks.h"
 #include "tconv.h"
 
+/* SIGINT, SIGTERM and SIGHUP (a terminal hung up) stop the capture the same
+ * way: the summary, every file finished and renamed, the memory released.
+ * SIGPIPE is ignored: a reader of stdout that went away (| head, | tee
+ * ending) stops only the printing (stdout_check). */
 static void
 on_signal(int sig)
 {
 	if (ibv_g != NULL && !ibv_g->stop) {
-		ibv_g->stop_reason = sig == SIGINT ? "SIGINT" : "SIGTERM";
+		ibv_g->stop_reason = sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
 		ibv_g->stop = 1;
 	}
+}
+
+/* Once stdout cannot be written (its reader went away: EPIPE), what the
+ * capture prints goes to /dev/null from then on, said once on stderr; the
+ * capture itself, its files and its --summary-json go on as before. */
+static void
+stdout_check(void)
+{
+	static bool gone;
+
+	if (gone || !ferror(stdout))
+		return;
+	gone = true;
+	fprintf(stderr, "dpdk-ibvcap: stdout closed (%s): printing stopped, the capture goes "
+		"on\n", strerror(errno ? errno : EPIPE));
+	if (freopen("/dev/null", "w", stdout) == NULL)
+		clearerr(stdout);
 }
 
 /* Options after '--' (or all of them for --check-config without EAL). */
@@ -251,6 +272,7 @@ main(int argc, char **argv)
 	char *memory = NULL;
 	size_t memlen = 0;
 
+	signal(SIGPIPE, SIG_IGN);
 	/* no EAL either for the option table (--dump-options: tests, man pages) */
 	if (has_arg(argc, argv, "--check-config") || has_arg(argc, argv, "--dump-options"))
 		return check_config(argc, argv);
@@ -393,6 +415,7 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	ibv_clocks_start(app);
 	app->start_tsc = app->last_tsc = rte_rdtsc();
@@ -430,6 +453,7 @@ main(int argc, char **argv)
 			ibv_stats_line(app, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
 		}
+		stdout_check();
 	}
 	{
 		unsigned int l;
@@ -453,6 +477,7 @@ main(int argc, char **argv)
 
 	/* counts are final: the lcores have stopped, the ports still hold
 	 * their NIC counters */
+	stdout_check();
 	ibv_summary(app, stdout);
 	if (app->cfg.summary_json[0] &&
 	    ibv_summary_json(app, app->cfg.summary_json) != 0)
@@ -484,5 +509,6 @@ out_eal:
 	quirk_hugepages_release(); /* 22.11 keeps them allocated: quirks.h */
 	if (quirk_eal_cleanup_safe()) /* not with net_memif ports: quirks.h */
 		rte_eal_cleanup();
+	quirk_runtime_release(); /* 22.11 leaves it behind: quirks.h */
 	return status;
 }

@@ -95,6 +95,31 @@ quirk_hugepages_release(void)
 	return n;
 }
 
+unsigned int
+quirk_runtime_release(void)
+{
+	const char *run = rte_eal_get_runtime_dir();
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *d;
+	int dfd;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY || run == NULL || run[0] == '\0')
+		return 0;
+	d = opendir(run);
+	if (d == NULL)
+		return 0;
+	dfd = dirfd(d);
+	/* flat: config, hugepage_info, fbarray_*, mp_socket*, the telemetry
+	 * sockets; nothing else of ours is there (a subdirectory stays) */
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n += unlinkat(dfd, e->d_name, 0) == 0;
+	closedir(d);
+	n += rmdir(run) == 0;
+	return n;
+}
+
 int
 quirk_eal_prefix_holder(int argc, char **argv, char *prefix, size_t len)
 {

@@ -41,6 +41,19 @@ bool quirk_eal_cleanup_safe(void);
 unsigned int quirk_hugepages_release(void);
 
 /**
+ * Remove this primary's runtime directory (/var/run/dpdk/PREFIX: its
+ * config and lock file, hugepage_info, fbarray files, mp and telemetry
+ * sockets), to call last at exit, after rte_eal_cleanup() or where it is
+ * skipped (quirk_eal_cleanup_safe): 22.11 removes none of them at exit,
+ * and without the cleanup not even the sockets. The process must exit
+ * right after: a secondary can no longer attach, and another primary may
+ * take the prefix.
+ * Only a primary that initialised EAL may call it.
+ * @return the number of entries removed (the directory included).
+ */
+unsigned int quirk_runtime_release(void);
+
+/**
  * After rte_eal_init() failed: is it because another primary holds the
  * --file-prefix? 22.11 then leaves rte_errno at 0 ("Success") and logs the
  * reason only at a level our tools keep quiet. Reads the EAL arguments
