@@ -299,6 +299,75 @@ str_copy(char *dst, size_t len, const char *src)
 }
 
 char *
+str_escape(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return buf;
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[8];
+		size_t n;
+
+		if (c == '\n')
+			n = (size_t)snprintf(e, sizeof(e), "\\n");
+		else if (c == '\r')
+			n = (size_t)snprintf(e, sizeof(e), "\\r");
+		else if (c == '\t')
+			n = (size_t)snprintf(e, sizeof(e), "\\t");
+		else if (c == '\\')
+			n = (size_t)snprintf(e, sizeof(e), "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			n = (size_t)snprintf(e, sizeof(e), "\\x%02x", c);
+		else {
+			e[0] = (char)c;
+			e[1] = '\0';
+			n = 1;
+		}
+		if (o + n + 1 > len) {
+			/* what fits, and "..." to say that more was there */
+			while (o > 0 && o + 4 > len)
+				o--;
+			if (o + 4 <= len) {
+				memcpy(buf + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		memcpy(buf + o, e, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *
+parse_name_expected(size_t maxlen, char *buf, size_t len)
+{
+	snprintf(buf, len, "a name of 1 to %zu characters, without control characters or '/'",
+		 maxlen);
+	return buf;
+}
+
+int
+parse_name(const char *opt, const char *s, size_t maxlen, char *err, size_t errlen)
+{
+	const unsigned char *p;
+	char v[96], x[96];
+
+	if (s == NULL)
+		s = "";
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '/')
+			break;
+	if (*s != '\0' && *p == '\0' && strlen(s) <= maxlen)
+		return 0;
+	return fail(-EINVAL, err, errlen, opt, str_escape(s, v, sizeof(v)), "%s",
+		    parse_name_expected(maxlen, x, sizeof(x)));
+}
+
+char *
 bytes_str(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };

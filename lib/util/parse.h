@@ -65,6 +65,26 @@ int parse_ipv4_port(const char *opt, const char *s, uint32_t *ip,
  */
 void str_copy(char *dst, size_t len, const char *src);
 
+/**
+ * s for a log line or a reply: printable ASCII as is, '\\' and control
+ * characters escaped (\n, \r, \t, \\, other bytes below 0x20 and from
+ * 0x7f as \xNN), truncated (with "...") to fit len. @return buf.
+ */
+char *str_escape(const char *s, char *buf, size_t len);
+
+/**
+ * A name that goes into file and directory names and log lines (a trigger's
+ * prefix, a scan's name, a writer's --name): 1 to maxlen bytes, none a
+ * control character (below 0x20, 0x7f) and no '/' (a path separator).
+ * Bytes from 0x80 (UTF-8) pass. @return 0, or -EINVAL with
+ * "OPTION: 'VALUE': expected a name of 1 to MAXLEN characters, without
+ * control characters or '/'" in err, VALUE escaped (str_escape).
+ */
+int parse_name(const char *opt, const char *s, size_t maxlen, char *err, size_t errlen);
+
+/** What parse_name expects, in words ("a name of 1 to MAXLEN ..."). */
+char *parse_name_expected(size_t maxlen, char *buf, size_t len);
+
 /** n bytes as 2n lower-case hex digits and a NUL into out (2n + 1 bytes). */
 void str_hex(const uint8_t *p, size_t n, char *out);
 

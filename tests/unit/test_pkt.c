@@ -137,6 +137,31 @@ test_parse_util(void)
 	uint16_t port;
 	char *items[4], *store;
 
+	/* names that go into file names and log lines */
+	{
+		char e[16];
+
+		CHECK(parse_name("prefix", "trig.1-a", 63, err, sizeof(err)) == 0);
+		CHECK(parse_name("prefix", "ant\xc3\xa9", 63, err, sizeof(err)) == 0);
+		CHECK(parse_name("prefix", "a\nb", 63, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "prefix: 'a\\nb': expected a name of 1 to 63 characters, without "
+			  "control characters or '/'");
+		CHECK(parse_name("--name", "a/b", 8, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "--name: 'a/b': expected a name of 1 to 8 characters, without "
+			  "control characters or '/'");
+		CHECK(parse_name("--name", "", 8, err, sizeof(err)) == -EINVAL);
+		CHECK(parse_name("--name", "123456789", 8, err, sizeof(err)) == -EINVAL);
+		CHECK(parse_name("--name", "12345678", 8, err, sizeof(err)) == 0);
+		CHECK(parse_name("x", "tab\there", 63, err, sizeof(err)) == -EINVAL);
+		CHECK(parse_name("x", "del\x7f", 63, err, sizeof(err)) == -EINVAL);
+		CHECK(parse_name("x", "esc\x1b[2J", 63, err, sizeof(err)) == -EINVAL);
+		CHECK_STR(err, "x: 'esc\\x1b[2J': expected a name of 1 to 63 characters, without "
+			  "control characters or '/'");
+		CHECK_STR(str_escape("a\\b\r\t", e, sizeof(e)), "a\\\\b\\r\\t");
+		CHECK_STR(str_escape("0123456789abcdefgh", e, sizeof(e)), "0123456789ab...");
+		CHECK_STR(str_escape("\n\n\n\n\n\n\n\n", e, 8), "\\n\\n...");
+	}
+
 	{
 		static const char *const m[] = { "auto", "on", "off" };
 		unsigned int k = 9;
