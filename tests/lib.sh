@@ -33,9 +33,10 @@ cleanup() {
 	for ns in "${CLEANUP_NETNS[@]+"${CLEANUP_NETNS[@]}"}"; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
-	# hugepage and runtime files of our own prefixes only
-	rm -f /dev/hugepages/"$PREFIX"* 2>/dev/null || true
-	rm -rf /var/run/dpdk/"$PREFIX"* 2>/dev/null || true
+	# hugepage and runtime files of our own prefixes only: ibvt123 and
+	# ibvt123g..., never ibvt1234's (another test's pid)
+	rm -f /dev/hugepages/"$PREFIX"[!0-9]* 2>/dev/null || true
+	rm -rf /var/run/dpdk/"$PREFIX" /var/run/dpdk/"$PREFIX"[!0-9]* 2>/dev/null || true
 	if [ "${KEEP_T:-0}" = 1 ]; then
 		echo "scratch kept in $T" >&2
 	else
