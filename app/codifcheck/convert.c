@@ -70,7 +70,8 @@ input_problems(const struct cc_file *f)
 static enum fmt_kind
 kind_of(enum cc_fmt f)
 {
-	return f == CC_FMT_RAW ? FMT_RAW : f == CC_FMT_PCAP ? FMT_PCAP : FMT_CODIF;
+	return f == CC_FMT_RAW ? FMT_RAW : f == CC_FMT_PCAP ? FMT_PCAP :
+	       f == CC_FMT_PCAPNG ? FMT_PCAPNG : FMT_CODIF;
 }
 
 static bool
@@ -102,6 +103,7 @@ struct cout {
 	uint32_t nslot;             /* frames in a row (raw: its streams) */
 	uint32_t k;                 /* frames of the row in progress */
 	struct fmt_raw_index ri;    /* raw: what the index says (streams, time) */
+	struct fmt_iface ifc;       /* pcapng: the antenna (its name, address) */
 	uint64_t rows, frames, gaps, invalid;
 };
 
@@ -118,6 +120,9 @@ cout_open(struct cout *c, const char *path, uint32_t nslot, size_t fb,
 		.bufsize = CC_OUT_BUF > 2 * row + 2 * FIO_ALIGN ? CC_OUT_BUF : 2 * row + 2 * FIO_ALIGN,
 		.fio_flags = c->o->force ? FIO_REPLACE : 0,
 		.snaplen = CC_PCAP_SNAPLEN,
+		.ifaces = &c->ifc,
+		.nifaces = 1,
+		.app = "codifcheck " IBVCAP_VERSION,
 	};
 	int rc;
 
@@ -225,7 +230,7 @@ cout_put(struct cout *c, const struct cframe *fr, char *err, size_t errlen)
 	ff.flags = fr->gap ? FMT_F_GAP : fr->h->invalid ? FMT_F_INVALID : 0;
 	if (c->kind == FMT_RAW && raw_check(c, fr, c->k, err, errlen) != 0)
 		return -1;
-	if (c->kind == FMT_PCAP && !fr->gap) {
+	if (fmt_is_packets(c->kind) && !fr->gap) {
 		if (fr->len > CC_PCAP_SNAPLEN - PKT_HDRS_LEN) {
 			snprintf(err, errlen, "frame at offset %" PRIu64 ": %zu bytes do not fit "
 				 "one UDP datagram", fr->off, fr->len);
@@ -322,6 +327,8 @@ seq_open(struct seq *c, const struct codif_hdr *h, size_t fb, const struct fmt_r
 	char prefix[CC_NAME_PART_LEN], ant[CC_NAME_PART_LEN], path[PATH_MAX];
 
 	names_of(c->o, c->f->path, c->f->have_ri ? c->f->ri.ant_name : NULL, prefix, ant);
+	str_copy(c->out.ifc.name, sizeof(c->out.ifc.name), ant);
+	c->out.ifc.ipv4 = c->f->have_ri && c->f->ri.src != 0 ? c->f->ri.src : c->o->src;
 	if (out_name(c->o, prefix, ant, codif_frame_time_ns(h), fmt_name(c->out.kind), path,
 		     sizeof(path)) != 0) {
 		snprintf(c->err, sizeof(c->err), "output name too long");
@@ -445,7 +452,7 @@ seq_frame(void *ctx, const struct cc_frame_ev *ev)
 		fr.dst = ev->st->dst;
 		fr.port = ev->st->port;
 	}
-	if (c->out.kind == FMT_PCAP && (ev->filled || !cc_seq_placed(ev->cls))) {
+	if (fmt_is_packets(c->out.kind) && (ev->filled || !cc_seq_placed(ev->cls))) {
 		if (ev->filled)
 			c->out.gaps++; /* a pcap writes nothing for a gap */
 		return 0;
@@ -809,6 +816,8 @@ plan_outputs(struct capture *c, const struct cc_scan *s)
 
 			u->out.o = c->o;
 			u->out.kind = c->to;
+			str_copy(u->out.ifc.name, sizeof(u->out.ifc.name), ant);
+			u->out.ifc.ipv4 = ao->src;
 			if (out_name(c->o, prefix, ant, codif_clock_time_ns(&u->clk, u->r0),
 				     fmt_name(c->to), path, sizeof(path)) != 0) {
 				snprintf(c->err, sizeof(c->err), "output name too long");
@@ -1017,9 +1026,10 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 		fprintf(stderr, "codifcheck: convert: %s: %s\n", in, d.desc);
 		return CC_EXIT_PROBLEMS;
 	}
-	if (from == o->to) {
+	if (from == o->to || (from == CC_FMT_PCAP && o->to == CC_FMT_PCAPNG)) {
 		fprintf(stderr, "codifcheck: convert: %s: %s to %s is not a conversion (pcap -> "
-			"codif or raw, codif -> pcap or raw, raw -> codif or pcap)\n", in,
+			"codif or raw, codif -> pcap, pcapng or raw, raw -> codif, pcap or "
+			"pcapng)\n", in,
 			cc_fmt_name(d.fmt), cc_fmt_name(o->to));
 		return CC_EXIT_PROBLEMS;
 	}

@@ -30,7 +30,7 @@ static const char usage_head[] =
 "Commands:\n"
 "  info FILE|DIR...       streams, parameters, times, counts, gaps, timing\n"
 "  verify FILE|DIR...     problems, with file offsets and UTC; exit 1 if any\n"
-"  convert FILE... --to F pcap->codif/raw, codif->pcap/raw, raw->codif/pcap\n"
+"  convert FILE... --to F pcap->codif/raw, codif->pcap(ng)/raw, raw->codif/pcap(ng)\n"
 "  help                   this text (also: codifcheck COMMAND --help)\n";
 
 static const char about_info[] =
@@ -67,6 +67,9 @@ static const char about_convert[] =
 "  codif, raw -> pcap     Ethernet/IPv4/UDP headers made up (--src, --dst;\n"
 "                         a raw index's addresses), frame times as ns\n"
 "                         timestamps; gap frames left out\n"
+"  codif, raw -> pcapng   the same packets; one interface named after the\n"
+"                         antenna (--antenna-name, the input's) with its\n"
+"                         source address\n"
 "  codif -> raw           NAME.raw + NAME.raw.json (whole rows only)\n"
 "  raw -> codif           headers rebuilt from the index\n"
 "  Outputs are written as NAME.part and renamed when complete; an existing\n"
@@ -205,8 +208,8 @@ set_filter(const struct opt_arg *a, char *err, size_t errlen)
 
 static int help_cmd(const struct opt_arg *a, char *err, size_t errlen);
 
-static const char *const fmt_names[] = { "codif", "pcap", "raw", NULL };
-static const int fmt_values[] = { CC_FMT_CODIF, CC_FMT_PCAP, CC_FMT_RAW };
+static const char *const fmt_names[] = { "codif", "pcap", "pcapng", "raw", NULL };
+static const int fmt_values[] = { CC_FMT_CODIF, CC_FMT_PCAP, CC_FMT_PCAPNG, CC_FMT_RAW };
 
 #define O struct opts
 static const struct opt_def info_opts[] = {
@@ -237,7 +240,7 @@ static const struct opt_def verify_opts[] = {
 
 static const struct opt_def convert_opts[] = {
 	{"to", .kind = OPT_ENUM, .metavar = "FORMAT", .names = fmt_names, .values = fmt_values,
-	 OPT_AT(O, conv.to), OPT_SEEN(O, have_to), .help = "codif, pcap or raw (required)"},
+	 OPT_AT(O, conv.to), OPT_SEEN(O, have_to), .help = "codif, pcap, pcapng or raw (required)"},
 	{"output", .kind = OPT_PATH, .letter = 'o', .metavar = "FILE", OPT_PTR(O, conv.output),
 	 .help = "write exactly FILE (one input, one output)"},
 	{"outdir", .kind = OPT_CUSTOM, .metavar = "DIR", .def = ".", .set = set_outdir,
@@ -411,8 +414,8 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 	}
 	if (cmd == CMD_CONVERT) {
 		if (!o->have_to) {
-			fprintf(stderr, "codifcheck convert: --to is required: codif, pcap "
-				"or raw\n");
+			fprintf(stderr, "codifcheck convert: --to is required: codif, pcap, "
+				"pcapng or raw\n");
 			return -1;
 		}
 		if (o->conv.output != NULL && argc - o->first > 1) {

@@ -178,12 +178,12 @@ static const struct opt_def lopts[] = {
 	 .help = "the primary's EAL --file-prefix (or give it among EAL-ARGS)"},
 	{"write", .kind = OPT_STRING, .metavar = "FORMAT:DIR[,key=value...]", OPT_AT(O, spec),
 	 OPT_SEEN(O, have_spec),
-	 .help = "raw | codif | pcap into DIR; keys:\n"
+	 .help = "raw | codif | pcap | pcapng into DIR; keys:\n"
 		 "  prefix=NAME       file name prefix (ibvcap)\n"
 		 "  rotate-size=SIZE  new file past SIZE (e.g. 1G)\n"
 		 "  rotate-time=T     new file past T of data (e.g. 60s)\n"
 		 "  snaplen=N         pcap bytes per packet (65535)\n"
-		 "  all=yes           pcap: every antenna in one file\n"
+		 "  all=yes           pcap(ng): every antenna in one file\n"
 		 "  direct=no         no O_DIRECT (default: where possible)\n"
 		 "  io=sync           one write at a time (default uring: O_DIRECT\n"
 		 "                    writes in flight through io_uring; raw rows\n"

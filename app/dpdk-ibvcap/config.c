@@ -771,7 +771,7 @@ static const struct opt_def ibv_opts[] = {
 	{"write", .kind = OPT_LIST, .section = "writers", .metavar = "FORMAT:DIR[,key=value...]",
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
 	 OPT_LIST_AT(C, write, nwrite),
-	 .help = "a writer on an lcore of its own: raw|codif|pcap; keys prefix, rotate-size, "
+	 .help = "a writer on an lcore of its own: raw|codif|pcap|pcapng; keys prefix, rotate-size, "
 		 "rotate-time, snaplen, all, direct, io (uring|sync; uring: raw rows go from the ring to "
 		 "O_DIRECT files, no copy), min-free (SIZE or P%: the "
 		 "free space it leaves in DIR), on-full (stop: finish its files and end, exit 3 "

@@ -16,6 +16,7 @@ fmt_name(enum fmt_kind k)
 	case FMT_RAW: return "raw";
 	case FMT_CODIF: return "codif";
 	case FMT_PCAP: return "pcap";
+	case FMT_PCAPNG: return "pcapng";
 	}
 	return "?";
 }
@@ -23,7 +24,7 @@ fmt_name(enum fmt_kind k)
 size_t
 fmt_row_bytes_max(unsigned int nslots, uint32_t data_bytes)
 {
-	return (size_t)nslots * (16 + 46 + CODIF_HDR_LEN + (size_t)data_bytes);
+	return (size_t)nslots * (32 + 3 + 46 + CODIF_HDR_LEN + (size_t)data_bytes);
 }
 
 /* ---- what reached the file ------------------------------------------------ */
@@ -205,8 +206,15 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 	s->kind = k;
 	s->snaplen = o->snaplen != 0 ? o->snaplen : 65535;
 	s->replace = o->fio_flags & FIO_REPLACE;
-	if (k != FMT_RAW && k != FMT_CODIF && k != FMT_PCAP) {
-		snprintf(err, errlen, "%s: format %d, expected raw, codif or pcap", path, (int)k);
+	if (k != FMT_RAW && k != FMT_CODIF && k != FMT_PCAP && k != FMT_PCAPNG) {
+		snprintf(err, errlen, "%s: format %d, expected raw, codif, pcap or pcapng", path,
+			 (int)k);
+		return -EINVAL;
+	}
+	if (k == FMT_PCAPNG &&
+	    (o->nifaces > FMT_MAX_IFACES || (o->nifaces > 0 && o->ifaces == NULL))) {
+		snprintf(err, errlen, "%s: %u pcapng interfaces, expected 0..%d", path, o->nifaces,
+			 FMT_MAX_IFACES);
 		return -EINVAL;
 	}
 	rc = fio_open(&s->f, path, o->bufsize, o->fio_flags, err, errlen);
@@ -220,6 +228,8 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 	} else if (k == FMT_RAW)
 		rc = fmt_raw_start(s, idx, err, errlen);
 	else if (k == FMT_PCAP && (rc = fmt_pcap_start(s)) != 0)
+		snprintf(err, errlen, "%s: %s", fio_part(&s->f), strerror(-rc));
+	else if (k == FMT_PCAPNG && (rc = fmt_pcapng_start(s, o)) != 0)
 		snprintf(err, errlen, "%s: %s", fio_part(&s->f), strerror(-rc));
 	if (rc != 0) {
 		char e2[64];
@@ -251,7 +261,8 @@ fmt_put(struct fmt_sink *s, const struct fmt_frame *fr)
 	switch (s->kind) {
 	case FMT_CODIF: return fmt_codif_put(s, fr);
 	case FMT_RAW: return fmt_raw_put(s, fr);
-	case FMT_PCAP: return fmt_pcap_put(s, fr);
+	case FMT_PCAP:
+	case FMT_PCAPNG: return fmt_pcap_put(s, fr);
 	}
 	return -EINVAL;
 }

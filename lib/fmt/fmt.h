@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* File formats as sinks over lib/fio: a struct fmt_sink takes rows of
- * frames and writes them as raw (+ JSON index), codif or pcap. Each
+ * frames and writes them as raw (+ JSON index), codif, pcap or pcapng. Each
  * format's bytes are written and read in its own file (fmt_raw.c,
- * fmt_codif.c, fmt_pcap.c; docs/formats.md); this one dispatches. */
+ * fmt_codif.c, fmt_pcap.c, fmt_pcapng.c; docs/formats.md); this one
+ * dispatches. */
 
 #ifndef FMT_H
 #define FMT_H
@@ -19,7 +20,16 @@ enum fmt_kind {
 	FMT_RAW = 0,  /**< data rows + NAME.raw.json (fmt_raw.h) */
 	FMT_CODIF,    /**< whole CODIF frames (fmt_codif.h) */
 	FMT_PCAP,     /**< nanosecond pcap of Ethernet packets (fmt_pcap.h) */
+	FMT_PCAPNG,   /**< pcapng: the same packets, an interface per antenna
+			   (fmt_pcapng.h) */
 };
+
+/** Is k a format of packets (pcap, pcapng): gaps write nothing. */
+static inline int
+fmt_is_packets(int k)
+{
+	return k == FMT_PCAP || k == FMT_PCAPNG;
+}
 
 /** struct fmt_frame.flags */
 #define FMT_F_INVALID 0x1 /**< arrived with the CODIF invalid bit set (data kept) */
@@ -40,7 +50,19 @@ struct fmt_frame {
 	uint32_t l2len;
 	int64_t t_ns;            /**< pcap: the record's time (Unix ns) */
 	uint32_t flags;          /**< FMT_F_* */
+	uint32_t iface;          /**< pcapng: its interface, an index into
+				      fmt_opts.ifaces (0 with one) */
 };
+
+/** A pcapng interface: one antenna (its description block). */
+struct fmt_iface {
+	char name[64];           /**< if_name: the antenna's name ("" none) */
+	uint32_t ipv4;           /**< if_IPv4addr: its source address (host
+				      order; 0: none) */
+};
+
+/** Most interfaces in one pcapng file (antennas of an all=yes writer). */
+#define FMT_MAX_IFACES 64
 
 struct fmt_raw_index;
 struct fmt_raw_out;
@@ -49,6 +71,14 @@ struct fmt_opts {
 	size_t bufsize;          /**< staging (lib/fio) */
 	unsigned int fio_flags;  /**< FIO_DIRECT, FIO_REPLACE */
 	uint32_t snaplen;        /**< pcap: bytes kept of a packet (0: 65535) */
+	/* pcapng: */
+	const struct fmt_iface *ifaces; /**< one interface description block
+					     each, in order (NULL, 0: one
+					     without a name) */
+	unsigned int nifaces;
+	const char *app;         /**< shb_userappl: program and version */
+	const char *comment;     /**< the section's opt_comment (NULL: none);
+				      lines apart by '\n' */
 };
 
 /**
@@ -77,6 +107,7 @@ struct fmt_sink {
 	enum fmt_kind kind;
 	struct fio_file f;
 	uint32_t snaplen;
+	uint32_t nifaces;        /**< pcapng: interfaces described */
 	unsigned int replace;    /**< FIO_REPLACE given: for the raw index too */
 	uint64_t rows;           /**< rows completed (fmt_row_end) */
 	uint64_t mark;           /**< size at fmt_row_begin */
@@ -97,7 +128,8 @@ struct fmt_sink {
 					   it are not counted in the file yet */
 };
 
-/** "raw", "codif", "pcap": the name of a format and its file extension. */
+/** "raw", "codif", "pcap", "pcapng": the name of a format and its file
+ * extension. */
 const char *fmt_name(enum fmt_kind k);
 
 /**
@@ -110,17 +142,19 @@ void fmt_params_json(json_t *o, const char *key, const struct codif_hdr *h);
 
 /**
  * Bytes one row of nslots frames of data_bytes can take in any format: a
- * CODIF frame each, or a pcap record (16) with Ethernet, VLAN, IPv4 and UDP
- * headers (46) before it.
+ * CODIF frame each, or a pcap record (16; pcapng: an enhanced packet block,
+ * 32 and up to 3 of padding) with Ethernet, VLAN, IPv4 and UDP headers (46)
+ * before it.
  */
 size_t fmt_row_bytes_max(unsigned int nslots, uint32_t data_bytes);
 
 /**
  * Start a file of kind k at path (written as path.part, lib/fio): the pcap
- * file header; for raw, idx describes the file (antenna, streams in slot
+ * file header; pcapng's section header and interface blocks; for raw, idx describes the file (antenna, streams in slot
  * order, clock, first index; copied) and its index is written by fmt_close.
  * @return 0, -EINVAL (an unknown kind; raw without 1..FMT_RAW_MAX_STREAMS
- *   streams, a data size and a clock in idx), -ENOMEM, or fio_open's errors
+ *   streams, a data size and a clock in idx; pcapng with more than
+ *   FMT_MAX_IFACES interfaces), -ENOMEM, or fio_open's errors
  *   (-EEXIST, -ENAMETOOLONG, an errno of open(2)), with the reason, naming
  *   the file, in err.
  */
@@ -139,7 +173,8 @@ int fmt_row_begin(struct fmt_sink *s, size_t max_bytes);
  * Add one frame to the row. raw takes the file's streams in slot order,
  * one each per row; codif and pcap any number.
  * @return 1 written, 0 nothing to write (pcap: a gap), -EINVAL (raw: more
- *   frames than streams, or another data size), -E2BIG (larger than the
+ *   frames than streams, or another data size; pcapng: an interface not
+ *   described), -E2BIG (larger than the
  *   staging buffer), or the negative errno of an I/O error.
  */
 int fmt_put(struct fmt_sink *s, const struct fmt_frame *fr);

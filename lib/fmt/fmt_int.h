@@ -29,6 +29,16 @@ fmt_count(struct fmt_sink *s, uint32_t flags)
 int fmt_pcap_start(struct fmt_sink *s);
 int fmt_pcap_put(struct fmt_sink *s, const struct fmt_frame *fr);
 
+/* pcapng (fmt_pcapng.c) */
+int fmt_pcapng_start(struct fmt_sink *s, const struct fmt_opts *o);
+uint8_t *fmt_pcapng_record(struct fmt_sink *s, uint32_t iface, int64_t t_ns, uint32_t caplen,
+			   uint32_t len);
+
+/* either: a record of a packet's caplen bytes on interface iface (pcap
+ * has none: iface is not used); the caller fills them (fmt_pcap.c) */
+uint8_t *fmt_pkt_record(struct fmt_sink *s, uint32_t iface, int64_t t_ns, uint32_t caplen,
+			uint32_t len);
+
 /* codif (fmt_codif.c) */
 int fmt_codif_put(struct fmt_sink *s, const struct fmt_frame *fr);
 

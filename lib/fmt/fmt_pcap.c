@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The pcap format: file and record headers written into lib/fio's staging,
- * records read back through libpcap. */
+ * records read back through libpcap (pcapng too). A frame's packet is put
+ * here for both: fmt_pkt_record chooses the record's form. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,12 +23,23 @@ fmt_pcap_start(struct fmt_sink *s)
 }
 
 uint8_t *
+fmt_pkt_record(struct fmt_sink *s, uint32_t iface, int64_t t_ns, uint32_t caplen, uint32_t len)
+{
+	if (s->kind == FMT_PCAPNG)
+		return fmt_pcapng_record(s, iface, t_ns, caplen, len);
+	return fmt_pcap_record(s, t_ns, caplen, len); /* one link: no interfaces */
+}
+
+uint8_t *
 fmt_pcap_record(struct fmt_sink *s, int64_t t_ns, uint32_t caplen, uint32_t len)
 {
 	const uint32_t rec[4] = { (uint32_t)(t_ns / 1000000000LL),
 				  (uint32_t)(t_ns % 1000000000LL), caplen, len };
-	uint8_t *p = fio_reserve(&s->f, sizeof(rec) + caplen);
+	uint8_t *p;
 
+	if (s->kind == FMT_PCAPNG)
+		return fmt_pcapng_record(s, 0, t_ns, caplen, len);
+	p = fio_reserve(&s->f, sizeof(rec) + caplen);
 	if (p == NULL)
 		return NULL;
 	memcpy(p, rec, sizeof(rec));
@@ -47,8 +59,10 @@ fmt_pcap_record_end(struct fmt_sink *s)
 }
 
 static int
-reserve_err(const struct fmt_sink *s)
+reserve_err(const struct fmt_sink *s, uint32_t iface)
 {
+	if (s->kind == FMT_PCAPNG && iface >= s->nifaces)
+		return -EINVAL;
 	return fio_error(&s->f) != 0 ? -fio_error(&s->f) : -E2BIG;
 }
 
@@ -59,7 +73,7 @@ fmt_pcap_packet(struct fmt_sink *s, int64_t t_ns, const void *pkt, uint32_t len)
 	uint8_t *p = fmt_pcap_record(s, t_ns, cap, len);
 
 	if (p == NULL)
-		return reserve_err(s);
+		return reserve_err(s, 0);
 	memcpy(p, pkt, cap);
 	return fmt_pcap_record_end(s);
 }
@@ -76,9 +90,9 @@ fmt_pcap_put(struct fmt_sink *s, const struct fmt_frame *fr)
 		return 0;
 	len = fr->l2len + CODIF_HDR_LEN + fr->data_bytes;
 	cap = len < s->snaplen ? len : s->snaplen;
-	p = fmt_pcap_record(s, fr->t_ns, cap, len);
+	p = fmt_pkt_record(s, fr->iface, fr->t_ns, cap, len);
 	if (p == NULL)
-		return reserve_err(s);
+		return reserve_err(s, fr->iface);
 	n = fr->l2len < cap ? fr->l2len : cap;
 	if (n > 0)
 		memcpy(p, fr->l2, n);

@@ -218,6 +218,12 @@ wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan)
 	return r == NULL ? -ENOSPC : 0;
 }
 
+const char *
+wr_gate_scan(const struct wr_writer *w)
+{
+	return w->gate != NULL && w->gate->cur != NULL ? w->gate->cur->name : NULL;
+}
+
 bool
 wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t)
 {

@@ -40,6 +40,7 @@ wr_format_name(enum wr_format f)
 	case WR_RAW: return "raw";
 	case WR_CODIF: return "codif";
 	case WR_PCAP: return "pcap";
+	case WR_PCAPNG: return "pcapng";
 	}
 	return "?";
 }
@@ -89,8 +90,10 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 		o->format = WR_CODIF;
 	else if (strcmp(buf, "pcap") == 0)
 		o->format = WR_PCAP;
+	else if (strcmp(buf, "pcapng") == 0)
+		o->format = WR_PCAPNG;
 	else {
-		snprintf(err, len, "%s: '%s': format '%s', expected raw, codif or pcap",
+		snprintf(err, len, "%s: '%s': format '%s', expected raw, codif, pcap or pcapng",
 			 opt, spec, buf);
 		return -EINVAL;
 	}
@@ -204,8 +207,9 @@ wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec, char *err,
 			 "in %s, e.g. min-free=2G or min-free=5%%)", opt, spec, o->dir);
 		goto out;
 	}
-	if (o->all && o->format != WR_PCAP) {
-		snprintf(err, len, "%s: '%s': all=yes is for pcap (raw and codif are per antenna)",
+	if (o->all && !fmt_is_packets(o->format)) {
+		snprintf(err, len, "%s: '%s': all=yes is for pcap and pcapng (raw and codif are "
+			 "per antenna)",
 			 opt, spec);
 		goto out;
 	}
@@ -231,7 +235,8 @@ bad_free:
 		 "(5%%, 0.01%% to 99%%)", sub, val_of(items[i]));
 	goto out;
 bad:
-	snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...], FORMAT raw, codif or pcap",
+	snprintf(err, len, "%s: '%s': expected FORMAT:DIR[,key=value...], FORMAT raw, codif, pcap "
+		 "or pcapng",
 		 opt, spec ? spec : "");
 	return -EINVAL;
 }
@@ -438,7 +443,10 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 		.snaplen = w->o.snaplen,
 	};
 	struct fmt_raw_index ri;
-	char path[PATH_MAX], err[PATH_MAX + 128], dir[PATH_MAX];
+	struct fmt_iface ifs[WR_MAX_ANT];
+	char path[PATH_MAX], err[PATH_MAX + 128], dir[PATH_MAX], note[128];
+	const char *scan;
+	unsigned int i;
 	int rc;
 
 	/* a scan's files go to its own directory */
@@ -446,6 +454,25 @@ open_file(struct wr_writer *w, const struct antbuf *b, struct wr_out *out, int64
 	if (rc != 0) {
 		fail(w, rc, "a scan's directory");
 		return rc;
+	}
+	if (w->o.format == WR_PCAPNG) {
+		/* an interface per antenna: its own, or (all=yes) the writer's,
+		 * in source order (put_row's iface) */
+		memset(ifs, 0, sizeof(ifs));
+		fo.ifaces = ifs;
+		fo.nifaces = b != NULL ? 1 : w->n;
+		for (i = 0; i < fo.nifaces; i++) {
+			const struct antbuf *a = b != NULL ? b : w->src[i].b;
+
+			str_copy(ifs[i].name, sizeof(ifs[i].name), a->name);
+			ifs[i].ipv4 = a->src_ip;
+		}
+		fo.app = "dpdk-ibvcap " IBVCAP_VERSION;
+		scan = wr_gate_scan(w);
+		if (scan != NULL) {
+			snprintf(note, sizeof(note), "scan %s", scan);
+			fo.comment = note;
+		}
 	}
 	rc = fmt_file_name(path, sizeof(path), dir, w->o.prefix, b != NULL ? b->name : "all", t,
 			   wr_format_name(w->o.format));
@@ -765,8 +792,8 @@ in_row(const struct wr_out *out, unsigned int k, uint8_t flags)
  * stream's placeholder. *mask: the slots written, *valid: frames as
  * received. */
 static int
-put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint64_t *mask,
-	unsigned int *valid)
+put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint32_t iface,
+	uint64_t *mask, unsigned int *valid)
 {
 	const struct antbuf *b = s->b;
 	uint8_t ph[CODIF_HDR_LEN];
@@ -778,6 +805,7 @@ put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint6
 	*valid = 0;
 	memset(&fr, 0, sizeof(fr));
 	fr.data_bytes = b->g.data_bytes;
+	fr.iface = iface;
 	for (k = 0; k < b->g.nslots; k++) {
 		const struct antbuf_meta *m = antbuf_metap(b, v->pos, k);
 
@@ -830,7 +858,7 @@ put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 	unsigned int k;
 	int rc;
 
-	if (w->o.format == WR_PCAP)
+	if (fmt_is_packets(w->o.format))
 		return 0; /* a pcap holds packets that arrived, nothing else */
 	memset(&fr, 0, sizeof(fr));
 	fr.data_bytes = b->g.data_bytes;
@@ -860,7 +888,7 @@ placeholder_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 {
 	int rc;
 
-	if (w->o.format == WR_PCAP)
+	if (fmt_is_packets(w->o.format))
 		return 0;
 	rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
 	if (rc == 0)
@@ -895,7 +923,9 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 		out->last_index = v->index;
 		return 1;
 	}
-	rc = put_row(s, out, v, &mask, &valid);
+	/* pcapng all=yes: the antenna's interface is its place among the
+	 * writer's (open_file) */
+	rc = put_row(s, out, v, out == &w->all ? (uint32_t)(s - w->src) : 0, &mask, &valid);
 	if (rc != 0)
 		return rc;
 	if (!antbuf_commit(s->b, &s->cur, v)) {

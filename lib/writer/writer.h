@@ -19,7 +19,8 @@
 #define WR_MAX_ANT 64
 
 /** The formats a writer writes (lib/fmt's kinds). */
-enum wr_format { WR_RAW = FMT_RAW, WR_CODIF = FMT_CODIF, WR_PCAP = FMT_PCAP };
+enum wr_format { WR_RAW = FMT_RAW, WR_CODIF = FMT_CODIF, WR_PCAP = FMT_PCAP,
+		 WR_PCAPNG = FMT_PCAPNG };
 
 /** What a writer does when its directory's free space would fall below
  * its min-free (on-full=). */
@@ -37,7 +38,7 @@ struct wr_opts {
 	uint32_t snaplen;       /**< pcap: bytes kept per packet */
 	bool direct;            /**< try O_DIRECT */
 	bool sync;              /**< io=sync: one pwrite at a time (no io_uring) */
-	bool all;               /**< pcap: every antenna in one file */
+	bool all;               /**< pcap, pcapng: every antenna in one file */
 	bool from_oldest;       /**< start at the oldest row still in the ring */
 	uint64_t count;         /**< stop after this many frames (0: never) */
 	size_t bufsize;         /**< staging buffer per open file */
@@ -374,6 +375,8 @@ int wr_gate_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t
 uint32_t wr_gate_row(struct wr_writer *w, unsigned int ant, int64_t t_ns);
 /** The directory of a new file of the current row (made), its scan id. */
 int wr_gate_dir(struct wr_writer *w, char *dir, size_t len, uint32_t *scan);
+/** The name of the scan wr_gate_dir chose last (NULL: none, or no schedule). */
+const char *wr_gate_scan(const struct wr_writer *w);
 /** Whether data time t is inside scan (as the writer last saw it). */
 bool wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t);
 /** A row of ant (WR_MAX_ANT: all=yes) written in scan at frame index of clk. */

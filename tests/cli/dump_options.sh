@@ -6,7 +6,7 @@
 set -e
 D=$BUILD/app/dpdk-ibvcap-dump
 run_expect_fail "no --write" 1 "--write FORMAT:DIR is required" "$D" --file-prefix x
-run_expect_fail "bad format" 1 "--write: 'tar:/tmp': format 'tar', expected raw, codif or pcap" "$D" --write tar:/tmp
+run_expect_fail "bad format" 1 "--write: 'tar:/tmp': format 'tar', expected raw, codif, pcap or pcapng" "$D" --write tar:/tmp
 run_expect_fail "bad key" 1 "--write: 'colour': unknown key" "$D" --write codif:/tmp,colour=red
 run_expect_fail "bad rotate-size" 1 "--write rotate-size: '1Q': expected a size" "$D" --write codif:/tmp,rotate-size=1Q
 run_expect_fail "bad rotate-time" 1 "--write rotate-time: 'soon': expected a duration" "$D" --write codif:/tmp,rotate-time=soon

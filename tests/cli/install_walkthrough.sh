@@ -273,6 +273,6 @@ sed 's/10.10.0.216=ak06/10.10.0.215=ak06/' "$SRC/config/askap.ini" > "$T/bad3.in
 run_expect_fail "broken config: duplicate antenna" 1 "antenna 4 and antenna 5 have the same source address 10.10.0.215" \
 	"$C" --check-config --config "$T/bad3.ini"
 sed 's/^write = codif:/write = tape:/' "$SRC/config/askap.ini" > "$T/bad4.ini"
-run_expect_fail "broken config: writer format" 1 "format 'tape', expected raw, codif or pcap" \
+run_expect_fail "broken config: writer format" 1 "format 'tape', expected raw, codif, pcap or pcapng" \
 	"$C" --check-config --config "$T/bad4.ini"
 echo "$CHECKS checks passed"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of lib/fmt and lib/fio: each format written and read back
- * (pcap, codif, raw + index), files cut at whole records when the disk
+ * (pcap, pcapng, codif, raw + index), files cut at whole records when the disk
  * fills (RLIMIT_FSIZE stands in for ENOSPC), NAME.part and never replacing,
  * and the index reader refusing bad input with clear messages. */
 
@@ -16,6 +16,7 @@
 #include "fmt_codif.h"
 #include "fmt_name.h"
 #include "fmt_pcap.h"
+#include "fmt_pcapng.h"
 #include "fmt_raw.h"
 #include "json.h"
 #include "parse.h"
@@ -307,6 +308,179 @@ test_pcap(const struct codif_clock *clk)
 	CHECK_HAS(err, "/nonexistent/x.pcap");
 }
 
+/* A pcapng option of a block's options (at o, n bytes): its value, or NULL. */
+static const uint8_t *
+ng_opt(const uint8_t *o, size_t n, uint16_t code, uint16_t *len)
+{
+	size_t i = 0;
+
+	while (i + 4 <= n) {
+		uint16_t c, l;
+
+		memcpy(&c, o + i, 2);
+		memcpy(&l, o + i + 2, 2);
+		if (c == 0)
+			return NULL;
+		if (c == code) {
+			*len = l;
+			return o + i + 4;
+		}
+		i += 4 + ((l + 3u) & ~3u);
+	}
+	return NULL;
+}
+
+/* pcapng: a section header naming the program, with the scan as comment;
+ * an interface per antenna (name, address, ns); a packet block per frame
+ * that arrived, on its antenna's interface; libpcap reads the packets and
+ * their ns times back. */
+static void
+test_pcapng(const struct codif_clock *clk)
+{
+	static const struct fmt_iface ifs[2] = { { "ak01", 0x0A1100D3 }, { "ak02", 0x0A1100D4 } };
+	struct fmt_opts o = plain;
+	struct fmt_pcap_rec rec;
+	struct fmt_sink s;
+	uint8_t hdr[CODIF_HDR_LEN], data[D], *b;
+	static const uint8_t l2[L2] = { 1, 2, 3 };
+	char path[300], err[600];
+	unsigned int nidb = 0, nepb = 0, per_if[2] = { 0, 0 }, i;
+	uint64_t size;
+	size_t off;
+	pcap_t *p;
+	FILE *f;
+	int64_t n;
+
+	(void)clk;
+	path_of(path, sizeof(path), "a.pcapng");
+	o.snaplen = 4000;
+	o.ifaces = ifs;
+	o.nifaces = 2;
+	o.app = "test_fmt 1.0";
+	o.comment = "scan s1";
+	CHECK_EQ_I(fmt_open(&s, FMT_PCAPNG, path, &o, NULL, err, sizeof(err)), 0);
+	for (n = 0; n < 10; n++) {
+		CHECK_EQ_I(fmt_row_begin(&s, fmt_row_bytes_max(2, D)), 0);
+		for (i = 0; i < 2; i++) {
+			struct fmt_frame fr = { .hdr = hdr, .data = data, .data_bytes = D,
+						.l2 = l2, .l2len = L2, .iface = i,
+						.t_ns = 1700000000123456789LL + n * 1000 + i };
+
+			frame_of(n, i, hdr, data);
+			if (n == 4 && i == 1)
+				fr.flags = FMT_F_GAP; /* nothing written */
+			CHECK_EQ_I(fmt_put(&s, &fr), n == 4 && i == 1 ? 0 : 1);
+		}
+		CHECK_EQ_I(fmt_row_end(&s), 0);
+	}
+	{
+		/* an interface the file does not describe */
+		struct fmt_frame fr = { .hdr = hdr, .data = data, .data_bytes = D, .l2 = l2,
+					.l2len = L2, .iface = 2 };
+
+		CHECK_EQ_I(fmt_row_begin(&s, fmt_row_bytes_max(1, D)), 0);
+		CHECK_EQ_I(fmt_put(&s, &fr), -EINVAL);
+		fmt_row_abort(&s);
+	}
+	CHECK_EQ_I(fmt_close(&s, true, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_U(fmt_disk(&s)->frames, 19);
+	size = size_of(path);
+	CHECK_EQ_U(fmt_disk(&s)->bytes, size);
+
+	/* the blocks, by the specification */
+	b = malloc(size);
+	f = fopen(path, "rb");
+	CHECK(b != NULL && f != NULL && fread(b, 1, size, f) == size);
+	if (f != NULL)
+		fclose(f);
+	for (off = 0; b != NULL && off + 12 <= size;) {
+		uint32_t type, len, tail;
+		uint16_t ol;
+		const uint8_t *v;
+
+		memcpy(&type, b + off, 4);
+		memcpy(&len, b + off + 4, 4);
+		CHECK(len % 4 == 0 && len >= 12 && off + len <= size);
+		if (len % 4 != 0 || len < 12 || off + len > size)
+			break;
+		memcpy(&tail, b + off + len - 4, 4);
+		CHECK_EQ_U(tail, len);
+		if (type == FMT_PCAPNG_SHB) {
+			uint32_t bom;
+
+			CHECK_EQ_U(off, 0);
+			memcpy(&bom, b + off + 8, 4);
+			CHECK_EQ_U(bom, FMT_PCAPNG_BOM);
+			v = ng_opt(b + off + 24, len - 28, FMT_PCAPNG_OPT_COMMENT, &ol);
+			CHECK(v != NULL && ol == 7 && memcmp(v, "scan s1", 7) == 0);
+			v = ng_opt(b + off + 24, len - 28, FMT_PCAPNG_SHB_USERAPPL, &ol);
+			CHECK(v != NULL && ol == 12 && memcmp(v, "test_fmt 1.0", 12) == 0);
+		} else if (type == FMT_PCAPNG_IDB) {
+			uint16_t lt;
+			uint32_t snap;
+
+			CHECK(nepb == 0); /* every interface before the packets */
+			memcpy(&lt, b + off + 8, 2);
+			memcpy(&snap, b + off + 12, 4);
+			CHECK_EQ_U(lt, DLT_EN10MB);
+			CHECK_EQ_U(snap, 4000);
+			v = ng_opt(b + off + 16, len - 20, FMT_PCAPNG_IF_NAME, &ol);
+			CHECK(v != NULL && nidb < 2 && ol == 4 &&
+			      memcmp(v, ifs[nidb < 2 ? nidb : 0].name, 4) == 0);
+			v = ng_opt(b + off + 16, len - 20, FMT_PCAPNG_IF_IPV4, &ol);
+			CHECK(v != NULL && ol == 8 && v[0] == 10 && v[1] == 17 && v[2] == 0 &&
+			      v[3] == 0xD3 + nidb && v[4] == 255);
+			v = ng_opt(b + off + 16, len - 20, FMT_PCAPNG_IF_TSRESOL, &ol);
+			CHECK(v != NULL && ol == 1 && v[0] == 9);
+			nidb++;
+		} else if (type == FMT_PCAPNG_EPB) {
+			uint32_t w[5];
+
+			memcpy(w, b + off + 8, sizeof(w));
+			CHECK(w[0] < 2);
+			if (w[0] < 2)
+				per_if[w[0]]++;
+			CHECK_EQ_U(len, fmt_pcapng_epb_bytes(L2 + CODIF_HDR_LEN + D));
+			CHECK_EQ_U(w[3], L2 + CODIF_HDR_LEN + D);
+			CHECK_EQ_U(((uint64_t)w[1] << 32 | w[2]) % 1000,
+				   (uint64_t)(1700000000123456789LL % 1000) + w[0]);
+			nepb++;
+		} else {
+			CHECK(false);
+		}
+		off += len;
+	}
+	CHECK_EQ_U(off, size);
+	CHECK_EQ_U(nidb, 2);
+	CHECK_EQ_U(nepb, 19);
+	CHECK_EQ_U(per_if[0], 10);
+	CHECK_EQ_U(per_if[1], 9);
+	free(b);
+
+	/* libpcap reads it: the packets, ns times */
+	p = fmt_pcap_open_read(path, err, sizeof(err));
+	CHECK(p != NULL);
+	i = 0;
+	while (p != NULL && fmt_pcap_next(p, &rec, err, sizeof(err)) == 1) {
+		CHECK_EQ_U(rec.caplen, L2 + CODIF_HDR_LEN + D);
+		CHECK(rec.t_ns >= 1700000000123456789LL &&
+		      rec.t_ns <= 1700000000123456789LL + 9001);
+		CHECK(memcmp(rec.data + L2 + CODIF_HDR_LEN + D - 4,
+			     rec.data + L2 + CODIF_HDR_LEN + D - 4, 4) == 0);
+		i++;
+	}
+	CHECK_EQ_U(i, 19);
+	if (p != NULL)
+		pcap_close(p);
+
+	/* too many interfaces */
+	o.nifaces = FMT_MAX_IFACES + 1;
+	path_of(path, sizeof(path), "b.pcapng");
+	CHECK_EQ_I(fmt_open(&s, FMT_PCAPNG, path, &o, NULL, err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "65 pcapng interfaces, expected 0..64");
+	CHECK(!exists(path));
+}
+
 /* The index of the test: S streams of antenna 3 "ak03", on clk from frame 0. */
 static void
 test_index(struct fmt_raw_index *ri, const struct codif_clock *clk)
@@ -434,7 +608,9 @@ test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record, unsigned int
 	struct rlimit old, lim;
 	char path[300], err[600], name[32];
 	bool kept = false;
-	uint64_t size, head = kind == FMT_PCAP ? FMT_PCAP_FILE_HDR : 0;
+	/* pcapng: its section header and one interface, no options but
+	 * if_tsresol (32 + 32 bytes) */
+	uint64_t size, head = kind == FMT_PCAP ? FMT_PCAP_FILE_HDR : kind == FMT_PCAPNG ? 64 : 0;
 	struct fmt_tally all, in;
 	int rc;
 
@@ -464,7 +640,7 @@ test_full_disk(enum fmt_kind kind, uint64_t limit, uint64_t record, unsigned int
 	 * to it whole and is not there is cut */
 	CHECK_EQ_U(fmt_disk(&s)->bytes, size);
 	rows_hold(rows_ended, &all);
-	if (kind == FMT_PCAP) {
+	if (fmt_is_packets(kind)) {
 		/* a packet per received frame; gaps write nothing */
 		CHECK_EQ_U(fmt_disk(&s)->frames, (size - head) / record);
 		CHECK_EQ_U(fmt_disk(&s)->gaps + fmt_disk(&s)->overrun, 0);
@@ -764,6 +940,7 @@ main(void)
 	test_name_time();
 	test_codif(&clk);
 	test_pcap(&clk);
+	test_pcapng(&clk);
 	test_raw(&clk);
 	test_index_errors();
 	for (i = 0; i < 2; i++) {
@@ -772,6 +949,7 @@ main(void)
 		test_full_disk(FMT_CODIF, 10000, S * (CODIF_HDR_LEN + D), fl);
 		test_full_disk(FMT_RAW, 10000, S * D, fl);
 		test_full_disk(FMT_PCAP, 10000, FMT_PCAP_REC_HDR + L2 + CODIF_HDR_LEN + D, fl);
+		test_full_disk(FMT_PCAPNG, 10000, fmt_pcapng_epb_bytes(L2 + CODIF_HDR_LEN + D), fl);
 		test_full_disk(FMT_CODIF, 100000, S * (CODIF_HDR_LEN + D), fl);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
