@@ -319,6 +319,8 @@ struct seq {
 	uint32_t nheld, capheld;
 	size_t fb;
 	char err[ERRLEN];
+	struct cc_xres *x;          /* extract: a window over several inputs */
+	int64_t last_t;             /* extract: the newest row written */
 };
 
 static int
@@ -436,6 +438,140 @@ seq_hold(struct seq *c, const struct cframe *fr)
 	return 0;
 }
 
+/* ---- extract: a window of data time over several inputs -------------------- */
+
+static int seq_frame(void *ctx, const struct cc_frame_ev *ev);
+
+/* The output so far finished (kept, counted in the result) and the next
+ * frame starts another: a hole in the data time, a resync, new parameters. */
+static int
+seq_split(struct seq *c)
+{
+	struct cc_xres *x = c->x;
+	int rc = 0;
+
+	if (c->out.kind == FMT_RAW && !c->layout_known && c->nheld > 0 && seq_raw_open(c) != 0)
+		rc = -1;
+	if (c->out.open) {
+		if (cout_close(&c->out, rc == 0, c->err, sizeof(c->err)) != 0) {
+			rc = -1;
+		} else {
+			cout_report(&c->out, "");
+			if (x->nfiles < CC_XRES_FILES)
+				str_copy(x->file[x->nfiles], sizeof(x->file[0]),
+					 fio_path(&c->out.s.f));
+			x->nfiles++;
+			x->bytes += fmt_disk(&c->out.s)->bytes;
+		}
+		x->frames += c->out.frames;
+		x->placeholders += c->out.gaps;
+	}
+	fmt_raw_index_free(&c->out.ri);
+	fmt_raw_index_init(&c->out.ri);
+	c->out.open = false;
+	c->out.rows = c->out.frames = c->out.gaps = c->out.invalid = 0;
+	c->out.k = 0;
+	c->layout_known = false;
+	c->nheld = 0;
+	c->nframes = 0;
+	return rc;
+}
+
+/* A frame of an input: 1 in the window (written), 0 outside it (counted in
+ * the recording's span only), -1 an error. */
+static int
+seq_window(struct seq *c, const struct cc_frame_ev *ev)
+{
+	struct cc_xres *x = c->x;
+	int64_t t = codif_frame_time_ns(ev->h), fns = (int64_t)codif_frame_ns(ev->h);
+	unsigned int i;
+	bool have = c->out.open || c->nheld > 0;
+
+	if (x->rec_first == INT64_MIN || t < x->rec_first)
+		x->rec_first = t;
+	if (x->rec_end == INT64_MIN || t + fns > x->rec_end)
+		x->rec_end = t + fns;
+	if (t < x->from || t >= x->to)
+		return 0;
+	if (have && (t > c->last_t + fns ||
+		     (ev->flags & (CODIF_OUT_RESYNC | CODIF_OUT_NEW_PARAMS)) != 0) &&
+	    seq_split(c) != 0)
+		return -1;
+	if (x->first == INT64_MIN || t < x->first)
+		x->first = t;
+	if (x->end == INT64_MIN || t + fns > x->end)
+		x->end = t + fns;
+	if (!have || t > c->last_t)
+		c->last_t = t;
+	x->frame_ns = (uint64_t)fns;
+	for (i = 0; i < x->nstreams; i++)
+		if (same_ids(&x->ids[i], ev->h))
+			break;
+	if (i == x->nstreams && i < CC_XRES_STREAMS)
+		x->ids[x->nstreams++] = *ev->h;
+	return 1;
+}
+
+struct cc_xseq {
+	struct seq c;
+};
+
+struct cc_xseq *
+cc_xseq_new(const struct cc_conv_opts *o, struct cc_xres *x)
+{
+	struct cc_xseq *q = calloc(1, sizeof(*q));
+
+	if (q == NULL)
+		return NULL;
+	q->c.o = o;
+	q->c.out.o = o;
+	q->c.out.kind = kind_of(o->to);
+	q->c.x = x;
+	fmt_raw_index_init(&q->c.out.ri);
+	return q;
+}
+
+int
+cc_xseq_file(struct cc_xseq *q, const char *in, const struct cc_scan_opts *so, char *err,
+	     size_t errlen)
+{
+	struct seq *c = &q->c;
+	struct cc_file f;
+	int rc, status = 0;
+
+	c->f = &f;
+	rc = cc_inspect(&f, in, so, seq_frame, c);
+	/* a file ends with whole rows: a raw output's first row is whole */
+	if (rc == 0 && c->out.kind == FMT_RAW && !c->layout_known && c->nheld > 0)
+		rc = seq_raw_open(c) != 0 ? -1 : 0;
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", in, c->err[0] != '\0' ? c->err : strerror(-rc));
+		status = -1;
+	} else if (input_problems(&f) != CC_EXIT_OK) {
+		status = 1;
+	}
+	c->x->inputs++;
+	cc_file_free(&f);
+	c->f = NULL;
+	return status;
+}
+
+int
+cc_xseq_end(struct cc_xseq *q, char *err, size_t errlen)
+{
+	struct seq *c = &q->c;
+	int rc = seq_split(c);
+
+	if (rc != 0)
+		snprintf(err, errlen, "%s", c->err);
+	fmt_raw_index_free(&c->out.ri);
+	free(c->held);
+	free(c->held_h);
+	free(c->held_data);
+	free(q);
+	return rc;
+}
+
 static int
 seq_frame(void *ctx, const struct cc_frame_ev *ev)
 {
@@ -451,6 +587,11 @@ seq_frame(void *ctx, const struct cc_frame_ev *ev)
 		fr.src = ev->st->src;
 		fr.dst = ev->st->dst;
 		fr.port = ev->st->port;
+	}
+	if (c->x != NULL) {
+		rc = seq_window(c, ev);
+		if (rc <= 0)
+			return rc;
 	}
 	if (fmt_is_packets(c->out.kind) && (ev->filled || !cc_seq_placed(ev->cls))) {
 		if (ev->filled)

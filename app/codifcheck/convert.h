@@ -36,4 +36,39 @@ struct cc_conv_opts {
 /** Convert in. @return an exit status (0, 1 errors or input problems). */
 int cc_cmd_convert(const char *in, const struct cc_conv_opts *o);
 
+/* ---- extract: frames of a window of data time from several inputs -------- */
+
+#define CC_XRES_FILES 256
+#define CC_XRES_STREAMS 64
+
+/** What one antenna's inputs gave a window [from, to). */
+struct cc_xres {
+	int64_t from, to;            /**< the window (Unix ns of data time) */
+	int64_t first, end;          /**< written: the first frame's time, the last's
+					  end (INT64_MIN: none) */
+	int64_t rec_first, rec_end;  /**< the inputs read: their first frame and
+					  the end of their last (INT64_MIN: none) */
+	uint64_t frame_ns;
+	uint64_t frames, placeholders, bytes;
+	unsigned int nfiles, inputs, nstreams;
+	struct codif_hdr ids[CC_XRES_STREAMS]; /**< the streams written */
+	char file[CC_XRES_FILES][PATH_MAX];
+};
+
+struct cc_xseq;
+
+/**
+ * A window's frames from codif and raw inputs, in time order, into the
+ * outputs of o->to (o->outdir, formats.md names): one output while the
+ * rows follow each other, a new one at a hole, a resync or new
+ * parameters. x: from, to set; the rest zero, first/end/rec_* INT64_MIN.
+ */
+struct cc_xseq *cc_xseq_new(const struct cc_conv_opts *o, struct cc_xres *x);
+/** One input, read whole (constant memory). @return 0, 1 (the input had
+ * problems: reported, its good frames taken) or -1 (err says why). */
+int cc_xseq_file(struct cc_xseq *q, const char *in, const struct cc_scan_opts *so, char *err,
+		 size_t errlen);
+/** The last output finished; q freed. @return 0 or -1 (err). */
+int cc_xseq_end(struct cc_xseq *q, char *err, size_t errlen);
+
 #endif /* CC_CONVERT_H */

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "codif.h"
 #include "convert.h"
+#include "extract.h"
 #include "opt.h"
 #include "parse.h"
 #include "scan.h"
@@ -31,6 +32,9 @@ static const char usage_head[] =
 "  info FILE|DIR...       streams, parameters, times, counts, gaps, timing\n"
 "  verify FILE|DIR...     problems, with file offsets and UTC; exit 1 if any\n"
 "  convert FILE... --to F pcap->codif/raw, codif->pcap(ng)/raw, raw->codif/pcap(ng)\n"
+"  extract --from T --to T SOURCE... --out DIR\n"
+"                         the frames of data time [from, to) from files and\n"
+"                         directories (scans included), in their format or --format\n"
 "  help                   this text (also: codifcheck COMMAND --help)\n";
 
 static const char about_info[] =
@@ -76,6 +80,25 @@ static const char about_convert[] =
 "  file is never replaced without --force. Names follow formats.md:\n"
 "  OUTDIR/PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.EXT (time of the first frame).\n";
 
+static const char about_extract[] =
+"  Cuts the frames whose CODIF data time is in [--from, --to) out of\n"
+"  recorded files (formats.md names: PREFIX_ANTENNA_UTC.codif|raw|pcap|pcapng)\n"
+"  and directories (their files, and their subdirectories' files: scans).\n"
+"  Per antenna, its files in time order: file i holds [its time, the next\n"
+"  file's time), so only the files the window reaches are read (each whole,\n"
+"  in constant memory). codif and raw: rows in frame order across files and\n"
+"  rotations, into one output while rows follow each other (a new one at a\n"
+"  hole, a resync or new parameters), in the source's format or --format\n"
+"  (codif, raw, pcap, pcapng); gap frames as every writer writes them (codif\n"
+"  invalid zero-data frames, raw zeros listed in gaps, pcap nothing). pcap\n"
+"  and pcapng: the packets whose CODIF frame time is in the window, as they\n"
+"  are, to pcap or pcapng. OUT/PREFIX_extract.json (PREFIX: --prefix, else\n"
+"  codifcheck) reports what the window held and missed, in the shape of a\n"
+"  capture's trigger result (operations.md): result complete, partial or\n"
+"  empty; files; frames, placeholders; per antenna written_from/_to and the\n"
+"  spans before the recording (before_capture_*) and after it (not_arrived_*).\n"
+"  A window with no frame of the sources writes no file and exits 1.\n";
+
 static const char usage_tail[] =
 "Exit status: 0 clean; 1 problems found (verify), a file unrecognised,\n"
 "damaged or unreadable (info), or a conversion failed or its input had\n"
@@ -89,6 +112,8 @@ struct opts {
 	const char *select;   /* --antenna: among the --antenna-ip antennas */
 	bool check_only;      /* --check-config */
 	bool have_to;
+	struct cc_extract_opts ext;
+	bool have_from, have_until;
 	bool outdir_set;
 	int first;        /* the first FILE in argv (after the options) */
 };
@@ -161,6 +186,25 @@ set_dst(const struct opt_arg *a, char *err, size_t errlen)
 	struct opts *o = a->obj;
 
 	return parse_ipv4_port(a->opt, a->val, &o->conv.dst, &o->conv.port, err, errlen);
+}
+
+/* extract --from, --to: a UTC time */
+static int
+set_window(const struct opt_arg *a, char *err, size_t errlen)
+{
+	struct opts *o = a->obj;
+	bool from = strcmp(a->def->name, "from") == 0;
+
+	if (codif_parse_time(a->val, from ? &o->ext.from : &o->ext.to) != 0) {
+		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
+			 "2025-03-10T12:00:00.5Z or @1741608000.5", a->opt, a->val);
+		return -EINVAL;
+	}
+	if (from)
+		o->have_from = true;
+	else
+		o->have_until = true;
+	return 0;
 }
 
 static int
@@ -262,6 +306,27 @@ static const struct opt_def convert_opts[] = {
 	{ .name = NULL },
 };
 
+static const struct opt_def extract_opts[] = {
+	{"from", .kind = OPT_CUSTOM, .metavar = "TIME", .set = set_window,
+	 .help = "the window's start (data time, UTC; in it): 2025-03-10T12:00:00.5Z, "
+		 "@SECONDS (required)"},
+	{"to", .kind = OPT_CUSTOM, .metavar = "TIME", .set = set_window,
+	 .help = "the window's end (not in it), after --from (required)"},
+	{"out", .kind = OPT_CUSTOM, .metavar = "DIR", .set = set_outdir,
+	 .help = "an existing directory for the outputs and the report (required)"},
+	{"format", .kind = OPT_ENUM, .metavar = "FORMAT", .names = fmt_names,
+	 .values = fmt_values, .def = "each source's own", OPT_AT(O, ext.conv.to),
+	 OPT_SEEN(O, ext.have_format),
+	 .help = "codif, pcap, pcapng or raw (pcap sources: pcap or pcapng)"},
+	{"prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "the sources'",
+	 .set = set_prefix, .help = "name prefix of the outputs and of PREFIX_extract.json "
+		 "(default codifcheck_extract.json)"},
+	{"force", .kind = OPT_FLAG, OPT_AT(O, conv.force), .help = "replace existing output files"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
 /* the rows of every command (the timelines, the capture filter, the
  * problem list); after the parse, conv takes chk's */
 static const struct opt_def common_opts[] = {
@@ -288,7 +353,8 @@ static const struct opt_def common_opts[] = {
 		 "outputs and --antenna takes it"},
 	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all", OPT_PTR(O, select),
 	 .help = "captures: only these of the --antenna-ip antennas (names or indices); the "
-		 "others count as from no antenna"},
+		 "others count as from no antenna; extract: only the files of these antennas "
+		 "(the ANTENNA of their names)"},
 	{"group", .kind = OPT_CUSTOM, .metavar = "IP:PORT[,...]", .set = set_filter,
 	 .help = "captures: only these destinations are groups"},
 	{"check-config", .kind = OPT_FLAG, .flags = OPT_F_ACTION, OPT_AT(O, check_only),
@@ -298,9 +364,9 @@ static const struct opt_def common_opts[] = {
 };
 #undef O
 
-enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT };
+enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT };
 
-static const char *const cmd_name[] = { "info", "verify", "convert" };
+static const char *const cmd_name[] = { "info", "verify", "convert", "extract" };
 
 #define CC_CMD(NAME, USAGE, ABOUT, TAB) {                                   \
 	.prog = "codifcheck " NAME, .usage = USAGE, .about = ABOUT,         \
@@ -315,6 +381,8 @@ static const struct opt_cmd cmds[] = {
 			      about_verify, verify_opts),
 	[CMD_CONVERT] = CC_CMD("convert", "codifcheck convert --to FORMAT [options] FILE...\n",
 			       about_convert, convert_opts),
+	[CMD_EXTRACT] = CC_CMD("extract", "codifcheck extract --from TIME --to TIME --out DIR "
+			       "[options] FILE|DIR...\n", about_extract, extract_opts),
 };
 
 static void
@@ -399,7 +467,8 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 			"--max-gap: %s\n", cmd_name[cmd], err);
 		return -1;
 	}
-	if (o->select != NULL && select_filter(&o->filter, o->select, err, sizeof(err)) != 0) {
+	if (cmd != CMD_EXTRACT && o->select != NULL &&
+	    select_filter(&o->filter, o->select, err, sizeof(err)) != 0) {
 		fprintf(stderr, "codifcheck %s: %s\n", cmd_name[cmd], err);
 		return -1;
 	}
@@ -411,6 +480,22 @@ parse_args(int cmd, int argc, char **argv, struct opts *o)
 		fprintf(stderr, "codifcheck %s: no FILE given (try codifcheck %s --help)\n",
 			cmd_name[cmd], cmd_name[cmd]);
 		return -1;
+	}
+	if (cmd == CMD_EXTRACT) {
+		if (!o->have_from || !o->have_until || !o->outdir_set) {
+			fprintf(stderr, "codifcheck extract: --from, --to and --out are required "
+				"(try codifcheck extract --help)\n");
+			return -1;
+		}
+		if (o->ext.to <= o->ext.from) {
+			char a[CODIF_TIMESTR_LEN], b[CODIF_TIMESTR_LEN];
+
+			fprintf(stderr, "codifcheck extract: --to: '%s': expected a time after "
+				"--from (%s): the window is [from, to)\n",
+				codif_time_str(o->ext.to, b, sizeof(b)),
+				codif_time_str(o->ext.from, a, sizeof(a)));
+			return -1;
+		}
 	}
 	if (cmd == CMD_CONVERT) {
 		if (!o->have_to) {
@@ -464,8 +549,8 @@ main(int argc, char **argv)
 	}
 	cmd = find_cmd(argv[1]);
 	if (cmd < 0) {
-		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify "
-			"or convert (try codifcheck --help)\n", argv[1]);
+		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify, "
+			"convert or extract (try codifcheck --help)\n", argv[1]);
 		return CC_EXIT_USAGE;
 	}
 	rc = parse_args(cmd, argc - 1, argv + 1, &o);
@@ -478,6 +563,15 @@ main(int argc, char **argv)
 		return cc_cmd_info(argv + o.first, argc - o.first, &o.chk);
 	case CMD_VERIFY:
 		return cc_cmd_verify(argv + o.first, argc - o.first, &o.chk);
+	case CMD_EXTRACT: {
+		struct opts *p = &o;
+		struct cc_conv_opts to_fmt = p->ext.conv;
+
+		p->ext.conv = p->conv;
+		p->ext.conv.to = to_fmt.to;
+		p->ext.antennas = p->select;
+		return cc_cmd_extract(argv + o.first, argc - o.first, &p->ext);
+	}
 	default:
 		for (i = o.first; i < argc; i++)
 			if (cc_cmd_convert(argv[i], &o.conv) != CC_EXIT_OK)

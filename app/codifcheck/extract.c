@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* codifcheck extract: the sources' files by antenna, in time order (their
+ * formats.md names say when each begins); only the files the window
+ * reaches are read; codif and raw through convert's rows (cc_xseq), pcap
+ * and pcapng packet by packet; a report in a trigger's shape. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "extract.h"
+#include "fmt_name.h"
+#include "fmt_pcap.h"
+#include "json.h"
+#include "names.h"
+#include "parse.h"
+
+#define ERRLEN (PATH_MAX + 512)
+#define MAX_FILES 65536
+
+/* A source file and what its name says. */
+struct xfile {
+	char path[PATH_MAX];
+	struct cc_name nm;
+	enum cc_fmt fmt;
+	unsigned int group;
+};
+
+/* One antenna's files of one format. */
+struct xgroup {
+	char ant[CC_NAME_PART_LEN];
+	enum cc_fmt fmt;
+	unsigned int first, n;       /* its files in the sorted list */
+	int64_t rec_first;           /* its first file's time: the recording's start */
+	struct cc_xres *res;
+	uint64_t streams_hint;
+	bool read_last;              /* its last file was read: rec_end known */
+};
+
+struct xlist {
+	struct xfile *f;
+	unsigned int n, cap;
+};
+
+static enum cc_fmt
+fmt_of_ext(const char *ext)
+{
+	if (strcmp(ext, "codif") == 0)
+		return CC_FMT_CODIF;
+	if (strcmp(ext, "raw") == 0)
+		return CC_FMT_RAW;
+	if (strcmp(ext, "pcap") == 0)
+		return CC_FMT_PCAP;
+	if (strcmp(ext, "pcapng") == 0)
+		return CC_FMT_PCAPNG;
+	return CC_FMT_UNKNOWN;
+}
+
+/* A file of a recording: a formats.md name of codif, raw, pcap or pcapng,
+ * complete (not .part); anything else (indexes, scan indexes, .part) is
+ * passed over. */
+static int
+add_file(struct xlist *l, const char *path, bool named, char *err, size_t errlen)
+{
+	struct xfile *x;
+	struct cc_name nm;
+
+	if (cc_parse_name(path, &nm) != 0 || nm.part || fmt_of_ext(nm.ext) == CC_FMT_UNKNOWN) {
+		if (!named)
+			return 0;
+		snprintf(err, errlen, "%s: not a recorded file (expected a formats.md name, "
+			 "PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.codif|raw|pcap|pcapng, complete: "
+			 "no .part)", path);
+		return -EINVAL;
+	}
+	if (l->n == l->cap) {
+		unsigned int nc = l->cap ? l->cap * 2 : 64;
+		struct xfile *v;
+
+		if (nc > MAX_FILES) {
+			snprintf(err, errlen, "%s: more than %d files", path, MAX_FILES);
+			return -E2BIG;
+		}
+		v = realloc(l->f, nc * sizeof(*v));
+		if (v == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		l->f = v;
+		l->cap = nc;
+	}
+	x = &l->f[l->n++];
+	memset(x, 0, sizeof(*x));
+	str_copy(x->path, sizeof(x->path), path);
+	x->nm = nm;
+	x->fmt = fmt_of_ext(nm.ext);
+	return 0;
+}
+
+/* A directory: its files, and its subdirectories' (scans) one level down. */
+static int
+add_dir(struct xlist *l, const char *dir, int depth, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (d == NULL) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char p[PATH_MAX];
+		struct stat sb;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p))
+			continue;
+		if (stat(p, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode) && depth == 0)
+			rc = add_dir(l, p, 1, err, errlen);
+		else if (S_ISREG(sb.st_mode))
+			rc = add_file(l, p, false, err, errlen);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+by_group_time(const void *a, const void *b)
+{
+	const struct xfile *x = a, *y = b;
+	int c = strcmp(x->nm.antenna, y->nm.antenna);
+
+	if (c != 0)
+		return c;
+	if (x->fmt != y->fmt)
+		return x->fmt < y->fmt ? -1 : 1;
+	if (x->nm.utc_ns != y->nm.utc_ns)
+		return x->nm.utc_ns < y->nm.utc_ns ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* Whether antenna is in the --antenna list (NULL: all). */
+static bool
+wanted(const char *list, const char *ant)
+{
+	size_t n = strlen(ant);
+	const char *p = list;
+
+	if (list == NULL)
+		return true;
+	while ((p = strstr(p, ant)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* pcap, pcapng: the packets whose frame time (fmt_name_time: the CODIF
+ * frame's, else the arrival) is in the window, as they are. */
+struct pkt_out {
+	struct fmt_sink s;
+	bool open;
+	enum fmt_kind kind;
+	struct fmt_iface ifc;
+	uint64_t frames;
+};
+
+static int
+pkt_file(const struct cc_extract_opts *o, struct xgroup *g, struct pkt_out *po,
+	 const struct xfile *xf, char *err, size_t errlen)
+{
+	struct cc_xres *x = g->res;
+	struct fmt_pcap_rec r;
+	pcap_t *p = fmt_pcap_open_read(xf->path, err, errlen);
+	int rc;
+
+	if (p == NULL)
+		return -1;
+	x->inputs++;
+	while ((rc = fmt_pcap_next(p, &r, err, errlen)) == 1) {
+		int64_t t = fmt_name_time(r.data, r.caplen, r.len, r.t_ns);
+		uint8_t *d;
+
+		if (x->rec_first == INT64_MIN || t < x->rec_first)
+			x->rec_first = t;
+		if (x->rec_end == INT64_MIN || t >= x->rec_end)
+			x->rec_end = t + 1;
+		if (t < x->from || t >= x->to)
+			continue;
+		if (!po->open) {
+			struct fmt_opts fo = { .bufsize = 4u << 20, .snaplen = 65535,
+					       .fio_flags = o->conv.force ? FIO_REPLACE : 0,
+					       .ifaces = &po->ifc, .nifaces = 1,
+					       .app = "codifcheck " IBVCAP_VERSION };
+			char path[PATH_MAX];
+
+			str_copy(po->ifc.name, sizeof(po->ifc.name), g->ant);
+			if (fmt_file_name(path, sizeof(path), o->conv.outdir,
+					  o->conv.prefix != NULL ? o->conv.prefix : xf->nm.prefix,
+					  g->ant, t, fmt_name(po->kind)) != 0) {
+				snprintf(err, errlen, "output name too long");
+				rc = -1;
+				break;
+			}
+			if (fmt_open(&po->s, po->kind, path, &fo, NULL, err, errlen) != 0) {
+				rc = -1;
+				break;
+			}
+			po->open = true;
+		}
+		d = fmt_pcap_record(&po->s, r.t_ns, r.caplen, r.len);
+		if (d == NULL) {
+			snprintf(err, errlen, "%s: %s", fio_part(&po->s.f),
+				 strerror(fio_error(&po->s.f) ? fio_error(&po->s.f) : E2BIG));
+			rc = -1;
+			break;
+		}
+		memcpy(d, r.data, r.caplen);
+		if (fmt_pcap_record_end(&po->s) != 0) {
+			snprintf(err, errlen, "%s: %s", fio_part(&po->s.f),
+				 strerror(fio_error(&po->s.f)));
+			rc = -1;
+			break;
+		}
+		po->frames++;
+		if (x->first == INT64_MIN || t < x->first)
+			x->first = t;
+		if (x->end == INT64_MIN || t >= x->end)
+			x->end = t + 1;
+	}
+	pcap_close(p);
+	return rc < 0 ? -1 : 0;
+}
+
+static int
+pkt_end(struct cc_xres *x, struct pkt_out *po, char *err, size_t errlen)
+{
+	if (!po->open)
+		return 0;
+	po->open = false;
+	if (fmt_close(&po->s, true, NULL, err, errlen) != 0)
+		return -1;
+	printf("codifcheck: wrote %s (%" PRIu64 " packets)\n", fio_path(&po->s.f), po->frames);
+	str_copy(x->file[0], sizeof(x->file[0]), fio_path(&po->s.f));
+	x->nfiles = 1;
+	x->frames = po->frames;
+	x->bytes = fmt_disk(&po->s)->bytes;
+	return 0;
+}
+
+/* rows x streams of [from, to), as a trigger counts its spans */
+static uint64_t
+span_frames(const struct cc_xres *x, int64_t from, int64_t to)
+{
+	if (to <= from || x->frame_ns == 0)
+		return 0;
+	return (uint64_t)((to - from + (int64_t)x->frame_ns - 1) / (int64_t)x->frame_ns) *
+	       (x->nstreams ? x->nstreams : 1);
+}
+
+static void
+span(json_t *o, const char *what, int64_t from, int64_t to, uint64_t frames)
+{
+	char k[64], t[CODIF_TIMESTR_LEN];
+
+	if (to <= from)
+		return;
+	snprintf(k, sizeof(k), "%s_from", what);
+	js_str(o, k, codif_time_str(from, t, sizeof(t)));
+	snprintf(k, sizeof(k), "%s_to", what);
+	js_str(o, k, codif_time_str(to, t, sizeof(t)));
+	snprintf(k, sizeof(k), "%s_frames", what);
+	js_u64(o, k, frames);
+}
+
+int
+cc_cmd_extract(char **src, int n, const struct cc_extract_opts *o)
+{
+	struct xlist l = { 0 };
+	struct xgroup *g = NULL;
+	unsigned int ng = 0, i, k, nread = 0;
+	uint64_t frames = 0, ph = 0, bytes = 0, nfiles = 0, before = 0, after = 0;
+	char err[ERRLEN], t0[CODIF_TIMESTR_LEN], t1[CODIF_TIMESTR_LEN], rpath[PATH_MAX];
+	const char *fmt_out = NULL;
+	json_t *root = NULL, *files, *ants;
+	int status = CC_EXIT_OK, rc = 0;
+	bool empty = true, complete = true;
+
+	err[0] = '\0';
+	codif_time_str(o->from, t0, sizeof(t0));
+	codif_time_str(o->to, t1, sizeof(t1));
+	for (i = 0; i < (unsigned int)n && rc == 0; i++) {
+		struct stat sb;
+
+		if (stat(src[i], &sb) != 0) {
+			snprintf(err, sizeof(err), "%s: %s", src[i], strerror(errno));
+			rc = -1;
+		} else if (S_ISDIR(sb.st_mode)) {
+			rc = add_dir(&l, src[i], 0, err, sizeof(err));
+		} else {
+			rc = add_file(&l, src[i], true, err, sizeof(err));
+		}
+	}
+	if (rc != 0)
+		goto fail;
+	if (l.n > 1)
+		qsort(l.f, l.n, sizeof(*l.f), by_group_time);
+	/* groups: an antenna's files of one format, in time order */
+	g = calloc(l.n ? l.n : 1, sizeof(*g));
+	if (g == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (!wanted(o->antennas, l.f[i].nm.antenna))
+			continue;
+		if (ng > 0 && strcmp(g[ng - 1].ant, l.f[i].nm.antenna) == 0) {
+			if (g[ng - 1].fmt != l.f[i].fmt) {
+				snprintf(err, sizeof(err), "antenna %s: files of two formats (%s and "
+					 "%s, e.g. %s): give the sources of one", g[ng - 1].ant,
+					 cc_fmt_name(g[ng - 1].fmt), cc_fmt_name(l.f[i].fmt),
+					 l.f[i].path);
+				goto fail;
+			}
+			g[ng - 1].n++;
+			continue;
+		}
+		str_copy(g[ng].ant, sizeof(g[ng].ant), l.f[i].nm.antenna);
+		g[ng].fmt = l.f[i].fmt;
+		g[ng].first = i;
+		g[ng].n = 1;
+		g[ng].rec_first = l.f[i].nm.utc_ns;
+		ng++;
+	}
+	if (ng == 0) {
+		snprintf(err, sizeof(err), "no recorded file%s in the sources (formats.md names: "
+			 "PREFIX_ANTENNA_UTC.codif|raw|pcap|pcapng)",
+			 o->antennas != NULL ? " of the antennas asked for" : "");
+		goto fail;
+	}
+	root = json_object();
+	js_str(root, "result", "");
+	js_str(root, "from", t0);
+	js_str(root, "to", t1);
+	js_str(root, "dir", o->conv.outdir);
+	files = json_array();
+	ants = json_object();
+	for (k = 0; k < ng; k++) {
+		struct xgroup *gr = &g[k];
+		struct cc_conv_opts co = o->conv;
+		struct cc_xres *x = calloc(1, sizeof(*x));
+		struct cc_scan_opts so;
+		struct cc_xseq *q = NULL;
+		struct pkt_out po;
+		bool pkt_in = gr->fmt == CC_FMT_PCAP || gr->fmt == CC_FMT_PCAPNG;
+		int64_t rec_end;
+		json_t *a;
+
+		if (x == NULL) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+		gr->res = x;
+		x->from = o->from;
+		x->to = o->to;
+		x->first = x->end = x->rec_first = x->rec_end = INT64_MIN;
+		co.to = o->have_format ? o->conv.to : gr->fmt;
+		if (fmt_out == NULL)
+			fmt_out = cc_fmt_name(co.to);
+		if (pkt_in && co.to != CC_FMT_PCAP && co.to != CC_FMT_PCAPNG) {
+			snprintf(err, sizeof(err), "antenna %s: pcap sources extract to pcap or "
+				 "pcapng (to make codif or raw of them, convert the extracted "
+				 "file: codifcheck convert)", gr->ant);
+			free(x);
+			gr->res = NULL;
+			goto fail;
+		}
+		memset(&so, 0, sizeof(so));
+		so.tl = o->conv.tl;
+		so.max_problems = o->conv.max_problems;
+		memset(&po, 0, sizeof(po));
+		po.kind = co.to == CC_FMT_PCAPNG ? FMT_PCAPNG : FMT_PCAP;
+		if (!pkt_in && (q = cc_xseq_new(&co, x)) == NULL) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+		/* file i holds [its time, the next file's time): read only those
+		 * the window reaches */
+		for (i = gr->first; i < gr->first + gr->n; i++) {
+			bool last = i + 1 == gr->first + gr->n;
+			int64_t t_next = last ? INT64_MAX : l.f[i + 1].nm.utc_ns;
+			int r;
+
+			if (l.f[i].nm.utc_ns >= o->to || t_next <= o->from)
+				continue;
+			nread++;
+			if (last)
+				gr->read_last = true;
+			if (pkt_in)
+				r = pkt_file(o, gr, &po, &l.f[i], err, sizeof(err));
+			else
+				r = cc_xseq_file(q, l.f[i].path, &so, err, sizeof(err));
+			if (r < 0) {
+				if (q != NULL)
+					cc_xseq_end(q, t0, 0);
+				else if (po.open)
+					fmt_close(&po.s, false, NULL, t0, 0);
+				goto fail;
+			}
+			if (r > 0)
+				status = CC_EXIT_PROBLEMS;
+		}
+		if (q != NULL ? cc_xseq_end(q, err, sizeof(err)) != 0 :
+				pkt_end(x, &po, err, sizeof(err)) != 0)
+			goto fail;
+		/* what the window held and missed, as a trigger says it */
+		a = js_obj(ants, gr->ant);
+		js_u64(a, "files", x->nfiles);
+		js_u64(a, "frames", x->frames);
+		js_u64(a, "placeholders", x->placeholders);
+		js_u64(a, "streams", x->nstreams);
+		js_u64(a, "inputs_read", x->inputs);
+		js_u64(a, "inputs", gr->n);
+		if (x->first != INT64_MIN) {
+			js_str(a, "written_from", codif_time_str(x->first, t0, sizeof(t0)));
+			js_str(a, "written_to", codif_time_str(x->end, t0, sizeof(t0)));
+		}
+		js_str(a, "recording_first", codif_time_str(gr->rec_first, t0, sizeof(t0)));
+		rec_end = gr->read_last ? x->rec_end : INT64_MAX;
+		if (rec_end != INT64_MAX && rec_end != INT64_MIN)
+			js_str(a, "recording_end", codif_time_str(rec_end, t0, sizeof(t0)));
+		{
+			int64_t bf = o->from, bt = gr->rec_first < o->to ? gr->rec_first : o->to;
+			int64_t af = rec_end > o->from ? rec_end : o->from, at = o->to;
+			uint64_t nb = span_frames(x, bf, bt), na = span_frames(x, af, at);
+
+			span(a, "before_capture", bf, bt, nb);
+			if (rec_end != INT64_MIN)
+				span(a, "not_arrived", af, at, na);
+			before += nb;
+			after += na;
+			js_bool(a, "complete", x->frames > 0 && bt <= bf &&
+				(rec_end == INT64_MIN || at <= af));
+			if (!(x->frames > 0 && bt <= bf && (rec_end == INT64_MIN || at <= af)))
+				complete = false;
+		}
+		for (i = 0; i < x->nfiles && i < CC_XRES_FILES; i++)
+			json_array_append_new(files, json_string(x->file[i]));
+		frames += x->frames;
+		ph += x->placeholders;
+		bytes += x->bytes;
+		nfiles += x->nfiles;
+		if (x->frames + x->placeholders > 0)
+			empty = false;
+	}
+	codif_time_str(o->from, t0, sizeof(t0));
+	js_str(root, "result", empty ? "empty" : complete ? "complete" : "partial");
+	js_str(root, "format", fmt_out != NULL ? fmt_out : "?");
+	js_u64(root, "files_written", nfiles);
+	js_u64(root, "frames", frames);
+	js_u64(root, "placeholders", ph);
+	js_u64(root, "bytes", bytes);
+	js_u64(root, "overwritten_frames", 0);
+	js_u64(root, "before_capture_frames", before);
+	js_u64(root, "not_arrived_frames", after);
+	js_u64(root, "lost_while_dumping", 0);
+	js_u64(root, "inputs_read", nread);
+	js_u64(root, "inputs", l.n);
+	json_object_set_new(root, "files", files);
+	json_object_set_new(root, "antennas", ants);
+	if ((size_t)snprintf(rpath, sizeof(rpath), "%s/%s_extract.json", o->conv.outdir,
+			     o->conv.prefix != NULL ? o->conv.prefix : "codifcheck") >= sizeof(rpath) ||
+	    js_write_file(root, rpath, err, sizeof(err)) != 0) {
+		if (err[0] == '\0')
+			snprintf(err, sizeof(err), "report name too long");
+		goto fail;
+	}
+	if (empty) {
+		fprintf(stderr, "codifcheck extract: the window [%s, %s) holds no frame of the "
+			"sources (%u files read of %u): nothing written; report %s\n", t0, t1,
+			nread, l.n, rpath);
+		status = CC_EXIT_PROBLEMS;
+	} else {
+		printf("codifcheck: extract [%s, %s): %s: %" PRIu64 " files, %" PRIu64 " frames, %"
+		       PRIu64 " gap frames, %" PRIu64 " frames of the window before the recording, %"
+		       PRIu64 " after it; %u of %u input files read; report %s\n", t0, t1,
+		       empty ? "empty" : complete ? "complete" : "partial", nfiles, frames, ph,
+		       before, after, nread, l.n, rpath);
+	}
+	goto out;
+fail:
+	fprintf(stderr, "codifcheck extract: %s\n", err);
+	status = CC_EXIT_PROBLEMS;
+out:
+	for (k = 0; k < ng; k++)
+		free(g[k].res);
+	free(g);
+	free(l.f);
+	json_decref(root);
+	return status;
+}
