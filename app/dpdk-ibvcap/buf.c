@@ -52,7 +52,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		return 0;
 	ibv_instance_name(bf->instance);
 	ibv_buffer_rows(c, &g.nrows, &g.window);
-	g.nslots = c->layout.ngroup * c->threads;
+	g.nslots = ibv_slots(c);
 	g.data_bytes = c->data_bytes;
 	bf->threads = c->threads;
 	bf->geom = g;

@@ -142,7 +142,7 @@ ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
 		p->retained = c->retain_ns != 0;
 		p->grown = !p->retained && p->rows > r; /* the window asked for more */
 	}
-	p->nslots = c->layout.ngroup * c->threads;
+	p->nslots = ibv_slots(c);
 	if (!c->buffers)
 		return;
 	g.nrows = p->rows;
@@ -152,6 +152,19 @@ ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p)
 	p->host_bytes = antbuf_size(&g, c->gpu < 0);
 	if (c->gpu >= 0)
 		p->gpu_bytes = antbuf_payload_size(&g);
+}
+
+unsigned int
+ibv_slots(const struct ibv_config *c)
+{
+	unsigned int n, spare;
+
+	if (c->slots != 0)
+		return c->slots;
+	n = c->layout.ngroup * c->threads;
+	spare = n / 4 > 0 ? n / 4 : 1;
+	n += spare;
+	return n > ANTBUF_MAX_SLOTS ? ANTBUF_MAX_SLOTS : n;
 }
 
 uint32_t
@@ -519,11 +532,27 @@ PRINT_FN(print_ring)
 			 "window", p.asked);
 	else if (p.retained)
 		snprintf(w, sizeof(w), ", from --retain (not --ring)");
-	fprintf(f, "ring = %u   # frames per antenna%s (%u streams x %u bytes); buffer %s%s "
+	fprintf(f, "ring = %u   # frames per antenna%s (%u slots x %u bytes); buffer %s%s "
 		"per antenna, %u antennas: %s\n", p.rows, w, p.nslots, c->data_bytes,
 		bytes_str(p.host_bytes, b, sizeof(b)),
 		c->gpu >= 0 ? " of metadata (payload in GPU memory)" : "", c->layout.nant,
 		bytes_str(p.host_bytes * c->layout.nant, t, sizeof(t)));
+}
+
+/* slots: the number in effect, and where it comes from */
+PRINT_FN(print_slots)
+{
+	const struct ibv_config *c = obj;
+	unsigned int n = ibv_slots(c);
+
+	(void)cmd;
+	if (c->slots != 0)
+		fprintf(f, "%s = %u   # slots per antenna buffer (streams it records)\n", d->name, n);
+	else
+		fprintf(f, "%s = auto   # %u slots per antenna buffer: %u groups x %u threads + "
+			"%u spare%s\n", d->name, n, c->layout.ngroup, c->threads,
+			n - (c->layout.ngroup * c->threads < n ? c->layout.ngroup * c->threads : n),
+			c->layout.ngroup * c->threads + 1 > ANTBUF_MAX_SLOTS ? " (at most 64)" : "");
 }
 
 /* retain: the time, and the rows it takes */
@@ -659,6 +688,12 @@ static const struct opt_def ibv_opts[] = {
 	 OPT_AT(C, threads),
 	 .help = "CODIF threads per antenna and group (informs buffer sizing, never assumed "
 		 "by the checks)"},
+	{"slots", .kind = OPT_UINT, .section = "antennas", .metavar = "N", .min = 1,
+	 .max = ANTBUF_MAX_SLOTS, .zero = "auto", OPT_AT(C, slots), .print = print_slots,
+	 .help = "streams each antenna buffer records: a stream (source, destination, "
+		 "CODIF station, group, secondary and thread ids) takes a slot as it first "
+		 "comes; later ones are counted not_recorded (no-slot) (auto: groups x "
+		 "threads and a quarter more, at least one, spare)"},
 	{"mtu", .kind = OPT_UINT, .section = "ports", .metavar = "N", .min = 1280, .max = 16000,
 	 OPT_AT(C, mtu), .help = "MTU to set"},
 	{"mbuf-size", .kind = OPT_SIZE, .section = "ports", .metavar = "N", .min = 2048,
@@ -996,11 +1031,11 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 		char why[256];
 
 		ibv_buffer_rows(c, &g.nrows, &g.window);
-		g.nslots = l->ngroup * c->threads;
+		g.nslots = ibv_slots(c);
 		g.data_bytes = c->data_bytes;
 		if (antbuf_geom_check(&g, why, sizeof(why)) != 0)
 			return err_set(err, len, -EINVAL, "antenna buffers (--ring, --reorder-window, "
-				    "--groups x --threads, --data-bytes): %s", why);
+				    "--slots (auto: groups x threads + spare), --data-bytes): %s", why);
 	}
 	if (c->nwrite > 0 && !c->buffers)
 		return err_set(err, len, -EINVAL, "--write needs the antenna buffers: it excludes --no-buffers");

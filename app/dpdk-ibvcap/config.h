@@ -59,6 +59,8 @@ struct ibv_config {
 	struct acct_layout layout;   /**< antennas and groups */
 	int group_port[ACCT_MAX_GROUPS]; /**< port index joining each group */
 	unsigned int threads;        /**< CODIF threads per antenna and group (info) */
+	unsigned int slots;          /**< buffer slots per antenna (streams it
+					  records), 0: auto (ibv_slots) */
 
 	uint32_t mtu;
 	uint32_t mbuf_size;          /**< data room incl. headroom, 0 = auto */
@@ -160,10 +162,19 @@ struct ibv_buf_plan {
 	uint64_t retain_rows; /**< --retain as rows at --frame-rate (0: none) */
 	bool retained;        /**< rows come from --retain (more than --ring) */
 	bool grown;           /**< rows > asked rounded up: twice the window */
-	unsigned int nslots;  /**< streams per antenna: groups x threads */
+	unsigned int nslots;  /**< slots per antenna (ibv_slots) */
 	uint64_t host_bytes;  /**< one antenna's buffer in shared memory, exact */
 	uint64_t gpu_bytes;   /**< its payload in GPU memory (--gpu), else 0 */
 };
+
+/**
+ * Slots per antenna buffer: --slots, or auto: groups x threads with a
+ * quarter more (at least one) spare for streams nobody declared (a stray
+ * station must not take a real stream's place), at most ANTBUF_MAX_SLOTS.
+ * A stream gets a slot by its identity as it first comes; one that finds
+ * none free is counted not_recorded (no-slot).
+ */
+unsigned int ibv_slots(const struct ibv_config *c);
 
 /** What the buffers of c take, per antenna (0 bytes with --no-buffers). */
 void ibv_buffer_plan(const struct ibv_config *c, struct ibv_buf_plan *p);

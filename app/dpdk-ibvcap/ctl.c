@@ -179,6 +179,56 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 }
 
 void
+ibv_unrecorded_print(struct ibv_app *app, FILE *f)
+{
+	const struct acct_layout *l = &app->cfg.layout;
+	unsigned int i, a, k, c;
+	bool any = false;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct ibv_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		for (a = 0; a < l->nant; a++) {
+			struct acct_ant *an = &lc->acct->ant[a];
+			unsigned int n = __atomic_load_n(&an->nstream, __ATOMIC_ACQUIRE);
+
+			for (k = 0; k < n; k++) {
+				struct acct_stream *s = &an->stream[k];
+
+				for (c = 0; c < ACCT_NR__COUNT; c++) {
+					uint64_t v = __atomic_load_n(&s->nr[c], __ATOMIC_RELAXED);
+					char st[3], ip[16];
+
+					if (v == 0 || (s->nr_logged >> c & 1))
+						continue;
+					s->nr_logged |= 1u << c;
+					codif_station_str(s->stationid, st);
+					fprintf(f, "dpdk-ibvcap: warning: antenna %s: stream station %s "
+						"groupid %u secondaryid %u threadid %u to %s:%u: frames "
+						"received but not recorded (%s, %" PRIu64 " so far): %s\n",
+						l->ant_name[a], st, s->groupid, s->secondaryid, s->threadid,
+						ipv4_str(s->dst_ip, ip, sizeof(ip)), s->dport,
+						acct_nr_name((enum acct_nr)c), v,
+						c == ACCT_NR_NO_SLOT ?
+						"every slot of the antenna's buffer is another stream's "
+						"(raise --slots)" :
+						c == ACCT_NR_WRONG_SIZE ?
+						"its frames are larger than --data-bytes" :
+						c == ACCT_NR_SLOT_HELD ?
+						"its row and slot already held a frame" :
+						"its frames are on another clock than its segment's");
+					any = true;
+				}
+			}
+		}
+	}
+	if (any)
+		fflush(f);
+}
+
+void
 ibv_stats_line(struct ibv_app *app, FILE *f)
 {
 	struct ibv_totals t;

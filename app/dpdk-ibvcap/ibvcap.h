@@ -458,6 +458,9 @@ void ibv_collect(const struct ibv_app *app, struct ibv_totals *t);
 void ibv_stats_line(struct ibv_app *app, FILE *f);
 /** Log the timeline resyncs not logged yet (all: every one kept). */
 void ibv_events_print(const struct ibv_app *app, FILE *f, bool all);
+/** Streams with frames not recorded for a cause not yet logged: one line a
+ * stream and cause (the main lcore's; the rx path only counts). */
+void ibv_unrecorded_print(struct ibv_app *app, FILE *f);
 void ibv_summary(const struct ibv_app *app, FILE *f);
 int ibv_summary_json(const struct ibv_app *app, const char *path);
 /** Register the telemetry commands (/ibvcap/...): they answer -EAGAIN

@@ -448,6 +448,7 @@ main(int argc, char **argv)
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);
+		ibv_unrecorded_print(app, stdout);
 		ibv_bufs_retain_check(app, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
@@ -464,6 +465,7 @@ main(int argc, char **argv)
 	}
 	app->end_tsc = rte_rdtsc();
 	ibv_events_print(app, stdout, false);
+	ibv_unrecorded_print(app, stdout);
 	status = 0;
 	/* every open row final; writers (ours, then other processes) take
 	 * the rest: nothing captured is left behind */

@@ -273,7 +273,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 			uint64_t slots, total;
 
 			ibv_buffer_rows(c, &rows, &window);
-			slots = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
+			slots = (uint64_t)c->layout.nant * rows * ibv_slots(c);
 			total = slots + (uint64_t)nb * app->nport;
 			if (total > UINT32_MAX)
 				return err_set(err, len, -EINVAL, "--zero-copy: %" PRIu64 " mbufs, more than a "

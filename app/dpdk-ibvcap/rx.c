@@ -245,19 +245,31 @@ mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, bool split, uint32_t *cap)
  * @return true when the ring took the mbuf itself (--zero-copy): the
  *   caller's reference is the ring's now, and the caller must not free it. */
 static inline bool
-place(struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd,
+place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
       struct rte_mbuf *m, bool split)
 {
 	enum antbuf_result res;
 
+	if (unlikely(fd->slot == ACCT_SLOT_NEW)) {
+		/* the stream's first frame here: its slot, by its identity,
+		 * cached in the stream (never looked up again) */
+		fd->slot = antbuf_slot_assign(&app->bufs.prod[fd->ant], fd);
+		acct_set_slot(lc->acct, fd, fd->slot);
+	}
 	if (split)
 		res = ibv_place_split(app, fd, m);
 	else if (app->bufs.zc)
 		res = ibv_place_mbuf(app, fd, m);
 	else
 		res = antbuf_place(&app->bufs.prod[fd->ant], fd);
-	if (unlikely(res == ANTBUF_TOO_LATE))
-		acct_unplaced(lc->acct, fd);
+	if (unlikely(res != ANTBUF_PLACED)) {
+		/* too late: counted lost; anything else: received, not
+		 * recorded, by cause (the main lcore logs it, once a stream) */
+		if (res == ANTBUF_TOO_LATE)
+			acct_unplaced(lc->acct, fd);
+		else
+			acct_not_recorded(lc->acct, fd, antbuf_nr_cause(res));
+	}
 	return app->bufs.zc && !split && res == ANTBUF_PLACED;
 }
 

@@ -106,7 +106,7 @@ ibv_split_counts(const struct ibv_app *app, uint64_t *held, uint64_t *inflight)
 	/* every slot of every ring may hold a payload buffer; on top, what
 	 * the rx rings, the lcore caches (up to 1.5 x their size) and the
 	 * bursts hold */
-	*held = (uint64_t)c->layout.nant * rows * c->layout.ngroup * c->threads;
+	*held = (uint64_t)c->layout.nant * rows * ibv_slots(c);
 	*inflight = (uint64_t)app->nport * ibv_queues_needed(c) * c->rx_desc +
 		    (uint64_t)rte_lcore_count() * (GPUMEM_POOL_CACHE * 3 / 2 + c->burst) + 1024;
 }

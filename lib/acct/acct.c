@@ -142,6 +142,7 @@ add_stream(struct acct *a, struct acct_ant *an, const struct codif_hdr *h,
 	s->threadid = h->threadid;
 	s->dst_ip = dst;
 	s->dport = dport;
+	s->slot = ACCT_SLOT_NEW;
 	an->last = (int)an->nstream;
 	/* publish the initialised stream to readers on other lcores */
 	__atomic_store_n(&an->nstream, an->nstream + 1, __ATOMIC_RELEASE);
@@ -185,23 +186,17 @@ malformed(struct acct *a, struct acct_result *r, enum acct_malformed m)
 	r->mal = m;
 }
 
-/* The buffer slot of a frame of group g, thread th. */
-static inline uint16_t
-slot_of(const struct acct_layout *l, int g, unsigned int th)
-{
-	return th < l->nthread ? (uint16_t)((unsigned int)g * l->nthread + th) : ACCT_NO_SLOT;
-}
-
-/* Fill the descriptor of a frame the tracker took (or released). */
+/* Fill the descriptor of a frame of stream s the tracker took (or released):
+ * its slot is the stream's own (cached: no lookup per frame). */
 static inline void
-fd_fill(const struct acct *a, struct acct_fd *fd, const struct acct_ant *an, int g,
-       const struct codif_hdr *h, const struct codif_out *o)
+fd_fill(struct acct_fd *fd, const struct acct_ant *an, const struct acct_stream *s,
+	const struct codif_hdr *h, const struct codif_out *o)
 {
 	fd->clk = &an->tl.clk;
 	fd->index = o->index;
 	fd->nlost = o->nlost;
 	fd->tseg = o->seg;
-	fd->slot = slot_of(a->layout, g, h->threadid);
+	fd->slot = s->slot;
 	fd->cls = (uint8_t)o->cls;
 	fd->flags = (uint8_t)(o->flags | (h->invalid ? ACCT_FD_INVALID : 0));
 }
@@ -343,7 +338,7 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		s->group = g;
 	}
 	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, &o);
-	fd_fill(a, &r->fd, an, g, &r->hdr, &o);
+	fd_fill(&r->fd, an, s, &r->hdr, &o);
 	r->tail = o.tail;
 	if (o.cls == CODIF_SEQ_SUSPECT) {
 		int64_t d = o.index - an->tl.newest;
@@ -427,7 +422,8 @@ acct_action(struct acct *a, int ant, struct acct_action *act)
 	act->fd.dst_ip = s->dst_ip;
 	act->fd.dport = s->dport;
 	act->fd.arrival_ns = 0;
-	fd_fill(a, &act->fd, an, g, &ca.h, &ca.out);
+	(void)g;
+	fd_fill(&act->fd, an, s, &ca.h, &ca.out);
 	return true;
 }
 
@@ -455,6 +451,14 @@ acct_unplaced(struct acct *a, const struct acct_fd *fd)
 	codif_seq_unreceive(&a->ant[fd->ant].stream[fd->stream].seq,
 			    (enum codif_seq_class)fd->cls, (fd->flags & ACCT_FD_INVALID) != 0,
 			    fd->codif_len);
+}
+
+void
+acct_set_slot(struct acct *a, const struct acct_fd *fd, uint16_t slot)
+{
+	if (fd->ant < 0 || fd->stream < 0)
+		return;
+	a->ant[fd->ant].stream[fd->stream].slot = slot;
 }
 
 void
@@ -486,7 +490,20 @@ acct_seq_add(const struct codif_seq *q, struct acct_counts *c)
 void
 acct_stream_add(const struct acct_stream *s, struct acct_counts *c)
 {
+	uint64_t nr = 0;
+	unsigned int i;
+
 	acct_seq_add(&s->seq, c);
+	for (i = 0; i < ACCT_NR__COUNT; i++) {
+		uint64_t v = __atomic_load_n(&s->nr[i], __ATOMIC_RELAXED);
+
+		c->nr[i] += v;
+		nr += v;
+	}
+	c->not_recorded += nr;
+	/* received is counted before placement: what it did not record is
+	 * the rest (a snapshot may see a frame's receipt before its refusal) */
+	c->recorded += s->seq.st.received >= nr ? s->seq.st.received - nr : 0;
 }
 
 void
@@ -519,6 +536,21 @@ acct_cause_name(enum acct_cause c)
 	case ACCT_C_UNKNOWN_PORT: return "unknown-port";
 	default: return "?";
 	}
+}
+
+const char *
+acct_nr_name(enum acct_nr c)
+{
+	static const char *const names[ACCT_NR__COUNT] = {
+		[ACCT_NR_NO_SLOT] = "no-slot",
+		[ACCT_NR_WRONG_SIZE] = "wrong-size",
+		[ACCT_NR_SLOT_HELD] = "slot-held",
+		[ACCT_NR_OTHER_CLOCK] = "other-clock",
+	};
+
+	if ((unsigned int)c >= ACCT_NR__COUNT)
+		return "?";
+	return names[c];
 }
 
 const char *

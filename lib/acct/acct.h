@@ -58,16 +58,32 @@ struct acct_layout {
 	/** Learn antennas (any source) and groups (any dst) as they come:
 	 * for offline tools reading unknown captures. */
 	bool learn;
-	/** Threads per group: a frame's buffer slot is group * nthread +
-	 * threadid (0: no slots, every fd.slot is ACCT_NO_SLOT). */
+	/** CODIF threads per group: informs the buffers' sizing only (a
+	 * stream's slot is assigned by its identity, acct_stream.slot). */
 	unsigned int nthread;
 	/** Each antenna's timeline: window, reorder window, confirm, max gap
 	 * (all 0: lib/codif's defaults). */
 	struct codif_tl_cfg tl;
 };
 
-/** fd.slot of a frame that has no buffer slot (threadid >= nthread). */
+/** fd.slot of a frame whose stream has no buffer slot (the buffer's slots
+ * were all taken by other streams when it asked). */
 #define ACCT_NO_SLOT 0xffffu
+/** fd.slot of a frame whose stream has not asked its buffer for a slot yet:
+ * placement assigns one by the stream's identity (antbuf_slot_assign) and
+ * caches it in the stream (acct_set_slot), once per stream. */
+#define ACCT_SLOT_NEW 0xfffeu
+
+/** Why a received frame was not recorded (placed in its antenna's buffer):
+ * per stream, struct acct_stream.nr. */
+enum acct_nr {
+	ACCT_NR_NO_SLOT = 0,  /**< the buffer's slots are all other streams' */
+	ACCT_NR_WRONG_SIZE,   /**< data bytes more than the buffer's slot holds
+				   (or, by reference, not whole in one segment) */
+	ACCT_NR_SLOT_HELD,    /**< its row and slot already hold a frame */
+	ACCT_NR_OTHER_CLOCK,  /**< another clock within one timeline segment */
+	ACCT_NR__COUNT
+};
 
 /** struct acct_fd.flags: CODIF_OUT_SEG_START, _RESYNC, _NEW_PARAMS and */
 #define ACCT_FD_INVALID 0x80 /**< the CODIF invalid bit */
@@ -110,7 +126,13 @@ struct acct_stream {
 	uint16_t dport;
 	uint16_t stationid, groupid, secondaryid, threadid;
 	int group;         /**< index of (dst_ip, dport) in the layout's groups */
+	uint16_t slot;     /**< its buffer slot: ACCT_SLOT_NEW until placement
+			        asked, ACCT_NO_SLOT none was free */
 	struct codif_seq seq;
+	/** received frames not recorded, by cause (placement's, rx lcore) */
+	uint64_t nr[ACCT_NR__COUNT];
+	/** causes of nr already logged (bit per cause): the main lcore's */
+	uint32_t nr_logged;
 };
 
 /** Counters of an antenna that belong to no stream. */
@@ -140,11 +162,14 @@ struct acct_counts {
 	uint64_t implausible, param_change, too_late;
 	uint64_t resyncs, resync_skipped, timeline_resyncs, new_params;
 	uint64_t bytes;            /**< CODIF bytes of received frames */
+	uint64_t recorded;         /**< received - not_recorded */
+	uint64_t not_recorded;     /**< sum of nr[] */
 	uint64_t packets;          /**< antenna: packets from its source address */
 	uint64_t wire_bytes;       /**< antenna: their Ethernet bytes */
 	int64_t first_ns;          /**< earliest frame time, INT64_MAX if none */
 	int64_t last_ns;           /**< latest frame time, INT64_MIN if none */
 	uint64_t mal[ACCT_M__COUNT]; /**< antenna: malformed by cause */
+	uint64_t nr[ACCT_NR__COUNT]; /**< not recorded by cause */
 };
 
 /** Per port counters of one instance. */
@@ -258,6 +283,20 @@ void acct_flush(struct acct *a);
  */
 void acct_unplaced(struct acct *a, const struct acct_fd *fd);
 
+/**
+ * The slot the buffer assigned to fd's stream (or ACCT_NO_SLOT): cached in
+ * the stream, so its later frames (fd.slot) carry it without a lookup.
+ */
+void acct_set_slot(struct acct *a, const struct acct_fd *fd, uint16_t slot);
+
+/** A frame taken as received that placement could not record, for cause. */
+static inline void
+acct_not_recorded(struct acct *a, const struct acct_fd *fd, enum acct_nr cause)
+{
+	if (fd->ant >= 0 && fd->stream >= 0)
+		a->ant[fd->ant].stream[fd->stream].nr[cause]++;
+}
+
 /** Layout in use (the learned one in learn mode). */
 const struct acct_layout *acct_layout_of(const struct acct *a);
 
@@ -271,5 +310,6 @@ void acct_seq_add(const struct codif_seq *q, struct acct_counts *c);
 /** Short names. */
 const char *acct_cause_name(enum acct_cause c);
 const char *acct_malformed_name(enum acct_malformed m);
+const char *acct_nr_name(enum acct_nr c);
 
 #endif /* ACCT_H */

@@ -460,6 +460,70 @@ antbuf_release_all(struct antbuf_prod *p)
 	return k;
 }
 
+#define unlikely_(x) __builtin_expect(!!(x), 0)
+
+/* Slot s is fd's stream's: its identity and L2-L4 headers, published. */
+static void
+slot_set(struct antbuf *b, unsigned int s, const struct acct_fd *fd)
+{
+	struct antbuf_slot *sl = &b->slot[s];
+	uint32_t l2len = fd->codif_off;
+	struct codif_hdr h;
+
+	codif_decode(fd->pkt + fd->codif_off, CODIF_HDR_LEN, &h, NULL, 0);
+	sl->dst_ip = fd->dst_ip;
+	sl->dport = fd->dport;
+	sl->stationid = h.stationid;
+	sl->groupid = h.groupid;
+	sl->secondaryid = h.secondaryid;
+	sl->threadid = h.threadid;
+	if (l2len > ANTBUF_L2_MAX)
+		l2len = ANTBUF_L2_MAX;
+	memcpy(sl->l2, fd->pkt, l2len);
+	sl->l2len = (uint8_t)l2len;
+	__atomic_store_n(&sl->assigned, 1, __ATOMIC_RELEASE);
+}
+
+uint16_t
+antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd)
+{
+	struct antbuf *b = p->b;
+	uint16_t found = ACCT_NO_SLOT;
+	struct codif_hdr h;
+	unsigned int s;
+
+	codif_decode(fd->pkt + fd->codif_off, CODIF_HDR_LEN, &h, NULL, 0);
+	lock(p);
+	for (s = 0; s < b->g.nslots; s++) {
+		const struct antbuf_slot *sl = &b->slot[s];
+
+		if (!sl->assigned) {
+			/* slots are taken in order: the first free one */
+			slot_set(b, s, fd);
+			found = (uint16_t)s;
+			break;
+		}
+		if (sl->dst_ip == fd->dst_ip && sl->dport == fd->dport &&
+		    sl->stationid == h.stationid && sl->groupid == h.groupid &&
+		    sl->secondaryid == h.secondaryid && sl->threadid == h.threadid) {
+			found = (uint16_t)s;
+			break;
+		}
+	}
+	unlock(p);
+	return found;
+}
+
+unsigned int
+antbuf_slots_used(const struct antbuf *b)
+{
+	unsigned int s, n = 0;
+
+	for (s = 0; s < b->g.nslots; s++)
+		n += __atomic_load_n(&b->slot[s].assigned, __ATOMIC_ACQUIRE) != 0;
+	return n;
+}
+
 static enum antbuf_result
 place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint64_t ext_off,
       uintptr_t ref, uint32_t data_len)
@@ -474,11 +538,16 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	int64_t r, ahead = (int64_t)(b->g.nrows - b->g.window);
 	uint8_t flags;
 
+	uint32_t pay = fd->codif_len - CODIF_HDR_LEN;
+
 	if (slot >= b->g.nslots) {
 		__atomic_fetch_add(&b->result[ANTBUF_NO_SLOT], 1, __ATOMIC_RELAXED);
 		return ANTBUF_NO_SLOT;
 	}
-	if (data_len != b->g.data_bytes) {
+	/* a frame no larger than a slot is placed (its header says its size:
+	 * readers take that many bytes); by reference it must lie whole in
+	 * what the caller offers */
+	if (pay > b->g.data_bytes || data_len < pay) {
 		__atomic_fetch_add(&b->result[ANTBUF_BAD_SIZE], 1, __ATOMIC_RELAXED);
 		return ANTBUF_BAD_SIZE;
 	}
@@ -538,7 +607,7 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	}
 	if (data != NULL) {
 		/* the one touch of the payload on the rx path */
-		p->copy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, data_len);
+		p->copy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, pay);
 	} else {
 		*antbuf_extp(b, rpos(b, r), slot) = ext_off; /* where the NIC put it */
 		p->refs[(uint64_t)rpos(b, r) * b->g.nslots + slot] = ref;
@@ -570,23 +639,10 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 			__atomic_store_n(&rr->first[slot], r, __ATOMIC_RELEASE);
 		}
 	}
-	if (!b->slot[slot].assigned) {
-		struct antbuf_slot *sl = &b->slot[slot];
-		struct codif_hdr h;
-
-		codif_decode(codif, CODIF_HDR_LEN, &h, NULL, 0);
-		sl->dst_ip = fd->dst_ip;
-		sl->dport = fd->dport;
-		sl->stationid = h.stationid;
-		sl->groupid = h.groupid;
-		sl->secondaryid = h.secondaryid;
-		sl->threadid = h.threadid;
-		if (l2len > ANTBUF_L2_MAX)
-			l2len = ANTBUF_L2_MAX;
-		memcpy(sl->l2, fd->pkt, l2len);
-		sl->l2len = (uint8_t)l2len;
-		__atomic_store_n(&sl->assigned, 1, __ATOMIC_RELEASE);
-	}
+	if (unlikely_(!b->slot[slot].assigned))
+		/* a caller that gives slots itself (tests, tools): the slot
+		 * takes the identity of its first frame */
+		slot_set(b, slot, fd);
 out:
 	if (res != ANTBUF_PLACED)
 		b->result[res]++;

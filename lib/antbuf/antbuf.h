@@ -14,7 +14,7 @@
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 5
+#define ANTBUF_VERSION 6
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
@@ -30,10 +30,12 @@
 
 /** Shape of one antenna's buffer. */
 struct antbuf_geom {
-	uint32_t nslots;     /**< streams per row (groups x threads), <= 64 */
+	uint32_t nslots;     /**< streams per row (slots, assigned to streams by
+				  their identity as they come), <= 64 */
 	uint32_t nrows;      /**< ring size in frames (rows), power of two */
 	uint32_t window;     /**< rows kept open for late frames, < nrows */
-	uint32_t data_bytes; /**< payload bytes per frame, multiple of 8 */
+	uint32_t data_bytes; /**< payload bytes a slot holds, multiple of 8: a
+				  frame may be smaller (its header says its size) */
 };
 
 /** Bytes of a frame's packet headers a record keeps: two VLAN tags, IPv4
@@ -85,9 +87,11 @@ struct antbuf_row {
 	uint32_t reserved;
 };
 
-/** A stream's place in the rows: who it is (set by its first frame ever). */
+/** A stream's place in the rows: who it is, fixed when the slot is assigned
+ * (antbuf_slot_assign: by the stream's full identity, first come first
+ * served); every frame placed in it is that stream's. */
 struct antbuf_slot {
-	uint32_t assigned;    /**< 0 until its first frame */
+	uint32_t assigned;    /**< 0 until assigned (acq/rel) */
 	uint32_t dst_ip;
 	uint16_t dport, stationid, groupid, secondaryid, threadid, reserved;
 	uint8_t l2[ANTBUF_L2_MAX];  /**< its first frame's L2-L4 headers */
@@ -133,8 +137,9 @@ enum antbuf_result {
 	ANTBUF_DUPLICATE,   /**< slot already holds that frame */
 	ANTBUF_TOO_LATE,    /**< its row is final (the window passed it), or
 				 its segment is over */
-	ANTBUF_NO_SLOT,     /**< slot index beyond the buffer's slots */
-	ANTBUF_BAD_SIZE,    /**< data bytes differ from the buffer's */
+	ANTBUF_NO_SLOT,     /**< slot index beyond the buffer's slots (its
+				 stream got none: every slot is another's) */
+	ANTBUF_BAD_SIZE,    /**< data bytes more than a slot holds */
 	ANTBUF_BAD_TIME,    /**< another clock within one segment */
 	ANTBUF__RESULTS
 };
@@ -312,6 +317,40 @@ enum antbuf_result antbuf_place(struct antbuf_prod *p, const struct acct_fd *fd)
  */
 enum antbuf_result antbuf_place_ref(struct antbuf_prod *p, const struct acct_fd *fd,
 				    uint64_t ext_off, uintptr_t ref, uint32_t data_len);
+
+/**
+ * The slot of fd's stream: the one assigned to its identity (destination
+ * group and port, CODIF stationid, groupid, secondaryid, threadid, from the
+ * frame's header; the buffer is its source's), else the first free one,
+ * assigned to it now with that identity and the frame's L2-L4 headers.
+ * Called once per stream (the caller caches the answer: acct_set_slot).
+ * @return the slot, or ACCT_NO_SLOT when every slot is another stream's.
+ */
+uint16_t antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd);
+
+/** Slots assigned so far. */
+unsigned int antbuf_slots_used(const struct antbuf *b);
+
+/** A frame's data bytes, from its CODIF header as kept (framelength8 * 8). */
+static inline uint32_t
+antbuf_hdr_data_bytes(const uint8_t *codif)
+{
+	/* framelength8: bits 32..63 of the header's little-endian word 3 */
+	return ((uint32_t)codif[28] | (uint32_t)codif[29] << 8 | (uint32_t)codif[30] << 16 |
+		(uint32_t)codif[31] << 24) * 8u;
+}
+
+/** Why a frame the buffer refused (not too late) is not recorded. */
+static inline enum acct_nr
+antbuf_nr_cause(enum antbuf_result r)
+{
+	switch (r) {
+	case ANTBUF_NO_SLOT: return ACCT_NR_NO_SLOT;
+	case ANTBUF_BAD_SIZE: return ACCT_NR_WRONG_SIZE;
+	case ANTBUF_BAD_TIME: return ACCT_NR_OTHER_CLOCK;
+	default: return ACCT_NR_SLOT_HELD;
+	}
+}
 
 /** Finalise every open row (at stop), so consumers can take everything. */
 void antbuf_flush(struct antbuf_prod *p);

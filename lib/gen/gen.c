@@ -1052,6 +1052,8 @@ account(struct gen *g, const struct gen_pkt *p)
 	}
 	s->t.c.expected = (uint64_t)(s->max_valid + 1);
 	s->t.c.lost = s->t.c.expected - s->t.c.received;
+	/* a receiver with a slot for every stream records every frame */
+	s->t.c.recorded = s->t.c.received;
 }
 
 int

@@ -28,6 +28,12 @@ mal_name(unsigned int i)
 	return acct_malformed_name((enum acct_malformed)i);
 }
 
+static const char *
+nr_name(unsigned int i)
+{
+	return acct_nr_name((enum acct_nr)i);
+}
+
 static const struct stats_field counts_f[] = {
 	U64("streams", "strm", 4, "streams", A | L, STATS_SUM, C(streams),
 	    "streams seen (CODIF ids and destination)"),
@@ -51,6 +57,16 @@ static const struct stats_field counts_f[] = {
 	    "frames of other parameters never confirmed: held, then dropped"),
 	U64("too_late", NULL, 0, "frames", S | A | L | BR, STATS_SUM, C(too_late),
 	    "frames the antenna buffer refused: their row was already final (counted lost)"),
+	U64("recorded", "recorded", 10, "frames", S | A | L, STATS_SUM, C(recorded),
+	    "received frames placed in the antenna buffer (received - not_recorded)"),
+	U64("not_recorded", "not-rec", 8, "frames", S | A | L | BR, STATS_SUM, C(not_recorded),
+	    "received frames the antenna buffer could not take (by cause below): in no file"),
+	{ .name = "not_recorded_by_cause", .unit = "frames",
+	  .help = "received frames not recorded, by cause: no-slot (every slot another "
+		  "stream's: raise --slots), wrong-size (data bytes more than --data-bytes), "
+		  "slot-held, other-clock",
+	  .off = C(nr), .type = STATS_ARRAY, .merge = STATS_SUM, .flags = S | A | L,
+	  .n = ACCT_NR__COUNT, .elem = nr_name },
 	U64("resyncs", NULL, 0, "segments", S | A, STATS_SUM, C(resyncs),
 	    "segments begun by a resync of the timeline (per stream)"),
 	U64("resync_skipped", NULL, 0, "frames", S | A, STATS_SUM, C(resync_skipped),

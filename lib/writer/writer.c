@@ -407,6 +407,17 @@ keep_refs(struct wr_out *out, const struct antbuf_run *run, uint64_t mask)
 	out->ref_mask |= mask;
 }
 
+/* The data bytes of out's frames: its first stream's, as its run's first
+ * header says (a slot may hold frames smaller than the ring's; new sizes
+ * start new runs, hence new files). */
+static uint32_t
+out_data_bytes(const struct antbuf *b, const struct wr_out *out)
+{
+	if (out->mask == 0)
+		return b->g.data_bytes;
+	return antbuf_hdr_data_bytes(out->ref[__builtin_ctzll(out->mask)]);
+}
+
 /* What a raw file's index says of its antenna and streams (slots: out's
  * mask, in order, with their headers), and of its rows' time. */
 static int
@@ -420,7 +431,7 @@ raw_index_of(struct fmt_raw_index *ri, const struct antbuf *b, const struct wr_o
 	ri->ant_index = b->index;
 	str_copy(ri->ant_name, sizeof(ri->ant_name), b->name);
 	ri->src = b->src_ip;
-	ri->data_bytes = b->g.data_bytes;
+	ri->data_bytes = out_data_bytes(b, out);
 	fmt_raw_index_set_time(ri, &out->clk, out->first_index);
 	for (k = 0; k < b->g.nslots; k++) {
 		if (!(out->mask >> k & 1))
@@ -510,6 +521,8 @@ start_ref(struct wr_writer *w, struct wr_src *s, struct wr_out *out)
 
 	if (w->o.format != WR_RAW)
 		return;
+	if (why == NULL && out_data_bytes(s->b, out) % FIO_ALIGN != 0)
+		why = "frame data not a multiple of 4096 bytes";
 	if (why == NULL) {
 		/* writes of half the staging buffer, as staged ones, but never
 		 * more than an eighth of the ring: rows must stay put until
@@ -822,10 +835,13 @@ put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint3
 			}
 			fr.t_ns = m->arrival_ns;
 			fr.flags = m->flags & ANTBUF_F_INVALID ? FMT_F_INVALID : 0;
+			/* its own size: a slot holds frames up to the ring's */
+			fr.data_bytes = antbuf_hdr_data_bytes(fr.hdr);
 			(*valid)++;
 		} else {
 			fmt_codif_placeholder(v->run->ref[k], &v->run->clk, v->index, ph);
 			fr.hdr = ph;
+			fr.data_bytes = antbuf_hdr_data_bytes(ph);
 			fr.data = NULL;
 			fr.l2len = 0;
 			fr.flags = FMT_F_GAP;
@@ -874,6 +890,7 @@ put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 				continue;
 			fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
 		}
+		fr.data_bytes = antbuf_hdr_data_bytes(ph);
 		rc = fmt_put(&out->s, &fr);
 		if (rc < 0)
 			return rc;

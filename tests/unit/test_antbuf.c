@@ -494,8 +494,10 @@ test_timing(void)
 	CHECK(antbuf_place(&p, &fd) == ANTBUF_BAD_TIME);
 	bad = hdr_for(1, 0);
 	test_fd(&fd, pkt, &bad, NULL, D, &clk, 0, 0, 0, 0);
-	fd.codif_len -= 8;
+	fd.codif_len += 8; /* larger than a slot: refused */
 	CHECK(antbuf_place(&p, &fd) == ANTBUF_BAD_SIZE);
+	fd.codif_len -= 16; /* smaller: a slot holds it (its header says its size) */
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
 	test_fd(&fd, pkt, &bad, NULL, D, &clk, 5, 0, 0, 0);
 	CHECK(antbuf_place(&p, &fd) == ANTBUF_NO_SLOT);
 	CHECK_STR(antbuf_result_name(ANTBUF_TOO_LATE), "too-late");
@@ -675,9 +677,51 @@ test_long_l2(void)
 	free(b);
 }
 
+/* Slots by stream identity: first come, first served; a stream that differs
+ * in any id (group, secondary, station, thread, destination) is another;
+ * a slot's identity is fixed when assigned; none left: ACCT_NO_SLOT. */
+static void
+test_slot_assign(void)
+{
+	struct antbuf_prod p;
+	struct antbuf *b = make(3, 64, 8, &p);
+	struct codif_hdr a = hdr_for(0, 0), g = a, sec = a, stray = a;
+	uint8_t pkt[TEST_L2 + 64 + D];
+	struct acct_fd fd;
+
+	g.groupid = (uint16_t)(a.groupid + 1);
+	sec.secondaryid = (uint16_t)(a.secondaryid + 1);
+	stray.stationid = (uint16_t)(a.stationid + 7);
+	test_fd(&fd, pkt, &stray, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 0); /* the stray came first */
+	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 1);
+	test_fd(&fd, pkt, &g, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 2);
+	test_fd(&fd, pkt, &sec, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), ACCT_NO_SLOT); /* all taken */
+	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 1); /* the same stream: its own */
+	fd.dport++;
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), ACCT_NO_SLOT); /* another port: another */
+	CHECK_EQ_U(antbuf_slots_used(b), 3);
+	CHECK_EQ_U(b->slot[0].stationid, stray.stationid);
+	CHECK_EQ_U(b->slot[1].stationid, a.stationid);
+	CHECK_EQ_U(b->slot[2].groupid, g.groupid);
+	/* a frame placed in slot 1 leaves its identity as assigned */
+	test_fd(&fd, pkt, &a, NULL, D, &clk, 1, 0, 0, 0);
+	CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
+	CHECK_EQ_U(b->slot[0].stationid, stray.stationid);
+	CHECK_EQ_U(antbuf_nr_cause(ANTBUF_NO_SLOT), ACCT_NR_NO_SLOT);
+	CHECK_EQ_U(antbuf_nr_cause(ANTBUF_BAD_SIZE), ACCT_NR_WRONG_SIZE);
+	CHECK_STR(acct_nr_name(ACCT_NR_WRONG_SIZE), "wrong-size");
+	free(b);
+}
+
 int
 main(void)
 {
+	test_slot_assign();
 	test_long_l2();
 	test_geometry();
 	test_place();

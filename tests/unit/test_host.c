@@ -104,6 +104,7 @@ test_memory(void)
 
 	ibv_config_defaults(&c);
 	c.layout.nthread = c.threads;
+	c.slots = 8; /* groups x threads, no spare: the sums below */
 	view(&v, "-l", "0-1", NULL, NULL);
 	ibv_mem_need(&c, &v, &m);
 	/* 1024 rows x 8 streams x 8192 bytes, plus metadata */
