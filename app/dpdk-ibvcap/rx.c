@@ -253,7 +253,8 @@ place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
 	if (unlikely(fd->slot == ACCT_SLOT_NEW)) {
 		/* the stream's first frame here: its slot, by its identity,
 		 * cached in the stream (never looked up again) */
-		fd->slot = antbuf_slot_assign(&app->bufs.prod[fd->ant], fd);
+		fd->slot = antbuf_slot_assign(&app->bufs.prod[fd->ant], fd,
+					      acct_home_slot(lc->acct, fd));
 		acct_set_slot(lc->acct, fd, fd->slot);
 	}
 	if (split)

@@ -461,6 +461,20 @@ acct_set_slot(struct acct *a, const struct acct_fd *fd, uint16_t slot)
 	a->ant[fd->ant].stream[fd->stream].slot = slot;
 }
 
+uint16_t
+acct_home_slot(const struct acct *a, const struct acct_fd *fd)
+{
+	const struct acct_stream *s;
+	unsigned int nt = a->layout->nthread;
+
+	if (fd->ant < 0 || fd->stream < 0)
+		return ACCT_NO_SLOT;
+	s = &a->ant[fd->ant].stream[fd->stream];
+	if (s->threadid >= nt || s->group < 0)
+		return ACCT_NO_SLOT;
+	return (uint16_t)((unsigned int)s->group * nt + s->threadid);
+}
+
 void
 acct_seq_add(const struct codif_seq *q, struct acct_counts *c)
 {

@@ -289,6 +289,14 @@ void acct_unplaced(struct acct *a, const struct acct_fd *fd);
  */
 void acct_set_slot(struct acct *a, const struct acct_fd *fd, uint16_t slot);
 
+/**
+ * The slot fd's stream would have if the layout's groups x threads were all
+ * there is (group index x nthread + threadid), ACCT_NO_SLOT when its
+ * threadid is beyond nthread: where the buffer puts it when that slot is
+ * free, so declared streams keep one order from run to run.
+ */
+uint16_t acct_home_slot(const struct acct *a, const struct acct_fd *fd);
+
 /** A frame taken as received that placement could not record, for cause. */
 static inline void
 acct_not_recorded(struct acct *a, const struct acct_fd *fd, enum acct_nr cause)

@@ -485,12 +485,12 @@ slot_set(struct antbuf *b, unsigned int s, const struct acct_fd *fd)
 }
 
 uint16_t
-antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd)
+antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd, uint16_t home)
 {
 	struct antbuf *b = p->b;
+	unsigned int s, nfree = b->g.nslots;
 	uint16_t found = ACCT_NO_SLOT;
 	struct codif_hdr h;
-	unsigned int s;
 
 	codif_decode(fd->pkt + fd->codif_off, CODIF_HDR_LEN, &h, NULL, 0);
 	lock(p);
@@ -498,10 +498,9 @@ antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd)
 		const struct antbuf_slot *sl = &b->slot[s];
 
 		if (!sl->assigned) {
-			/* slots are taken in order: the first free one */
-			slot_set(b, s, fd);
-			found = (uint16_t)s;
-			break;
+			if (nfree == b->g.nslots)
+				nfree = s;
+			continue;
 		}
 		if (sl->dst_ip == fd->dst_ip && sl->dport == fd->dport &&
 		    sl->stationid == h.stationid && sl->groupid == h.groupid &&
@@ -509,6 +508,11 @@ antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd)
 			found = (uint16_t)s;
 			break;
 		}
+	}
+	if (found == ACCT_NO_SLOT && nfree < b->g.nslots) {
+		/* its home when free, else the first free one */
+		found = home < b->g.nslots && !b->slot[home].assigned ? home : (uint16_t)nfree;
+		slot_set(b, found, fd);
 	}
 	unlock(p);
 	return found;

@@ -321,12 +321,14 @@ enum antbuf_result antbuf_place_ref(struct antbuf_prod *p, const struct acct_fd 
 /**
  * The slot of fd's stream: the one assigned to its identity (destination
  * group and port, CODIF stationid, groupid, secondaryid, threadid, from the
- * frame's header; the buffer is its source's), else the first free one,
- * assigned to it now with that identity and the frame's L2-L4 headers.
- * Called once per stream (the caller caches the answer: acct_set_slot).
+ * frame's header; the buffer is its source's), else a free one, assigned
+ * to it now with that identity and the frame's L2-L4 headers: slot `home`
+ * when free (acct_home_slot: declared streams keep one order), else the
+ * first free one. Called once per stream (the caller caches the answer:
+ * acct_set_slot).
  * @return the slot, or ACCT_NO_SLOT when every slot is another stream's.
  */
-uint16_t antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd);
+uint16_t antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd, uint16_t home);
 
 /** Slots assigned so far. */
 unsigned int antbuf_slots_used(const struct antbuf *b);

@@ -124,7 +124,14 @@ run_expect_fail "INI value rte_cfgfile would cut" 1 "long.ini: line 2: a value o
 	ck --config "$T/long.ini"
 
 # 7. memory: stated exactly, refused where it cannot fit, with what to lower
-ck > "$T/mem.out" || { cat "$T/mem.out"; fail "defaults refused with -m 2048"; }
+# (slots: the default is 4 groups x 2 threads + 2 spare, said so; pinned to
+# 8 below, so the sums are those of groups x threads)
+ck > "$T/slots.out" || { cat "$T/slots.out"; fail "defaults refused"; }
+grep -q '^slots = auto   # 10 slots per antenna buffer: 4 groups x 2 threads + 2 spare$' "$T/slots.out" &&
+	grep -q '^ring = 1024   # frames per antenna (10 slots x 8192 bytes)' "$T/slots.out" ||
+	fail "auto slots not stated: $(grep -e '^slots' -e '^ring' "$T/slots.out")"
+ok "--slots auto: 10 per antenna (groups x threads + a quarter spare), stated in the ring's memory"
+ck --slots 8 > "$T/mem.out" || { cat "$T/mem.out"; fail "defaults refused with -m 2048"; }
 per=$(sed -n 's/^# memory: antenna buffers 6 x \([0-9,]*\) bytes.*/\1/p' "$T/mem.out" | tr -d ,)
 ring=$(sed -n 's/^ring = 1024 .* buffer \([0-9,]*\) bytes.*/\1/p' "$T/mem.out" | tr -d ,)
 tot=$(sed -n 's/^# memory: antenna buffers 6 x [0-9,]* bytes ([^)]*) = \([0-9,]*\) bytes.*/\1/p' "$T/mem.out" | tr -d ,)
@@ -138,8 +145,8 @@ grep -q '^# memory: mbuf pools at least .*EAL can have 2,147,483,648 bytes (2.0 
 	fail "memory available not stated: $(grep memory "$T/mem.out")"
 run_expect_fail "--reorder-window 5000 grows the ring past -m" 1 \
 	"need 6.2 GiB, more than the 2048 MiB EAL has with --no-huge -m: lower --ring (16384 frames, grown for the reorder window), --reorder-window (5000 frames; the ring is at least twice it) or --antennas (6)" \
-	ck --reorder-window 5000 --window 8192
-"$C" --lcores 0@0,1@0 --no-huge -m 8192 -- --check-config --reorder-window 5000 --window 8192 > "$T/grown.out" ||
+	ck --slots 8 --reorder-window 5000 --window 8192
+"$C" --lcores 0@0,1@0 --no-huge -m 8192 -- --check-config --slots 8 --reorder-window 5000 --window 8192 > "$T/grown.out" ||
 	fail "6.2 GiB of buffers refused with -m 8192"
 grep -q '^ring = 16384   # frames per antenna, grown from 1024 to hold twice the reorder window' "$T/grown.out" ||
 	fail "the grown ring not said: $(grep '^ring' "$T/grown.out")"
@@ -148,7 +155,7 @@ ok "a ring grown by --reorder-window is said so, with its bytes"
 # [buffers]; beyond the memory it is named with its value, need and free
 run_expect_fail "--retain beyond the memory" 1 \
 	"--retain 5s: 6 antenna rings of 16384 frames (11575 frames of data time at --frame-rate 2314.81 + the reorder window) need 6.2 GiB in all, 2.0 GiB free: " \
-	ck --retain 5s
+	ck --slots 8 --retain 5s
 printf '[buffers]\nretain = 1s\n' > "$T/retain.ini"
 for how in "--retain 1s" "--config $T/retain.ini"; do
 	# shellcheck disable=SC2086

@@ -693,18 +693,35 @@ test_slot_assign(void)
 	sec.secondaryid = (uint16_t)(a.secondaryid + 1);
 	stray.stationid = (uint16_t)(a.stationid + 7);
 	test_fd(&fd, pkt, &stray, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 0); /* the stray came first */
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 0); /* the stray came first */
 	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 1);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 1);
 	test_fd(&fd, pkt, &g, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 2);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 2);
 	test_fd(&fd, pkt, &sec, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), ACCT_NO_SLOT); /* all taken */
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), ACCT_NO_SLOT); /* all taken */
 	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), 1); /* the same stream: its own */
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 1); /* the same stream: its own */
 	fd.dport++;
-	CHECK_EQ_U(antbuf_slot_assign(&p, &fd), ACCT_NO_SLOT); /* another port: another */
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), ACCT_NO_SLOT); /* another port: another */
 	CHECK_EQ_U(antbuf_slots_used(b), 3);
+	free(b);
+	/* a home slot when free: the declared order; taken: the first free */
+	b = make(3, 64, 8, &p);
+	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, 2), 2);
+	test_fd(&fd, pkt, &g, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, 2), 0);
+	test_fd(&fd, pkt, &stray, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, 7), 1);
+	free(b);
+	b = make(3, 64, 8, &p);
+	test_fd(&fd, pkt, &stray, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 0);
+	test_fd(&fd, pkt, &a, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 1);
+	test_fd(&fd, pkt, &g, NULL, D, &clk, ACCT_SLOT_NEW, 0, 0, 0);
+	CHECK_EQ_U(antbuf_slot_assign(&p, &fd, ACCT_NO_SLOT), 2);
 	CHECK_EQ_U(b->slot[0].stationid, stray.stationid);
 	CHECK_EQ_U(b->slot[1].stationid, a.stationid);
 	CHECK_EQ_U(b->slot[2].groupid, g.groupid);
