@@ -34,6 +34,8 @@ enum cc_entry_kind {
 	CC_E_FILE = 0,   /**< check it */
 	CC_E_PART,       /**< NAME.part in a directory: incomplete, not read */
 	CC_E_UNKNOWN,    /**< in a directory, not a recognised format: skipped */
+	CC_E_SCAN,       /**< a scan's index (PREFIX_scan.FORMAT.json): checked
+			      against the scan's files beside it */
 };
 
 struct cc_entry {
@@ -47,10 +49,12 @@ struct cc_entries {
 };
 
 /**
- * Expand arg: a file is itself; a directory gives every recognised file
- * directly inside it (sorted by name; subdirectories are not searched),
- * NAME.part files as CC_E_PART, and a NAME.raw.json beside its NAME.raw
- * not at all (the raw file stands for both).
+ * Expand arg: a file is itself (a scan index: CC_E_SCAN); a directory gives
+ * every recognised file directly inside it (sorted by name), NAME.part
+ * files as CC_E_PART, a NAME.raw.json beside its NAME.raw not at all (the
+ * raw file stands for both), a scan's index as CC_E_SCAN, and the same of
+ * each subdirectory that holds a scan index (a writer's DIR/SCAN/: one
+ * level; other subdirectories are not searched).
  * @return 0 or -ENOMEM.
  */
 int cc_expand(const char *arg, struct cc_entries *e);

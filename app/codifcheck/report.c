@@ -411,6 +411,7 @@ stream_counts(const struct cc_stream *st, struct acct_counts *c)
 	stats_zero(&stats_counts, c);
 	acct_seq_add(st->seq, c);
 	c->received = cc_stream_received(st);
+	c->recorded = c->received; /* in a file: recorded */
 	c->lost = cc_stream_lost(st);
 	c->invalid = cc_stream_invalid(st);
 	c->bytes = stream_bytes(st);

@@ -102,6 +102,11 @@ def snapshot(tel):
     s["stats"] = stats
     s["antennas"] = rows(tel.query("/ibvcap/antennas"))
     s["buffers"] = rows(tel.query("/ibvcap/buffers"))
+    # each stream's counts and identity, an antenna at a time (a reply's size
+    # is bounded); a stream seen by several rx lcores has a row from each
+    s["streams"] = {}
+    for i in range(len(s["antennas"])):
+        s["streams"].update(rows(tel.query("/ibvcap/streams,%d" % i)))
     s["writers"] = writers(tel)
     # quick look: values come as text (22.11's telemetry has no floats)
     s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
@@ -416,10 +421,71 @@ def prometheus(prefix, cur, desc):
         keys = [k for k in desc[group] if any(k in v for v in data.values())]
         for key in keys:
             metric(group, key, label, [(n, v[key]) for n, v in sorted(data.items()) if key in v])
+    stream_metrics(out, inst, cur, desc)
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
     out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
     return "\n".join(out) + "\n"
+
+
+STREAM_ID = ("antenna", "stationid", "groupid", "secondaryid", "threadid", "dst", "port",
+             "slot")
+STREAM_FIGURES = ("received", "recorded", "not_recorded", "lost")
+
+
+def station_str(sid):
+    """A CODIF stationid as the capture prints it: two letters, or a number."""
+    hi, lo = sid >> 8, sid & 0xff
+    if 0x20 < hi < 0x7f and 0x20 < lo < 0x7f:
+        return chr(hi) + chr(lo)
+    return str(sid)
+
+
+def stream_metrics(out, inst, cur, desc):
+    """Per stream: received, recorded, not recorded (in all and by cause) and
+    lost, labelled with the stream's identity; rows of one stream (several rx
+    lcores) summed."""
+    names = list(cur["antennas"].keys())
+    agg = {}
+    for row in cur.get("streams", {}).values():
+        if not all(k in row for k in STREAM_ID):
+            continue
+        a = row["antenna"]
+        dst = row["dst"]
+        labels = (("antenna", names[a] if a < len(names) else str(a)),
+                  ("station", station_str(row["stationid"])),
+                  ("groupid", str(row["groupid"])), ("secondaryid", str(row["secondaryid"])),
+                  ("threadid", str(row["threadid"])),
+                  ("dst", "%d.%d.%d.%d" % (dst >> 24, dst >> 16 & 255, dst >> 8 & 255, dst & 255)),
+                  ("port", str(row["port"])))
+        t = agg.setdefault(labels, {})
+        for k, v in row.items():
+            if k not in STREAM_ID:
+                t[k] = t.get(k, 0) + v
+    if not agg:
+        return
+
+    def lab(labels, extra=()):
+        return ",".join([inst] + ['%s="%s"' % (k, prom_escape(v)) for k, v in labels + extra])
+
+    for key in STREAM_FIGURES:
+        unit, kind, help_ = desc["counts"].get(key, ("frames", "counter", key))
+        name = "ibvcap_stream_%s_%s%s" % (key, unit, "_total" if kind == "counter" else "")
+        out.append("# HELP %s %s" % (name, help_))
+        out.append("# TYPE %s %s" % (name, kind))
+        for labels, t in sorted(agg.items()):
+            if key in t:
+                out.append("%s{%s} %s" % (name, lab(labels), t[key]))
+    unit, kind, help_ = desc["counts"].get("not_recorded_by_cause",
+                                           ("frames", "counter", "not recorded, by cause"))
+    name = "ibvcap_stream_not_recorded_by_cause_frames_total"
+    out.append("# HELP %s %s" % (name, help_))
+    out.append("# TYPE %s counter" % name)
+    for labels, t in sorted(agg.items()):
+        for k, v in sorted(t.items()):
+            if k.startswith("not_recorded_") and k != "not_recorded_by_cause":
+                cause = k[len("not_recorded_"):].replace("_", "-")
+                out.append("%s{%s} %s" % (name, lab(labels, (("cause", cause),)), v))
 
 
 def write_atomic(path, text):

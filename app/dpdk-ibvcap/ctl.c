@@ -680,6 +680,97 @@ tel_antennas(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* the identity of a stream's row, after its counts (tel_streams) */
+static const char *const stream_id_names[] = {
+	"antenna", "stationid", "groupid", "secondaryid", "threadid", "dst", "port", "slot",
+};
+
+/* /ibvcap/streams[,ANTENNA]: each stream's counts (per rx lcore that saw
+ * it), its not_recorded by cause, and its identity; keyed a<ant>_s<k>_l<lcore> */
+static int
+tel_streams(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	const struct acct_layout *l = &app->cfg.layout;
+	struct rte_tel_data *names;
+	unsigned int i, a, k, c, a0 = 0, a1 = l->nant;
+	char key[64];
+
+	if (params != NULL && *params != '\0') {
+		uint64_t idx;
+
+		for (a = 0; a < l->nant; a++)
+			if (strcmp(params, l->ant_name[a]) == 0)
+				break;
+		if (a == l->nant) {
+			if (parse_u64("antenna", params, 0, l->nant - 1, &idx, NULL, 0) != 0)
+				return -EINVAL;
+			a = (unsigned int)idx;
+		}
+		a0 = a;
+		a1 = a + 1;
+	}
+	names = rte_tel_data_alloc();
+	if (names == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	stats_tel_names(&stats_counts, STATS_STREAM | STATS_LIVE, names);
+	for (c = 0; c < ACCT_NR__COUNT; c++) {
+		char n[48], *p;
+
+		snprintf(n, sizeof(n), "not_recorded_%s", acct_nr_name((enum acct_nr)c));
+		for (p = n; *p != '\0'; p++)
+			if (*p == '-')
+				*p = '_';
+		rte_tel_data_add_array_string(names, n);
+	}
+	for (k = 0; k < RTE_DIM(stream_id_names); k++)
+		rte_tel_data_add_array_string(names, stream_id_names[k]);
+	if (rte_tel_data_add_dict_container(d, "fields", names, 0) != 0) {
+		rte_tel_data_free(names);
+		return -ENOSPC;
+	}
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct ibv_lcore *lc = app->lc[i];
+
+		if (lc == NULL)
+			continue;
+		for (a = a0; a < a1; a++) {
+			const struct acct_ant *an = &lc->acct->ant[a];
+			unsigned int n = __atomic_load_n(&an->nstream, __ATOMIC_ACQUIRE);
+
+			for (k = 0; k < n; k++) {
+				const struct acct_stream *s = &an->stream[k];
+				struct rte_tel_data *arr = rte_tel_data_alloc();
+				struct acct_counts one;
+
+				if (arr == NULL)
+					return -ENOMEM;
+				stats_zero(&stats_counts, &one);
+				acct_stream_add(s, &one);
+				stats_tel_row(&stats_counts, &one, STATS_STREAM | STATS_LIVE, arr);
+				for (c = 0; c < ACCT_NR__COUNT; c++)
+					rte_tel_data_add_array_u64(arr, one.nr[c]);
+				rte_tel_data_add_array_u64(arr, a);
+				rte_tel_data_add_array_u64(arr, s->stationid);
+				rte_tel_data_add_array_u64(arr, s->groupid);
+				rte_tel_data_add_array_u64(arr, s->secondaryid);
+				rte_tel_data_add_array_u64(arr, s->threadid);
+				rte_tel_data_add_array_u64(arr, s->dst_ip);
+				rte_tel_data_add_array_u64(arr, s->dport);
+				rte_tel_data_add_array_u64(arr, s->slot);
+				snprintf(key, sizeof(key), "a%u_s%u_l%u", a, k, lc->lcore_id);
+				if (rte_tel_data_add_dict_container(d, key, arr, 0) != 0) {
+					/* the reply is full (telemetry's limits): ask
+					 * for one antenna at a time */
+					rte_tel_data_free(arr);
+					return 0;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 static int
 tel_antenna(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
@@ -896,6 +987,10 @@ static const struct {
 	  "Per-antenna live counters: an array per antenna, names in 'fields'. No parameters." },
 	{ "/ibvcap/antenna", tel_antenna,
 	  "One antenna's counters. Parameter: antenna name or index." },
+	{ "/ibvcap/streams", tel_streams,
+	  "Each stream's counts, not recorded by cause, and identity (antenna, CODIF ids, "
+	  "destination, buffer slot), as rows keyed a<antenna>_s<stream>_l<lcore>. "
+	  "Parameter: an antenna (name or index), else all (as many as a reply holds)." },
 	{ "/ibvcap/buffers", tel_buffers,
 	  "Per-antenna buffer placement: an array per antenna, names in 'fields'." },
 	{ "/ibvcap/writers", tel_writers,

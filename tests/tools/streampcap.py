@@ -6,7 +6,7 @@ differ only in groupid or secondaryid, a stray station, a frame size that
 changes), and the truth of what was sent, computed here, independently of
 the capture's code.
 
-  streampcap.py OUT.pcap TRUTH.json STREAM...
+  streampcap.py [--start UNIX_SECONDS] OUT.pcap TRUTH.json STREAM...
 
 A STREAM is comma-separated key=value:
   src=IP dst=IP port=N     addresses (defaults 10.17.0.211, 239.17.0.1, 36001)
@@ -19,13 +19,16 @@ A STREAM is comma-separated key=value:
 
 Every frame's time: 1000 frames a second whatever its size (nchan 4, nbits
 8, real; totalsamples per 1 s period = 1000 frames' samples), from
-2026-01-01T00:00:00Z (epoch 52). Frames of all streams go out in time order
-(ties: stream order). Each frame's data is a pattern of (stream, part, frame)
-(data_for), so a reader can tell every frame and stream apart.
+2026-01-01T00:00:00Z (epoch 52), or from --start (a whole second, after
+2026-01-01: a scan's schedule must lie ahead of the host clock). Frames of all streams go out in time order
+(ties: stream order). Each frame's data is codifgen's pattern of its ids
+and time (pattern), so a reader can tell every frame and stream apart, and
+codifcheck verify --pattern checks the labels files give them.
 
 The truth: {"streams": [{"name", "src", "dst", "port", "station",
 "stationid", "groupid", "secondaryid", "threadid", "parts": [{"data_bytes",
-"first_seconds", "first_frame", "count"}], "frames": N}], "sent": N}.
+"first_seconds", "first_frame", "count"}], "frames": N}], "sent": N,
+"epoch": E, "epoch_unix": S} (first_seconds: seconds from the epoch).
 """
 import json
 import socket
@@ -39,11 +42,20 @@ NCHAN, NBITS = 4, 8
 SYNC = 0xFEEDCAFE
 
 
-def codif_header(seconds, frame, st, data_bytes):
+def epoch_of(unix):
+    """The CODIF reference epoch (half-years since 2000) holding unix, and its start."""
+    import datetime
+    d = datetime.datetime.fromtimestamp(unix, datetime.timezone.utc)
+    e = (d.year - 2000) * 2 + (d.month >= 7)
+    start = datetime.datetime(2000 + e // 2, 7 if e % 2 else 1, 1, tzinfo=datetime.timezone.utc)
+    return e, int(start.timestamp())
+
+
+def codif_header(seconds, frame, st, data_bytes, epoch=EPOCH):
     spf = data_bytes * 8 // (NCHAN * NBITS)
     w = [0] * 8
     w[0] = frame | seconds << 32
-    w[1] = EPOCH | NBITS << 8 | 3 << 24 | 7 << 29 | 1 << 48   # version 3, CODIF, period 1 s
+    w[1] = epoch | NBITS << 8 | 3 << 24 | 7 << 29 | 1 << 48   # version 3, CODIF, period 1 s
     w[2] = st["threadid"] | st["groupid"] << 16 | st["secondaryid"] << 32 | st["stationid"] << 48
     w[3] = NCHAN | 1 << 16 | (data_bytes // 8) << 32
     w[4] = spf * FPS                                              # totalsamples per period
@@ -51,10 +63,37 @@ def codif_header(seconds, frame, st, data_bytes):
     return struct.pack("<8Q", *w)
 
 
-def data_for(si, part, n, data_bytes):
-    """The frame's data: its stream, part and frame number, repeated."""
-    unit = struct.pack("<IIQ", si + 1, part, n)
-    return (unit * (data_bytes // len(unit) + 1))[:data_bytes]
+M64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def pattern(ids, seconds, frame, data_bytes):
+    """codifgen's payload (lib/codif/codif_pattern.c, written again here): a
+    function of the stream ids and the frame time, so `codifcheck verify
+    --pattern` checks a file's frames against the ids it labels them with.
+    ids: (stationid, groupid, secondaryid, threadid)."""
+    station, group, sec, thread = ids
+    s = splitmix64(splitmix64(station << 48 | sec << 32 | group << 16 | thread) ^
+                   (seconds << 32 | frame)) or 1
+    out = []
+    for _ in range(data_bytes // 8):
+        x = s
+        x ^= x >> 12
+        x = (x ^ (x << 25)) & M64
+        x ^= x >> 27
+        s = x
+        out.append((x * 0x2545F4914F6CDD1D) & M64)
+    return struct.pack("<%dQ" % len(out), *out)
+
+
+def stream_ids(st):
+    return (st["stationid"], st["groupid"], st["secondaryid"], st["threadid"])
 
 
 def ip_checksum(h):
@@ -97,12 +136,19 @@ def parse(spec, i):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    epoch, epoch_unix, base = EPOCH, EPOCH_UNIX, 0
+    if args[:1] == ["--start"]:
+        start = int(args[1])
+        epoch, epoch_unix = epoch_of(start)
+        base = (start - epoch_unix) * FPS
+        args = args[2:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    streams = [parse(s, i) for i, s in enumerate(sys.argv[3:])]
+    streams = [parse(s, i) for i, s in enumerate(args[2:])]
     frames = []   # (time index, stream, part, n, data bytes)
     for si, st in enumerate(streams):
-        k = st["start"]
+        k = base + st["start"]
         st["parts"] = []
         for pi, (nbytes, count) in enumerate(st["sizes"]):
             st["parts"].append({"data_bytes": nbytes, "first_seconds": k // FPS,
@@ -112,18 +158,19 @@ def main():
                 k += 1
         st["frames"] = sum(c for _, c in st["sizes"])
     frames.sort()
-    t0 = EPOCH_UNIX * 10**9
-    with open(sys.argv[1], "wb") as f:
+    t0 = epoch_unix * 10**9 + base * 10**6
+    with open(args[0], "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
         for j, (k, si, pi, n, nbytes) in enumerate(frames):
             st = streams[si]
-            pkt = packet(st, codif_header(k // FPS, k % FPS, st, nbytes) +
-                         data_for(si, pi, n, nbytes))
+            pkt = packet(st, codif_header(k // FPS, k % FPS, st, nbytes, epoch) +
+                         pattern(stream_ids(st), k // FPS, k % FPS, nbytes))
             t = t0 + j * 1000
             f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(pkt), len(pkt)) + pkt)
     for st in streams:
         del st["sizes"]
-    json.dump({"streams": streams, "sent": len(frames)}, open(sys.argv[2], "w"), indent=1)
+    json.dump({"streams": streams, "sent": len(frames), "epoch": epoch,
+               "epoch_unix": epoch_unix}, open(args[1], "w"), indent=1)
 
 
 if __name__ == "__main__":
