@@ -988,9 +988,8 @@ static const struct {
 	{ "/ibvcap/antenna", tel_antenna,
 	  "One antenna's counters. Parameter: antenna name or index." },
 	{ "/ibvcap/streams", tel_streams,
-	  "Each stream's counts, not recorded by cause, and identity (antenna, CODIF ids, "
-	  "destination, buffer slot), as rows keyed a<antenna>_s<stream>_l<lcore>. "
-	  "Parameter: an antenna (name or index), else all (as many as a reply holds)." },
+	  "Each stream's counts, not recorded by cause, ids and slot, as rows. Parameter: "
+	  "an antenna (name or index), else all." },
 	{ "/ibvcap/buffers", tel_buffers,
 	  "Per-antenna buffer placement: an array per antenna, names in 'fields'." },
 	{ "/ibvcap/writers", tel_writers,
