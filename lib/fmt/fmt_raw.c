@@ -790,8 +790,10 @@ fmt_raw_put(struct fmt_sink *s, const struct fmt_frame *fr)
 	struct fmt_raw_out *o = s->raw;
 	uint8_t *p;
 
-	if (s->nput >= o->ri.nstream || fr->data_bytes != o->ri.data_bytes)
+	if (s->nput >= o->ri.nstream)
 		return -EINVAL;
+	if (fr->data_bytes != o->ri.data_bytes)
+		return -EMSGSIZE; /* rows hold one frame size (the writer says so) */
 	if (s->ref) {
 		/* by reference: from where the data lies, gaps from zeros */
 		int rc = fr->data != NULL && !(fr->flags & (FMT_F_GAP | FMT_F_OVERRUN)) ?

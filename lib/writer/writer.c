@@ -1011,9 +1011,12 @@ static int
 row_done(struct wr_writer *w, struct wr_out *out, int rc)
 {
 	if (rc < 0) {
-		char e[PATH_MAX + 64];
+		char e[PATH_MAX + 256];
 
-		snprintf(e, sizeof(e), "%s: %s", fio_part(&out->s.f), strerror(-rc));
+		snprintf(e, sizeof(e), "%s: %s", fio_part(&out->s.f), rc == -EMSGSIZE ?
+			 "frames of two sizes in one row: a raw file's rows hold one frame size "
+			 "(the antenna's streams send frames of different sizes at once; codif "
+			 "and pcap take them)" : strerror(-rc));
 		fail(w, rc, e);
 		close_out(w, out);
 		return rc;
