@@ -60,7 +60,10 @@ static const char about_verify[] =
 "  Notes (problems only with --strict): lost frames (gaps), invalid frames,\n"
 "  late and duplicate packets in a pcap, packets from no antenna, NAME.part\n"
 "  files and unrecognised files in a directory.\n"
-"  A DIR is every file directly inside it (not subdirectories); NAME.part\n"
+"  A DIR is every file directly inside it, and the scan directories of a\n"
+"  writer's DIR (DIR/SCAN/, those holding a PREFIX_scan.FORMAT.json): each\n"
+"  scan index is checked against the scan's files (frames, placeholders,\n"
+"  files per antenna); other subdirectories are not searched. NAME.part\n"
 "  files are reported as incomplete and not read.\n";
 
 static const char about_convert[] =
