@@ -528,8 +528,8 @@ test_raw(const struct codif_clock *clk)
 		CHECK_EQ_I(fmt_row_begin(&s, fmt_row_bytes_max(S, D)), 0);
 		CHECK_EQ_I(fmt_put(&s, &fr), 1);
 		CHECK_EQ_I(fmt_row_end(&s), -EINVAL);
-		fr.data_bytes = D + 8;
-		CHECK_EQ_I(fmt_put(&s, &fr), -EINVAL);
+		fr.data_bytes = D + 8; /* rows hold one frame size: the writer says so */
+		CHECK_EQ_I(fmt_put(&s, &fr), -EMSGSIZE);
 		fmt_row_abort(&s);
 	}
 	CHECK(!exists(idx));
