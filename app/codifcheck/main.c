@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bstate.h"
 #include "check.h"
 #include "codif.h"
 #include "convert.h"
@@ -32,6 +33,8 @@ static const char usage_head[] =
 "  info FILE|DIR...       streams, parameters, times, counts, gaps, timing\n"
 "  verify FILE|DIR...     problems, with file offsets and UTC; exit 1 if any\n"
 "  convert FILE... --to F pcap->codif/raw, codif->pcap(ng)/raw, raw->codif/pcap(ng)\n"
+"  bstate FILE|DIR...     sampler-state occupancy per stream and channel group,\n"
+"                         against the Gaussian; a verdict; exit 1 if not ok\n"
 "  extract --from T --to T SOURCE... --out DIR\n"
 "                         the frames of data time [from, to) from files and\n"
 "                         directories (scans included), in their format or --format\n"
@@ -102,6 +105,19 @@ static const char about_extract[] =
 "  spans before the recording (before_capture_*) and after it (not_arrived_*).\n"
 "  A window with no frame of the sources writes no file and exits 1.\n";
 
+static const char about_bstate[] =
+"  Every frame as received (not gap frames, not frames with the invalid\n"
+"  bit) of each stream: the share of each sampler state (1, 2, 4 bits:\n"
+"  each level, most negative first; 8, 16, 32-bit integers: 64 fixed bins\n"
+"  over the code range), for the stream and each channel group, beside the\n"
+"  share Gaussian noise at the optimal level gives (2 bits 16/34/34/16 %).\n"
+"  The RMS is estimated from the states (2, 4 bits) or the samples (8 bits\n"
+"  and more), in steps. Verdict, first that holds: nodata (< --min-samples),\n"
+"  dead (zero code >= --dead), saturated (extreme codes >= --saturated),\n"
+"  stuck bit (a bit of the code never changed), under-driven (rms <\n"
+"  --under x optimal), over-driven (rms > --over x optimal), ok. Optimal RMS:\n"
+"  2 bits 1 step, 4 bits 2.98, 8 bits and more 2^(nbits-1)/8; 1 bit: none.\n";
+
 static const char usage_tail[] =
 "Exit status: 0 clean; 1 problems found (verify), a file unrecognised,\n"
 "damaged or unreadable (info), or a conversion failed or its input had\n"
@@ -117,6 +133,7 @@ struct opts {
 	bool have_to;
 	struct cc_extract_opts ext;
 	bool have_from, have_until;
+	struct cc_bstate_opts bs;
 	bool outdir_set;
 	int first;        /* the first FILE in argv (after the options) */
 };
@@ -136,6 +153,8 @@ defaults(void *obj, void *ctx)
 	o->conv.port = CC_DEFAULT_PORT;
 	o->chk.filter = &o->filter;
 	o->conv.filter = &o->filter;
+	qlb_cfg_defaults(&o->bs.cfg);
+	o->bs.groups = 1;
 	codif_tl_cfg_defaults(&o->chk.tl);
 	o->conv.tl = o->chk.tl;
 }
@@ -330,6 +349,28 @@ static const struct opt_def extract_opts[] = {
 	{ .name = NULL },
 };
 
+static const struct opt_def bstate_opts[] = {
+	{"json", .kind = OPT_FLAG, OPT_AT(O, bs.json),
+	 .help = "{\"files\": [{\"streams\": [{\"verdict\", \"rms\", \"occupancy\", "
+		 "\"expected\", \"groups\": [...]}]}], \"ok\": BOOL}"},
+	{"groups", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = QLB_MAX_GROUPS,
+	 OPT_AT(O, bs.groups), .help = "channel groups per stream (channels in groups of "
+		 "ceil(nchan / N))"},
+	{"under", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 0, .dmax = 1,
+	 OPT_AT(O, bs.cfg.under), .help = "under-driven below F x the optimal RMS"},
+	{"over", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1000,
+	 OPT_AT(O, bs.cfg.over), .help = "over-driven above F x the optimal RMS"},
+	{"dead", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
+	 OPT_AT(O, bs.cfg.dead), .help = "dead from this share of the zero code"},
+	{"saturated", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
+	 OPT_AT(O, bs.cfg.sat), .help = "saturated from this share of the extreme codes"},
+	{"min-samples", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
+	 OPT_AT(O, bs.cfg.min_samples), .help = "fewer samples: nodata"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
 /* the rows of every command (the timelines, the capture filter, the
  * problem list); after the parse, conv takes chk's */
 static const struct opt_def common_opts[] = {
@@ -367,9 +408,9 @@ static const struct opt_def common_opts[] = {
 };
 #undef O
 
-enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT };
+enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT, CMD_BSTATE };
 
-static const char *const cmd_name[] = { "info", "verify", "convert", "extract" };
+static const char *const cmd_name[] = { "info", "verify", "convert", "extract", "bstate" };
 
 #define CC_CMD(NAME, USAGE, ABOUT, TAB) {                                   \
 	.prog = "codifcheck " NAME, .usage = USAGE, .about = ABOUT,         \
@@ -386,6 +427,8 @@ static const struct opt_cmd cmds[] = {
 			       about_convert, convert_opts),
 	[CMD_EXTRACT] = CC_CMD("extract", "codifcheck extract --from TIME --to TIME --out DIR "
 			       "[options] FILE|DIR...\n", about_extract, extract_opts),
+	[CMD_BSTATE] = CC_CMD("bstate", "codifcheck bstate [options] FILE...\n", about_bstate,
+			      bstate_opts),
 };
 
 static void
@@ -553,7 +596,7 @@ main(int argc, char **argv)
 	cmd = find_cmd(argv[1]);
 	if (cmd < 0) {
 		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify, "
-			"convert or extract (try codifcheck --help)\n", argv[1]);
+			"convert, extract or bstate (try codifcheck --help)\n", argv[1]);
 		return CC_EXIT_USAGE;
 	}
 	rc = parse_args(cmd, argc - 1, argv + 1, &o);
@@ -566,6 +609,11 @@ main(int argc, char **argv)
 		return cc_cmd_info(argv + o.first, argc - o.first, &o.chk);
 	case CMD_VERIFY:
 		return cc_cmd_verify(argv + o.first, argc - o.first, &o.chk);
+	case CMD_BSTATE:
+		o.bs.so.tl = o.chk.tl;
+		o.bs.so.max_problems = o.chk.max_problems;
+		o.bs.so.filter = &o.filter;
+		return cc_cmd_bstate(argv + o.first, argc - o.first, &o.bs);
 	case CMD_EXTRACT: {
 		struct opts *p = &o;
 		struct cc_conv_opts to_fmt = p->ext.conv;

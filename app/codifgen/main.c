@@ -361,12 +361,13 @@ static const struct opt_def long_opts[] = {
 	 .help = "emit only these antennas (names or indices); the same fates as a run of "
 		 "all, so N senders make one whole run"},
 	{"signal", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "stream",
-	 .metavar = "A:LEVEL", .set = set_signal,
+	 .metavar = "A:LEVEL[,stuck=BIT:V]", .set = set_signal,
 	 .help = "antenna A's data: Gaussian noise of RMS LEVEL (steps of the encoding, "
 		 "e.g. 3.5, or a power in dB, e.g. 10dB), dead (every sample zero) or "
 		 "saturated (the extreme codes), in the encoding of --nbits/--real/--complex; "
-		 "the truth gets its expected quick-look figures (default: the deterministic "
-		 "pattern that codifcheck --pattern verifies)"},
+		 ",stuck=BIT:V forces bit BIT of every code to V (a stuck sampler bit; give "
+		 "--nbits before it); the truth gets its expected quick-look figures (none with "
+		 "stuck=) (default: the deterministic pattern that codifcheck --pattern verifies)"},
 	{"data-bytes", .kind = OPT_CUSTOM, .section = "stream", .metavar = "N", .min = 8,
 	 .max = 65536 - 64 - 28, .mult = 8, .unit = "bytes", .def = "8192",
 	 .set = set_data_bytes, .help = "data bytes per frame, a multiple of 8"},

@@ -243,6 +243,8 @@ codif_signal_fill(const struct codif_signal *s, const struct codif_hdr *h,
 				code = codif_signal_quantise(&e, x);
 			}
 		}
+		if (s->stuck_mask != 0 && !e.is_float)
+			code = (code & ~s->stuck_mask) | (s->stuck_val & s->stuck_mask);
 		put_code(p, &e, k, code);
 	}
 	return 0;

@@ -166,6 +166,10 @@ struct codif_signal {
 	uint64_t dead_mask;  /**< channels c < 64 forced DEAD */
 	uint64_t sat_mask;   /**< channels c < 64 forced SATURATED (dead wins) */
 	uint64_t seed;       /**< mixed with the frame's codif_pattern_seed */
+	uint32_t stuck_mask; /**< integer encodings: these bits of every code
+				  forced to stuck_val's (a stuck sampler bit;
+				  codif_signal_expect does not model it) */
+	uint32_t stuck_val;
 };
 
 /** A noise signal of the given RMS, nothing else set. */

@@ -1159,6 +1159,42 @@ gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 	sg = &cfg->sig[a];
 	codif_signal_noise(sg, 0, a); /* the frames' ids make each antenna's noise its own */
 	spec = colon + 1;
+	{
+		/* LEVEL,stuck=BIT:VALUE: that bit of every code forced */
+		const char *st = strstr(spec, ",stuck=");
+		uint64_t bit, val;
+		char b[16], *c2;
+
+		if (st != NULL) {
+			size_t m = strlen(st + 7);
+
+			if (m >= sizeof(b))
+				m = sizeof(b) - 1;
+			memcpy(b, st + 7, m);
+			b[m] = '\0';
+			c2 = strchr(b, ':');
+			if (c2 == NULL)
+				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: stuck=BIT:"
+					       "VALUE, e.g. stuck=1:0 (bit 1 of every code always 0)",
+					       a, spec);
+			*c2 = '\0';
+			if (parse_u64("--signal stuck bit", b, 0, 31, &bit, err, len) != 0 ||
+			    parse_u64("--signal stuck value", c2 + 1, 0, 1, &val, err, len) != 0)
+				return -EINVAL;
+			if (bit >= cfg->tmpl.nbits && cfg->tmpl.nbits != 0)
+				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: bit %" PRIu64
+					       ", expected 0..%u (a bit of the --nbits code; give "
+					       "--nbits first)", a, spec, bit, cfg->tmpl.nbits - 1u);
+			sg->stuck_mask = 1u << bit;
+			sg->stuck_val = (uint32_t)val << bit;
+			m = (size_t)(st - spec);
+			if (m >= sizeof(num))
+				m = sizeof(num) - 1;
+			memcpy(num, spec, m);
+			num[m] = '\0';
+			spec = num;
+		}
+	}
 	if (strcmp(spec, "dead") == 0) {
 		sg->kind = CODIF_SIGNAL_DEAD;
 	} else if (strcmp(spec, "saturated") == 0) {
@@ -1359,6 +1395,12 @@ signal_json(const struct gen_cfg *c, json_t *arr)
 		js_str(o, "kind", sg->kind == CODIF_SIGNAL_DEAD ? "dead" :
 				  sg->kind == CODIF_SIGNAL_SATURATED ? "saturated" : "noise");
 		js_dbl(o, "rms", sg->rms);
+		if (sg->stuck_mask != 0) {
+			/* quick look's figures do not model a stuck bit: none vouched */
+			js_u64(o, "stuck_mask", sg->stuck_mask);
+			js_u64(o, "stuck_value", sg->stuck_val);
+			continue;
+		}
 		x = js_obj(o, "expected");
 		js_dbl(x, "mean_re", m[0]);
 		js_dbl(x, "mean_im", m[1]);
