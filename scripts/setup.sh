@@ -56,6 +56,7 @@ fi
 # --- packages: what the build, the programs and the tests use, nothing else
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       dpdk dpdk-dev libdpdk-dev libpcap-dev libibverbs-dev libjansson-dev help2man liburing-dev
+      libfftw3-dev
       rdma-core ibverbs-providers iproute2 python3)
 if [ "$WITH_TEST" = 1 ]; then
 	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db fio tmux)

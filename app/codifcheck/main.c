@@ -15,6 +15,7 @@
 #include "opt.h"
 #include "parse.h"
 #include "scan.h"
+#include "spectrum.h"
 
 #define ERRLEN 512
 #define MAX_PROBLEMS_DEFAULT 100
@@ -35,6 +36,7 @@ static const char usage_head[] =
 "  convert FILE... --to F pcap->codif/raw, codif->pcap(ng)/raw, raw->codif/pcap(ng)\n"
 "  bstate FILE|DIR...     sampler-state occupancy per stream and channel group,\n"
 "                         against the Gaussian; a verdict; exit 1 if not ok\n"
+"  spectrum FILE...       power spectra per stream and channel (FFTW), --plot PNG\n"
 "  extract --from T --to T SOURCE... --out DIR\n"
 "                         the frames of data time [from, to) from files and\n"
 "                         directories (scans included), in their format or --format\n"
@@ -118,6 +120,17 @@ static const char about_bstate[] =
 "  --under x optimal), over-driven (rms > --over x optimal), ok. Optimal RMS:\n"
 "  2 bits 1 step, 4 bits 2.98, 8 bits and more 2^(nbits-1)/8; 1 bit: none.\n";
 
+static const char about_spectrum[] =
+"  Each channel's samples of every frame as received (gap frames and\n"
+"  frames with the invalid bit left out), in blocks of --nfft, through\n"
+"  FFTW; |X|^2 averaged over the blocks, in dB (steps^2 per bin, / nfft).\n"
+"  Frequencies in MHz from the header (fs = totalsamples / period per\n"
+"  channel): real channels 0 .. fs/2 (nfft/2 + 1 bins), complex -fs/2 ..\n"
+"  +fs/2 about the channel's centre (nfft bins). Per channel: the peak (bin,\n"
+"  MHz, dB) and the mean; --json: every bin. --plot FILE.png: the bandpass\n"
+"  of each stream, its channels side by side, drawn by gnuplot (pngcairo)\n"
+"  with FILE.png.dat, the data it plots, beside it.\n";
+
 static const char usage_tail[] =
 "Exit status: 0 clean; 1 problems found (verify), a file unrecognised,\n"
 "damaged or unreadable (info), or a conversion failed or its input had\n"
@@ -134,6 +147,7 @@ struct opts {
 	struct cc_extract_opts ext;
 	bool have_from, have_until;
 	struct cc_bstate_opts bs;
+	struct cc_spectrum_opts sp;
 	bool outdir_set;
 	int first;        /* the first FILE in argv (after the options) */
 };
@@ -155,6 +169,7 @@ defaults(void *obj, void *ctx)
 	o->conv.filter = &o->filter;
 	qlb_cfg_defaults(&o->bs.cfg);
 	o->bs.groups = 1;
+	o->sp.nfft = 256;
 	codif_tl_cfg_defaults(&o->chk.tl);
 	o->conv.tl = o->chk.tl;
 }
@@ -371,6 +386,19 @@ static const struct opt_def bstate_opts[] = {
 	{ .name = NULL },
 };
 
+static const struct opt_def spectrum_opts[] = {
+	{"nfft", .kind = OPT_UINT, .flags = OPT_F_POW2, .metavar = "N", .min = 16,
+	 .max = 65536, OPT_AT(O, sp.nfft), .help = "points per FFT: the resolution is fs / N"},
+	{"json", .kind = OPT_FLAG, OPT_AT(O, sp.json),
+	 .help = "{\"files\": [{\"streams\": [{\"freq_mhz\", \"channels\": [{\"peak_bin\", "
+		 "\"peak_mhz\", \"peak_db\", \"power_db\"}]}]}]}"},
+	{"plot", .kind = OPT_PATH, .metavar = "FILE.png", OPT_PTR(O, sp.plot),
+	 .help = "draw the bandpasses (of the last FILE) into FILE.png with gnuplot"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
 /* the rows of every command (the timelines, the capture filter, the
  * problem list); after the parse, conv takes chk's */
 static const struct opt_def common_opts[] = {
@@ -408,9 +436,10 @@ static const struct opt_def common_opts[] = {
 };
 #undef O
 
-enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT, CMD_BSTATE };
+enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT, CMD_BSTATE, CMD_SPECTRUM };
 
-static const char *const cmd_name[] = { "info", "verify", "convert", "extract", "bstate" };
+static const char *const cmd_name[] = { "info", "verify", "convert", "extract", "bstate",
+					"spectrum" };
 
 #define CC_CMD(NAME, USAGE, ABOUT, TAB) {                                   \
 	.prog = "codifcheck " NAME, .usage = USAGE, .about = ABOUT,         \
@@ -429,6 +458,8 @@ static const struct opt_cmd cmds[] = {
 			       "[options] FILE|DIR...\n", about_extract, extract_opts),
 	[CMD_BSTATE] = CC_CMD("bstate", "codifcheck bstate [options] FILE...\n", about_bstate,
 			      bstate_opts),
+	[CMD_SPECTRUM] = CC_CMD("spectrum", "codifcheck spectrum [options] FILE...\n",
+				about_spectrum, spectrum_opts),
 };
 
 static void
@@ -596,7 +627,7 @@ main(int argc, char **argv)
 	cmd = find_cmd(argv[1]);
 	if (cmd < 0) {
 		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify, "
-			"convert, extract or bstate (try codifcheck --help)\n", argv[1]);
+			"convert, extract, bstate or spectrum (try codifcheck --help)\n", argv[1]);
 		return CC_EXIT_USAGE;
 	}
 	rc = parse_args(cmd, argc - 1, argv + 1, &o);
@@ -614,6 +645,11 @@ main(int argc, char **argv)
 		o.bs.so.max_problems = o.chk.max_problems;
 		o.bs.so.filter = &o.filter;
 		return cc_cmd_bstate(argv + o.first, argc - o.first, &o.bs);
+	case CMD_SPECTRUM:
+		o.sp.so.tl = o.chk.tl;
+		o.sp.so.max_problems = o.chk.max_problems;
+		o.sp.so.filter = &o.filter;
+		return cc_cmd_spectrum(argv + o.first, argc - o.first, &o.sp);
 	case CMD_EXTRACT: {
 		struct opts *p = &o;
 		struct cc_conv_opts to_fmt = p->ext.conv;

@@ -1160,6 +1160,33 @@ gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 	codif_signal_noise(sg, 0, a); /* the frames' ids make each antenna's noise its own */
 	spec = colon + 1;
 	{
+		/* LEVEL,tone=F:AMP: a tone of F cycles per time sample (I cos,
+		 * Q sin), AMP steps; it comes last */
+		const char *tn = strstr(spec, ",tone=");
+
+		if (tn != NULL) {
+			char *e2;
+
+			errno = 0;
+			sg->tone_freq = strtod(tn + 6, &e2);
+			if (e2 == tn + 6 || *e2 != ':' || errno != 0 || !isfinite(sg->tone_freq) ||
+			    fabs(sg->tone_freq) > 0.5)
+				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: tone=F:AMP, "
+					       "F cycles per time sample in -0.5..0.5 (e.g. tone=0.125:"
+					       "50)", a, spec);
+			sg->tone_amp = strtod(e2 + 1, &e2);
+			if (*e2 != '\0' || !isfinite(sg->tone_amp) || sg->tone_amp < 0)
+				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: tone=F:AMP, "
+					       "AMP in steps >= 0", a, spec);
+			n = (size_t)(tn - spec);
+			if (n >= sizeof(num))
+				n = sizeof(num) - 1;
+			memcpy(num, spec, n);
+			num[n] = '\0';
+			spec = num;
+		}
+	}
+	{
 		/* LEVEL,stuck=BIT:VALUE: that bit of every code forced */
 		const char *st = strstr(spec, ",stuck=");
 		uint64_t bit, val;
@@ -1190,7 +1217,7 @@ gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 			m = (size_t)(st - spec);
 			if (m >= sizeof(num))
 				m = sizeof(num) - 1;
-			memcpy(num, spec, m);
+			memmove(num, spec, m); /* spec may be num (a tone cut off) */
 			num[m] = '\0';
 			spec = num;
 		}

@@ -75,8 +75,8 @@ qlb_init(struct qlb_acc *a, const struct codif_hdr *h, unsigned int groups, char
 	return 0;
 }
 
-static inline uint32_t
-code_at(const struct codif_signal_enc *e, const uint8_t *d, size_t k)
+uint32_t
+qlb_code(const struct codif_signal_enc *e, const uint8_t *d, size_t k)
 {
 	switch (e->nbits) {
 	case 8: return d[k];
@@ -102,7 +102,7 @@ qlb_add(struct qlb_acc *a, const uint8_t *data, size_t len)
 
 	ncomp -= ncomp % S; /* whole time samples */
 	for (k = 0; k < ncomp; k++) {
-		uint32_t code = code_at(e, data, k);
+		uint32_t code = qlb_code(e, data, k);
 		unsigned int g = (unsigned int)((k % S) / e->ncomp) / a->chan_per_group;
 		int64_t s;
 		unsigned int st;

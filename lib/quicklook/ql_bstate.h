@@ -100,6 +100,9 @@ struct qlb_acc {
 int qlb_init(struct qlb_acc *a, const struct codif_hdr *h, unsigned int groups, char *err,
 	     size_t errlen);
 
+/** The code of component k of data (codif_signal.h's layout; integers). */
+uint32_t qlb_code(const struct codif_signal_enc *e, const uint8_t *d, size_t k);
+
 /** Count the samples of one frame's data (len bytes: whole time samples). */
 void qlb_add(struct qlb_acc *a, const uint8_t *data, size_t len);
 
