@@ -115,9 +115,65 @@ json_result(json_t *o, const struct bs_stream *b, const struct qlb_result *r)
 	}
 }
 
+/* The occupancy of each stream (whole) as bars, the expected levels at the
+ * optimal RMS as points, a panel per stream (at most 8), through gnuplot;
+ * the data beside the PNG as PNG.dat. */
+static int
+plot(struct bs_file *f, const struct cc_bstate_opts *o)
+{
+	char dat[PATH_MAX + 8];
+	unsigned int i, s, np = 0;
+	FILE *d, *g;
+
+	snprintf(dat, sizeof(dat), "%s.dat", o->plot);
+	d = fopen(dat, "w");
+	if (d == NULL)
+		return -1;
+	for (i = 0; i < f->n && np < 8; i++) {
+		struct bs_stream *b = f->s[i];
+		struct qlb_result r;
+
+		if (!b->ok)
+			continue;
+		qlb_result(&b->a, -1, &o->cfg, &r);
+		fprintf(d, "# %s: %s\n", b->name, qlb_verdict_name(r.verdict));
+		for (s = 0; s < b->a.nstate; s++)
+			fprintf(d, "%.6g %.6f %.6f\n", qlb_state_value(&b->a, s), 100 * r.occ[s],
+				100 * r.expect[s]);
+		fprintf(d, "\n\n");
+		np++;
+	}
+	fclose(d);
+	if (np == 0)
+		return -1;
+	g = popen("gnuplot > /dev/null 2>&1", "w");
+	if (g == NULL)
+		return -1;
+	fprintf(g, "set terminal pngcairo size 900,%u font 'sans,10'\n", 60 + 260 * np);
+	fprintf(g, "set output '%s'\nset multiplot layout %u,1\n", o->plot, np);
+	fprintf(g, "set style fill solid 0.5\nset boxwidth 0.8 relative\nset grid ytics\n");
+	fprintf(g, "set xlabel 'sampler state (value, steps)'\nset ylabel 'occupancy (%%)'\n");
+	fprintf(g, "set key outside right top\nset yrange [0:*]\n");
+	for (i = 0, np = 0; i < f->n && np < 8; i++) {
+		struct bs_stream *b = f->s[i];
+		struct qlb_result r;
+
+		if (!b->ok)
+			continue;
+		qlb_result(&b->a, -1, &o->cfg, &r);
+		fprintf(g, "set title \"%s: %s\" noenhanced\n", b->name, qlb_verdict_name(r.verdict));
+		fprintf(g, "plot '%s' index %u using 1:2 with boxes title 'observed', '' index %u "
+			"using 1:3 with linespoints pt 7 lw 2 title 'Gaussian at the optimal level'\n",
+			dat, np, np);
+		np++;
+	}
+	fprintf(g, "unset multiplot\n");
+	return pclose(g) == 0 ? 0 : -1;
+}
+
 /* one file: @return 1 when a stream is not ok or the file could not be read */
 static int
-one_file(const char *path, const struct cc_bstate_opts *o, json_t *files)
+one_file(const char *path, const struct cc_bstate_opts *o, json_t *files, bool last)
 {
 	struct bs_file f = { .o = o };
 	struct cc_file cf;
@@ -138,6 +194,11 @@ one_file(const char *path, const struct cc_bstate_opts *o, json_t *files)
 	if (rc != 0 || (cf.scan != NULL && cf.scan->damaged) || !cc_fmt_readable(cf.det.fmt)) {
 		fprintf(stderr, "codifcheck bstate: %s: %s\n", path,
 			rc != 0 ? strerror(-rc) : cf.det.desc);
+		bad = 1;
+	}
+	if (last && o->plot != NULL && plot(&f, o) != 0) {
+		fprintf(stderr, "codifcheck bstate: --plot %s: gnuplot could not draw it (is "
+			"gnuplot with pngcairo installed? a stream read?)\n", o->plot);
 		bad = 1;
 	}
 	for (i = 0; i < f.n; i++) {
@@ -208,7 +269,7 @@ cc_cmd_bstate(char **paths, int n, const struct cc_bstate_opts *o)
 	int i, status = CC_EXIT_OK;
 
 	for (i = 0; i < n; i++)
-		if (one_file(paths[i], o, files) != 0)
+		if (one_file(paths[i], o, files, i == n - 1) != 0)
 			status = CC_EXIT_PROBLEMS;
 	if (o->json) {
 		js_bool(root, "ok", status == CC_EXIT_OK);

@@ -14,6 +14,7 @@ struct cc_bstate_opts {
 	struct qlb_cfg cfg;          /**< the verdict's thresholds */
 	unsigned int groups;         /**< channel groups per stream (1..16) */
 	bool json;
+	const char *plot;            /**< PNG of the last file's streams, or NULL */
 	struct cc_scan_opts so;
 };
 

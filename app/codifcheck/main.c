@@ -381,6 +381,9 @@ static const struct opt_def bstate_opts[] = {
 	 OPT_AT(O, bs.cfg.sat), .help = "saturated from this share of the extreme codes"},
 	{"min-samples", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
 	 OPT_AT(O, bs.cfg.min_samples), .help = "fewer samples: nodata"},
+	{"plot", .kind = OPT_PATH, .metavar = "FILE.png", OPT_PTR(O, bs.plot),
+	 .help = "draw each stream's occupancy (of the last FILE; at most 8 streams) with the "
+		 "expected levels into FILE.png with gnuplot"},
 	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
 	 .help = "this text"},
 	{ .name = NULL },

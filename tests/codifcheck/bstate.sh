@@ -53,6 +53,25 @@ grep -q "stuck bit .* bits 0x2 stuck at 0x0" "$T/b2.txt" || { cat "$T/b2.txt"; f
 grep -q "expected   -1.5:15.87% -0.5:34.13% +0.5:34.13% +1.5:15.87%" "$T/b2.txt" || fail "text: the expected levels"
 ok "text: the stuck bit and the expected 16/34/34/16 %"
 
+# --plot: a PNG, and the data it drew = the occupancy and the expectation
+"$CC" bstate --plot "$T/bs.png" "$T/b2.pcap" > /dev/null || true
+[ "$(head -c 8 "$T/bs.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "--plot: not a PNG"
+[ "$(stat -c %s "$T/bs.png")" -gt 20000 ] || fail "--plot: $(stat -c %s "$T/bs.png") bytes"
+python3 - "$T/bs.png.dat" "$T/b2.json" <<'PY' || fail "--plot: its data"
+import json, sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]
+st = json.load(open(sys.argv[2]))["files"][0]["streams"]
+assert len(blocks) == 6, len(blocks)
+for b, s in zip(blocks, st):
+    head, *rows = b.strip().splitlines()
+    assert head == "# %s: %s" % (s["stream"], s["verdict"]), head
+    rows = [tuple(map(float, r.split())) for r in rows]
+    assert [r[0] for r in rows] == s["state_value"]
+    assert all(abs(r[1] - 100 * o) < 1e-5 and abs(r[2] - 100 * e) < 1e-5
+               for r, o, e in zip(rows, s["occupancy"], s["expected"]))
+PY
+ok "--plot: a PNG of $(stat -c %s "$T/bs.png") bytes; its data = each stream's occupancy and the expected levels"
+
 # one stream, ok: exit 0; thresholds and groups from options
 "$CC" bstate --antenna-ip 10.17.0.212 "$T/b2.pcap" > /dev/null || fail "an ok stream: exit not 0"
 set +e
