@@ -109,10 +109,15 @@ def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-ctl", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Exit status: 0 done; 1 no capture at that prefix; 2 bad usage; "
+        epilog="Exit status: 0 done; 1 no capture at that prefix, it went away, or it "
+               "did not answer within --timeout (stopped, hung); 2 bad usage; "
                "3 the capture refused the command (nothing changed).")
     ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
                     help="the capture's EAL --file-prefix (default: rte)")
+    ap.add_argument("--timeout", dest="reply_timeout", default="5s", metavar="DURATION",
+                    help="record and status: the longest the capture may take to answer "
+                         "(default: 5s); past it exit 1 (a trigger waits as long as its "
+                         "own --timeout says)")
     ap.add_argument("--version", action="version", version=version_line())
     sub = ap.add_subparsers(dest="cmd", metavar="record|status|trigger")
     rec = sub.add_parser("record", help="record on, off or cancel a scan")
@@ -159,7 +164,11 @@ def main():
             word("until", a.until) + word("writer", a.writer) + word("antenna", a.antenna))
     stat = load_stat()
     try:
-        tel = stat.Telemetry(a.file_prefix)
+        limit = stat.seconds(a.reply_timeout)
+    except Exception as e:  # argparse.ArgumentTypeError: the message
+        usage_error("--timeout: %s" % e)
+    try:
+        tel = stat.Telemetry(a.file_prefix, None if a.cmd == "trigger" else limit)
         reply = tel.query(cmd)
     except stat.TelemetryError as e:
         print("dpdk-ibvcap-ctl: %s" % e, file=sys.stderr)

@@ -19,6 +19,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import textwrap
 import time
 
 RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
@@ -31,26 +32,79 @@ class TelemetryError(Exception):
     pass
 
 
-class Telemetry:
-    """A client of DPDK's telemetry socket (dpdk_telemetry.v2)."""
+class TelemetryTimeout(TelemetryError):
+    """The capture did not answer within the timeout (stopped, hung)."""
 
-    def __init__(self, prefix):
+
+class Telemetry:
+    """A client of DPDK's telemetry socket (dpdk_telemetry.v2). timeout:
+    seconds each connect, send and reply may take (None: no limit); past it
+    TelemetryTimeout, and the connection is of no more use (a late reply
+    would answer the next question)."""
+
+    def __init__(self, prefix, timeout=None):
         self.path = os.path.join(RUNDIR, prefix, "dpdk_telemetry.v2")
+        self.prefix, self.timeout, self.pid = prefix, timeout, self.pid_of(prefix)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.settimeout(timeout)
+        deadline = time.monotonic() + (timeout or 0)
+        while True:
+            try:
+                self.sock.connect(self.path)
+                break
+            except socket.timeout:
+                self.late("connect")
+            except BlockingIOError:
+                # its listen queue is full: it accepts no connection (stopped,
+                # hung); with no timeout, a blocking connect would wait
+                if time.monotonic() >= deadline:
+                    self.late("connect: its queue of connections is full")
+                time.sleep(0.05)
+            except OSError as e:
+                raise TelemetryError(
+                    "no dpdk-ibvcap telemetry at %s (%s): is it running with "
+                    "--file-prefix %s, without --no-telemetry, and may this user "
+                    "read its runtime directory?" % (self.path, e.strerror, prefix))
         try:
-            self.sock.connect(self.path)
-        except OSError as e:
-            raise TelemetryError(
-                "no dpdk-ibvcap telemetry at %s (%s): is it running with "
-                "--file-prefix %s, without --no-telemetry, and may this user "
-                "read its runtime directory?" % (self.path, e.strerror, prefix))
-        hello = json.loads(self.sock.recv(16384).decode())
+            hello = json.loads(self.sock.recv(16384).decode())
+        except socket.timeout:
+            self.late("its greeting")
         self.maxlen = hello.get("max_output_len", 16384)
         self.pid = hello.get("pid")
 
+    @staticmethod
+    def pid_of(prefix):
+        """The primary's pid, from the lock on its runtime config file
+        (whoever holds it), or None."""
+        import fcntl
+        import struct
+        try:
+            fd = os.open(os.path.join(RUNDIR, prefix, "config"), os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            lk = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0)
+            r = fcntl.fcntl(fd, fcntl.F_GETLK, lk)
+            typ, _, _, _, pid = struct.unpack("hhqqi", r)
+            return pid if typ != fcntl.F_UNLCK else None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def late(self, what):
+        self.close()
+        raise TelemetryTimeout(
+            "the capture at --file-prefix %s (pid %s) did not answer (%s) within %gs: "
+            "stopped (SIGSTOP, a debugger), hung or overloaded?"
+            % (self.prefix, self.pid if self.pid else "?", what, self.timeout))
+
     def query(self, cmd):
-        self.sock.send(cmd.encode())
-        reply = json.loads(self.sock.recv(self.maxlen).decode())
+        try:
+            self.sock.send(cmd.encode())
+            reply = json.loads(self.sock.recv(self.maxlen).decode())
+        except socket.timeout:
+            self.late(cmd)
         return reply.get(cmd.split(",")[0], reply)
 
     def close(self):
@@ -246,13 +300,38 @@ LEVELS = ("streams", "expected", "bytes", "wire_bytes", "last_frame_ns")
 SHORT = {"duplicate": "dup"}
 
 
-def table(prefix, prev, cur, desc, width=80, height=0):
+# a main loop that has not turned for this long is stuck (it turns 100 times a second)
+LOOP_STALE_MS = 2000
+
+
+def moving(prev, cur, interval):
+    """Why the capture's figures stand still although it answers ('' when
+    they move): its main loop stopped turning, or its uptime did not advance."""
+    st = cur["stats"]
+    if st.get("loop_age_ms", 0) > LOOP_STALE_MS:
+        return "the capture answers but its main loop has not turned for %.1fs" % (
+            st["loop_age_ms"] / 1000)
+    if prev is not None and st.get("uptime_ms", 0) <= prev["stats"].get("uptime_ms", 0):
+        return "the capture answers but its uptime stands still"
+    return ""
+
+
+def stale_line(since, why):
+    """The STALE mark: since when (UTC, and how long), and why; '' when fresh."""
+    if since is None:
+        return ""
+    return "STALE since %s (%s): %s" % (time.strftime("%H:%M:%SZ", time.gmtime(since)),
+                                        fit_age(time.time() - since), why)
+
+
+def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
     """The status screen: lines of at most width characters (at most height
-    lines when height > 0). docs/operations.md §6 says what each column means."""
+    lines when height > 0). docs/operations.md §6 says what each column means.
+    stale: the STALE mark, first (the figures below are the last answered)."""
     st, now = cur["stats"], cur["time"]
     r = rates(prev, cur)
     ants, wrs = cur["antennas"], cur["writers"]
-    lines = wrap_items(
+    lines = (textwrap.wrap(stale, width) if stale else []) + wrap_items(
         ["dpdk-ibvcap '%s'" % prefix, "pid %s" % cur["pid"],
          "up %s" % fit_age(st.get("uptime_ms", 0) / 1000),
          "%.3f Gb/s" % (st.get("rate_mbps", 0) / 1000),
@@ -425,6 +504,13 @@ def prometheus(prefix, cur, desc):
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
     out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
+    # the export's own age: a file no longer rewritten (the capture stopped
+    # answering, or this exporter died) keeps its time; alert on
+    # time() - ibvcap_export_time_seconds (docs/operations.md)
+    out.append("# HELP ibvcap_export_time_seconds Unix time at which the capture last "
+               "answered and this export was written.")
+    out.append("# TYPE ibvcap_export_time_seconds gauge")
+    out.append("ibvcap_export_time_seconds{%s} %.3f" % (inst, cur["time"]))
     return "\n".join(out) + "\n"
 
 
@@ -536,13 +622,21 @@ def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Exit status: 0 done; 1 no capture at that prefix; 2 bad option.")
+        epilog="A screen is marked STALE (since when, and why) while the capture does "
+               "not answer within --timeout, or answers but its main loop has not turned "
+               "for 2 s (loop_age_ms) or its uptime stands still; --prom is then not "
+               "rewritten (its ibvcap_export_time_seconds ages). "
+               "Exit status: 0 done; 1 no capture at that prefix, it went away, or (--once) "
+               "it is stale or did not answer within --timeout; 2 bad option.")
     ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
                     help="the capture's EAL --file-prefix (default: rte)")
     ap.add_argument("--interval", type=seconds, default=1.0, metavar="DURATION",
                     help="refresh period of the table and of --prom, with a unit as "
                     "every tool takes them: 1s, 500ms, 1m (default: 1s)")
     ap.add_argument("--once", action="store_true", help="print one snapshot and exit")
+    ap.add_argument("--timeout", type=seconds, default=5.0, metavar="DURATION",
+                    help="the longest the capture may take to answer (default: 5s); "
+                    "past it the screen is marked STALE, --once exits 1")
     ap.add_argument("--version", action="version", version=version_line())
     ap.add_argument("--json", action="store_true",
                     help="snapshots as JSON: one, indented, with --once; else one "
@@ -555,44 +649,76 @@ def main():
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
     a = ap.parse_args()
-    prev = None
+    prev, tel, stale_since, stale_why, desc = None, None, None, "", None
     try:
-        tel = Telemetry(a.file_prefix)
+        tel = Telemetry(a.file_prefix, a.timeout)
         if a.query:
             print(json.dumps(tel.query(a.query), indent=2))
             return 0
         desc = describe(tel)
         while True:
-            cur = snapshot(tel)
-            if a.prom:
-                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
+            try:
+                if tel is None:
+                    tel = Telemetry(a.file_prefix, a.timeout)
+                cur = snapshot(tel)
+                why = moving(prev, cur, a.interval)
+            except TelemetryTimeout as e:
+                if a.once or desc is None:
+                    raise
+                tel, cur, why = None, None, str(e)
+            if why:
+                stale_since = stale_since or time.time()
+                stale_why = why
+            else:
+                stale_since = None
+            mark = stale_line(stale_since, stale_why)
             if a.once:
+                if a.prom and not mark:
+                    write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
                 if a.json:
+                    cur["stale"] = mark
                     print(json.dumps(cur, indent=2, sort_keys=True))
                 elif not a.prom:
-                    print(table(a.file_prefix, None, cur, desc, screen_width()))
-                return 0
+                    print(table(a.file_prefix, None, cur, desc, screen_width(), stale=mark))
+                if mark:
+                    print("dpdk-ibvcap-stat: %s" % mark, file=sys.stderr)
+                return 1 if mark else 0
+            if a.prom and cur is not None and not mark:
+                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
             if a.json:
-                print(json.dumps(cur, sort_keys=True))
+                line = dict(cur) if cur is not None else {"time": time.time()}
+                line["stale"] = mark
+                print(json.dumps(line, sort_keys=True))
                 sys.stdout.flush()
             elif not a.prom or sys.stdout.isatty():
                 tty = sys.stdout.isatty()
                 sys.stdout.write("\033[H\033[2J" if tty else "")
                 size = shutil.get_terminal_size()
-                print(table(a.file_prefix, prev, cur, desc, screen_width(),
-                            size.lines - 1 if tty else 0))
+                shown = cur if cur is not None else prev
+                if shown is None:
+                    print(mark)
+                else:
+                    print(table(a.file_prefix, prev if cur is not None else None, shown,
+                                desc, screen_width(), size.lines - 1 if tty else 0,
+                                stale=mark))
                 sys.stdout.flush()
-            prev = cur
+            if cur is not None:
+                prev = cur
             time.sleep(a.interval)
+    except TelemetryTimeout as e:
+        print("dpdk-ibvcap-stat: %s" % e, file=sys.stderr)
+        return 1
     except TelemetryError as e:
-        if prev is not None:  # it answered before: it is stopping
-            print("dpdk-ibvcap-stat: the capture stopped", file=sys.stderr)
-            return 0
+        if prev is not None or stale_since is not None:  # it answered before
+            print("dpdk-ibvcap-stat: the capture at --file-prefix %s went away" %
+                  a.file_prefix, file=sys.stderr)
+            return 1
         print("dpdk-ibvcap-stat: %s" % e, file=sys.stderr)
         return 1
     except (ConnectionError, BrokenPipeError, json.JSONDecodeError):
-        print("dpdk-ibvcap-stat: the capture went away", file=sys.stderr)
-        return 0 if not a.once else 1
+        print("dpdk-ibvcap-stat: the capture at --file-prefix %s went away" % a.file_prefix,
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0
 

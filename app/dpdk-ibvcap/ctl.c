@@ -643,6 +643,13 @@ tel_stats(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	nic_totals(app, &nic);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(elapsed_s(app) * 1000));
+	{ /* how long ago the main loop last turned (100 times a second when
+	   * well): clients call a capture whose loop stopped stale */
+		uint64_t l = __atomic_load_n(&app->loop_tsc, __ATOMIC_RELAXED), now = rte_rdtsc();
+
+		rte_tel_data_add_dict_u64(d, "loop_age_ms", l == 0 || now < l ? 0 :
+					  (now - l) * 1000 / app->tsc_hz);
+	}
 	rte_tel_data_add_dict_u64(d, "antennas", app->cfg.layout.nant);
 	stats_tel_dict(&capture_g, &t, STATS_LIVE, d);
 	stats_tel_dict(&stats_counts, &t.all, STATS_ANTENNA | STATS_LIVE, d);

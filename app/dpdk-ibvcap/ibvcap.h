@@ -217,6 +217,7 @@ struct ibv_app {
 	const struct rte_memzone *sched_mz;
 	/* last stats sample, for rates */
 	uint64_t last_tsc, last_pkts, last_bytes;
+	uint64_t loop_tsc; /* the main loop's last turn (telemetry: loop_age_ms) */
 	uint64_t quiet_since_tsc;  /**< no packet since (periodic line) */
 	double rate_gbps, rate_mpps;
 };

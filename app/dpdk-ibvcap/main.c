@@ -441,6 +441,7 @@ main(int argc, char **argv)
 		static unsigned int tick;
 
 		rte_delay_us_sleep(10000);
+		__atomic_store_n(&app->loop_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 		if (++tick % 10 == 0)
 			ibv_ports_link_refresh(app);
 		if (tick % 100 == 0)
