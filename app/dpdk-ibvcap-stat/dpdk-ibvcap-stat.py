@@ -504,6 +504,39 @@ def prometheus(prefix, cur, desc):
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
     out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
+    # the scans' ledgers and each antenna's data clock against the host's
+    # (rec.c, /ibvcap/record,status)
+    rec = cur.get("record", {})
+    names = list(cur["antennas"])  # in antenna order, as the capture lists them
+    offs, known = rec.get("data_offset_ms", []), rec.get("data_offset_known", [])
+    if offs:
+        out.append("# HELP ibvcap_antenna_data_clock_offset_seconds The antenna's newest frame's "
+                   "data time minus the host clock when it came (absent before its first "
+                   "frame); the capture warns past --clock-warn.")
+        out.append("# TYPE ibvcap_antenna_data_clock_offset_seconds gauge")
+        for i, v in enumerate(offs):
+            if i < len(known) and known[i] and i < len(names):
+                out.append('ibvcap_antenna_data_clock_offset_seconds{%s,antenna="%s"} %s'
+                           % (inst, prom_escape(names[i]), v / 1000))
+    if rec.get("ledger_scan"):
+        out.append("# HELP ibvcap_scan_frames Frames of an ended scan per --write writer: "
+                   "expected (its data-time span), recorded, and missing by cause (lost, "
+                   "overrun, cut, not_arrived).")
+        out.append("# TYPE ibvcap_scan_frames gauge")
+        for i, scan in enumerate(rec["ledger_scan"]):
+            for what in ("expected", "recorded", "lost", "overrun", "cut", "not_arrived"):
+                col = rec.get("ledger_" + what, [])
+                if i < len(col):
+                    out.append('ibvcap_scan_frames{%s,scan="%s",writer="%s",what="%s"} %d'
+                               % (inst, prom_escape(scan), prom_escape(rec["ledger_writer"][i]),
+                                  what, col[i]))
+        out.append("# HELP ibvcap_scan_short An ended scan recorded fewer frames than its span "
+                   "holds (1), or all of them (0); the reason is in its log line and the summary.")
+        out.append("# TYPE ibvcap_scan_short gauge")
+        for i, scan in enumerate(rec["ledger_scan"]):
+            out.append('ibvcap_scan_short{%s,scan="%s",writer="%s"} %d'
+                       % (inst, prom_escape(scan), prom_escape(rec["ledger_writer"][i]),
+                          rec["ledger_recorded"][i] < rec["ledger_expected"][i]))
     # the export's own age: a file no longer rewritten (the capture stopped
     # answering, or this exporter died) keeps its time; alert on
     # time() - ibvcap_export_time_seconds (docs/operations.md)

@@ -60,6 +60,7 @@ ibv_config_defaults(struct ibv_config *c)
 	c->rx_desc = 1024;
 	c->burst = 64;
 	c->stats_period_ns = NS_PER_S;
+	c->clock_warn_ns = NS_PER_S;
 	c->link_timeout_ns = 5 * NS_PER_S;
 	c->quicklook_every = 1024; /* bench/capture_bench.sh QL="off 256 1024": ~1% of the zero-copy path */
 	c->quicklook_window_ns = NS_PER_S;
@@ -746,6 +747,11 @@ static const struct opt_def ibv_opts[] = {
 	{"max-gap", .kind = OPT_DURATION, .section = "timeline", .metavar = "T", .min = 1000,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, layout.tl.max_gap_ns),
 	 .help = "a confirmed jump ahead of at most T is loss, more is a resync"},
+	{"clock-warn", .kind = OPT_DURATION, .section = "reporting", .metavar = "T",
+	 .min = NS_PER_S / 1000, .max = 86400ULL * NS_PER_S, OPT_AT(C, clock_warn_ns),
+	 .help = "warn when an antenna's data time (its newest frame) and the host clock "
+		 "differ by more than T; the difference is exported (a scan is data time: "
+		 "with the clocks apart it records other data than the host's time says)"},
 	{"summary-json", .kind = OPT_PATH, .flags = OPT_F_OUTFILE, .section = "reporting",
 	 .metavar = "FILE", .unset = "none", .example = "/tmp/ibvcap-summary.json",
 	 OPT_AT(C, summary_json),

@@ -79,6 +79,7 @@ struct ibv_config {
 	uint64_t stop_duration_ns;   /**< 0 = none */
 	uint64_t idle_timeout_ns;    /**< 0 = none */
 	uint64_t stats_period_ns;    /**< 0 = no periodic line */
+	uint64_t clock_warn_ns;      /**< --clock-warn: data time vs host clock */
 	uint64_t link_timeout_ns;
 	uint32_t quicklook_every;    /**< quick look: one frame in N per stream, 0 off */
 	uint64_t quicklook_window_ns; /**< the live figures' window */

@@ -402,6 +402,7 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 					q < l->nant ? l->ant_name[q] : "default", st.q_ipackets[q],
 					st.q_ibytes[q], st.q_errors[q]);
 	}
+	ibv_rec_summary_text(app, f);
 	fflush(f);
 }
 

@@ -395,6 +395,12 @@ int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, 
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 /** "recording": the schedule and each writer's scans, as their indexes say. */
 void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
+/** The main lcore's look at the scans (every 100 ms; final: at the stop,
+ * the writers done): each scan logged when added, begun and ended, with
+ * its ledger; each antenna's data time against the host clock. */
+void ibv_rec_tick(struct ibv_app *app, FILE *f, bool final);
+/** The scans' ledgers, as text (the summary). */
+void ibv_rec_summary_text(const struct ibv_app *app, FILE *f);
 
 /* ql.c */
 /** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */

@@ -446,6 +446,8 @@ main(int argc, char **argv)
 			ibv_ports_link_refresh(app);
 		if (tick % 100 == 0)
 			ibv_clocks_tick(app);
+		if (tick % 10 == 5)
+			ibv_rec_tick(app, stdout, false);
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);
@@ -477,6 +479,7 @@ main(int argc, char **argv)
 	else if (rc > 0)
 		status = 3; /* a --write writer stopped at its min-free */
 	ibv_bufs_drain_external(app);
+	ibv_rec_tick(app, stdout, true); /* every scan ends: its final ledger */
 
 	/* counts are final: the lcores have stopped, the ports still hold
 	 * their NIC counters */

@@ -378,6 +378,8 @@ scan_state(const struct wr_scan *s, int64_t now)
 	return now < s->start_ns ? "scheduled" : now < s->stop_ns ? "recording" : "done";
 }
 
+static void ledger_tel(const struct ibv_app *app, struct rte_tel_data *d);
+
 /* The schedule and each writer's state at now (status, and each reply). */
 static void
 status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
@@ -438,6 +440,7 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[6], ts);
 		rte_tel_data_add_array_string(a[7], buf);
 	}
+	ledger_tel(app, d);
 	{
 		static const char *const keys[] = { "scan_names", "scan_starts_utc",
 						    "scan_stops_utc", "scan_states",
@@ -566,6 +569,465 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* ---- the scan ledger, the data clock ------------------------------------ */
+
+/*
+ * Per scan and --write writer (its lcores=N parts together): the frames
+ * the scan's data-time span should hold (per antenna of both: its streams
+ * x the frames of its clock in [start, stop)), those recorded, and those
+ * missing by cause: lost on the wire (placeholders), overrun (the writer
+ * behind the ring), cut (an I/O error), not arrived (the rest: frames of
+ * the span the ring never held: not received, received but not recorded,
+ * or data time elsewhere -- the reason says which it looks like). Each scan
+ * is logged when added, begun (the data time reached its start) and ended
+ * (the data time passed its stop and no file of it is open, or the capture
+ * stopped); an end with fewer frames than the span holds is a warning. The
+ * main lcore keeps it (ibv_rec_tick); telemetry and the summary read it.
+ */
+
+enum { SW_ADDED, SW_BEGUN, SW_ENDED };
+
+struct scan_ledger {
+	unsigned int spec;          /* --write index */
+	uint64_t expected, recorded, lost, overrun, cut, not_arrived;
+	char reason[160];
+};
+
+struct scan_watch {
+	struct wr_scan sc;          /* as last seen */
+	int state;
+	bool gone;                  /* no longer in the schedule */
+	int64_t past_ns;            /* host time the data first passed its stop */
+	unsigned int nl;
+	struct scan_ledger l[IBV_MAX_WRITERS];
+};
+
+static struct {
+	uint64_t seen;
+	struct wr_sched snap;
+	unsigned int n;
+	struct scan_watch w[WR_MAX_SCANS * 2];
+	/* per antenna: newest data time seen, its offset from the host clock */
+	int64_t last_ns[ACCT_MAX_ANTENNAS];
+	int64_t offset_ns[ACCT_MAX_ANTENNAS];
+	bool offset_known[ACCT_MAX_ANTENNAS], warned[ACCT_MAX_ANTENNAS];
+} lg;
+
+static const char *
+wl_name(const struct ibv_wlcore *wl, char *buf, size_t len)
+{
+	snprintf(buf, len, "primary-%u-%s", wl->spec_idx, wr_format_name(wl->w.o.format));
+	return buf;
+}
+
+/* The --write writer with schedule bit i: its first part. */
+static const struct ibv_wlcore *
+wl_of(const struct ibv_app *app, unsigned int spec)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nwlcore; i++)
+		if (app->wl[i]->spec_idx == spec)
+			return app->wl[i];
+	return NULL;
+}
+
+/* The first frame index of clk at or after t. */
+static int64_t
+first_at(const struct codif_clock *c, int64_t t)
+{
+	int64_t t0 = codif_clock_time_ns(c, 0);
+	double fns = (double)c->period_ns / (double)c->fpp;
+	int64_t n = (int64_t)((double)(t - t0) / fns);
+
+	while (codif_clock_time_ns(c, n) < t)
+		n++;
+	while (codif_clock_time_ns(c, n - 1) >= t)
+		n--;
+	return n;
+}
+
+/* Antenna a's timeline clock (the rx lcore that has it), or NULL. */
+static const struct codif_clock *
+ant_clock(const struct ibv_app *app, unsigned int a)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct ibv_lcore *lc = app->lc[i];
+
+		if (lc != NULL && lc->acct != NULL && lc->acct->ant[a].tl.started &&
+		    lc->acct->ant[a].tl.clk.fpp > 0)
+			return &lc->acct->ant[a].tl.clk;
+	}
+	return NULL;
+}
+
+static void
+secs_str(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f s", (double)ns / 1e9);
+}
+
+/* The ledger of scan x for each of its --write writers, as of now. */
+static void
+ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_watch *x,
+	    int64_t now)
+{
+	const struct acct_layout *l = &app->cfg.layout;
+	const struct wr_scan *s = &x->sc;
+	unsigned int spec, i, a;
+
+	x->nl = 0;
+	for (spec = 0; spec < app->cfg.nwrite && spec < IBV_MAX_WRITERS; spec++) {
+		struct scan_ledger *g;
+		uint64_t onmask = 0;
+		int64_t worst = 0, first = INT64_MAX, last = INT64_MIN;
+		bool clock_unknown = false;
+
+		if (!(s->writers >> spec & 1) || wl_of(app, spec) == NULL)
+			continue;
+		g = &x->l[x->nl++];
+		memset(g, 0, sizeof(*g));
+		g->spec = spec;
+		for (i = 0; i < app->nwlcore; i++) {
+			const struct ibv_wlcore *wl = app->wl[i];
+			struct wr_scan_tally tt;
+
+			if (wl->spec_idx != spec)
+				continue;
+			for (a = 0; a < wl->w.n && a < 64; a++)
+				if (wl->w.src[a].on)
+					onmask |= 1ULL << a;
+			if (wr_gate_tally(&wl->w, s->id, &tt)) {
+				g->recorded += tt.frames;
+				g->lost += tt.gaps;
+				g->overrun += tt.overrun;
+				g->cut += tt.cut;
+			}
+		}
+		for (a = 0; a < l->nant; a++) {
+			const struct codif_clock *c;
+			int64_t lo, hi;
+
+			if (!(onmask >> a & 1) || !(s->ants >> a & 1))
+				continue;
+			c = ant_clock(app, a);
+			if (c == NULL) {
+				clock_unknown = true;
+				continue;
+			}
+			lo = first_at(c, s->start_ns);
+			hi = s->stop_ns == WR_SCAN_OPEN ? first_at(c, t->ant[a].last_ns + 1) :
+			     first_at(c, s->stop_ns);
+			if (hi > lo)
+				g->expected += (uint64_t)(hi - lo) * t->ant[a].streams;
+			if (lg.offset_known[a] && (lg.offset_ns[a] > worst ? lg.offset_ns[a] : -lg.offset_ns[a]) >
+			    (worst > 0 ? worst : -worst))
+				worst = lg.offset_ns[a];
+			if (t->ant[a].first_ns < first)
+				first = t->ant[a].first_ns;
+			if (t->ant[a].last_ns > last)
+				last = t->ant[a].last_ns;
+		}
+		{
+			uint64_t have = g->recorded + g->lost + g->overrun + g->cut;
+
+			g->not_arrived = g->expected > have ? g->expected - have : 0;
+		}
+		if (g->not_arrived > 0 || g->lost || g->overrun || g->cut || clock_unknown) {
+			char a1[40], b1[64];
+			size_t o = 0;
+
+			if (g->not_arrived > 0) {
+				if ((uint64_t)(worst < 0 ? -worst : worst) > app->cfg.clock_warn_ns) {
+					secs_str(worst < 0 ? -worst : worst, a1, sizeof(a1));
+					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+						"data clock %s %s the host clock", a1,
+						worst > 0 ? "ahead of" : "behind");
+				} else if (first > s->start_ns && first != INT64_MAX) {
+					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+						"data began after the scan's start (first frame %s)",
+						codif_time_str(first, b1, sizeof(b1)));
+				} else if (last < s->stop_ns && s->stop_ns != WR_SCAN_OPEN) {
+					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+						"%s", last == INT64_MIN ? "no data arrived" :
+						"data ended before the scan's stop");
+				} else {
+					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+						"frames not in the ring (not received, or received "
+						"and not recorded)");
+				}
+			}
+			if (clock_unknown && o < sizeof(g->reason))
+				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+					"%san antenna of it has sent nothing (its frames not counted)",
+					o ? "; " : "");
+			if (g->lost && o < sizeof(g->reason))
+				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+					"%slost on the wire", o ? "; " : "");
+			if (g->overrun && o < sizeof(g->reason))
+				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+					"%swriter behind the ring (overrun)", o ? "; " : "");
+			if (g->cut && o < sizeof(g->reason))
+				snprintf(g->reason + o, sizeof(g->reason) - o,
+					 "%sI/O error (cut)", o ? "; " : "");
+		}
+	}
+	(void)now;
+}
+
+static void
+ledger_log(const struct ibv_app *app, const struct scan_watch *x, FILE *f)
+{
+	unsigned int i;
+	char n[64];
+
+	if (x->nl == 0)
+		fprintf(f, "dpdk-ibvcap: scan %s ended (no --write writer of this capture "
+			"records it)\n", x->sc.name);
+	for (i = 0; i < x->nl; i++) {
+		const struct scan_ledger *g = &x->l[i];
+		const struct ibv_wlcore *wl = wl_of(app, g->spec);
+		bool short_ = g->recorded < g->expected;
+
+		fprintf(f, "dpdk-ibvcap: %sscan %s ended, %s: %" PRIu64 " of %" PRIu64
+			" frames recorded", short_ ? "warning: " : "", x->sc.name,
+			wl ? wl_name(wl, n, sizeof(n)) : "?", g->recorded, g->expected);
+		if (short_ || g->lost || g->overrun || g->cut)
+			fprintf(f, " (missing: lost %" PRIu64 ", overrun %" PRIu64 ", cut %" PRIu64
+				", not arrived %" PRIu64 ")%s%s", g->lost, g->overrun, g->cut,
+				g->not_arrived, g->reason[0] ? ": " : "", g->reason);
+		fprintf(f, "\n");
+	}
+}
+
+static struct scan_watch *
+watch_of(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < lg.n; i++)
+		if (lg.w[i].sc.id == id)
+			return &lg.w[i];
+	return NULL;
+}
+
+/* A new scan to watch (the oldest ended one forgotten when full). */
+static struct scan_watch *
+watch_add(const struct wr_scan *s)
+{
+	unsigned int i;
+
+	if (lg.n == RTE_DIM(lg.w)) {
+		for (i = 0; i < lg.n && lg.w[i].state != SW_ENDED; i++)
+			;
+		if (i == lg.n)
+			return NULL;
+		memmove(&lg.w[i], &lg.w[i + 1], (lg.n - i - 1) * sizeof(lg.w[0]));
+		lg.n--;
+	}
+	memset(&lg.w[lg.n], 0, sizeof(lg.w[0]));
+	lg.w[lg.n].sc = *s;
+	return &lg.w[lg.n++];
+}
+
+void
+ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
+{
+	const struct acct_layout *l = &app->cfg.layout;
+	struct ibv_totals *t = malloc(sizeof(*t));
+	int64_t now = now_ns();
+	unsigned int i, a;
+	char ts[CODIF_TIMESTR_LEN], ts2[CODIF_TIMESTR_LEN], n[64];
+
+	if (t == NULL)
+		return;
+	ibv_collect(app, t);
+	/* each antenna's data time against the host clock, at a new frame */
+	for (a = 0; a < l->nant; a++) {
+		int64_t last = t->ant[a].last_ns, off;
+
+		if (t->ant[a].received == 0 || last == INT64_MIN || last == lg.last_ns[a])
+			continue;
+		lg.last_ns[a] = last;
+		off = last - now;
+		lg.offset_ns[a] = off;
+		lg.offset_known[a] = true;
+		if ((uint64_t)(off < 0 ? -off : off) > app->cfg.clock_warn_ns && !lg.warned[a]) {
+			secs_str(off < 0 ? -off : off, ts, sizeof(ts));
+			fprintf(f, "dpdk-ibvcap: warning: antenna %s: its data time is %s %s the host "
+				"clock (newest frame %s; --clock-warn %.3f s): scans are data time, "
+				"they record what the data's clock says\n", l->ant_name[a], ts,
+				off > 0 ? "ahead of" : "behind", codif_time_str(last, ts2, sizeof(ts2)),
+				(double)app->cfg.clock_warn_ns / 1e9);
+			lg.warned[a] = true;
+		} else if ((uint64_t)(off < 0 ? -off : off) <= app->cfg.clock_warn_ns / 2 &&
+			   lg.warned[a]) {
+			fprintf(f, "dpdk-ibvcap: antenna %s: its data time agrees with the host "
+				"clock again (%.3f s apart)\n", l->ant_name[a], (double)off / 1e9);
+			lg.warned[a] = false;
+		}
+	}
+	wr_sched_snapshot(app->sched, &lg.snap, &lg.seen);
+	for (i = 0; i < lg.n; i++)
+		lg.w[i].gone = true;
+	for (i = 0; i < lg.snap.n; i++) {
+		const struct wr_scan *s = &lg.snap.s[i];
+		struct scan_watch *x = watch_of(s->id);
+		char wn[256];
+		size_t o = 0;
+		unsigned int k;
+
+		if (x == NULL) {
+			if ((x = watch_add(s)) == NULL)
+				continue;
+			wn[0] = '\0';
+			for (k = 0; k < app->cfg.nwrite && k < WR_SCHED_DUMP_BASE && o < sizeof(wn); k++)
+				if ((s->writers >> k & 1) && wl_of(app, k) != NULL)
+					o += (size_t)snprintf(wn + o, sizeof(wn) - o, "%s%s", o ? "," : "",
+							      wl_name(wl_of(app, k), n, sizeof(n)));
+			if (s->writers & WR_SCHED_DUMPS && o < sizeof(wn))
+				snprintf(wn + o, sizeof(wn) - o, "%sdpdk-ibvcap-dump writers",
+					 o ? "," : "");
+			fprintf(f, "dpdk-ibvcap: scan %s added (%s): data time %s .. %s, writers %s\n",
+				s->name, s->origin, codif_time_str(s->start_ns, ts, sizeof(ts)),
+				s->stop_ns == WR_SCAN_OPEN ? "open" :
+				codif_time_str(s->stop_ns, ts2, sizeof(ts2)), wn);
+		}
+		x->sc = *s;
+		x->gone = false;
+	}
+	for (i = 0; i < lg.n; i++) {
+		struct scan_watch *x = &lg.w[i];
+		int64_t data = INT64_MIN;
+		bool open = false;
+		unsigned int k;
+
+		if (x->state == SW_ENDED)
+			continue;
+		for (a = 0; a < l->nant; a++)
+			if ((x->sc.ants >> a & 1) && t->ant[a].received && t->ant[a].last_ns > data)
+				data = t->ant[a].last_ns;
+		if (x->gone && x->state == SW_ADDED) { /* cancelled before it began */
+			fprintf(f, "dpdk-ibvcap: scan %s cancelled\n", x->sc.name);
+			x->state = SW_ENDED;
+			continue;
+		}
+		if (x->state == SW_ADDED && (data >= x->sc.start_ns || final)) {
+			if (data >= x->sc.start_ns)
+				fprintf(f, "dpdk-ibvcap: scan %s begun: the data time reached its start "
+					"(newest frame %s)\n", x->sc.name,
+					codif_time_str(data, ts, sizeof(ts)));
+			x->state = SW_BEGUN;
+		}
+		if (x->state != SW_BEGUN)
+			continue;
+		for (k = 0; k < app->nwlcore; k++) {
+			struct wr_scan_tally tt;
+
+			if (wr_gate_tally(&app->wl[k]->w, x->sc.id, &tt) && tt.open)
+				open = true;
+		}
+		if (!final) {
+			if (x->sc.stop_ns == WR_SCAN_OPEN || data < x->sc.stop_ns)
+				continue;
+			if (x->past_ns == 0)
+				x->past_ns = now;
+			/* the writers' rows lag the newest frame: half a second more */
+			if (open || now - x->past_ns < 500000000LL)
+				continue;
+		}
+		ledger_fill(app, t, x, now);
+		ledger_log(app, x, f);
+		x->state = SW_ENDED;
+	}
+	fflush(f);
+	free(t);
+}
+
+/* The ledger of one scan, into a JSON array. */
+static void
+ledger_json(const struct ibv_app *app, const struct scan_watch *x, json_t *arr)
+{
+	unsigned int i;
+	char n[64];
+
+	for (i = 0; i < x->nl; i++) {
+		const struct scan_ledger *g = &x->l[i];
+		const struct ibv_wlcore *wl = wl_of(app, g->spec);
+		json_t *o = js_obj(arr, NULL), *m;
+
+		js_str(o, "writer", wl ? wl_name(wl, n, sizeof(n)) : "?");
+		js_u64(o, "expected", g->expected);
+		js_u64(o, "recorded", g->recorded);
+		m = js_obj(o, "missing");
+		js_u64(m, "lost", g->lost);
+		js_u64(m, "overrun", g->overrun);
+		js_u64(m, "cut", g->cut);
+		js_u64(m, "not_arrived", g->not_arrived);
+		js_str(o, "reason", g->reason);
+		js_str(o, "result", g->recorded < g->expected ? "short" : "complete");
+	}
+}
+
+/* The ledgers of the scans ended (a row per scan and --write writer, as
+ * parallel arrays: ledger_scan, ledger_writer, ledger_expected, ..._recorded,
+ * ..._lost, ..._overrun, ..._cut, ..._not_arrived, ledger_reason) and each
+ * antenna's data time minus the host clock (data_offset_ms, in antenna
+ * order; data_offset_known 0 before its first frame). */
+static void
+ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
+{
+	static const char *const keys[] = { "ledger_scan", "ledger_writer", "ledger_reason",
+					    "ledger_expected", "ledger_recorded", "ledger_lost",
+					    "ledger_overrun", "ledger_cut", "ledger_not_arrived",
+					    "data_offset_ms", "data_offset_known" };
+	struct rte_tel_data *a[RTE_DIM(keys)] = { NULL };
+	unsigned int i, k, ant;
+	char n[64];
+
+	for (k = 0; k < RTE_DIM(a); k++) {
+		a[k] = rte_tel_data_alloc();
+		if (a[k] == NULL)
+			goto out;
+		rte_tel_data_start_array(a[k], k < 3 ? RTE_TEL_STRING_VAL :
+					 k == 9 ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
+	}
+	for (i = 0; i < lg.n; i++) {
+		const struct scan_watch *x = &lg.w[i];
+
+		if (x->state != SW_ENDED)
+			continue;
+		for (k = 0; k < x->nl; k++) {
+			const struct scan_ledger *g = &x->l[k];
+			const struct ibv_wlcore *wl = wl_of(app, g->spec);
+
+			rte_tel_data_add_array_string(a[0], x->sc.name);
+			rte_tel_data_add_array_string(a[1], wl ? wl_name(wl, n, sizeof(n)) : "?");
+			rte_tel_data_add_array_string(a[2], g->reason);
+			rte_tel_data_add_array_u64(a[3], g->expected);
+			rte_tel_data_add_array_u64(a[4], g->recorded);
+			rte_tel_data_add_array_u64(a[5], g->lost);
+			rte_tel_data_add_array_u64(a[6], g->overrun);
+			rte_tel_data_add_array_u64(a[7], g->cut);
+			rte_tel_data_add_array_u64(a[8], g->not_arrived);
+		}
+	}
+	for (ant = 0; ant < app->cfg.layout.nant; ant++) {
+		int64_t ms = lg.offset_ns[ant] / 1000000;
+
+		rte_tel_data_add_array_int(a[9], ms > INT32_MAX ? INT32_MAX :
+					   ms < -INT32_MAX ? -INT32_MAX : (int)ms);
+		rte_tel_data_add_array_u64(a[10], lg.offset_known[ant]);
+	}
+	rte_tel_data_add_dict_u64(d, "clock_warn_ms", app->cfg.clock_warn_ns / 1000000);
+out:
+	for (k = 0; k < RTE_DIM(a); k++)
+		if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
+			rte_tel_data_free(a[k]);
+}
+
 /* ---- the summary ---------------------------------------------------------- */
 
 void
@@ -589,7 +1051,38 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 			js_null(x, "stop_utc");
 		else
 			js_str(x, "stop_utc", codif_time_str(s->stop_ns, ts, sizeof(ts)));
-		js_u64(x, "writers", s->writers);
+		{
+			json_t *wa = js_arr(x, "writers");
+			const struct scan_watch *w = watch_of(s->id);
+			unsigned int k;
+			char n[64];
+
+			for (k = 0; k < app->cfg.nwrite && k < WR_SCHED_DUMP_BASE; k++)
+				if ((s->writers >> k & 1) && wl_of(app, k) != NULL)
+					json_array_append_new(wa, json_string(wl_name(wl_of(app, k),
+										n, sizeof(n))));
+			if (s->writers & WR_SCHED_DUMPS)
+				json_array_append_new(wa, json_string("dpdk-ibvcap-dump writers"));
+			js_str(x, "state", w == NULL ? "unseen" : w->state == SW_ENDED ? "ended" :
+			       w->state == SW_BEGUN ? "begun" : "added");
+			if (w != NULL && w->state == SW_ENDED)
+				ledger_json(app, w, js_arr(x, "ledger"));
+		}
+	}
+	{
+		json_t *ao = js_arr(o, "data_clock");
+		unsigned int a;
+
+		for (a = 0; a < app->cfg.layout.nant; a++) {
+			json_t *e = js_obj(ao, NULL);
+
+			js_str(e, "antenna", app->cfg.layout.ant_name[a]);
+			if (lg.offset_known[a])
+				json_object_set_new(e, "offset_s", json_real((double)lg.offset_ns[a] / 1e9));
+			else
+				js_null(e, "offset_s");
+		}
+		json_object_set_new(o, "clock_warn_s", json_real((double)app->cfg.clock_warn_ns / 1e9));
 	}
 	arr = js_arr(o, "writers");
 	for (i = 0; i < app->nwlcore; i++) {
@@ -602,5 +1095,37 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 		js_str(x, "spec", wl->spec);
 		js_u64(x, "rows_not_recorded", wr_gate_skipped(&wl->w));
 		wr_gate_json(&wl->w, js_arr(x, "scans"));
+	}
+}
+
+void
+ibv_rec_summary_text(const struct ibv_app *app, FILE *f)
+{
+	unsigned int i, k;
+	char n[64];
+
+	if (lg.n == 0)
+		return;
+	fprintf(f, "\nscans (per --write writer: frames the span holds, recorded, missing by cause)\n");
+	fprintf(f, "%-16s %-22s %12s %12s %10s %10s %8s %12s  %s\n", "scan", "writer", "expected",
+		"recorded", "lost", "overrun", "cut", "not-arrived", "reason");
+	for (i = 0; i < lg.n; i++) {
+		const struct scan_watch *x = &lg.w[i];
+
+		if (x->state != SW_ENDED || x->nl == 0) {
+			fprintf(f, "%-16s %s\n", x->sc.name, x->state != SW_ENDED ? "(not begun)" :
+				"(no --write writer records it)");
+			continue;
+		}
+		for (k = 0; k < x->nl; k++) {
+			const struct scan_ledger *g = &x->l[k];
+			const struct ibv_wlcore *wl = wl_of(app, g->spec);
+
+			fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+				" %8" PRIu64 " %12" PRIu64 "  %s%s\n", x->sc.name,
+				wl ? wl_name(wl, n, sizeof(n)) : "?", g->expected, g->recorded,
+				g->lost, g->overrun, g->cut, g->not_arrived,
+				g->recorded < g->expected ? "SHORT: " : "", g->reason);
+		}
 	}
 }

@@ -20,6 +20,7 @@ struct wr_scan_ant {
 	uint64_t frames;       /**< valid frames in the scan's closed files */
 	uint64_t gaps;         /**< placeholders (lost frames) in them */
 	uint64_t overrun;      /**< placeholders for frames this writer lost */
+	uint64_t cut;          /**< frames an I/O error cut off its files */
 	uint64_t files;
 	uint64_t rows;         /**< rows written */
 	int64_t first_index, last_index; /**< frame indexes of the rows (clk) */
@@ -293,6 +294,7 @@ rec_json(const struct wr_writer *w, const struct wr_scan_rec *r, json_t *o)
 		js_u64(e, "frames", x->frames);
 		js_u64(e, "placeholders", x->gaps);
 		js_u64(e, "overrun_placeholders", x->overrun);
+		js_u64(e, "cut", x->cut);
 		js_u64(e, "rows", x->rows);
 		js_u64(e, "files", x->files);
 		frames += x->frames;
@@ -381,7 +383,7 @@ rec_write(struct wr_writer *w, struct wr_scan_rec *r)
 
 int
 wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
-	       uint64_t gaps, uint64_t overrun, bool kept)
+	       uint64_t gaps, uint64_t overrun, uint64_t cut, bool kept)
 {
 	struct wr_scan_rec *r;
 	struct wr_scan_ant *a;
@@ -400,6 +402,7 @@ wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t fr
 	a->frames += frames;
 	a->gaps += gaps;
 	a->overrun += overrun;
+	a->cut += cut;
 	a->files += kept;
 	grp_unlock(w->gate);
 	return rec_write(w, r);
@@ -420,4 +423,27 @@ uint64_t
 wr_gate_skipped(const struct wr_writer *w)
 {
 	return w->gate != NULL ? w->gate->skipped_rows : 0;
+}
+
+bool
+wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t)
+{
+	const struct wr_scan_rec *r;
+	unsigned int a;
+
+	memset(t, 0, sizeof(*t));
+	if (w->gate == NULL || (r = rec_of(w->gate, id)) == NULL)
+		return false;
+	grp_lock(w->gate);
+	for (a = 0; a <= WR_MAX_ANT; a++) {
+		t->frames += r->ant[a].frames;
+		t->gaps += r->ant[a].gaps;
+		t->overrun += r->ant[a].overrun;
+		t->cut += r->ant[a].cut;
+		t->files += r->ant[a].files;
+		t->rows += r->ant[a].rows;
+	}
+	grp_unlock(w->gate);
+	t->open = rec_live(w, id);
+	return true;
 }

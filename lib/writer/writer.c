@@ -781,7 +781,8 @@ close_out(struct wr_writer *w, struct wr_out *out)
 		for (i = 0; i < w->n; i++)
 			if (out == &w->src[i].out)
 				a = i;
-		r = wr_gate_closed(w, a, out->scan, d->frames, d->gaps, d->overrun, kept);
+		r = wr_gate_closed(w, a, out->scan, d->frames, d->gaps, d->overrun, c->frames,
+				   kept);
 		if (r != 0 && rc == 0) {
 			fail(w, r, "a scan's index");
 			rc = r;

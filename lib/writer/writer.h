@@ -385,7 +385,19 @@ void wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 /** A file of ant (WR_MAX_ANT: all=yes) of scan closed with these frames;
  * the scan's index rewritten. @return 0 or a negative errno. */
 int wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
-		   uint64_t gaps, uint64_t overrun, bool kept);
+		   uint64_t gaps, uint64_t overrun, uint64_t cut, bool kept);
+/** What w's closed files of one scan hold, all its antennas together. */
+struct wr_scan_tally {
+	uint64_t frames;   /**< frames received */
+	uint64_t gaps;     /**< placeholders for frames lost on the wire */
+	uint64_t overrun;  /**< placeholders for frames w lost (behind the ring) */
+	uint64_t cut;      /**< frames an I/O error cut off */
+	uint64_t files, rows;
+	bool open;         /**< a file of the scan is still open */
+};
+/** The tally of scan id in w (read from another thread: figures as of the
+ * last file closed). @return false when w has no record of the scan. */
+bool wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t);
 /** Each scan w wrote, as its index has it, appended to array arr. */
 void wr_gate_json(const struct wr_writer *w, json_t *arr);
 /** Rows outside every scan (not recorded). */

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The scan ledger and the data clock: a capture on hugepages fed through
+# memif by codifgen in real time, its data clock 30 s ahead of the host's,
+# 1000 frames a second per stream, one --write codif writer under scans (--record idle). (30 s less the
+# generator's start-up: the offset is measured here, from the newest
+# frame's data time and this host's clock, and the capture's figures are
+# compared with it.)
+#  1. The offset: a warning naming the antenna and ~30 s ahead; the offset
+#     in telemetry, Prometheus and the summary JSON.
+#  2. `record on --scan s1 --for 3s` (host time now: data that never comes,
+#     the data being 30 s on): logged when added, begun and at its end as a
+#     warning "0 of N frames recorded" with the reason "data clock ... ahead
+#     of the host clock"; N = the frames of the 3 s for both streams, from
+#     the stream's frame period and its first frame (computed here); no
+#     directory s1; in the summary (text and JSON), telemetry and
+#     Prometheus (ibvcap_scan_short 1).
+#  3. A scan s2 placed in the data's time (2 s of it, a little ahead): its
+#     ledger expected = N2 (computed here), = recorded + lost + overrun +
+#     cut + not_arrived, recorded = the frames received in s2's files and
+#     lost = the placeholders in them (codifcheck), not_arrived 0.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_root
+need_hugepages 300
+record_setup
+LAYOUT="--antennas 1 --groups 1 --threads 2"
+STAT="python3 $BUILD/app/dpdk-ibvcap-stat --file-prefix $PREFIX"
+mkdir -p "$T/w"
+# shellcheck disable=SC2086
+"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 4096 \
+	--write "codif:$T/w" --record idle --duration 400s --summary-json "$T/sum.json" \
+	> "$T/cap.log" 2>&1 &
+CPID=$!
+CLEANUP_PIDS+=("$CPID")
+wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+AHEAD=$(($(date +%s) + 30))
+# shellcheck disable=SC2086
+"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
+	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
+	$LAYOUT --period 1 --total-samples 512000 --seed 3 --loss 0.01 --start "@$AHEAD" \
+	--data-duration 400s --linger 60s \
+	--truth "$T/truth.json" > "$T/gen.log" 2>&1 &
+GPID=$!
+CLEANUP_PIDS+=("$GPID")
+
+# 1. the offset warning, once data flows
+wait_for_line "$T/cap.log" 60 'antenna ant0: its data time is' ||
+	{ tail "$T/cap.log" "$T/gen.log"; fail "no data-clock warning"; }
+line=$(grep -m1 'antenna ant0: its data time is' "$T/cap.log")
+# the offset as seen here: the newest frame's data time minus this host's
+# clock (30 s less the generator's start-up on a loaded machine)
+OFF=$($STAT --query /ibvcap/antennas | python3 -c '
+import json, sys, time
+d = json.load(sys.stdin)
+print("%.1f" % (dict(zip(d["fields"], d["ant0"]))["last_frame_ns"] / 1e9 - time.time()))')
+python3 -c 'import sys; assert 12 < float(sys.argv[1]) <= 30.5, sys.argv[1]' "$OFF" ||
+	fail "the generator's data is $OFF s ahead, not about 30 s"
+near() { # WHAT VALUE: VALUE within 2.5 s of OFF
+	python3 -c 'import sys; assert abs(float(sys.argv[1]) - float(sys.argv[2])) < 2.5, sys.argv' "$2" "$OFF" ||
+		fail "$1: $2 s, the data is $OFF s ahead"
+}
+w=$(echo "$line" | sed -n 's/^dpdk-ibvcap: warning: antenna ant0: its data time is \([0-9.]*\) s ahead of the host clock (newest frame .*; --clock-warn 1.000 s).*/\1/p')
+[ -n "$w" ] || fail "the warning: $line"
+near "the warning's offset" "$w"
+ok "offset warning ($OFF s measured here): $line"
+
+# 2. a scan on the host's clock: data that never comes
+$CTL record on --scan s1 --for 3s > "$T/on1.json" || { cat "$T/on1.json"; fail "record on s1"; }
+wait_for_line "$T/cap.log" 30 'scan s1 ended' || { tail "$T/cap.log"; fail "scan s1 never ended"; }
+for w in added begun; do
+	grep -q "dpdk-ibvcap: scan s1 $w" "$T/cap.log" || fail "scan s1: no '$w' line"
+done
+end1=$(grep -m1 'scan s1 ended' "$T/cap.log")
+ok "s1 logged: $(grep -m1 'scan s1 added' "$T/cap.log")"
+
+# the frames a span should hold: both streams' frames (1000 a second:
+# --period 1 --total-samples 512000 of 512 a frame; on the grid of any frame
+# received: the newest) with data time in [start, stop)
+newest_ns() { $STAT --query /ibvcap/antennas | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(dict(zip(d["fields"], d["ant0"]))["last_frame_ns"])'; }
+FIRST=$(newest_ns) || fail "the newest frame time"
+span_frames() { # START_NS STOP_NS
+	python3 -c '
+import sys
+first, lo, hi = (int(x) for x in sys.argv[1:4])
+F = 10**6  # ns a frame
+def idx(t):  # the first frame index at or after t (frame k at first + k F)
+    return -((first - t) // F)
+print(2 * (idx(hi) - idx(lo)))' "$FIRST" "$1" "$2"
+}
+utc_ns() { python3 -c '
+import calendar, sys, time
+s = sys.argv[1]
+print(calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int((s[20:].rstrip("Z") + "000000000")[:9]))' "$1"; }
+S1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_utc"])' "$T/on1.json")")
+E1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_utc"])' "$T/on1.json")")
+N1=$(span_frames "$S1" "$E1")
+r=$(echo "$end1" | sed -n "s/^dpdk-ibvcap: warning: scan s1 ended, primary-0-codif: 0 of $N1 frames recorded (missing: lost 0, overrun 0, cut 0, not arrived $N1): data clock \([0-9.]*\) s ahead of the host clock$/\1/p")
+[ -n "$r" ] || fail "s1's end line: '$end1' (expected 0 of $N1 and the reason)"
+near "s1's reason" "$r"
+ok "s1 end: $end1"
+[ ! -e "$T/w/s1" ] || fail "a directory for s1: $(ls -R "$T/w/s1")"
+
+# telemetry and Prometheus: s1's ledger, the offset
+$STAT --once --prom "$T/x.prom" || fail "stat --prom"
+grep -q "^ibvcap_scan_short{instance_prefix=\"$PREFIX\",scan=\"s1\",writer=\"primary-0-codif\"} 1$" "$T/x.prom" ||
+	{ grep scan "$T/x.prom"; fail "Prometheus: s1 not short"; }
+grep -q "^ibvcap_scan_frames{instance_prefix=\"$PREFIX\",scan=\"s1\",writer=\"primary-0-codif\",what=\"expected\"} $N1$" "$T/x.prom" ||
+	{ grep scan "$T/x.prom"; fail "Prometheus: s1 expected"; }
+off=$(sed -n 's/^ibvcap_antenna_data_clock_offset_seconds{.*antenna="ant0"} //p' "$T/x.prom")
+near "Prometheus: ibvcap_antenna_data_clock_offset_seconds" "$off"
+ok "Prometheus: ibvcap_scan_short{scan=s1} 1, expected $N1; ibvcap_antenna_data_clock_offset_seconds{ant0} $off"
+$CTL status > "$T/st.json"
+python3 - "$T/st.json" "$N1" "$OFF" <<'PY' || fail "telemetry: s1's ledger"
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = d["ledger_scan"].index("s1")
+assert d["ledger_expected"][i] == int(sys.argv[2]) and d["ledger_recorded"][i] == 0, d
+assert d["ledger_not_arrived"][i] == int(sys.argv[2]) and "ahead" in d["ledger_reason"][i], d
+assert abs(d["data_offset_ms"][0] / 1000 - float(sys.argv[3])) < 2.5 and d["data_offset_known"] == [1], d
+PY
+ok "telemetry (/ibvcap/record,status): s1's ledger and data_offset_ms"
+
+# 3. a scan in the data's time: 2 s of it, starting 10 s past the newest
+# frame (ctl takes seconds to start on a loaded machine)
+NEWEST=$(newest_ns)
+S2=$((NEWEST + 10000000000))
+E2=$((S2 + 2000000000))
+$CTL record on --scan s2 --at "@$((S2 / 1000000000)).$(printf %09d $((S2 % 1000000000)))" \
+	--until "@$((E2 / 1000000000)).$(printf %09d $((E2 % 1000000000)))" > "$T/on2.json" ||
+	{ cat "$T/on2.json"; fail "record on s2"; }
+wait_for_line "$T/cap.log" 60 'scan s2 ended' || { tail "$T/cap.log"; fail "scan s2 never ended"; }
+ok "s2: $(grep -m1 'scan s2 ended' "$T/cap.log")"
+kill -INT "$CPID"
+wait "$CPID" || { tail -30 "$T/cap.log"; fail "capture exit status"; }
+kill -INT "$GPID" 2>/dev/null || true
+wait "$GPID" 2>/dev/null || true
+N2=$(span_frames "$S2" "$E2")
+for f in "$T"/w/s2/*.codif; do
+	"$CHK" info --json "$f" > "$f.info.json" || fail "codifcheck info $f"
+done
+res=$(python3 - "$T/sum.json" "$T/w/s2" "$N1" "$N2" "$OFF" <<'PY'
+import glob, json, sys
+r = json.load(open(sys.argv[1]))["recording"]
+n1, n2 = int(sys.argv[3]), int(sys.argv[4])
+sc = {s["scan"]: s for s in r["schedule_scans"]}
+assert sc["s1"]["writers"][0] == "primary-0-codif" and sc["s1"]["state"] == "ended", sc["s1"]
+l1 = sc["s1"]["ledger"][0]
+assert (l1["writer"], l1["expected"], l1["recorded"], l1["missing"]["not_arrived"], l1["result"]) == \
+    ("primary-0-codif", n1, 0, n1, "short") and "ahead of the host clock" in l1["reason"], l1
+l2 = sc["s2"]["ledger"][0]
+m = l2["missing"]
+assert l2["expected"] == n2, (l2, n2)
+assert l2["expected"] == l2["recorded"] + m["lost"] + m["overrun"] + m["cut"] + m["not_arrived"], l2
+st = [x for f in glob.glob(sys.argv[2] + "/*.info.json") for x in json.load(open(f))["streams"]]
+got, lost = sum(x["received"] for x in st), sum(x["lost"] for x in st)
+assert (l2["recorded"], m["lost"], m["not_arrived"], m["overrun"], m["cut"]) == (got, lost, 0, 0, 0), (l2, got, lost)
+off = r["data_clock"][0]["offset_s"]
+assert abs(off - float(sys.argv[5])) < 4, r["data_clock"]  # at the end: the generator may lag
+print("s2: expected %d = recorded %d + lost %d + overrun %d + cut %d + not arrived %d; its files: "
+      "%d received, %d lost (codifcheck); s1: 0 of %d, '%s'; offset %.3f s"
+      % (n2, l2["recorded"], m["lost"], m["overrun"], m["cut"], m["not_arrived"], got, lost, n1,
+         l1["reason"], off))
+PY
+) || fail "the summary's ledgers: $res"
+ok "summary JSON: $res"
+grep -qE "^s1 +primary-0-codif +$N1 +0 +0 +0 +0 +$N1  SHORT: data clock" "$T/cap.log" ||
+	{ grep -A4 '^scans' "$T/cap.log"; fail "the text summary's s1 row"; }
+ok "text summary: $(grep -E '^s1 ' "$T/cap.log")"
+echo "$CHECKS checks passed"
