@@ -914,12 +914,17 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 			x->state = SW_ENDED;
 			continue;
 		}
-		if (x->state == SW_ADDED && (data >= x->sc.start_ns || final)) {
-			if (data >= x->sc.start_ns)
-				fprintf(f, "dpdk-ibvcap: scan %s begun: the data time reached its start "
-					"(newest frame %s)\n", x->sc.name,
-					codif_time_str(data, ts, sizeof(ts)));
+		if (x->state == SW_ADDED && data >= x->sc.start_ns) {
+			fprintf(f, "dpdk-ibvcap: scan %s begun: the data time reached its start "
+				"(newest frame %s)\n", x->sc.name, codif_time_str(data, ts, sizeof(ts)));
 			x->state = SW_BEGUN;
+		}
+		if (x->state == SW_ADDED && final) {
+			/* left as not begun: the summary says so */
+			fprintf(f, "dpdk-ibvcap: scan %s not begun: the capture stopped before the "
+				"data time reached its start (newest frame %s)\n", x->sc.name,
+				data == INT64_MIN ? "none" : codif_time_str(data, ts, sizeof(ts)));
+			continue;
 		}
 		if (x->state != SW_BEGUN)
 			continue;
