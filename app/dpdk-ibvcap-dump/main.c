@@ -206,7 +206,8 @@ static const struct opt_def lopts[] = {
 	 .max = 400ULL * 86400 * 1000000000ULL, .unset = "none", OPT_AT(O, duration_ns),
 	 .help = "stop after T (e.g. 30s)"},
 	{"name", .kind = OPT_STRING, .metavar = "NAME", .def = "dump-<pid>", OPT_AT(O, name),
-	 .help = "name in the primary's writer table"},
+	 .help = "name in the primary's writer table: one running writer per name; "
+		 "restarted under it, a writer takes its entry and scans back"},
 	{"lcore", .kind = OPT_CUSTOM, .metavar = "N|auto", .def = "auto", .set = set_lcore,
 	 .print = print_lcore, .example = "1",
 	 .help = "the lcore (CPU) this process runs on; auto: the lowest CPU of its affinity\n"
@@ -699,7 +700,7 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 	char err[ERRLEN];
 	uint64_t mask;
 	int64_t t0 = mono_ns();
-	int reg, rc = 0;
+	int reg, holder = 0, rc = 0;
 
 	if (shm_attach(&v, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-ibvcap-dump: %s\n", err);
@@ -726,7 +727,14 @@ run_buffers(const struct dopts *o, const struct wr_opts *wo)
 		free(w);
 		return 1;
 	}
-	reg = shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format));
+	reg = shm_writer_claim(v.ctl, (int)getpid(), o->name, wr_format_name(wo->format), &holder);
+	if (reg == -EEXIST) {
+		fprintf(stderr, "dpdk-ibvcap-dump: --name %s: in use by a running writer, pid %d "
+			"(one writer per name: stop it, or give this one another --name)\n",
+			o->name, holder);
+		free(w);
+		return 1;
+	}
 	if (reg >= 0 && o->record_always)
 		v.ctl->writer[reg].record = SHM_RECORD_ALWAYS;
 	/* the primary's scans: the one schedule, through the gate the --write

@@ -390,8 +390,9 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
              Col("dB", 6, 3, power)]
     body = [""] + block("antenna", sorted(ants), acols, width, ants)
 
-    def state(n, w):
-        return "failed" if w.get("error") else "full" if w.get("full") else \
+    def state(n, w):  # dead: its process died without ending (the primary saw it)
+        return "dead" if w.get("dead") else "failed" if w.get("error") else \
+            "full" if w.get("full") else "hung" if w.get("active") and w.get("hung") else \
             "run" if w.get("active") else "ended"
 
     def live(key, fn):

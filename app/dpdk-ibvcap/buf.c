@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -211,46 +212,39 @@ ibv_bufs_retain_check(struct ibv_app *app, FILE *f)
 	}
 }
 
-/* External writers still attached (their process alive). */
-static unsigned int
-external_writers(struct ibv_app *app)
+unsigned int
+ibv_bufs_writers_check(struct ibv_app *app, FILE *f)
 {
 	struct shm_ctl *ctl = app->bufs.ctl;
-	unsigned int i, n = 0;
+	struct timespec ts;
+	uint32_t died = 0;
+	unsigned int n, i;
 
-	for (i = 0; i < SHM_MAX_WRITERS; i++) {
-		struct shm_writer *w = &ctl->writer[i];
+	if (!app->bufs.on || ctl == NULL)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = shm_writer_reap(ctl, (int)getpid(), (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+			    &died);
+	for (i = 0; f != NULL && i < SHM_MAX_WRITERS; i++)
+		if (died >> i & 1) {
+			const struct shm_writer *w = &ctl->writer[i];
 
-		if (!__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) || w->pid == getpid())
-			continue;
-		if (kill(w->pid, 0) != 0 && errno == ESRCH) {
-			__atomic_store_n(&w->in_use, 0, __ATOMIC_RELEASE);
-			continue;
+			fprintf(f, "dpdk-ibvcap: writer %.*s (pid %d) died without ending: %" PRIu64
+				" frames written in %" PRIu64 " files as it last said; started "
+				"again under --name %.*s it takes its entry and scans back\n",
+				SHM_NAMELEN, w->name, w->pid, w->written, w->files, SHM_NAMELEN,
+				w->name);
+			fflush(f);
 		}
-		n++;
-	}
 	return n;
 }
 
-/* Gone: no such process, or a zombie (it has let go of everything). */
-static bool
-proc_gone(int pid)
+/* External writers still attached (their process alive; one that died is
+ * marked dead, shm_writer_reap). */
+static unsigned int
+external_writers(struct ibv_app *app)
 {
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	if (kill(pid, 0) != 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* "pid (comm) S ..." */
-	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	return ibv_bufs_writers_check(app, stdout);
 }
 
 /* Writer processes that have ever registered and still exist. */
@@ -263,7 +257,7 @@ writer_procs_alive(struct ibv_app *app)
 	for (i = 0; i < SHM_MAX_WRITERS; i++) {
 		int pid = ctl->writer[i].pid;
 
-		if (pid > 0 && pid != getpid() && !proc_gone(pid))
+		if (pid > 0 && pid != getpid() && !shm_pid_gone(pid))
 			n++;
 	}
 	return n;

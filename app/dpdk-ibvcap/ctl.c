@@ -376,7 +376,9 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 				}
 				fprintf(f, "%-24s %-6s %8d", w->name, w->format, w->pid);
 				stats_text_row(&stats_writer, w, STATS_ANTENNA, f);
-				fprintf(f, "%s\n", w->error ? " (failed)" : "");
+				fprintf(f, "%s%s\n", w->error ? " (failed)" : "",
+					w->dead ? " (dead: its process died; figures as it last "
+						  "published them)" : "");
 			}
 		}
 	}
@@ -873,6 +875,7 @@ tel_writers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	(void)params;
 	if (!app->bufs.on || app->bufs.ctl == NULL)
 		return -ENOENT;
+	ibv_bufs_writers_check(app, stdout); /* liveness as of now */
 	rc = tel_rows_start(d, &stats_writer, STATS_LIVE);
 	for (i = 0; rc == 0 && i < SHM_MAX_WRITERS; i++) {
 		const struct shm_writer *w = &app->bufs.ctl->writer[i];
@@ -897,6 +900,7 @@ tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		return -ENOENT;
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
+	ibv_bufs_writers_check(app, stdout);
 	/* by its row's key, by the name it was given, or by slot */
 	for (i = 0; i < SHM_MAX_WRITERS && idx == SHM_MAX_WRITERS; i++) {
 		w = &app->bufs.ctl->writer[i];

@@ -251,6 +251,10 @@ void ibv_bufs_stop(struct ibv_app *app);
 /** --retain against each antenna's own frame period, once its first frame
  * is in (main lcore): a warning when its ring holds less data time. */
 void ibv_bufs_retain_check(struct ibv_app *app, FILE *f);
+/** The writers of other processes: one that died is marked dead (and
+ * said on f, once; NULL: not said), one without a heartbeat hung
+ * (shm_writer_reap). Main lcore, telemetry. @return those attached. */
+unsigned int ibv_bufs_writers_check(struct ibv_app *app, FILE *f);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
 /** --zero-copy: place a frame by reference to the mbuf it arrived in. On

@@ -448,6 +448,8 @@ main(int argc, char **argv)
 			ibv_clocks_tick(app);
 		if (tick % 10 == 5)
 			ibv_rec_tick(app, stdout, false);
+		if (tick % 50 == 0)
+			ibv_bufs_writers_check(app, stdout);
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_events_print(app, stdout, false);

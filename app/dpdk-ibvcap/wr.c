@@ -97,7 +97,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 				snprintf(name, sizeof(name), "primary-%u-%s", i,
 					 wr_format_name(o.format));
 			wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
-						   wr_format_name(o.format));
+						   wr_format_name(o.format), NULL);
 		}
 		/* one index per scan, with every antenna of its lcores, and one
 		 * min-free kept by all of them */

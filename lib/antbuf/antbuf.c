@@ -366,6 +366,10 @@ open_row(struct antbuf_prod *p, int64_t r)
 	/* the new seq first: a consumer still reading the old row sees it
 	 * changed when it re-checks, and drops what it read */
 	__atomic_store_n(&row->seq, r, __ATOMIC_RELEASE);
+	/* ... and before any store to the row after it (a compiler barrier
+	 * on x86): a consumer that read cum_before or nvalid of the new row
+	 * sees the new seq when it re-checks (antbuf_next) */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	row->nvalid = 0;
 	/* indexed: the next row's references are released when it opens;
 	 * bring what release reads of them (an mbuf's two header lines) in
@@ -773,9 +777,15 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 			/* at the live end: the running total after the last
 			 * final row, from that row (consistent with final) */
 			const struct antbuf_row *lr = antbuf_rowp(b, rpos(b, final - 1));
+			uint64_t cum = UINT64_MAX;
 
-			c->cum_next = __atomic_load_n(&lr->seq, __ATOMIC_ACQUIRE) == final - 1 ?
-					      lr->cum_before + lr->nvalid : UINT64_MAX;
+			if (__atomic_load_n(&lr->seq, __ATOMIC_ACQUIRE) == final - 1) {
+				cum = lr->cum_before + lr->nvalid;
+				__atomic_thread_fence(__ATOMIC_ACQUIRE);
+				if (__atomic_load_n(&lr->seq, __ATOMIC_RELAXED) != final - 1)
+					cum = UINT64_MAX; /* reopened meanwhile */
+			}
+			c->cum_next = cum;
 		} else {
 			c->cum_next = 0; /* nothing final yet */
 		}
@@ -786,6 +796,8 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 		const struct antbuf_run *run;
 		struct antbuf_row *row;
 		uint32_t k;
+		uint64_t cum_before;
+		uint32_t nvalid;
 		int64_t seq;
 
 		final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
@@ -815,22 +827,29 @@ antbuf_next(const struct antbuf *b, struct antbuf_cursor *c,
 		}
 		row = antbuf_rowp(b, rpos(b, c->next));
 		seq = __atomic_load_n(&row->seq, __ATOMIC_ACQUIRE);
-		if (seq != c->next) {
+		cum_before = row->cum_before;
+		nvalid = row->nvalid;
+		/* read as a seqlock: the producer stores a reopened row's seq
+		 * before anything else of it, so the same seq after these reads
+		 * says they are this row's (a recycled row's cum_before, a ring
+		 * later, counted a ring of frames lost that were not) */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (seq != c->next || __atomic_load_n(&row->seq, __ATOMIC_RELAXED) != seq) {
 			/* overwritten just now */
 			skip_rows(c, v, c->next + 1);
 			continue;
 		}
 		/* the frames of the rows lost before it, exactly, from the
 		 * producer's running total */
-		if (c->cum_next != UINT64_MAX && row->cum_before > c->cum_next) {
-			v->lost_frames += row->cum_before - c->cum_next;
-			c->lost_frames += row->cum_before - c->cum_next;
+		if (c->cum_next != UINT64_MAX && cum_before > c->cum_next) {
+			v->lost_frames += cum_before - c->cum_next;
+			c->lost_frames += cum_before - c->cum_next;
 		}
-		c->cum_next = row->cum_before;
+		c->cum_next = cum_before;
 		v->row = c->next;
 		v->pos = rpos(b, c->next);
 		v->index = c->next - run->delta;
-		v->nvalid = row->nvalid;
+		v->nvalid = nvalid;
 		v->run_start = c->next == run->seq0 && run->kind != ANTBUF_RUN_GAP;
 		return 1;
 	}
@@ -860,7 +879,9 @@ antbuf_commit(const struct antbuf *b, struct antbuf_cursor *c,
 	}
 	c->rows++;
 	c->frames += v->nvalid;
-	c->cum_next = row->cum_before + v->nvalid;
+	/* cum_next is the row's cum_before as antbuf_next read it (checked
+	 * then): the row itself may be reopened by now */
+	c->cum_next += v->nvalid;
 	c->next = v->row + 1;
 	c->vdone = 0;
 	return true;
@@ -888,6 +909,16 @@ antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v)
 	c->frames -= v->nvalid;
 	c->lost_rows++;
 	c->lost_frames += v->nvalid;
+}
+
+void
+antbuf_skip(struct antbuf_cursor *c, int64_t row)
+{
+	if (!c->started || row <= c->next)
+		return;
+	c->lost_rows += (uint64_t)(row - c->next);
+	c->next = row;
+	c->vdone = 0;
 }
 
 void

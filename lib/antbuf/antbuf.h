@@ -437,6 +437,15 @@ bool antbuf_intact(const struct antbuf *b, const struct antbuf_view *v);
 void antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v);
 
 /**
+ * Move a started cursor on to row (a consumer that fell behind the ring
+ * and resumes nearer the newest row): the rows passed over count lost,
+ * their valid frames exactly when the next row is taken (from the
+ * producer's running total), as rows the producer overwrote do. Nothing
+ * when row is not after the cursor's next row.
+ */
+void antbuf_skip(struct antbuf_cursor *c, int64_t row);
+
+/**
  * After the producer stopped (antbuf_flush) and the cursor took every
  * final row: count the frames of rows it skipped at the very end (their
  * count is otherwise settled at the next row taken, which never comes).

@@ -235,6 +235,14 @@ fmt_raw_index_json(const struct fmt_raw_index *ri)
 	runs_json(root, "gaps", ri, &ri->gaps);
 	runs_json(root, "invalid", ri, &ri->invalid);
 	runs_json(root, "overrun", ri, &ri->overrun);
+	if (ri->ovr_rows > 0) {
+		o = js_obj(root, "overrun_after");
+		js_i64(o, "first_index", ri->ovr_index);
+		js_u64(o, "rows", ri->ovr_rows);
+		js_u64(o, "frames", ri->ovr_frames);
+		js_str(o, "utc", codif_time_str(codif_clock_time_ns(&ri->clk, ri->ovr_index), ts,
+						sizeof(ts)));
+	}
 	return root;
 }
 
@@ -626,6 +634,24 @@ fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, char
 		rc = parse_runs(root, "overrun", ri, &ri->overrun, err, errlen);
 	if (rc == 0)
 		rc = check_disjoint(ri, err, errlen);
+	if (rc == 0 && json_object_get(root, "overrun_after") != NULL) {
+		const json_t *o = json_object_get(root, "overrun_after");
+
+		rc = -EINVAL;
+		if (!json_is_object(o)) {
+			bad(err, errlen, "overrun_after: expected an object");
+			goto out;
+		}
+		if (get_u64(o, "overrun_after.", "first_index", 0, INT64_MAX / 2, &v, err,
+			    errlen) != 0 ||
+		    get_u64(o, "overrun_after.", "rows", 1, INT64_MAX / 2, &ri->ovr_rows, err,
+			    errlen) != 0 ||
+		    get_u64(o, "overrun_after.", "frames", 0, INT64_MAX / 2, &ri->ovr_frames, err,
+			    errlen) != 0)
+			goto out;
+		ri->ovr_index = (int64_t)v;
+		rc = 0;
+	}
 out:
 	if (rc == -ENOMEM)
 		bad(err, errlen, "out of memory");
@@ -782,6 +808,16 @@ fmt_raw_index_bytes_max(const struct fmt_sink *s)
 		return 0;
 	runs = o->ri.gaps.n + o->ri.invalid.n + o->ri.overrun.n + 2 * (size_t)o->ri.nstream;
 	return 2048 + 640 * (size_t)o->ri.nstream + 192 * runs;
+}
+
+void
+fmt_raw_overrun_after(struct fmt_sink *s, int64_t index, uint64_t rows, uint64_t frames)
+{
+	if (s->raw == NULL)
+		return;
+	s->raw->ri.ovr_index = index;
+	s->raw->ri.ovr_rows = rows;
+	s->raw->ri.ovr_frames = frames;
 }
 
 int

@@ -61,6 +61,11 @@ struct fmt_raw_index {
 	uint32_t first_seconds, first_frame;
 	uint64_t fpp, frame_ns;
 	struct fmt_raw_runs gaps, invalid, overrun;
+	/* "overrun_after": the writer fell more than a ring behind right after
+	 * the file's last row and ended the file there: the frames it lost
+	 * from frame index ovr_index (clk) on, ovr_rows rows (0: none) */
+	int64_t ovr_index;
+	uint64_t ovr_rows, ovr_frames;
 };
 
 /** An empty index (no streams, no runs). */
@@ -99,6 +104,10 @@ int fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, 
  *   with "PATH: why".
  */
 int fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t errlen);
+
+/** s (raw) ends where its writer lost rows: its index names them
+ * ("overrun_after": the frame index of the first, rows, valid frames). */
+void fmt_raw_overrun_after(struct fmt_sink *s, int64_t index, uint64_t rows, uint64_t frames);
 
 /** The index as JSON (formats.md), runs cut to ri->rows. NULL: no memory. */
 json_t *fmt_raw_index_json(const struct fmt_raw_index *ri);

@@ -90,15 +90,101 @@ claim_fits(const struct shm_writer *w, const char *name, int pass)
 	return pass == 2 || w->name[0] == '\0';
 }
 
+bool
+shm_pid_gone(int pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return true;
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return errno == ENOENT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state after the last ')' */
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] == 'Z';
+}
+
+unsigned int
+shm_writer_reap(struct shm_ctl *c, int self, int64_t now_ns, uint32_t *died)
+{
+	unsigned int i, n = 0;
+
+	if (died != NULL)
+		*died = 0;
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
+		struct shm_writer *w = &c->writer[i];
+		int pid = __atomic_load_n(&w->pid, __ATOMIC_RELAXED);
+		int64_t hb;
+
+		if (!__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) || pid == self)
+			continue;
+		if (shm_pid_gone(pid)) {
+			uint32_t one = 1;
+
+			/* dead, then free: a claim never sees it free and alive */
+			__atomic_store_n(&w->dead, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&w->hung, 0, __ATOMIC_RELAXED);
+			if (__atomic_load_n(&w->pid, __ATOMIC_ACQUIRE) == pid &&
+			    __atomic_compare_exchange_n(&w->in_use, &one, 0, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
+			    died != NULL)
+				*died |= 1u << i;
+			continue;
+		}
+		hb = __atomic_load_n(&w->heartbeat_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->hung, hb != 0 && now_ns - hb > SHM_WRITER_HUNG_NS,
+				 __ATOMIC_RELAXED);
+		n++;
+	}
+	return n;
+}
+
+/* The living writer (not pid) holding name, its index; -1 none. */
+static int
+name_held(struct shm_ctl *c, const char *name, int pid, int not)
+{
+	int i;
+
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
+		const struct shm_writer *w = &c->writer[i];
+		int wp = __atomic_load_n(&w->pid, __ATOMIC_RELAXED);
+
+		if (i == not || !__atomic_load_n(&w->in_use, __ATOMIC_ACQUIRE) ||
+		    strncmp(w->name, name, sizeof(w->name) - 1) != 0 || wp == pid ||
+		    shm_pid_gone(wp))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
 int
 shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
-		     const char *format)
+		     const char *format, int *holder)
 {
-	int i, pass;
+	int i, pass, h;
 
+	/* one living writer per name (its process's own writers apart: the
+	 * primary names each of its own) */
+	h = name_held(c, name, pid, -1);
+	if (h >= 0) {
+		if (holder != NULL)
+			*holder = c->writer[h].pid;
+		return -EEXIST;
+	}
 	/* a slot is a writer's identity in the schedule of scans: a free slot
-	 * that last held this name first (a writer restarted gets its scans
-	 * back), then one never used, then any */
+	 * that last held this name first (a writer restarted, after it ended
+	 * or died, gets its entry and scans back), then one never used, then
+	 * any */
 	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < SHM_MAX_WRITERS; i++) {
 			uint32_t zero = 0;
@@ -122,7 +208,17 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->cpu = -1;
 			w->error = 0;
 			w->full = 0;
+			w->heartbeat_ns = 0;
+			w->dead = w->hung = 0;
 			w->record = SHM_RECORD_FOLLOW;
+			/* two claiming one name at once: neither keeps it */
+			h = name_held(c, name, pid, i);
+			if (h >= 0) {
+				if (holder != NULL)
+					*holder = c->writer[h].pid;
+				__atomic_store_n(&w->in_use, 0, __ATOMIC_RELEASE);
+				return -EEXIST;
+			}
 			return i;
 		}
 	}

@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 7
+#define SHM_VERSION 8
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -80,7 +80,16 @@ struct shm_writer {
 				      not known (shm_cpu_pick) */
 	char io_why[96];         /**< "io=sync", "direct=no", O_DIRECT refused, or
 				      why this process may not use io_uring */
+	/* liveness, set by the primary (shm_writer_reap) */
+	uint32_t dead;           /**< 1: its process died without ending (kill -9,
+				      a crash): the entry is free again for its
+				      name, its figures as it last published them */
+	uint32_t hung;           /**< 1: its process lives but published nothing
+				      for SHM_WRITER_HUNG_NS (stopped, stuck) */
 };
+
+/** A writer whose heartbeat is older than this is hung (shm_writer_reap). */
+#define SHM_WRITER_HUNG_NS 3000000000LL
 
 /** What a writer of the registry does with the primary's scans. */
 enum shm_record {
@@ -143,10 +152,26 @@ int shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 		      size_t len);
 
 /** Claim a writer entry: a free one that last held name if there is one
- * (its scans, by slot, come back to it), else one never used, else any.
- * @return its index, or -ENOSPC. */
+ * (a writer restarted under its name, after it ended or died: the same
+ * entry, and its scans, by slot, come back to it), else one never used,
+ * else any. A name held by a living writer is refused.
+ * @return its index; -EEXIST (*holder: the pid holding name), or -ENOSPC. */
 int shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
-			 const char *format);
+			 const char *format, int *holder);
+
+/** Whether process pid is gone (no such process, or a zombie: it has let
+ * go of everything). */
+bool shm_pid_gone(int pid);
+
+/**
+ * The primary (self: its pid, whose own writers are its threads): each
+ * other writer's liveness. One whose process is gone is marked dead and its
+ * entry freed (for its name: shm_writer_claim); one alive whose heartbeat is
+ * older than SHM_WRITER_HUNG_NS at now_ns (CLOCK_REALTIME) hung. died (may be
+ * NULL): bit i set for each entry i this call found dead.
+ * @return the writers still attached (in use, not self's).
+ */
+unsigned int shm_writer_reap(struct shm_ctl *c, int self, int64_t now_ns, uint32_t *died);
 /** Release a writer entry. */
 void shm_writer_release(struct shm_ctl *c, int idx);
 

@@ -156,6 +156,13 @@ static const struct stats_field writer_f[] = {
 	  "complete", .off = W(full), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
 	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
+	{ .name = "dead", .unit = "", .help = "1: its process died without ending (kill -9, a "
+	  "crash): its figures as it last published them; started again under its name it takes "
+	  "the entry back", .off = W(dead), .type = STATS_U32, .merge = STATS_MAX,
+	  .flags = A | L },
+	{ .name = "hung", .unit = "", .help = "1: its process lives but has published nothing for "
+	  "3 s (stopped, stuck)", .off = W(hung), .type = STATS_U32, .merge = STATS_MAX,
+	  .flags = A | L },
 	/* live gauges: telemetry and Prometheus, not the end-of-run summaries */
 	U64("lag_frames", NULL, 0, "frames", L, STATS_MAX, W(lag_frames),
 	    "live: frames (rows) behind the newest placed, its worst antenna; about "

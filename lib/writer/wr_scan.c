@@ -21,6 +21,8 @@ struct wr_scan_ant {
 	uint64_t gaps;         /**< placeholders (lost frames) in them */
 	uint64_t overrun;      /**< placeholders for frames this writer lost */
 	uint64_t cut;          /**< frames an I/O error cut off its files */
+	uint64_t lost_rows, lost_frames; /**< rows (valid frames) it lost, where
+					      its files of the scan ended */
 	uint64_t files;
 	uint64_t rows;         /**< rows written */
 	int64_t first_index, last_index; /**< frame indexes of the rows (clk) */
@@ -295,6 +297,8 @@ rec_json(const struct wr_writer *w, const struct wr_scan_rec *r, json_t *o)
 		js_u64(e, "placeholders", x->gaps);
 		js_u64(e, "overrun_placeholders", x->overrun);
 		js_u64(e, "cut", x->cut);
+		js_u64(e, "overrun", x->lost_frames);
+		js_u64(e, "overrun_rows", x->lost_rows);
 		js_u64(e, "rows", x->rows);
 		js_u64(e, "files", x->files);
 		frames += x->frames;
@@ -409,6 +413,22 @@ wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t fr
 }
 
 void
+wr_gate_lost(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t rows,
+	     uint64_t frames)
+{
+	struct wr_scan_rec *r;
+	struct wr_scan_ant *a;
+
+	if (w->gate == NULL || scan == WR_ROW_FREE || (r = rec_of(w->gate, scan)) == NULL)
+		return;
+	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
+	grp_lock(w->gate);
+	a->lost_rows += rows;
+	a->lost_frames += frames;
+	grp_unlock(w->gate);
+}
+
+void
 wr_gate_json(const struct wr_writer *w, json_t *arr)
 {
 	unsigned int i;
@@ -438,7 +458,7 @@ wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t)
 	for (a = 0; a <= WR_MAX_ANT; a++) {
 		t->frames += r->ant[a].frames;
 		t->gaps += r->ant[a].gaps;
-		t->overrun += r->ant[a].overrun;
+		t->overrun += r->ant[a].overrun + r->ant[a].lost_frames;
 		t->cut += r->ant[a].cut;
 		t->files += r->ant[a].files;
 		t->rows += r->ant[a].rows;

@@ -610,21 +610,6 @@ open_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct
 	return rc;
 }
 
-/* The next file of out (closed) from frame index idx on: same clock,
- * streams and headers (a rotation while it writes rows it lost). */
-static int
-continue_out(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t idx)
-{
-	int rc;
-
-	out->first_index = idx;
-	out->last_index = idx - 1;
-	rc = open_file(w, s->b, out, codif_clock_time_ns(&out->clk, idx));
-	if (rc == 0)
-		start_ref(w, s, out);
-	return rc;
-}
-
 /* What the files hold now: the closed ones' and the open ones' (written
  * out; what is staged is not counted until it is in the file). */
 static void
@@ -754,7 +739,9 @@ close_out(struct wr_writer *w, struct wr_out *out)
 	out->q = NULL;
 	out->qh = out->qn = out->qcap = 0;
 	out->open = false;
-	rc = fmt_close(&out->s, true, &kept, err, sizeof(err));
+	/* a file that got no row (its first torn while copied: the writer
+	 * behind the ring) is not kept: a file holds what it names */
+	rc = fmt_close(&out->s, out->s.rows > 0, &kept, err, sizeof(err));
 	if (rc != 0)
 		fail(w, rc, err);
 	d = fmt_disk(&out->s);
@@ -855,19 +842,13 @@ put_row(struct wr_src *s, struct wr_out *out, const struct antbuf_view *v, uint3
 	return 0;
 }
 
-/* The frames of a row written without any received, at frame index idx:
- * codif invalid zero frames, raw zeros listed as gaps or overrun, pcap
- * nothing. A row the capture lost (a GAP run's, PH_GAP) has every stream
- * started in run; a row this writer lost (PH_OVERRUN) the streams of the
- * file's row before it (raw: the file's streams), with the file's headers. */
-enum ph_kind {
-	PH_GAP,     /* the capture lost it (a GAP run's frames) */
-	PH_OVERRUN, /* this writer lost it (fell behind, or torn while copied) */
-};
-
+/* The frames of a row the capture lost (a GAP run's virtual row), at
+ * frame index idx of run: codif invalid zero frames, raw zeros listed as
+ * gaps, pcap nothing; every stream started in run (raw: the file's). A row
+ * this writer lost is never written so: it ends the file (name_overrun). */
 static int
 put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
-		 const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
+		 const struct antbuf_run *run, int64_t idx)
 {
 	const struct antbuf *b = s->b;
 	uint8_t ph[CODIF_HDR_LEN];
@@ -880,40 +861,17 @@ put_placeholders(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
 	memset(&fr, 0, sizeof(fr));
 	fr.data_bytes = b->g.data_bytes;
 	fr.hdr = ph;
-	fr.flags = kind == PH_GAP ? FMT_F_GAP : FMT_F_OVERRUN;
+	fr.flags = FMT_F_GAP;
 	for (k = 0; k < b->g.nslots; k++) {
-		if (kind == PH_OVERRUN) {
-			if (!((out->mask != 0 ? out->mask : out->row_mask & out->ref_mask) >> k & 1))
-				continue;
-			fmt_codif_placeholder(out->ref[k], &out->clk, idx, ph);
-		} else {
-			if (out->mask != 0 ? !(out->mask >> k & 1) : !antbuf_slot_started(run, k, idx))
-				continue;
-			fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
-		}
+		if (out->mask != 0 ? !(out->mask >> k & 1) : !antbuf_slot_started(run, k, idx))
+			continue;
+		fmt_codif_placeholder(run->ref[k], &run->clk, idx, ph);
 		fr.data_bytes = antbuf_hdr_data_bytes(ph);
 		rc = fmt_put(&out->s, &fr);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
-}
-
-/* A whole row of placeholders (a row this writer fell behind on). */
-static int
-placeholder_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out,
-		const struct antbuf_run *run, int64_t idx, enum ph_kind kind)
-{
-	int rc;
-
-	if (fmt_is_packets(w->o.format))
-		return 0;
-	rc = fmt_row_begin(&out->s, row_bytes_max(s->b));
-	if (rc == 0)
-		rc = put_placeholders(w, s, out, run, idx, kind);
-	if (rc == 0)
-		rc = fmt_row_end(&out->s);
-	return rc;
 }
 
 /* Write one row of s into out; returns 1 written, 0 torn (lost), <0 error. */
@@ -931,7 +889,7 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 		return rc;
 
 	if (v->virt) {
-		rc = put_placeholders(w, s, out, v->run, v->index, PH_GAP);
+		rc = put_placeholders(w, s, out, v->run, v->index);
 		if (rc == 0)
 			rc = fmt_row_end(&out->s);
 		if (rc < 0)
@@ -947,14 +905,14 @@ do_row(struct wr_writer *w, struct wr_src *s, struct wr_out *out, const struct a
 	if (rc != 0)
 		return rc;
 	if (!antbuf_commit(s->b, &s->cur, v)) {
-		/* the producer lapped us while we copied: drop the row, count
-		 * its frames lost, keep the file regular */
+		/* the producer lapped us while we copied: the row taken back,
+		 * its frames counted lost (the cursor); the file ends before
+		 * it at the next row (name_overrun) */
 		fmt_row_abort(&out->s);
 		w->st.torn_rows++;
-		rc = placeholder_row(w, s, out, v->run, v->index, PH_OVERRUN);
-		out->last_row = v->row;
-		out->last_index = v->index;
-		return rc < 0 ? rc : 0;
+		s->ovr_rows++;
+		s->ovr_frames += v->nvalid;
+		return 0;
 	}
 	/* written from the ring: checked again when its write is over */
 	if (out->s.ref && (rc = inflight_push(out, v, valid)) != 0)
@@ -1027,36 +985,46 @@ row_done(struct wr_writer *w, struct wr_out *out, int rc)
 	return 0;
 }
 
-/* The rows of out before frame index upto that this writer lost (the ring
- * overwrote them first), written as placeholders (formats.md: the file
- * stays regular), at most budget of them; the file rotates among them as
- * among any rows. @return rows written, or a negative errno. */
-static int
-fill_hole(struct wr_writer *w, struct wr_src *s, struct wr_out *out, int64_t upto,
-	  unsigned int budget)
+/* The rows this writer lost since the last row of out (s->ovr_*): the
+ * file, which is to end now, names them (raw: its index's
+ * "overrun_after"; a scan's index: its overrun), when they follow its last
+ * row on its clock. */
+static void
+name_overrun(struct wr_writer *w, struct wr_src *s, struct wr_out *out)
 {
-	unsigned int n = 0;
-	int rc = 0;
-
-	while (n < budget && out->last_index + 1 < upto) {
-		int64_t idx = out->last_index + 1;
-
-		bool rot = wr_rotate_due(&w->o, fmt_size(&out->s),
-					 codif_clock_time_ns(&out->clk, idx) - out->t0_ns);
-
-		if (!wr_budget_room(w, row_bytes_max(s->b), file_need(w, s->b, rot)))
-			return w->error ? -w->error : (int)n;
-		if (rot) {
-			if ((rc = close_out(w, out)) != 0 || (rc = continue_out(w, s, out, idx)) != 0)
-				return rc;
-		}
-		rc = placeholder_row(w, s, out, NULL, idx, PH_OVERRUN);
-		if (rc < 0)
-			return rc;
-		out->last_index = idx;
-		n++;
+	if (s->ovr_rows == 0 && s->ovr_frames == 0)
+		return;
+	if (out->open) {
+		if (w->o.format == WR_RAW)
+			fmt_raw_overrun_after(&out->s, out->last_index + 1, s->ovr_rows,
+					      s->ovr_frames);
+		wr_gate_lost(w, (unsigned int)(s - w->src), out->scan, s->ovr_rows,
+			     s->ovr_frames);
 	}
-	return (int)n;
+	s->ovr_rows = s->ovr_frames = 0;
+}
+
+/* A writer more than a ring behind resumes a quarter of the ring past the
+ * oldest row still there: from that oldest row it would be overrun again
+ * after each row it takes (the producer overwrites the next one); a
+ * quarter leaves it time to take rows (and a raw writer's writes from the
+ * ring, up to an eighth of it in flight, time to end) while it loses
+ * little more than was overwritten. The rows passed over count as overrun,
+ * exactly (antbuf_skip). A window's writer (a trigger) wants the oldest
+ * rows and takes what is left of them. */
+static bool
+catch_up(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
+{
+	const struct antbuf *b = s->b;
+	int64_t final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
+	int64_t to = final - (int64_t)(b->g.nrows - b->g.window) * 3 / 4;
+
+	if (w->o.window || v->lost_rows == 0 || to <= v->row)
+		return false;
+	s->ovr_rows += (uint64_t)(to - v->row);
+	antbuf_skip(&s->cur, to);
+	w->st.catchups++;
+	return true;
 }
 
 /* A window's rows (o.window): those before from_ns are passed over, the
@@ -1124,6 +1092,11 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 	       antbuf_next(s->b, &s->cur, &v) == 1) {
 		struct wr_out *out = &s->out;
 
+		/* rows lost before this one (overwritten, or torn while copied) */
+		s->ovr_rows += v.lost_rows;
+		s->ovr_frames += v.lost_frames;
+		if (catch_up(w, s, &v))
+			continue; /* the row it resumes at comes next */
 		if (w->o.window && (rc = in_window(w, s, &v)) <= 0) {
 			done += rc == 0;
 			continue;
@@ -1153,16 +1126,17 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 			else if (v.index <= out->last_index)
 				w->st.discontinuities++; /* gone back on one clock */
 			if (split || v.index <= out->last_index) {
+				name_overrun(w, s, out);
 				if ((rc = close_out(w, out)) != 0)
 					return rc;
 			} else if (v.index > out->last_index + 1) {
-				/* rows this writer fell behind on: placeholders,
-				 * a budget at a time; v comes again next */
-				rc = fill_hole(w, s, out, v.index, max_rows - done);
-				if (rc < 0)
-					return row_done(w, out, rc);
-				done += (unsigned int)rc;
-				continue;
+				/* rows this writer lost (it fell behind the
+				 * ring): the file ends at its last row, named
+				 * there, and the next begins with this one
+				 * (formats.md: no placeholders for them) */
+				name_overrun(w, s, out);
+				if ((rc = close_out(w, out)) != 0)
+					return rc;
 			} else if (!v.virt && rotate_due(w, s, out, &v)) {
 				if ((rc = close_out(w, out)) != 0)
 					return rc;
@@ -1187,8 +1161,12 @@ poll_one(struct wr_writer *w, struct wr_src *s, unsigned int max_rows)
 			s->win.end_ns = antbuf_index_time_ns(v.run, v.index + 1);
 		}
 		out->runno = v.runno;
-		if (rc == 1)
+		if (rc == 1) {
 			wr_gate_wrote(w, (unsigned int)(s - w->src), out->scan, &v.run->clk, v.index);
+			/* rows lost where no file was open to end: counted
+			 * (overrun), named nowhere */
+			s->ovr_rows = s->ovr_frames = 0;
+		}
 		if ((rc = row_done(w, out, rc)) < 0)
 			return rc;
 		done++;
@@ -1334,6 +1312,7 @@ wr_finish(struct wr_writer *w)
 
 	sum_lost(w);
 	for (i = 0; i < w->n; i++) {
+		name_overrun(w, &w->src[i], &w->src[i].out);
 		r = close_out(w, &w->src[i].out);
 		if (r != 0 && rc == 0)
 			rc = r;

@@ -131,6 +131,9 @@ struct wr_src {
 	struct wr_out out;
 	bool on;
 	struct wr_window win;      /**< with wr_opts.window */
+	/* rows (and their valid frames) this writer lost since the last row
+	 * of its file: named where that file ends (wr_out's overrun span) */
+	uint64_t ovr_rows, ovr_frames;
 };
 
 /**
@@ -152,11 +155,18 @@ struct wr_stats {
 				    before this writer took them */
 	uint64_t cut;          /**< valid frames taken but not kept: an I/O
 				    error (a full disk) cut them off its files */
-	uint64_t overrun_placeholders; /**< frames written as gaps where it lost
-					    rows (codif, raw; pcap none) */
+	uint64_t overrun_placeholders; /**< frames written as gaps for rows it
+					    lost: only a raw row overwritten while
+					    written from the ring (zeros, listed in
+					    its index's "overrun"); rows it fell
+					    behind on end the file instead */
 	uint64_t taken;        /**< valid frames handed to its files (count=) */
 	uint64_t rows;         /**< rows taken */
 	uint64_t lost_rows;    /**< rows lost to overrun */
+	uint64_t catchups;     /**< times it fell more than a ring behind and
+				    resumed a quarter of the ring past the
+				    oldest row (a new file each; not with a
+				    window) */
 	uint64_t torn_rows;    /**< rows overwritten while being written */
 	uint64_t discontinuities; /**< new files after an index went back (never
 				       on one clock: a safety net) */
@@ -390,7 +400,9 @@ int wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_
 struct wr_scan_tally {
 	uint64_t frames;   /**< frames received */
 	uint64_t gaps;     /**< placeholders for frames lost on the wire */
-	uint64_t overrun;  /**< placeholders for frames w lost (behind the ring) */
+	uint64_t overrun;  /**< frames w lost (behind the ring): where its files
+			        ended (wr_gate_lost), and placeholders (raw rows
+			        overwritten while written from the ring) */
 	uint64_t cut;      /**< frames an I/O error cut off */
 	uint64_t files, rows;
 	bool open;         /**< a file of the scan is still open */
@@ -398,6 +410,10 @@ struct wr_scan_tally {
 /** The tally of scan id in w (read from another thread: figures as of the
  * last file closed). @return false when w has no record of the scan. */
 bool wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t);
+/** rows of ant, with frames valid frames, that w lost (it fell behind the
+ * ring) right after its file of scan ended: the scan's overrun. */
+void wr_gate_lost(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t rows,
+		  uint64_t frames);
 /** Each scan w wrote, as its index has it, appended to array arr. */
 void wr_gate_json(const struct wr_writer *w, json_t *arr);
 /** Rows outside every scan (not recorded). */

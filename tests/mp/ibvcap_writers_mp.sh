@@ -67,7 +67,12 @@ BPID=$DPID
 start_dump "$T/C.log" --write "raw:$T/C" --name doomed
 KPID=$DPID
 start_gen one 1000
-sleep 1
+# until it writes (a loaded host may take seconds to start the generator)
+for ((i = 0; i < 300; i++)); do
+	ls "$T/C"/*.part > /dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
 kill -0 "$KPID" 2>/dev/null || { cat "$T/C.log"; fail "the third writer ended before it was killed"; }
 kill -9 "$KPID"
 wait "$KPID" 2>/dev/null || true

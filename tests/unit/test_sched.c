@@ -9,6 +9,10 @@
 #include <pthread.h>
 #include <string.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "check.h"
 #include "shm.h"
 #include "wr_sched.h"
@@ -88,14 +92,54 @@ claim_test(void)
 	static struct shm_ctl c;
 
 	shm_ctl_init(&c, "t", 1, 1);
-	CHECK_EQ_I(shm_writer_claim(&c, 2, "a", "codif"), 0);
-	CHECK_EQ_I(shm_writer_claim(&c, 3, "b", "codif"), 1);
+	int self = (int)getpid(), holder = 0, idx;
+	uint32_t died = 9;
+	pid_t kid;
+
+	shm_ctl_init(&c, "t", 1, 1);
+	CHECK_EQ_I(shm_writer_claim(&c, self, "a", "codif", NULL), 0);
+	CHECK_EQ_I(shm_writer_claim(&c, self, "b", "codif", NULL), 1);
 	shm_writer_release(&c, 0);
 	/* a new name: a slot never used, not a's */
-	CHECK_EQ_I(shm_writer_claim(&c, 4, "c", "codif"), 2);
+	CHECK_EQ_I(shm_writer_claim(&c, self, "c", "codif", NULL), 2);
 	/* a again: its own slot */
-	CHECK_EQ_I(shm_writer_claim(&c, 5, "a", "codif"), 0);
+	CHECK_EQ_I(shm_writer_claim(&c, self, "a", "codif", NULL), 0);
 	CHECK_EQ_U(c.writer[0].record, SHM_RECORD_FOLLOW);
+
+	/* liveness: a writer process (a child that waits) holds name d */
+	kid = fork();
+	CHECK(kid >= 0);
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	idx = shm_writer_claim(&c, (int)kid, "d", "raw", NULL);
+	CHECK_EQ_I(idx, 3);
+	/* a second living writer of that name: refused, the holder named */
+	CHECK_EQ_I(shm_writer_claim(&c, self + 1000000, "d", "raw", &holder), -EEXIST);
+	CHECK_EQ_I(holder, (int)kid);
+	/* alive and publishing: not dead, not hung; silent 4 s: hung */
+	c.writer[idx].heartbeat_ns = 100 * 1000000000LL;
+	CHECK_EQ_U(shm_writer_reap(&c, self, 101 * 1000000000LL, &died), 1);
+	CHECK_EQ_U(died, 0);
+	CHECK_EQ_U(c.writer[idx].dead + c.writer[idx].hung, 0);
+	CHECK_EQ_U(shm_writer_reap(&c, self, 104 * 1000000000LL, NULL), 1);
+	CHECK_EQ_U(c.writer[idx].hung, 1);
+	/* killed (-9): dead, its entry free, its figures kept */
+	c.writer[idx].written = 1234;
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	CHECK_EQ_U(shm_writer_reap(&c, self, 105 * 1000000000LL, &died), 0);
+	CHECK_EQ_U(died, 1u << idx);
+	CHECK_EQ_U(c.writer[idx].dead, 1);
+	CHECK_EQ_U(c.writer[idx].in_use, 0);
+	CHECK_EQ_U(c.writer[idx].written, 1234);
+	/* once: a second look finds no new death */
+	shm_writer_reap(&c, self, 106 * 1000000000LL, &died);
+	CHECK_EQ_U(died, 0);
+	/* restarted under its name: the same entry, alive again */
+	CHECK_EQ_I(shm_writer_claim(&c, self, "d", "raw", NULL), idx);
+	CHECK_EQ_U(c.writer[idx].dead + c.writer[idx].written, 0);
 }
 
 /* shm_cpu_pick: off the primary's CPUs and other processes' writers; when
@@ -114,13 +158,13 @@ cpu_test(void)
 	CHECK_EQ_I(shm_cpu_pick(&c, -1, two, 2, &cpu, why, sizeof(why)), 0);
 	CHECK_EQ_I(cpu, 1);
 	/* a dump on CPU 1; the primary's own writers are its lcores' */
-	a = shm_writer_claim(&c, 200, "dump-a", "codif");
+	a = shm_writer_claim(&c, 200, "dump-a", "codif", NULL);
 	c.writer[a].cpu = 1;
-	d = shm_writer_claim(&c, 100, "primary-0-codif", "codif");
+	d = shm_writer_claim(&c, 100, "primary-0-codif", "codif", NULL);
 	c.writer[d].cpu = 2;
 	CHECK_EQ_I(shm_cpu_pick(&c, -1, three, 3, &cpu, why, sizeof(why)), 0);
 	CHECK_EQ_I(cpu, 2);
-	b = shm_writer_claim(&c, 300, "dump-b", "codif");
+	b = shm_writer_claim(&c, 300, "dump-b", "codif", NULL);
 	/* itself (self) is not a user of its CPU */
 	c.writer[b].cpu = 1;
 	CHECK_EQ_I(shm_cpu_pick(&c, b, two, 2, &cpu, why, sizeof(why)), 1);

@@ -6,6 +6,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -445,6 +447,130 @@ test_window(const char *tmp)
 	free(b);
 }
 
+/* files in dir ending in ext, sorted (names sort by time), at most max */
+static unsigned int
+list_files(const char *dir, const char *ext, char (*out)[600], unsigned int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned int n = 0, i, j;
+	char t[600];
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name), el = strlen(ext);
+
+		if (l > el && strcmp(e->d_name + l - el, ext) == 0 && n < max)
+			snprintf(out[n++], 600, "%s/%s", dir, e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(out[j - 1], out[j]) > 0; j--) {
+			memcpy(t, out[j], 600);
+			memcpy(out[j], out[j - 1], 600);
+			memcpy(out[j - 1], t, 600);
+		}
+	return n;
+}
+
+/* A writer that takes one row for every four the producer places (a disk a
+ * quarter of the data rate) falls more than a ring behind again and again:
+ * each time it ends its file at its last row, names the rows it lost in
+ * that file's index ("overrun_after") and resumes half a ring from the
+ * newest row with a new file. No placeholder is written for them; its
+ * files hold real frames only, every frame index is in a file or in an
+ * overrun span, exactly once, and written + overrun = placed. */
+#define OV_SLOTS 4
+#define OV_D 1024
+#define OV_ROWS 64
+#define OV_N 3000
+static void
+test_overrun(const char *tmp)
+{
+	struct antbuf_geom g = { OV_SLOTS, OV_ROWS, 2, OV_D };
+	size_t sz = antbuf_size(&g, true);
+	struct antbuf *b = aligned_alloc(ANTBUF_PAGE, sz);
+	const struct antbuf *bufs[1] = { b };
+	static uint8_t data[OV_D], pkt[TEST_L2 + CODIF_HDR_LEN + OV_D];
+	static char files[400][600];
+	struct codif_clock clk;
+	struct wr_writer *w = calloc(1, sizeof(*w));
+	struct antbuf_prod p;
+	struct wr_opts o;
+	char dir[300], spec[400], err[600];
+	uint64_t rows = 0, named = 0, named_rows = 0;
+	int64_t next = -1, i0;
+	unsigned int nf, i, s;
+	int64_t n;
+
+	snprintf(dir, sizeof(dir), "%s/overrun", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	CHECK(b != NULL && antbuf_init(b, sz, &g, true, 0, "ant0", 0x0A1100D3) == 0);
+	antbuf_prod_init(&p, b, NULL, false);
+	snprintf(spec, sizeof(spec), "raw:%s,buffer=1M,direct=no", dir);
+	CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+	CHECK(w != NULL && wr_init(w, &o, bufs, NULL, 1, 1, err, sizeof(err)) == 0);
+	for (n = 0; n < OV_N; n++) {
+		for (s = 0; s < OV_SLOTS; s++) {
+			struct codif_hdr h = test_hdr(n, (uint16_t)s, OV_D);
+			struct acct_fd fd;
+
+			if (n == 0 && s == 0)
+				codif_clock_init(&clk, &h);
+			codif_pattern_fill(&h, data, OV_D);
+			test_fd(&fd, pkt, &h, data, OV_D, &clk, (uint16_t)s, 0, 0, 1000 + n);
+			CHECK(antbuf_place(&p, &fd) == ANTBUF_PLACED);
+		}
+		if (n % 4 == 0)
+			CHECK(wr_poll(w, 1) >= 0);
+	}
+	antbuf_flush(&p);
+	while (wr_poll(w, 16) > 0)
+		;
+	CHECK_EQ_I(wr_finish(w), 0);
+	CHECK_EQ_I(w->error, 0);
+	CHECK_EQ_U(b->placed, (uint64_t)OV_N * OV_SLOTS);
+	CHECK_EQ_U(w->st.written + w->st.overrun + w->st.cut, b->placed);
+	CHECK_EQ_U(w->st.placeholders + w->st.overrun_placeholders, 0);
+	CHECK(w->st.catchups >= 5);
+	CHECK_EQ_U(w->st.files, w->st.catchups + 1);
+	/* a quarter of the rows, and the last ones (it drains the ring) */
+	CHECK(w->st.written >= b->placed / 5);
+	nf = list_files(dir, ".raw", files, 400);
+	CHECK_EQ_U(nf, w->st.files);
+	CHECK(codif_clock_index(&clk, 1000, 0, &i0));
+	for (i = 0; i < nf; i++) {
+		struct fmt_raw_index ri;
+		char ip[620];
+		struct stat st;
+
+		snprintf(ip, sizeof(ip), "%.590s.json", files[i]);
+		CHECK(fmt_raw_index_read(ip, &ri, err, sizeof(err)) == 0);
+		CHECK(stat(files[i], &st) == 0);
+		CHECK_EQ_U((uint64_t)st.st_size, ri.rows * OV_SLOTS * OV_D);
+		CHECK_EQ_U(ri.gaps.n + ri.overrun.n, 0);
+		/* each file goes on where the one before and its overrun ended */
+		if (next >= 0)
+			CHECK_EQ_I(ri.first_index, next);
+		next = ri.first_index + (int64_t)ri.rows + (int64_t)ri.ovr_rows;
+		CHECK((ri.ovr_rows > 0) == (i + 1 < nf));
+		CHECK_EQ_U(ri.ovr_frames, ri.ovr_rows * OV_SLOTS);
+		rows += ri.rows;
+		named += ri.ovr_frames;
+		named_rows += ri.ovr_rows;
+		fmt_raw_index_free(&ri);
+	}
+	CHECK_EQ_I(next, i0 + OV_N);
+	CHECK_EQ_U(rows * OV_SLOTS, w->st.written);
+	CHECK_EQ_U(named, w->st.overrun);
+	CHECK_EQ_U(named_rows, w->st.lost_rows);
+	printf("overrun: %" PRIu64 " of %" PRIu64 " frames written (%.0f %%), %" PRIu64 " overrun in "
+	       "%" PRIu64 " spans, %u files\n", w->st.written, b->placed,
+	       100.0 * (double)w->st.written / (double)b->placed, w->st.overrun, w->st.catchups, nf);
+	free(w);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -459,6 +585,7 @@ main(void)
 	test_raw_subset(tmp);
 	test_fio_rollback(tmp);
 	test_window(tmp);
+	test_overrun(tmp);
 	test_budget_keys();
 	test_budget_stop(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
