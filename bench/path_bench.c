@@ -268,6 +268,7 @@ main(int argc, char **argv)
 				acct_frame(a, 0, pkt[i], len[i], &res);
 				if (!acct_placeable(res.fd.cls))
 					continue;
+				antbuf_fd_slot(&prod[res.ant], a, &res.fd);
 				if (ref) {
 					if (antbuf_place_ref(&prod[res.ant], &res.fd, i * (data + 128),
 							     (uintptr_t)i + 1, data) == ANTBUF_PLACED)

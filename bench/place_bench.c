@@ -94,6 +94,7 @@ main(int argc, char **argv)
 				/* each pass is a later stretch of time: rows keep
 				 * advancing */
 				r.fd.index += (int64_t)(passes * frames);
+				antbuf_fd_slot(&prod[r.ant], a, &r.fd);
 				if (antbuf_place(&prod[r.ant], &r.fd) == ANTBUF_PLACED)
 					placed++;
 			}

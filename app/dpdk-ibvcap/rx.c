@@ -250,13 +250,9 @@ place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
 {
 	enum antbuf_result res;
 
-	if (unlikely(fd->slot == ACCT_SLOT_NEW)) {
-		/* the stream's first frame here: its slot, by its identity,
-		 * cached in the stream (never looked up again) */
-		fd->slot = antbuf_slot_assign(&app->bufs.prod[fd->ant], fd,
-					      acct_home_slot(lc->acct, fd));
-		acct_set_slot(lc->acct, fd, fd->slot);
-	}
+	/* the stream's first frame here: its slot, by its identity, cached
+	 * in the stream (never looked up again) */
+	antbuf_fd_slot(&app->bufs.prod[fd->ant], lc->acct, fd);
 	if (split)
 		res = ibv_place_split(app, fd, m);
 	else if (app->bufs.zc)

@@ -330,6 +330,21 @@ enum antbuf_result antbuf_place_ref(struct antbuf_prod *p, const struct acct_fd 
  */
 uint16_t antbuf_slot_assign(struct antbuf_prod *p, const struct acct_fd *fd, uint16_t home);
 
+/**
+ * fd's slot, from its stream (fd->slot), or on the stream's first frame
+ * placed here (ACCT_SLOT_NEW) assigned by the buffer (antbuf_slot_assign,
+ * its home slot from lib/acct) and cached in the stream of instance a.
+ * What every placer does before antbuf_place / antbuf_place_ref.
+ */
+static inline void
+antbuf_fd_slot(struct antbuf_prod *p, struct acct *a, struct acct_fd *fd)
+{
+	if (__builtin_expect(fd->slot == ACCT_SLOT_NEW, 0)) {
+		fd->slot = antbuf_slot_assign(p, fd, acct_home_slot(a, fd));
+		acct_set_slot(a, fd, fd->slot);
+	}
+}
+
 /** Slots assigned so far. */
 unsigned int antbuf_slots_used(const struct antbuf *b);
 
