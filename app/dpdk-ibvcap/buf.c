@@ -107,7 +107,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		mz = rte_memzone_reserve_aligned(name, sz, SOCKET_ID_ANY, 0, ANTBUF_PAGE);
 		if (mz == NULL)
 			return err_set(err, len, -rte_errno,
-				    "antenna %u (%s) buffer: %zu bytes (%u frames x %u streams x %u "
+				    "antenna %u (%s) buffer: %zu bytes (%u frames x %u slots x %u "
 				    "bytes + metadata): %s (hugepages exhausted? reserve more, or a "
 				    "smaller --ring)",
 				    a, c->layout.ant_name[a], sz, g.nrows, g.nslots, g.data_bytes,
@@ -150,7 +150,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 		bf->ctl->ant[a].src_ip = c->layout.ant_ip[a];
 	}
 	__atomic_store_n(&bf->ctl->state, SHM_RUNNING, __ATOMIC_RELEASE);
-	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u streams x "
+	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u slots x "
 	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
 	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
 	       c->gpu >= 0 ? "GPU memory" :

@@ -215,7 +215,8 @@ ibv_unrecorded_print(struct ibv_app *app, FILE *f)
 						"every slot of the antenna's buffer is another stream's "
 						"(raise --slots)" :
 						c == ACCT_NR_WRONG_SIZE ?
-						"its frames are larger than --data-bytes" :
+						"its frames are larger than --data-bytes (with "
+						"--zero-copy: or not whole in one segment)" :
 						c == ACCT_NR_SLOT_HELD ?
 						"its row and slot already held a frame" :
 						"its frames are on another clock than its segment's");
