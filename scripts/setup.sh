@@ -60,6 +60,9 @@ PKGS=(gcc libc6-dev pkg-config meson ninja-build
       rdma-core ibverbs-providers iproute2 python3)
 if [ "$WITH_TEST" = 1 ]; then
 	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db fio tmux)
+	# the array's control plane and health (dpdk-ibvcap-agent, dpdk-ibvcap-array,
+	# config/prometheus): the tests start etcd and promtool themselves
+	PKGS+=(etcd-server python3-etcd3 prometheus prometheus-alertmanager)
 fi
 missing=()
 for p in "${PKGS[@]}"; do
