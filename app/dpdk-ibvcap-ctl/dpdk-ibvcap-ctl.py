@@ -105,7 +105,9 @@ def trigger_words(a):
     return ",".join(words)
 
 
-def main():
+def parser():
+    """ctl's command line: its vocabulary, also parsed by dpdk-ibvcap-agent
+    for the commands an array sends (docs/formats.md, "The array in etcd")."""
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-ctl", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -150,18 +152,27 @@ def main():
                     help="give up after DURATION without a new frame of the window "
                          "(default 10s)")
     tr.add_argument("--prefix", metavar="P", help="file name prefix (default trigger)")
+    return ap
+
+
+def telemetry_command(a):
+    """The telemetry command of a parsed command line."""
+    if a.cmd == "trigger":
+        return "/ibvcap/trigger," + trigger_words(a)
+    if a.cmd == "status":
+        return "/ibvcap/record,status"
+    return "/ibvcap/record," + " ".join(
+        [a.action] + word("scan", a.scan) + word("at", a.at) + word("for", a.dur) +
+        word("until", a.until) + word("writer", a.writer) + word("antenna", a.antenna))
+
+
+def main():
+    ap = parser()
     a = ap.parse_args()
     if a.cmd is None:
         ap.print_usage(sys.stderr)
         return 2
-    if a.cmd == "trigger":
-        cmd = "/ibvcap/trigger," + trigger_words(a)
-    elif a.cmd == "status":
-        cmd = "/ibvcap/record,status"
-    else:
-        cmd = "/ibvcap/record," + " ".join(
-            [a.action] + word("scan", a.scan) + word("at", a.at) + word("for", a.dur) +
-            word("until", a.until) + word("writer", a.writer) + word("antenna", a.antenna))
+    cmd = telemetry_command(a)
     stat = load_stat()
     try:
         limit = stat.seconds(a.reply_timeout)

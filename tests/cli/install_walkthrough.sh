@@ -231,12 +231,12 @@ ok "$ndirs directories the configurations write to exist at unit start and are w
 
 # every installed program runs and says its version
 for b in dpdk-ibvcap dpdk-ibvcap-dump dpdk-ibvcap-stat dpdk-ibvcap-diagnostics dpdk-ibvcap-fleet \
-	dpdk-ibvcap-ctl codifgen codifcheck; do
+	dpdk-ibvcap-ctl dpdk-ibvcap-agent dpdk-ibvcap-array codifgen codifcheck; do
 	[ -x "$R$PFX/bin/$b" ] || fail "not installed: $PFX/bin/$b"
 	v=$("$R$PFX/bin/$b" --version 2>&1) || fail "installed $b --version: $v"
 	case $v in "$b (dpdk-ibvcap) "[0-9]*) ;; *) fail "installed $b --version: '$v'" ;; esac
 done
-ok "eight programs in $PFX/bin, each answering --version"
+ok "ten programs in $PFX/bin, each answering --version"
 for f in README.md architecture.md formats.md operations.md performance.md testing.md codifcheck.md; do
 	[ -s "$R$PFX/share/doc/dpdk-ibvcap/$f" ] || fail "doc not installed: $f"
 done
@@ -244,11 +244,11 @@ ok "docs in $PFX/share/doc/dpdk-ibvcap"
 if command -v help2man > /dev/null; then
 	for p in man1/dpdk-ibvcap.1 man1/dpdk-ibvcap-dump.1 man1/dpdk-ibvcap-stat.1 man1/codifgen.1 \
 		man1/codifcheck.1 man1/dpdk-ibvcap-diagnostics.1 man1/dpdk-ibvcap-fleet.1 \
-		man1/dpdk-ibvcap-ctl.1 \
+		man1/dpdk-ibvcap-ctl.1 man1/dpdk-ibvcap-agent.1 man1/dpdk-ibvcap-array.1 \
 		man5/dpdk-ibvcap.ini.5; do
 		[ -s "$R$PFX/share/man/$p" ] || fail "man page not installed: $PFX/share/man/$p"
 	done
-	ok "man pages in $PFX/share/man (man1: eight tools, man5: dpdk-ibvcap.ini)"
+	ok "man pages in $PFX/share/man (man1: ten tools, man5: dpdk-ibvcap.ini)"
 fi
 
 C=$BUILD/app/dpdk-ibvcap

@@ -21,7 +21,8 @@ check() { # NAME CMD...
 	*) fail "$name --version: '$out', expected '$name (dpdk-ibvcap) $want...'" ;;
 	esac
 	if [ "$name" != dpdk-ibvcap-stat ] && [ "$name" != dpdk-ibvcap-diagnostics ] &&
-	   [ "$name" != dpdk-ibvcap-fleet ] && [ "$name" != dpdk-ibvcap-ctl ]; then
+	   [ "$name" != dpdk-ibvcap-fleet ] && [ "$name" != dpdk-ibvcap-ctl ] &&
+	   [ "$name" != dpdk-ibvcap-agent ] && [ "$name" != dpdk-ibvcap-array ]; then
 		case "$out" in
 		*"built with DPDK $dpdk") ;;
 		*) fail "$name --version: '$out' does not name DPDK $dpdk" ;;
@@ -41,6 +42,8 @@ check dpdk-ibvcap-stat python3 "$BUILD/app/dpdk-ibvcap-stat" --version
 check dpdk-ibvcap-diagnostics "$BUILD/dpdk-ibvcap-diagnostics" --version
 check dpdk-ibvcap-fleet python3 "$BUILD/app/dpdk-ibvcap-fleet" --version
 check dpdk-ibvcap-ctl python3 "$BUILD/app/dpdk-ibvcap-ctl" --version
+check dpdk-ibvcap-agent python3 "$BUILD/app/dpdk-ibvcap-agent" --version
+check dpdk-ibvcap-array python3 "$BUILD/app/dpdk-ibvcap-array" --version
 
 # render PAGE NAME: man -l with groff's warnings, a NAME section naming NAME
 render() {
@@ -52,7 +55,8 @@ render() {
 
 # man pages: every option row (--dump-options) in the page of its tool
 command -v help2man >/dev/null || skip "needs help2man (run scripts/setup.sh)"
-for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat dpdk-ibvcap-diagnostics dpdk-ibvcap-fleet dpdk-ibvcap-ctl; do
+for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat dpdk-ibvcap-diagnostics dpdk-ibvcap-fleet dpdk-ibvcap-ctl \
+	dpdk-ibvcap-agent dpdk-ibvcap-array; do
 	page=$BUILD/app/$tool.1
 	[ $tool = dpdk-ibvcap-diagnostics ] && page=$BUILD/man/$tool.1
 	[ -s "$page" ] || fail "no man page $page"
@@ -61,7 +65,8 @@ for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat dp
 	case $tool in
 	dpdk-ibvcap) exe=$BUILD/app/dpdk-ibvcap ;;
 	codifcheck) exe=$BUILD/app/codifcheck/codifcheck ;;
-	dpdk-ibvcap-stat | dpdk-ibvcap-diagnostics | dpdk-ibvcap-fleet | dpdk-ibvcap-ctl) exe= ;;
+	dpdk-ibvcap-stat | dpdk-ibvcap-diagnostics | dpdk-ibvcap-fleet | dpdk-ibvcap-ctl | \
+	dpdk-ibvcap-agent | dpdk-ibvcap-array) exe= ;;
 	*) exe=$BUILD/app/$tool ;;
 	esac
 	n=0

@@ -1,0 +1,445 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpdk-ibvcap-agent: one capture host's member of an array, on etcd.
+
+Beside one running dpdk-ibvcap (its --file-prefix), the agent keeps the
+host's liveness key alive/HOST under an etcd lease (--ttl), watches the
+array's commands for this host (cmd/HOST/) and for every host (cmd/all/),
+applies each at most once to the local capture through dpdk-ibvcap-ctl's
+parser and telemetry client, writes a reply per command (ok, refused with
+why, or failed), and writes a small state record state/HOST every
+--period. A command seen after its deadline is refused, never applied
+late. When etcd cannot be reached the capture goes on untouched; the
+agent says so, retries with backoff (over every --etcd endpoint) and, once
+back, watches from the last revision it saw: nothing already replied to
+is applied again, and commands issued before the agent started are never
+applied. The keys are docs/formats.md's "The array in etcd" (schema 1).
+
+Configuration pushed with `dpdk-ibvcap-array config push` is checked with
+`dpdk-ibvcap --check-config` and, when it passes, written to --config-file
+(atomically); it takes effect when the capture is restarted
+(systemctl restart dpdk-ibvcap@INSTANCE).
+"""
+import argparse
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+SCHEMA = 1
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+# meson writes the installed copy with the project's version (app/meson.build)
+VERSION = "@VERSION@"
+
+
+def version_line():
+    v = VERSION if not VERSION.startswith("@") else "(source tree)"
+    return "dpdk-ibvcap-agent (dpdk-ibvcap) %s" % v
+
+
+def load_ctl():
+    """dpdk-ibvcap-ctl as a module (its parser, its telemetry client):
+    installed beside this tool (bindir, or the build's app/), else PATH."""
+    path = os.path.join(HERE, "dpdk-ibvcap-ctl")
+    if not os.path.isfile(path):
+        path = shutil.which("dpdk-ibvcap-ctl")
+    if path is None:
+        raise SystemExit("dpdk-ibvcap-agent: dpdk-ibvcap-ctl not found beside %s nor in PATH"
+                         % HERE)
+    loader = importlib.machinery.SourceFileLoader("ibvcap_ctl", path)
+    spec = importlib.util.spec_from_loader("ibvcap_ctl", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def endpoints(text):
+    """--etcd HOST:PORT[,HOST:PORT...] -> [(host, port)]."""
+    out = []
+    for e in text.split(","):
+        m = re.fullmatch(r"(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})", e.strip())
+        if not m or not 0 < int(m.group(2)) < 65536:
+            raise argparse.ArgumentTypeError(
+                "'%s': expected HOST:PORT[,HOST:PORT...] (etcd client URLs without http://)" % e)
+        out.append((m.group(1).strip("[]"), int(m.group(2))))
+    return out
+
+
+def name(text):
+    if not NAME_RE.match(text):
+        raise argparse.ArgumentTypeError(
+            "'%s': expected 1-63 of letters, digits, '_', '.', '-'" % text)
+    return text
+
+
+def seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1
+    if not 0 < v <= 3600:
+        raise argparse.ArgumentTypeError("'%s': expected seconds, more than 0, at most 3600"
+                                         % text)
+    return v
+
+
+class Lost(Exception):
+    """etcd went away (or our lease did): reconnect."""
+
+
+class Agent:
+    def __init__(self, a, ctl, etcd3):
+        self.a, self.ctl, self.etcd3 = a, ctl, etcd3
+        self.stat = ctl.load_stat()
+        self.pre = "/ibvcap/%s/" % a.array
+        self.client = self.lease = None
+        self.watches = []
+        self.events = queue.Queue()
+        self.rev = None            # the last etcd revision seen by the watches
+        self.done = set()          # ids replied to (also in etcd: the claim)
+        self.pending = []          # replies not yet written (etcd went away)
+        self.seq = 0
+        self.reconnects = 0
+        self.stop = threading.Event()
+        self.started = time.time()
+        self.config_revision = None
+
+    def log(self, msg):
+        print("dpdk-ibvcap-agent: %s: %s" % (self.a.host, msg), file=sys.stderr, flush=True)
+
+    # ---- etcd ---------------------------------------------------------------
+
+    def connect(self, ep):
+        e = self.etcd3
+        c = e.client(host=ep[0], port=ep[1], timeout=self.a.rpc_timeout)
+        try:
+            first = self.rev is None
+            hdr = c.get_response(self.pre + "schema").header
+            if first:
+                self.rev = hdr.revision  # never apply what came before us
+            self.lease = c.lease(int(round(self.a.ttl)))
+            alive = {"schema": SCHEMA, "host": self.a.host, "pid": os.getpid(),
+                     "version": version_line(), "file_prefix": self.a.file_prefix,
+                     "ttl": self.a.ttl, "started": self.started}
+            c.put(self.pre + "alive/" + self.a.host, json.dumps(alive), lease=self.lease)
+            for p in ("cmd/%s/" % self.a.host, "cmd/all/"):
+                self.watches.append(c.add_watch_prefix_callback(
+                    self.pre + p, self.events.put, start_revision=self.rev + 1))
+        except Exception:
+            with contextlib.suppress(Exception):
+                c.close()
+            self.watches = []
+            raise
+        self.client = c
+
+    def disconnect(self, revoke=False):
+        c, self.client = self.client, None
+        if c is None:
+            return
+        for w in self.watches:
+            with contextlib.suppress(Exception):
+                c.cancel_watch(w)
+        self.watches = []
+        if revoke and self.lease is not None:
+            with contextlib.suppress(Exception):
+                self.lease.revoke()
+        with contextlib.suppress(Exception):
+            c.close()
+
+    def run(self):
+        eps = self.a.etcd
+        i, backoff, down_since = 0, 0.5, None
+        while not self.stop.is_set():
+            ep = eps[i % len(eps)]
+            try:
+                self.connect(ep)
+                if down_since is not None:
+                    self.reconnects += 1
+                    self.log("etcd %s:%d reached again after %.1f s; watching from "
+                             "revision %d" % (ep[0], ep[1], time.time() - down_since,
+                                              self.rev + 1))
+                else:
+                    self.log("member of array %s at etcd %s:%d (lease TTL %g s, state every "
+                             "%g s)" % (self.a.array, ep[0], ep[1], self.a.ttl, self.a.period))
+                down_since, backoff = None, 0.5
+                self.serve()
+            except Exception as e:  # grpc's and etcd3's errors, our Lost
+                if self.stop.is_set():
+                    break
+                if down_since is None:
+                    down_since = time.time()
+                self.log("etcd %s:%d: %s; the capture goes on; retrying in %.1f s" %
+                         (ep[0], ep[1], why(e), backoff))
+                self.disconnect()
+                # a new lease at reconnection: the old one may have lapsed
+                self.lease = None
+                self.stop.wait(backoff)
+                backoff = min(backoff * 2, 8.0)
+                i += 1
+        self.disconnect(revoke=True)
+
+    def serve(self):
+        next_refresh = next_state = 0.0
+        while not self.stop.is_set():
+            now = time.monotonic()
+            if now >= next_refresh:
+                r = self.lease.refresh()
+                if not r or r[0].TTL <= 0:
+                    raise Lost("lease %x expired" % self.lease.id)
+                next_refresh = now + self.a.ttl / 3
+            if now >= next_state:
+                self.publish()
+                next_state = now + self.a.period
+            self.flush()
+            try:
+                ev = self.events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.watch_event(ev)
+
+    def watch_event(self, ev):
+        if isinstance(ev, self.etcd3.exceptions.RevisionCompactedError):
+            self.log("commands after revision %d were compacted away: watching from %d" %
+                     (self.rev, ev.compacted_revision))
+            self.rev = ev.compacted_revision - 1
+            raise Lost("watch compacted")
+        if isinstance(ev, Exception):
+            raise Lost("watch: %s" % why(ev))
+        for e in ev.events:
+            if not isinstance(e, self.etcd3.events.PutEvent):
+                continue
+            self.command(e.key.decode(errors="replace"), e.value, e.mod_revision)
+            self.rev = max(self.rev, e.mod_revision)
+
+    # ---- commands -------------------------------------------------------------
+
+    def command(self, key, value, rev):
+        cid = key.rsplit("/", 1)[-1]
+        if cid in self.done:
+            return
+        rkey = self.pre + "reply/%s/%s" % (cid, self.a.host)
+        reply = {"schema": SCHEMA, "id": cid, "host": self.a.host, "seen": time.time()}
+        try:
+            c = json.loads(value)
+            ok = (isinstance(c, dict) and c.get("schema") == SCHEMA and c.get("id") == cid and
+                  isinstance(c.get("argv"), list) and all(isinstance(x, str) for x in c["argv"])
+                  and isinstance(c.get("deadline"), (int, float)))
+        except ValueError:
+            c, ok = None, False
+        if not ok:
+            return self.finish(rkey, dict(reply, result="refused", why=(
+                "command %s: expected a schema %d object with id %s, argv (strings) and "
+                "deadline" % (key, SCHEMA, cid))), claim=True)
+        if reply["seen"] > c["deadline"]:
+            return self.finish(rkey, dict(reply, result="refused", why=(
+                "deadline passed %.3f s before the agent saw it (deadline %s)" %
+                (reply["seen"] - c["deadline"], utc(c["deadline"])))), claim=True)
+        if not self.claim(rkey, dict(reply, result="applying")):
+            self.done.add(cid)
+            self.log("command %s already has a reply: not applied again" % cid)
+            return
+        result, why, answer = self.apply(c["argv"])
+        self.log("command %s (%s): %s%s" % (cid, " ".join(c["argv"]), result,
+                                           ": " + why if why else ""))
+        self.finish(rkey, dict(reply, result=result, why=why, answer=answer,
+                               done=time.time()), claim=False)
+
+    def claim(self, rkey, reply):
+        """The at-most-once: the reply key made only if none exists."""
+        t = self.client.transactions
+        lease = self.client.lease(int(self.a.keep))
+        ok, _ = self.client.transaction(
+            compare=[t.create(rkey) == 0],
+            success=[t.put(rkey, json.dumps(reply), lease)], failure=[])
+        return ok
+
+    def finish(self, rkey, reply, claim):
+        self.done.add(reply["id"])
+        if claim:
+            if not self.claim(rkey, reply):
+                self.log("command %s already has a reply: not applied again" % reply["id"])
+            return
+        self.pending.append((rkey, reply))
+        with contextlib.suppress(Exception):
+            self.flush()
+
+    def flush(self):
+        while self.pending:
+            rkey, reply = self.pending[0]
+            self.client.put(rkey, json.dumps(reply), lease=self.client.lease(int(self.a.keep)))
+            self.pending.pop(0)
+
+    def apply(self, argv):
+        """(result, why, the capture's answer)."""
+        if argv[:1] == ["config"]:
+            return self.config(argv)
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                a = self.ctl.parser().parse_args(argv)
+                if a.cmd is None:
+                    raise SystemExit(2)
+                cmd = self.ctl.telemetry_command(a)
+        except SystemExit:
+            msg = err.getvalue().strip().splitlines()
+            return "refused", "not a dpdk-ibvcap-ctl command: %s" % (
+                msg[-1] if msg else " ".join(argv)), None
+        try:
+            tel = self.stat.Telemetry(self.a.file_prefix)
+            try:
+                r = tel.query(cmd)
+            finally:
+                tel.close()
+        except (self.stat.TelemetryError, OSError, ValueError) as e:
+            return "failed", "the capture did not answer: %s" % e, None
+        if not isinstance(r, dict):
+            return "failed", "the capture gave no answer (starting or stopping?)", r
+        if r.get("result") == "refused" or "error" in r:
+            return "refused", "the capture refused, nothing changed: %s '%s': expected %s" % (
+                r.get("input"), r.get("value"), r.get("expected")), r
+        return "ok", "", r
+
+    def config(self, argv):
+        """config check REVISION: the pushed INI checked, then kept on disk."""
+        if len(argv) != 3 or argv[1] != "check" or not argv[2].isdigit():
+            return "refused", "expected: config check REVISION", None
+        v, meta = self.client.get(self.pre + "config/" + self.a.host)
+        if v is None or str(meta.mod_revision) != argv[2]:
+            return "refused", "configuration revision %s: not the one in etcd (%s)" % (
+                argv[2], meta.mod_revision if meta else "none"), None
+        ini = json.loads(v)["ini"]
+        if not self.a.config_file:
+            return "refused", "this agent has no --config-file to keep a configuration in", None
+        ibvcap = self.a.ibvcap or os.path.join(HERE, "dpdk-ibvcap")
+        d = os.path.dirname(os.path.abspath(self.a.config_file))
+        fd, tmp = tempfile.mkstemp(prefix=".push.", suffix=".ini", dir=d)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(ini)
+            r = subprocess.run([ibvcap, "--check-config", tmp], capture_output=True, text=True,
+                               timeout=60)
+            if r.returncode != 0:
+                out = (r.stderr + r.stdout).strip().splitlines()
+                return "refused", "dpdk-ibvcap --check-config: %s" % (
+                    out[-1] if out else "exit %d" % r.returncode), None
+            os.replace(tmp, self.a.config_file)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        self.config_revision = int(argv[2])
+        return "ok", "", {"config_file": self.a.config_file, "revision": int(argv[2]),
+                          "takes_effect": "when the capture restarts"}
+
+    # ---- the state record -------------------------------------------------------
+
+    def publish(self):
+        self.seq += 1
+        s = {"schema": SCHEMA, "host": self.a.host, "time": time.time(), "period": self.a.period,
+             "seq": self.seq, "agent": version_line(), "etcd_reconnects": self.reconnects,
+             "config_revision": self.config_revision}
+        try:
+            tel = self.stat.Telemetry(self.a.file_prefix)
+            try:
+                r = tel.query("/ibvcap/record,status")
+                s["capture_pid"] = tel.pid
+                ants = self.stat.rows(tel.query("/ibvcap/antennas"))
+            finally:
+                tel.close()
+            s["capture"] = "running"
+            if isinstance(r, dict):
+                for k in ("current_scan", "next_scan", "writer_states", "scan_names"):
+                    if k in r:
+                        s[k] = r[k]
+            s["antennas"] = {n: {k: v for k, v in row.items() if k in ("received", "lost")}
+                             for n, row in ants.items()}
+        except (self.stat.TelemetryError, OSError, ValueError) as e:
+            s["capture"] = "not running"
+            s["why"] = str(e)[:200]
+        self.client.put(self.pre + "state/" + self.a.host, json.dumps(s))
+
+
+def why(e):
+    """One line for an etcd3, grpc or other error."""
+    if callable(getattr(e, "code", None)) and callable(getattr(e, "details", None)):
+        return "%s: %s" % (e.code().name, e.details())
+    return ((str(e).splitlines() or [""])[0] or type(e).__name__)[:200]
+
+
+def quiet_watch_thread(args):
+    """etcd3's watch thread dies with a ValueError when its client is closed
+    (at each reconnection and at exit): expected, not worth a traceback."""
+    if (args.thread is not None and args.thread.name.startswith("etcd3_watch_") and
+            isinstance(args.exc_value, ValueError)):
+        return
+    threading.__excepthook__(args)
+
+
+def utc(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog="dpdk-ibvcap-agent", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Exit status: 0 stopped by SIGTERM or SIGINT (its lease revoked: the host "
+               "shows DOWN at once); 2 bad usage.")
+    ap.add_argument("--etcd", type=endpoints, default=endpoints("127.0.0.1:2379"),
+                    metavar="HOST:PORT[,...]",
+                    help="etcd members' client addresses, tried in turn (default 127.0.0.1:2379)")
+    ap.add_argument("--array", type=name, required=True, help="the array's name (its key prefix "
+                    "/ibvcap/ARRAY/)")
+    ap.add_argument("--host", type=name, default=socket.gethostname().split(".")[0],
+                    help="this host's name in the array (default: the short hostname)")
+    ap.add_argument("--file-prefix", default="rte", metavar="PREFIX",
+                    help="the capture's EAL --file-prefix (default: rte)")
+    ap.add_argument("--ttl", type=seconds, default=10.0, metavar="SECONDS",
+                    help="the liveness lease's TTL: the host is DOWN this long after the agent "
+                         "stops refreshing it (default 10)")
+    ap.add_argument("--period", type=seconds, default=5.0, metavar="SECONDS",
+                    help="write the state record every SECONDS (default 5)")
+    ap.add_argument("--keep", type=seconds, default=3600.0, metavar="SECONDS",
+                    help="replies expire from etcd after SECONDS (default 3600)")
+    ap.add_argument("--rpc-timeout", type=seconds, default=3.0, metavar="SECONDS",
+                    help="one etcd request's time limit (default 3)")
+    ap.add_argument("--config-file", metavar="FILE",
+                    help="where a pushed configuration that passed --check-config is kept "
+                         "(e.g. /etc/dpdk-ibvcap/INSTANCE.ini)")
+    ap.add_argument("--ibvcap", metavar="PATH", help="dpdk-ibvcap for --check-config "
+                    "(default: beside this tool)")
+    ap.add_argument("--version", action="version", version=version_line())
+    a = ap.parse_args()
+    if a.ttl < 2:
+        ap.error("--ttl %g: expected at least 2 seconds (etcd's lease granularity is 1 s)" % a.ttl)
+    try:
+        import etcd3
+    except ImportError as e:
+        print("dpdk-ibvcap-agent: cannot import etcd3 (%s): install Debian's python3-etcd3 "
+              "and run with /usr/bin/python3" % e, file=sys.stderr)
+        return 1
+    threading.excepthook = quiet_watch_thread
+    agent = Agent(a, load_ctl(), etcd3)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: agent.stop.set())
+    agent.run()
+    agent.log("stopped (lease revoked)")
+    # etcd3's watch thread would die noisily in the interpreter's shutdown
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

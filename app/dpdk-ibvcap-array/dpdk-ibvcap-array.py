@@ -1,0 +1,379 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""dpdk-ibvcap-array: one command to every capture host of an array, on etcd.
+
+Each capture host runs dpdk-ibvcap and a dpdk-ibvcap-agent; this tool
+writes a command under the array's etcd prefix (docs/formats.md, "The
+array in etcd"), waits for the reply of every live host (--timeout) and
+prints one line per host: accepted, refused (why) or no answer. Commands,
+in dpdk-ibvcap-ctl's vocabulary (its options, checked by its parser):
+
+  record on [--scan NAME] [--at UTC|now] [--for DURATION | --until UTC]
+            [--writer W,...] [--antenna A,...]
+  record off [--scan NAME] [--at UTC|now] [--writer W,...]
+  record cancel --scan NAME
+  trigger T0 T1 --dir DIR [--format F] [--antenna A,...] [--timeout D]
+      (DIR on each host)
+  status
+      every host: alive or DOWN (its liveness lease), its state record's
+      age (STALE past three periods), its capture, scans and writers
+  config push HOST=FILE ...
+      each host's INI (e.g. from dpdk-ibvcap-fleet split) under a new
+      revision; each agent checks it with dpdk-ibvcap --check-config and
+      keeps it as its --config-file: it takes effect when that capture is
+      restarted (systemctl restart dpdk-ibvcap@INSTANCE)
+  replies ID
+      the replies to command ID so far
+
+A record on/off without --at, or with --at now, is given an absolute
+start: the next whole second of UTC at least --lead ahead, the same for
+every host, so every host starts (or stops) at the same CODIF frame
+boundary. Every command has a deadline (--deadline, default --timeout
+from now): an agent that sees it later refuses it, it is never applied
+late.
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+import sys
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+SCHEMA = 1
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+VERSION = "@VERSION@"
+STALE_PERIODS = 3
+
+
+def version_line():
+    v = VERSION if not VERSION.startswith("@") else "(source tree)"
+    return "dpdk-ibvcap-array (dpdk-ibvcap) %s" % v
+
+
+def load_ctl():
+    """dpdk-ibvcap-ctl as a module (its parser): beside this tool, else PATH."""
+    path = os.path.join(HERE, "dpdk-ibvcap-ctl")
+    if not os.path.isfile(path):
+        path = shutil.which("dpdk-ibvcap-ctl")
+    if path is None:
+        raise SystemExit("dpdk-ibvcap-array: dpdk-ibvcap-ctl not found beside %s nor in PATH"
+                         % HERE)
+    loader = importlib.machinery.SourceFileLoader("ibvcap_ctl", path)
+    spec = importlib.util.spec_from_loader("ibvcap_ctl", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class ArrayError(Exception):
+    pass
+
+
+def usage(msg):
+    print("dpdk-ibvcap-array: %s" % msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def name(text, what="name"):
+    if not NAME_RE.match(text):
+        usage("%s '%s': expected 1-63 of letters, digits, '_', '.', '-'" % (what, text))
+    return text
+
+
+def utc(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def parse_utc(text, what):
+    """UTC (YYYY-MM-DDThh:mm:ss[.frac]Z) or @unix-seconds -> Unix seconds."""
+    m = re.fullmatch(r"@([0-9]+(?:\.[0-9]+)?)", text)
+    if m:
+        return float(m.group(1))
+    m = re.fullmatch(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+                     r"(\.[0-9]+)?Z", text)
+    if not m:
+        usage("%s '%s': expected UTC YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds" % (what, text))
+    import calendar
+    t = calendar.timegm(tuple(int(x) for x in m.groups()[:6]) + (0, 0, 0))
+    return t + (float(m.group(7)) if m.group(7) else 0.0)
+
+
+class Array:
+    def __init__(self, a, etcd3):
+        self.a, self.etcd3 = a, etcd3
+        self.pre = "/ibvcap/%s/" % a.array
+        err = None
+        for host, port in a.etcd:
+            try:
+                c = etcd3.client(host=host, port=port, timeout=a.rpc_timeout)
+                c.get(self.pre + "schema")
+                self.client = c
+                break
+            except Exception as e:  # grpc's and etcd3's
+                err = "%s:%d: %s" % (host, port, (str(e).splitlines() or [type(e).__name__])[0])
+        else:
+            raise ArrayError("no etcd member answers (%s)" % err)
+        v, _ = self.client.get(self.pre + "schema")
+        if v is None:
+            self.client.put_if_not_exists(self.pre + "schema", json.dumps({"schema": SCHEMA}))
+        elif json.loads(v).get("schema") != SCHEMA:
+            raise ArrayError("%sschema: %s: this tool knows schema %d only" %
+                             (self.pre, v.decode(errors="replace"), SCHEMA))
+
+    def records(self, sub):
+        """{host: (record, etcd metadata)} under PREFIX/sub/."""
+        out = {}
+        for v, meta in self.client.get_prefix(self.pre + sub + "/"):
+            h = meta.key.decode().rsplit("/", 1)[-1]
+            try:
+                out[h] = json.loads(v)
+            except ValueError:
+                out[h] = {"bad": v.decode(errors="replace")[:80]}
+        return out
+
+    def hosts(self):
+        """(alive hosts, every host known: alive, with a state or a configuration)."""
+        alive = self.records("alive")
+        known = set(alive) | set(self.records("state")) | set(self.records("config"))
+        return alive, sorted(known)
+
+    def issue(self, argv, hosts, deadline):
+        cid = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
+        c = {"schema": SCHEMA, "id": cid, "argv": argv, "issued": time.time(),
+             "deadline": deadline, "by": "%s@%s" % (os.environ.get("USER", "?"), os.uname()[1]),
+             "hosts": hosts or "all"}
+        lease = self.client.lease(int(self.a.keep))
+        if hosts is None:
+            self.client.put(self.pre + "cmd/all/" + cid, json.dumps(c), lease=lease)
+        else:
+            for h in hosts:
+                self.client.put(self.pre + "cmd/%s/%s" % (h, cid), json.dumps(c), lease=lease)
+        return cid
+
+    def replies(self, cid):
+        return self.records("reply/" + cid)
+
+    def wait(self, cid, want, timeout):
+        end = time.monotonic() + timeout
+        while True:
+            r = self.replies(cid)
+            if all(h in r and r[h].get("result") != "applying" for h in want):
+                return r
+            if time.monotonic() >= end:
+                return r
+            time.sleep(0.1)
+
+
+def answer_text(r):
+    """The capture's answer, short: what it did."""
+    ans = r.get("answer")
+    if not isinstance(ans, dict):
+        return ""
+    for k in ("did", "files", "result"):
+        if k in ans:
+            return "%s" % ans[k]
+    return ""
+
+
+def command(arr, a, argv):
+    alive, known = arr.hosts()
+    if a.hosts:
+        ask = a.hosts
+        target = a.hosts
+    else:
+        ask = None
+        target = sorted(set(known) | set(alive))
+    if not target:
+        raise ArrayError("array %s has no host (no agent ever wrote under %s)" % (a.array, arr.pre))
+    want = [h for h in target if h in alive]
+    deadline = parse_utc(a.deadline, "--deadline") if a.deadline else time.time() + a.timeout
+    cid = arr.issue(argv, ask, deadline)
+    r = arr.wait(cid, want, a.timeout) if want else {}
+    print("command %s: %s (deadline %s)" % (cid, " ".join(argv), utc(deadline)))
+    width = max(len(h) for h in target)
+    good = 0
+    rows = []
+    for h in target:
+        x = r.get(h)
+        if h not in alive:
+            line, res = "no answer (DOWN: no liveness lease)", "down"
+        elif x is None or x.get("result") == "applying":
+            line = "no answer in %g s%s" % (a.timeout, " (applying)" if x else "")
+            res = "no answer"
+        elif x.get("result") == "ok":
+            line, res = "accepted", "accepted"
+            t = answer_text(x)
+            if t:
+                line += ": " + t
+            good += 1
+        else:
+            line = "%s (%s)" % (x.get("result"), x.get("why"))
+            res = x.get("result")
+        rows.append({"host": h, "result": res, "reply": x})
+        print("%-*s  %s" % (width, h, line))
+    if a.json:
+        json.dump({"id": cid, "argv": argv, "deadline": deadline, "hosts": rows},
+                  open(a.json, "w"), indent=2)
+    print("%d of %d hosts accepted" % (good, len(target)))
+    return 0 if good == len(target) else 3
+
+
+def status(arr, a):
+    alive, known = arr.hosts()
+    states = arr.records("state")
+    hosts = a.hosts or known
+    if not hosts:
+        print("array %s: no host" % a.array)
+        return 1
+    now = time.time()
+    width = max(len(h) for h in hosts)
+    bad = 0
+    out = []
+    for h in hosts:
+        s = states.get(h)
+        live = "alive" if h in alive else "DOWN"
+        if s is None or "time" not in s:
+            st, age = "no state", None
+        else:
+            age = now - s["time"]
+            st = "STALE" if age > STALE_PERIODS * s.get("period", 5) else "fresh"
+        if live != "alive" or st != "fresh" or (s or {}).get("capture") != "running":
+            bad += 1
+        cap = (s or {}).get("capture", "?")
+        scan = (s or {}).get("current_scan") or "-"
+        nxt = (s or {}).get("next_scan") or "-"
+        wr = ",".join((s or {}).get("writer_states", [])) or "-"
+        print("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s" % (
+            width, h, live, st, "" if age is None else " (%.1f s old)" % age, cap, scan, nxt, wr))
+        out.append({"host": h, "alive": h in alive, "state": st, "age": age, "record": s})
+    if a.json:
+        json.dump({"hosts": out}, open(a.json, "w"), indent=2)
+    return 0 if bad == 0 else 3
+
+
+def config_push(arr, a, pairs):
+    if not pairs:
+        usage("config push: expected HOST=FILE ...")
+    revs = {}
+    for p in pairs:
+        h, _, f = p.partition("=")
+        name(h, "config push: host")
+        try:
+            ini = open(f).read()
+        except OSError as e:
+            usage("config push: %s: %s" % (f, e.strerror))
+        rec = {"schema": SCHEMA, "ini": ini, "pushed": time.time(), "file": os.path.abspath(f)}
+        arr.client.put(arr.pre + "config/" + h, json.dumps(rec))
+        _, meta = arr.client.get(arr.pre + "config/" + h)
+        revs[h] = meta.mod_revision
+    rc = 0
+    for h, rev in revs.items():
+        a.hosts = [h]
+        rc = max(rc, command(arr, a, ["config", "check", str(rev)]))
+    return rc
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog="dpdk-ibvcap-array", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Exit status: 0 every host accepted (status: every host alive, fresh and "
+               "capturing); 1 etcd unreachable or no host; 2 bad usage; 3 a host refused, "
+               "failed, did not answer or is DOWN (status: a host DOWN, STALE or not capturing).")
+    ap.add_argument("--etcd", default="127.0.0.1:2379", metavar="HOST:PORT[,...]",
+                    help="etcd members' client addresses, the first that answers used "
+                         "(default 127.0.0.1:2379)")
+    ap.add_argument("--array", required=True, help="the array's name (key prefix /ibvcap/ARRAY/)")
+    ap.add_argument("--hosts", metavar="H1,H2,...",
+                    help="the hosts to command (default: every host of the array)")
+    ap.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                    help="wait this long for the replies (default 5)")
+    ap.add_argument("--deadline", metavar="UTC",
+                    help="agents refuse the command after this time (default: now + --timeout)")
+    ap.add_argument("--lead", type=float, default=2.0, metavar="SECONDS",
+                    help="record on/off --at now: at least this far ahead (default 2)")
+    ap.add_argument("--keep", type=float, default=3600.0, metavar="SECONDS",
+                    help="commands expire from etcd after SECONDS (default 3600)")
+    ap.add_argument("--rpc-timeout", type=float, default=3.0, metavar="SECONDS",
+                    help="one etcd request's time limit (default 3)")
+    ap.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE")
+    ap.add_argument("--version", action="version", version=version_line())
+    ap.add_argument("command", nargs=argparse.REMAINDER,
+                    help="record on|off|cancel ..., trigger ..., status, config push ..., "
+                         "replies ID")
+    a = ap.parse_args()
+    name(a.array, "--array")
+    eps = []
+    for e in a.etcd.split(","):
+        m = re.fullmatch(r"([A-Za-z0-9.-]+):([0-9]{1,5})", e.strip())
+        if not m:
+            usage("--etcd '%s': expected HOST:PORT[,HOST:PORT...]" % e)
+        eps.append((m.group(1), int(m.group(2))))
+    a.etcd = eps
+    if a.hosts is not None:
+        a.hosts = [name(h, "--hosts: host") for h in a.hosts.split(",")]
+    if not 0 < a.timeout <= 3600 or not 0 <= a.lead <= 3600:
+        usage("--timeout %g / --lead %g: expected seconds, 0 < timeout <= 3600, 0 <= lead"
+              % (a.timeout, a.lead))
+    argv = a.command
+    if not argv:
+        ap.print_usage(sys.stderr)
+        return 2
+    verb = argv[0]
+    if verb in ("record", "trigger"):
+        ctl = load_ctl()
+        p = ctl.parser()
+        p.prog = "dpdk-ibvcap-array"
+        c = p.parse_args(argv)  # ctl's own checks: exit 2 on bad usage
+        if verb == "record" and c.action in ("on", "off") and c.at in (None, "now"):
+            at = math.ceil(time.time() + a.lead)
+            argv = [x for i, x in enumerate(argv)
+                    if x != "--at" and (i == 0 or argv[i - 1] != "--at")]
+            argv += ["--at", utc(at)]
+    elif verb == "status":
+        if len(argv) != 1:
+            usage("status: no arguments expected, got '%s'" % " ".join(argv[1:]))
+    elif verb == "config":
+        if argv[1:2] != ["push"]:
+            usage("config: expected 'config push HOST=FILE ...'")
+    elif verb == "replies":
+        if len(argv) != 2:
+            usage("replies: expected one command ID")
+    else:
+        usage("'%s': expected record, trigger, status, config or replies" % verb)
+    try:
+        import etcd3
+    except ImportError as e:
+        print("dpdk-ibvcap-array: cannot import etcd3 (%s): install Debian's python3-etcd3 "
+              "and run with /usr/bin/python3" % e, file=sys.stderr)
+        return 1
+    try:
+        arr = Array(a, etcd3)
+        if verb == "status":
+            return status(arr, a)
+        if verb == "config":
+            return config_push(arr, a, argv[2:])
+        if verb == "replies":
+            r = arr.replies(name(argv[1], "replies: ID"))
+            print(json.dumps(r, indent=2, sort_keys=True))
+            return 0 if r else 3
+        return command(arr, a, argv)
+    except ArrayError as e:
+        print("dpdk-ibvcap-array: %s" % e, file=sys.stderr)
+        return 1
+    except Exception as e:  # etcd gone during the command
+        if type(e).__module__.startswith(("etcd3", "grpc")):
+            print("dpdk-ibvcap-array: etcd: %s" % (str(e).splitlines() or [type(e).__name__])[0],
+                  file=sys.stderr)
+            return 1
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

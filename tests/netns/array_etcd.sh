@@ -1,0 +1,326 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# One array on etcd: three capture hosts as network namespaces, each with
+# its dpdk-ibvcap (net_af_packet on a data veth, one multicast group each,
+# a codif writer recording scans only) and its dpdk-ibvcap-agent (on a
+# control veth to a real etcd in a fourth namespace; lease TTL 3 s, state
+# every 1 s). dpdk-ibvcap-array, from the etcd namespace:
+#   - record on --at T --for D reaches every host (exit 0, one line per
+#     host); each host's scan directory holds exactly the frames of [T,
+#     T+D) its group carries (scancheck against the generator's pcap and
+#     truth, filtered to that host's group), and every host's scan begins
+#     at the same data time (the same CODIF frame boundary);
+#   - a command whose deadline passed while an agent was stopped (SIGSTOP)
+#     is refused by it when it wakes, never applied (its capture has no
+#     such scan);
+#   - etcd stopped while the scan's data flows: the recording goes on (the
+#     files above), the agents reconnect when etcd is back, a new command
+#     goes through, and no command is applied twice (each agent applied
+#     the scan's command once);
+#   - a host killed (capture and agent, SIGKILL): status says DOWN within
+#     the TTL + one period; a command then names it "no answer", the others
+#     accepted, exit 3.
+. "$(dirname "$0")/../lib.sh"
+set -e
+need_netns
+need_hugepages 600
+need_cmd etcd
+/usr/bin/python3 -c 'import etcd3' 2>/dev/null || skip "needs Debian's python3-etcd3 (run scripts/setup.sh --test)"
+HOSTS=(h0 h1 h2)
+SW=${PREFIX}sw GENNS=${PREFIX}gen
+AGENT="/usr/bin/python3 $BUILD/app/dpdk-ibvcap-agent"
+TTL=3 PERIOD=1
+ETCD=10.18.0.254:2379
+ARRAY() { ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" --etcd "$ETCD" \
+	--array "a$$" "$@"; }
+T0=$(($(date +%s) + 600)) # data time: 10 minutes ahead, every scan in its future
+utc() { utc_ms "$T0" "$1"; }
+ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
+GENARGS="--antennas 2 --groups 3 --threads 2 --count 1200 --seed 23 --loss 0.01 --start @$T0"
+
+# the switch (data bridge br0, IGMP snooping) and the control network
+# (br1, etcd at 10.18.0.254); the sender
+ip netns add "$SW"; CLEANUP_NETNS+=("$SW")
+ip -n "$SW" link set lo up
+ip -n "$SW" link add br0 type bridge mcast_snooping 1 mcast_query_response_interval 100
+ip -n "$SW" link set br0 type bridge mcast_querier 1
+ip -n "$SW" link set br0 mtu 9000 up
+ip -n "$SW" link add br1 type bridge
+ip -n "$SW" addr add 10.18.0.254/24 dev br1
+ip -n "$SW" link set br1 up
+ip netns add "$GENNS"; CLEANUP_NETNS+=("$GENNS")
+ip -n "$GENNS" link set lo up
+ip link add gx netns "$GENNS" type veth peer name gy netns "$SW"
+ip -n "$GENNS" link set gx mtu 9000 up
+for i in 211 212; do ip -n "$GENNS" addr add "10.17.0.$i/24" dev gx; done
+ip -n "$SW" link set gy mtu 9000 master br0 up
+i=0
+for h in "${HOSTS[@]}"; do
+	n=$PREFIX$h
+	ip netns add "$n"; CLEANUP_NETNS+=("$n")
+	ip -n "$n" link set lo up
+	ip link add fl0 netns "$n" type veth peer name "p$h" netns "$SW"
+	ip -n "$n" link set fl0 mtu 9000 up
+	ip -n "$n" addr add "10.17.0.$((1 + i))/24" dev fl0
+	ip -n "$SW" link set "p$h" mtu 9000 master br0 up
+	bridge -n "$SW" link set dev "p$h" mcast_flood off
+	ip link add ct0 netns "$n" type veth peer name "c$h" netns "$SW"
+	ip -n "$n" addr add "10.18.0.$((1 + i))/24" dev ct0
+	ip -n "$n" link set ct0 up
+	ip -n "$SW" link set "c$h" master br1 up
+	i=$((i + 1))
+done
+ok "3 host namespaces: a data port on a snooping bridge, a control port to etcd's"
+
+# etcd, one member (a lab's), its data under $T, stopped by pid
+start_etcd() {
+	ip netns exec "$SW" etcd --name e0 --data-dir "$T/etcd" \
+		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+		--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+		--initial-cluster e0=http://127.0.0.1:2380 >> "$T/etcd.log" 2>&1 &
+	EPID=$!
+	CLEANUP_PIDS+=("$EPID")
+	for _ in $(seq 100); do
+		ip netns exec "$SW" /usr/bin/python3 -c '
+import etcd3, sys
+h, p = sys.argv[1].split(":")
+etcd3.client(host=h, port=int(p), timeout=1).get("/")' "$ETCD" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	cat "$T/etcd.log"
+	fail "etcd did not answer in 20 s"
+}
+start_etcd
+ok "etcd $(etcd --version | awk '/etcd Version/ {print $3}') answers at $ETCD"
+
+# the captures: host i records group i+1 (239.17.0.(i+1):36001+i); scans only
+declare -A CPID APID GROUP
+i=0
+for h in "${HOSTS[@]}"; do
+	GROUP[$h]=239.17.0.$((1 + i))
+	mkdir -p "$T/$h/w"
+	if [ $i = 1 ]; then LC=0@1,1@0,2@1; else LC=0@0,1@1,2@0; fi
+	ip netns exec "$PREFIX$h" "$CAP" --lcores "$LC" --no-pci --file-prefix="$PREFIX$h" \
+		--log-level=lib.eal:error \
+		--vdev net_af_packet0,iface=fl0,blocksz=20480,framesz=10240,framecnt=2048 -- \
+		--antennas 2 --group "${GROUP[$h]}:$((36001 + i))" --threads 2 --mbuf-size 12288 \
+		--steer software --ring 1024 --stats-period 0 --duration 600s --record idle \
+		--write "codif:$T/$h/w" > "$T/$h.log" 2>&1 &
+	CPID[$h]=$!
+	CLEANUP_PIDS+=("${CPID[$h]}")
+	i=$((i + 1))
+done
+for h in "${HOSTS[@]}"; do
+	wait_for_line "$T/$h.log" 60 'capturing on' || { cat "$T/$h.log"; fail "$h did not start"; }
+done
+start_agent() {
+	ip netns exec "$PREFIX$1" $AGENT --etcd "$ETCD" --array "a$$" --host "$1" \
+		--file-prefix "$PREFIX$1" --ttl $TTL --period $PERIOD >> "$T/$1.agent.log" 2>&1 &
+	APID[$1]=$!
+	CLEANUP_PIDS+=("${APID[$1]}")
+}
+for h in "${HOSTS[@]}"; do start_agent "$h"; done
+for h in "${HOSTS[@]}"; do
+	wait_for_line "$T/$h.agent.log" 30 'member of array' ||
+		{ cat "$T/$h.agent.log"; fail "$h: the agent did not join"; }
+done
+for _ in $(seq 50); do
+	ARRAY status > "$T/st0.txt" 2>&1 && break
+	sleep 0.2
+done
+ARRAY status > "$T/st0.txt" || { cat "$T/st0.txt"; fail "status: not every host alive, fresh, capturing"; }
+[ "$(grep -c ' alive  state fresh .* capture running' "$T/st0.txt")" = 3 ] ||
+	{ cat "$T/st0.txt"; fail "status: expected 3 hosts alive, fresh, capturing"; }
+ok "3 captures and 3 agents; array status: every host alive, fresh, capturing"
+
+# the snooping bridge forwards registered groups only once it counts a
+# querier: a probe group through it first (as fleet_hosts.sh)
+PR=${PREFIX}pr
+ip netns add "$PR"; CLEANUP_NETNS+=("$PR")
+ip -n "$PR" link set lo up
+ip link add pr0 netns "$PR" type veth peer name ppr netns "$SW"
+ip -n "$PR" link set pr0 up
+ip -n "$PR" addr add 10.17.0.9/24 dev pr0
+ip -n "$SW" link set ppr master br0 up
+bridge -n "$SW" link set dev ppr mcast_flood off
+ip netns exec "$PR" python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("239.17.0.99", 36099))
+s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+             struct.pack("4s4s", socket.inet_aton("239.17.0.99"), socket.inet_aton("10.17.0.9")))
+s.settimeout(60)
+s.recv(64)' &
+PROBE=$!
+CLEANUP_PIDS+=("$PROBE")
+ip netns exec "$GENNS" python3 - "$PROBE" <<'PY' || fail "the bridge forwarded no probe in 60 s"
+import os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.17.0.211"))
+for i in range(600):
+    try:
+        os.kill(int(sys.argv[1]), 0)
+    except ProcessLookupError:
+        sys.exit(0)
+    s.sendto(b"probe", ("239.17.0.99", 36099))
+    time.sleep(0.1)
+sys.exit(1)
+PY
+wait "$PROBE" || fail "the probe port received nothing"
+for _ in $(seq 50); do
+	[ "$(bridge -n "$SW" mdb show | grep -c '239\.17\.0\.[123] ')" -ge 3 ] && break
+	sleep 0.2
+done
+
+# one scan on every host: [T0+100 ms, T0+300 ms) of data time
+ARRAY --json "$T/on.json" record on --scan a1 --at "$(utc 100)" --for 200ms > "$T/on.txt" ||
+	{ cat "$T/on.txt"; fail "record on: exit $?"; }
+for h in "${HOSTS[@]}"; do
+	grep -q "^$h  accepted: scan a1 added" "$T/on.txt" || { cat "$T/on.txt"; fail "record on: $h"; }
+done
+ID1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/on.json")
+ok "record on --at $(utc 100) --for 200ms: exit 0, 3 hosts accepted ($ID1)"
+
+# a command past its deadline when the agent sees it: refused, not applied.
+# The agent stopped (SIGSTOP) past its TTL: h1 shows DOWN or silent; woken,
+# it finds its lease gone, joins again with a new one, watches from the
+# last revision it saw, and refuses the command it missed
+kill -STOP "${APID[h1]}"
+sleep $((TTL + 1))
+rc=0
+ARRAY --hosts h1 --timeout 1 --json "$T/late.json" record on --scan late --at "$(utc 5000)" \
+	--for 100ms > "$T/late.txt" || rc=$?
+sleep 1.5 # past the deadline (the tool returns at once when h1 is DOWN)
+kill -CONT "${APID[h1]}"
+[ $rc = 3 ] && grep -Eq '^h1  no answer (in 1 s|\(DOWN)' "$T/late.txt" ||
+	{ cat "$T/late.txt"; fail "late: exit $rc"; }
+IDL=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/late.json")
+for _ in $(seq 150); do
+	ARRAY replies "$IDL" > "$T/late.rep" 2>/dev/null && break
+	sleep 0.2
+done
+python3 - "$T/late.rep" <<'PY' || { cat "$T/late.rep" "$T/h1.agent.log"; fail "the late command's reply"; }
+import json, sys
+r = json.load(open(sys.argv[1]))["h1"]
+assert r["result"] == "refused" and r["why"].startswith("deadline passed"), r
+PY
+python3 "$BUILD/app/dpdk-ibvcap-ctl" --file-prefix "${PREFIX}h1" status > "$T/h1st.json"
+python3 - "$T/h1st.json" <<'PY' || { cat "$T/h1st.json"; fail "the late command was applied"; }
+import json, sys
+assert json.load(open(sys.argv[1]))["scan_names"] == ["a1"]
+PY
+ok "a command past its deadline (agent stopped $((TTL + 1)) s): $(grep '^h1' "$T/late.txt"), then refused ('$(python3 -c '
+import json,sys; print(json.load(open(sys.argv[1]))["h1"]["why"][:40])' "$T/late.rep")...'), not applied"
+wait_for_line "$T/h1.agent.log" 30 'reached again' || { cat "$T/h1.agent.log"; fail "h1: did not join again"; }
+
+# etcd stopped; the data of the scan sent meanwhile
+kill "$EPID"
+wait "$EPID" 2>/dev/null || true
+ip netns exec "$GENNS" "$GEN" --socket $GENARGS --rate-fps 400 \
+	--pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet || fail "codifgen --socket failed"
+for h in "${HOSTS[@]}"; do
+	grep -q 'retrying' "$T/$h.agent.log" || { cat "$T/$h.agent.log"; fail "$h: the agent did not notice etcd gone"; }
+done
+ok "etcd stopped while the scan's data was sent (2 antennas x 3 groups x 2 threads x 1200 frames)"
+start_etcd
+for h in "${HOSTS[@]}"; do
+	wait_for_line "$T/$h.agent.log" 30 'reached again' || { cat "$T/$h.agent.log"; fail "$h: no reconnection"; }
+done
+ARRAY record on --scan a2 --at "$(utc 5000)" --for 100ms > "$T/on2.txt" ||
+	{ cat "$T/on2.txt" "$T"/*.agent.log; fail "record on after etcd's restart: exit $?"; }
+for h in "${HOSTS[@]}"; do
+	[ "$(grep -c "command $ID1 " "$T/$h.agent.log")" = 1 ] ||
+		{ cat "$T/$h.agent.log"; fail "$h: applied $ID1 not exactly once"; }
+done
+ok "etcd back: 3 agents reconnected, a new command accepted by all, $ID1 applied once on each"
+
+# each host's scan: the frames of its group in [T0+100, T0+300) ms, whole
+python3 - "$T" <<'PY' || fail "cannot split the sent pcap by host"
+import json, struct, sys
+d = sys.argv[1]
+groups = {"h0": "239.17.0.1", "h1": "239.17.0.2", "h2": "239.17.0.3"}
+truth = json.load(open(d + "/truth.json"))
+raw = open(d + "/sent.pcap", "rb").read()
+e = "<" if struct.unpack("<I", raw[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+for h, g in groups.items():
+    want = bytes(int(x) for x in g.split("."))
+    out, off = [raw[:24]], 24
+    while off + 16 <= len(raw):
+        n = struct.unpack(e + "IIII", raw[off:off + 16])[2]
+        p = raw[off + 16:off + 16 + n]
+        o = 18 if p[12:14] == b"\x81\x00" else 14
+        if p[o + 16:o + 20] == want:
+            out.append(raw[off:off + 16 + n])
+        off += 16 + n
+    open("%s/%s.pcap" % (d, h), "wb").write(b"".join(out))
+    t = dict(truth, streams=[s for s in truth["streams"] if s["dst"] == g])
+    assert len(t["streams"]) == 4, (h, len(t["streams"]))
+    json.dump(t, open("%s/%s.truth.json" % (d, h), "w"))
+PY
+SC=$SRC/tests/tools/scancheck.py
+for h in "${HOSTS[@]}"; do
+	for _ in $(seq 100); do
+		python3 "$SC" "$T/$h.pcap" "$T/$h.truth.json" "$T/$h/w" ibvcap "a1:$(ns 100):$(ns 300)" \
+			> "$T/$h.chk" 2>&1 && break
+		sleep 0.2
+	done
+	python3 "$SC" "$T/$h.pcap" "$T/$h.truth.json" "$T/$h/w" ibvcap "a1:$(ns 100):$(ns 300)" \
+		> "$T/$h.chk" 2>&1 || { cat "$T/$h.chk" "$T/$h.log"; find "$T/$h/w"; fail "$h: scan a1"; }
+	ok "$h: $(cat "$T/$h.chk")"
+done
+python3 - "$T" <<'PY' || fail "the hosts' scans do not begin at one frame boundary"
+import json, sys
+first = {}
+for h in ("h0", "h1", "h2"):
+    j = json.load(open("%s/%s/w/a1/ibvcap_scan.codif.json" % (sys.argv[1], h)))
+    first[h] = {(a["first_seconds"], a["first_frame"]) for a in j["antennas"]}
+assert len(set(map(frozenset, first.values()))) == 1 and len(first["h0"]) == 1, first
+print(first["h0"])
+PY
+ok "every host's scan begins at the same CODIF frame (seconds, frame)"
+
+# a host killed: DOWN within the TTL + one period. The liveness key
+# watched from here (a poller started before the kill: this machine's load
+# makes each tool's start take seconds), then the array's status
+ip netns exec "$SW" /usr/bin/python3 - "$ETCD" "/ibvcap/a$$/alive/h2" "$T/killed" \
+	> "$T/down.ms" 2> "$T/down.err" <<'PY' &
+import etcd3, os, sys, time
+h, p = sys.argv[1].split(":")
+c = etcd3.client(host=h, port=int(p), timeout=2)
+assert c.get(sys.argv[2])[0] is not None, "h2 not alive before the kill"
+print("ready", flush=True)
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.05)
+t0 = int(open(sys.argv[3]).read())
+while c.get(sys.argv[2])[0] is not None:
+    time.sleep(0.05)
+print((time.time_ns() - t0) // 1000000)
+PY
+POLL=$!
+CLEANUP_PIDS+=("$POLL")
+wait_for_line "$T/down.ms" 30 ready || { cat "$T/down.err"; fail "the liveness poller did not start"; }
+kill -KILL "${APID[h2]}" "${CPID[h2]}"
+date +%s%N > "$T/killed"
+wait "$POLL" || { cat "$T/down.err"; fail "the liveness poller"; }
+down=$(tail -1 "$T/down.ms")
+[ "$down" -le $(((TTL + PERIOD) * 1000)) ] ||
+	fail "h2's liveness key gone after $down ms (TTL $TTL s + period $PERIOD s)"
+ARRAY status > "$T/st1.txt" 2>&1 || true
+grep -q '^h2  DOWN' "$T/st1.txt" && grep -q '^h0  alive' "$T/st1.txt" &&
+	grep -q '^h1  alive' "$T/st1.txt" || { cat "$T/st1.txt"; fail "status after h2's kill"; }
+ok "h2 killed: its lease gone after $down ms (TTL $TTL s + period $PERIOD s); status: h2 DOWN, h0 and h1 alive"
+rc=0
+ARRAY record on --scan a3 --at "$(utc 6000)" --for 100ms > "$T/on3.txt" || rc=$?
+[ $rc = 3 ] && grep -q '^h0  accepted' "$T/on3.txt" && grep -q '^h1  accepted' "$T/on3.txt" &&
+	grep -q '^h2  no answer (DOWN' "$T/on3.txt" && grep -q '^2 of 3 hosts accepted' "$T/on3.txt" ||
+	{ cat "$T/on3.txt"; fail "a command with h2 down: exit $rc"; }
+ok "a command with h2 down: h0, h1 accepted, h2 no answer (DOWN), exit 3"
+
+for h in h0 h1; do kill -TERM "${APID[$h]}"; kill -INT "${CPID[$h]}"; done
+for h in h0 h1; do
+	wait "${CPID[$h]}" || { cat "$T/$h.log"; fail "$h: dpdk-ibvcap exit status"; }
+	wait "${APID[$h]}" || { cat "$T/$h.agent.log"; fail "$h: agent exit status"; }
+done
+if grep -l Traceback "$T"/*.agent.log; then fail "an agent printed a traceback"; fi
+ok "captures and agents stopped cleanly (agents exit 0, no traceback)"
+echo "$CHECKS checks passed"
