@@ -116,6 +116,8 @@ class Agent:
         self.stop = threading.Event()
         self.started = time.time()
         self.config_revision = None
+        self.results = {"ok": 0, "refused": 0, "failed": 0}
+        self.held = False          # our liveness lease, as last known
 
     def log(self, msg):
         print("dpdk-ibvcap-agent: %s: %s" % (self.a.host, msg), file=sys.stderr, flush=True)
@@ -144,6 +146,37 @@ class Agent:
             self.watches = []
             raise
         self.client = c
+        self.held = True
+        self.prom()
+
+    def prom(self):
+        """--prom: the agent's own figures for node_exporter's textfile
+        collector (config/prometheus: IbvcapAgentLeaseLost), atomically."""
+        if not self.a.prom:
+            return
+        lab = 'array="%s",host="%s"' % (self.a.array, self.a.host)
+        out = ["# HELP ibvcap_agent_lease_held 1 while the agent holds its liveness lease in etcd",
+               "# TYPE ibvcap_agent_lease_held gauge",
+               "ibvcap_agent_lease_held{%s} %d" % (lab, self.held),
+               "# HELP ibvcap_agent_etcd_reconnects_total Connections to etcd made again after "
+               "one was lost.",
+               "# TYPE ibvcap_agent_etcd_reconnects_total counter",
+               "ibvcap_agent_etcd_reconnects_total{%s} %d" % (lab, self.reconnects),
+               "# HELP ibvcap_agent_commands_total Commands applied or refused, by result.",
+               "# TYPE ibvcap_agent_commands_total counter"]
+        out += ['ibvcap_agent_commands_total{%s,result="%s"} %d' % (lab, r, n)
+                for r, n in sorted(self.results.items())]
+        d = os.path.dirname(os.path.abspath(self.a.prom))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".agent.", suffix=".prom", dir=d)
+            with os.fdopen(fd, "w") as f:
+                f.write("\n".join(out) + "\n")
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, self.a.prom)
+        except OSError as e:
+            if not getattr(self, "prom_warned", False):
+                self.log("--prom %s: %s (the agent goes on without it)" % (self.a.prom, e.strerror))
+                self.prom_warned = True
 
     def disconnect(self, revoke=False):
         c, self.client = self.client, None
@@ -186,6 +219,8 @@ class Agent:
                 self.disconnect()
                 # a new lease at reconnection: the old one may have lapsed
                 self.lease = None
+                self.held = False
+                self.prom()
                 self.stop.wait(backoff)
                 backoff = min(backoff * 2, 8.0)
                 i += 1
@@ -268,6 +303,7 @@ class Agent:
 
     def finish(self, rkey, reply, claim):
         self.done.add(reply["id"])
+        self.results[reply["result"]] = self.results.get(reply["result"], 0) + 1
         if claim:
             if not self.claim(rkey, reply):
                 self.log("command %s already has a reply: not applied again" % reply["id"])
@@ -369,6 +405,7 @@ class Agent:
             s["capture"] = "not running"
             s["why"] = str(e)[:200]
         self.client.put(self.pre + "state/" + self.a.host, json.dumps(s))
+        self.prom()
 
 
 def why(e):
@@ -420,6 +457,9 @@ def main():
                          "(e.g. /etc/dpdk-ibvcap/INSTANCE.ini)")
     ap.add_argument("--ibvcap", metavar="PATH", help="dpdk-ibvcap for --check-config "
                     "(default: beside this tool)")
+    ap.add_argument("--prom", metavar="FILE",
+                    help="write the agent's figures (lease held, reconnections, commands by "
+                         "result) to FILE every period, for node_exporter's textfile collector")
     ap.add_argument("--version", action="version", version=version_line())
     a = ap.parse_args()
     if a.ttl < 2:
@@ -435,6 +475,8 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: agent.stop.set())
     agent.run()
+    agent.held = False
+    agent.prom()
     agent.log("stopped (lease revoked)")
     # etcd3's watch thread would die noisily in the interpreter's shutdown
     sys.stderr.flush()

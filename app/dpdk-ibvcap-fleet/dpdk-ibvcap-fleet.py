@@ -240,6 +240,8 @@ def split(a):
         out.append({"host": h, "config": path, "checked": not a.no_check and ok,
                     "groups": [g + ("@%d" % port_of[g] if port_of.get(g) is not None else "")
                                for g in share[h]]})
+    if a.prom_sd:
+        write_sd(a.prom_sd, hosts, a.prom_port, os.path.splitext(os.path.basename(a.array))[0])
     if a.json:
         print(json.dumps({"array": a.array, "groups": groups, "hosts": out}, indent=2))
     else:
@@ -251,6 +253,25 @@ def split(a):
     if bad:
         raise FleetError("dpdk-ibvcap --check-config refused:\n" + "\n".join(bad))
     return 0
+
+
+def write_sd(path, hosts, port, array):
+    """Prometheus file-based service discovery (file_sd_configs): one
+    target per host, its node_exporter (HOST:PORT), labelled with the
+    host's and the array's names; written atomically (Prometheus rereads
+    the file when it changes)."""
+    sd = [{"targets": ["%s:%d" % (h, port)], "labels": {"ibvcap_host": h, "ibvcap_array": array}}
+          for h in hosts]
+    d = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".sd.", suffix=".json", dir=d)
+        with os.fdopen(fd, "w") as f:
+            json.dump(sd, f, indent=2)
+            f.write("\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise FleetError("--prom-sd %s: %s" % (path, e.strerror))
 
 
 def host_ini(array, host, common, hl, groups, port_of):
@@ -585,6 +606,12 @@ def main():
                     help="do not check each file with dpdk-ibvcap --check-config")
     sp.add_argument("--json", action="store_true",
                     help="print the assignment as JSON (hosts, their groups and files)")
+    sp.add_argument("--prom-sd", metavar="FILE",
+                    help="also write Prometheus file-based service discovery targets: "
+                    "HOST:PORT of each host's node_exporter, labelled ibvcap_host and "
+                    "ibvcap_array (a job_name ibvcap's file_sd_configs)")
+    sp.add_argument("--prom-port", type=int, default=9100, metavar="PORT",
+                    help="the node_exporter port for --prom-sd (default: 9100)")
     vp = sub.add_parser("view", help="one per-antenna table of several captures",
                         description="One per-antenna table of several captures' figures, "
                         "summed over hosts (see dpdk-ibvcap-fleet --help).")

@@ -30,6 +30,31 @@ grep -q '^# \[eal\] args = -n 4 -l 0-3 -a 0000:5e:00.0 -a 0000:5e:00.1$' "$T/cap
 	fail "cap2: EAL args not the array's then the host's: $(grep args "$T/cap2.eff")"
 ok "askap-array.ini: 8 groups, 4 per host round-robin, spread over each host's 2 ports, args joined"
 
+# Prometheus file-based service discovery: a target per host, which
+# promtool accepts as a job's file_sd_configs
+$FLEET split "$SRC/config/askap-array.ini" --outdir "$T/sd" --no-check --prom-sd "$T/sd/ibvcap.json" \
+	--prom-port 9101 > /dev/null || fail "split --prom-sd"
+python3 - "$T/sd/ibvcap.json" <<'PY' || fail "--prom-sd: not one target per host"
+import json, sys
+sd = json.load(open(sys.argv[1]))
+want = [{"targets": ["%s:9101" % h], "labels": {"ibvcap_host": h, "ibvcap_array": "askap-array"}}
+        for h in ("cap1", "cap2")]
+assert sd == want, sd
+PY
+if command -v promtool > /dev/null; then
+	printf 'scrape_configs:\n  - job_name: ibvcap\n    file_sd_configs:\n      - files: [%s]\n' \
+		"$T/sd/ibvcap.json" > "$T/sd/prometheus.yml"
+	promtool check config "$T/sd/prometheus.yml" > "$T/sd/check.out" 2>&1 ||
+		{ cat "$T/sd/check.out"; fail "promtool check config refuses the targets"; }
+	echo '[{"targets": "cap1:9100"}]' > "$T/sd/ibvcap.json"
+	if promtool check config "$T/sd/prometheus.yml" > "$T/sd/check2.out" 2>&1; then
+		fail "promtool check config accepted a malformed targets file (it does not read it)"
+	fi
+	ok "split --prom-sd: cap1:9101, cap2:9101 labelled ibvcap_host, ibvcap_array; promtool check config accepts them"
+else
+	ok "split --prom-sd: cap1:9101, cap2:9101 labelled ibvcap_host, ibvcap_array (no promtool here)"
+fi
+
 # a claimed group (with its port), host keys overriding the array's
 cat > "$T/claim.ini" <<'EOF'
 [groups]

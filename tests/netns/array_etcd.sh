@@ -115,7 +115,8 @@ for h in "${HOSTS[@]}"; do
 done
 start_agent() {
 	ip netns exec "$PREFIX$1" $AGENT --etcd "$ETCD" --array "a$$" --host "$1" \
-		--file-prefix "$PREFIX$1" --ttl $TTL --period $PERIOD >> "$T/$1.agent.log" 2>&1 &
+		--file-prefix "$PREFIX$1" --ttl $TTL --period $PERIOD --prom "$T/$1.agent.prom" \
+		>> "$T/$1.agent.log" 2>&1 &
 	APID[$1]=$!
 	CLEANUP_PIDS+=("${APID[$1]}")
 }
@@ -222,6 +223,22 @@ for h in "${HOSTS[@]}"; do
 	grep -q 'retrying' "$T/$h.agent.log" || { cat "$T/$h.agent.log"; fail "$h: the agent did not notice etcd gone"; }
 done
 ok "etcd stopped while the scan's data was sent (2 antennas x 3 groups x 2 threads x 1200 frames)"
+# the agents' own figures (node_exporter files): no lease while etcd is down
+prom_has() { # HOST LINE...: wait (up to 10 s) until the agent's file has every LINE
+	local h=$1 l ok_
+	shift
+	for _ in $(seq 50); do
+		ok_=1
+		for l in "$@"; do grep -qxF "$l" "$T/$h.agent.prom" 2>/dev/null || ok_=0; done
+		[ $ok_ = 1 ] && return 0
+		sleep 0.2
+	done
+	cat "$T/$h.agent.prom"
+	return 1
+}
+L0="array=\"a$$\",host=\"h0\"" L1="array=\"a$$\",host=\"h1\""
+prom_has h0 "ibvcap_agent_lease_held{$L0} 0" || fail "h0 --prom: the lease still held with etcd down"
+ok "h0 --prom while etcd is down: ibvcap_agent_lease_held 0"
 start_etcd
 for h in "${HOSTS[@]}"; do
 	wait_for_line "$T/$h.agent.log" 30 'reached again' || { cat "$T/$h.agent.log"; fail "$h: no reconnection"; }
@@ -233,6 +250,12 @@ for h in "${HOSTS[@]}"; do
 		{ cat "$T/$h.agent.log"; fail "$h: applied $ID1 not exactly once"; }
 done
 ok "etcd back: 3 agents reconnected, a new command accepted by all, $ID1 applied once on each"
+prom_has h0 "ibvcap_agent_lease_held{$L0} 1" "ibvcap_agent_etcd_reconnects_total{$L0} 1" \
+	"ibvcap_agent_commands_total{$L0,result=\"ok\"} 2" || fail "h0 --prom after etcd's return"
+prom_has h1 "ibvcap_agent_lease_held{$L1} 1" "ibvcap_agent_etcd_reconnects_total{$L1} 2" \
+	"ibvcap_agent_commands_total{$L1,result=\"ok\"} 2" \
+	"ibvcap_agent_commands_total{$L1,result=\"refused\"} 1" || fail "h1 --prom after etcd's return"
+ok "--prom: h0 lease held, 1 reconnection, 2 commands ok; h1 2 reconnections, 2 ok, 1 refused"
 
 # each host's scan: the frames of its group in [T0+100, T0+300) ms, whole
 python3 - "$T" <<'PY' || fail "cannot split the sent pcap by host"
