@@ -108,6 +108,7 @@ class Agent:
         self.client = self.lease = None
         self.watches = []
         self.events = queue.Queue()
+        self.gen = 0               # connections made (tags watch events)
         self.rev = None            # the last etcd revision seen by the watches
         self.done = set()          # ids replied to (also in etcd: the claim)
         self.pending = []          # replies not yet written (etcd went away)
@@ -137,9 +138,13 @@ class Agent:
                      "version": version_line(), "file_prefix": self.a.file_prefix,
                      "ttl": self.a.ttl, "started": self.started}
             c.put(self.pre + "alive/" + self.a.host, json.dumps(alive), lease=self.lease)
+            # events tagged with the connection: an old watch's late error
+            # (its stream closed when we left it) is not this one's
+            self.gen += 1
             for p in ("cmd/%s/" % self.a.host, "cmd/all/"):
                 self.watches.append(c.add_watch_prefix_callback(
-                    self.pre + p, self.events.put, start_revision=self.rev + 1))
+                    self.pre + p, lambda ev, g=self.gen: self.events.put((g, ev)),
+                    start_revision=self.rev + 1))
         except Exception:
             with contextlib.suppress(Exception):
                 c.close()
@@ -240,10 +245,11 @@ class Agent:
                 next_state = now + self.a.period
             self.flush()
             try:
-                ev = self.events.get(timeout=0.1)
+                g, ev = self.events.get(timeout=0.1)
             except queue.Empty:
                 continue
-            self.watch_event(ev)
+            if g == self.gen:
+                self.watch_event(ev)
 
     def watch_event(self, ev):
         if isinstance(ev, self.etcd3.exceptions.RevisionCompactedError):

@@ -252,8 +252,22 @@ def status(arr, a):
         print("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s" % (
             width, h, live, st, "" if age is None else " (%.1f s old)" % age, cap, scan, nxt, wr))
         out.append({"host": h, "alive": h in alive, "state": st, "age": age, "record": s})
+    # the array's per-antenna sums over the hosts' last state records
+    # (each host counts the streams of its groups; a STALE record's
+    # figures are old, a DOWN host's last ones)
+    sums = {}
+    for h in hosts:
+        for ant, row in ((states.get(h) or {}).get("antennas") or {}).items():
+            x = sums.setdefault(ant, {"received": 0, "lost": 0, "hosts": []})
+            x["received"] += row.get("received", 0)
+            x["lost"] += row.get("lost", 0)
+            x["hosts"].append(h)
+    for ant in sorted(sums):
+        x = sums[ant]
+        print("antenna %s  received %d  lost %d  (hosts %s)" % (ant, x["received"], x["lost"],
+                                                              ",".join(x["hosts"])))
     if a.json:
-        json.dump({"hosts": out}, open(a.json, "w"), indent=2)
+        json.dump({"hosts": out, "antennas": sums}, open(a.json, "w"), indent=2)
     return 0 if bad == 0 else 3
 
 

@@ -256,6 +256,26 @@ prom_has h1 "ibvcap_agent_lease_held{$L1} 1" "ibvcap_agent_etcd_reconnects_total
 	"ibvcap_agent_commands_total{$L1,result=\"ok\"} 2" \
 	"ibvcap_agent_commands_total{$L1,result=\"refused\"} 1" || fail "h1 --prom after etcd's return"
 ok "--prom: h0 lease held, 1 reconnection, 2 commands ok; h1 2 reconnections, 2 ok, 1 refused"
+# the array's status: per antenna, the hosts' state records summed = the truth
+for _ in $(seq 50); do
+	ARRAY --json "$T/st2.json" status > "$T/st2.txt" || true
+	python3 - "$T/st2.json" "$T/truth.json" <<'PY' && break
+import json, sys
+s, t = (json.load(open(f)) for f in sys.argv[1:])
+got = {a: (x["received"], x["lost"], x["hosts"]) for a, x in s["antennas"].items()}
+want = {"ant%d" % a["antenna"]: (a["received"], a["lost"], ["h0", "h1", "h2"]) for a in t["antennas"]}
+sys.exit(got != want)
+PY
+	sleep 0.3
+done
+python3 - "$T/st2.json" "$T/truth.json" <<'PY' || { cat "$T/st2.txt"; fail "status: per-antenna sums differ from the truth"; }
+import json, sys
+s, t = (json.load(open(f)) for f in sys.argv[1:])
+got = {a: (x["received"], x["lost"], x["hosts"]) for a, x in s["antennas"].items()}
+want = {"ant%d" % a["antenna"]: (a["received"], a["lost"], ["h0", "h1", "h2"]) for a in t["antennas"]}
+assert got == want, (got, want)
+PY
+ok "array status: per antenna, received and lost summed over the 3 hosts' state records = the truth ($(grep -c '^antenna ' "$T/st2.txt") antennas)"
 
 # each host's scan: the frames of its group in [T0+100, T0+300) ms, whole
 python3 - "$T" <<'PY' || fail "cannot split the sent pcap by host"
