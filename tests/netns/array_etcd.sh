@@ -343,7 +343,8 @@ POLL=$!
 CLEANUP_PIDS+=("$POLL")
 wait_for_line "$T/down.ms" 30 ready || { cat "$T/down.err"; fail "the liveness poller did not start"; }
 kill -KILL "${APID[h2]}" "${CPID[h2]}"
-date +%s%N > "$T/killed"
+date +%s%N > "$T/killed.tmp" # whole, then seen (the poller waits for the name)
+mv "$T/killed.tmp" "$T/killed"
 wait "$POLL" || { cat "$T/down.err"; fail "the liveness poller"; }
 down=$(tail -1 "$T/down.ms")
 [ "$down" -le $(((TTL + PERIOD) * 1000)) ] ||
