@@ -340,7 +340,10 @@ class Agent:
             return "refused", "not a dpdk-ibvcap-ctl command: %s" % (
                 msg[-1] if msg else " ".join(argv)), None
         try:
-            tel = self.stat.Telemetry(self.a.file_prefix)
+            # a hung capture must not hold the agent (its lease); a trigger
+            # waits for its frames, as ctl's does
+            tel = self.stat.Telemetry(self.a.file_prefix,
+                                      None if a.cmd == "trigger" else self.a.rpc_timeout)
             try:
                 r = tel.query(cmd)
             finally:
@@ -393,7 +396,7 @@ class Agent:
              "seq": self.seq, "agent": version_line(), "etcd_reconnects": self.reconnects,
              "config_revision": self.config_revision}
         try:
-            tel = self.stat.Telemetry(self.a.file_prefix)
+            tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
             try:
                 r = tel.query("/ibvcap/record,status")
                 s["capture_pid"] = tel.pid
@@ -457,7 +460,7 @@ def main():
     ap.add_argument("--keep", type=seconds, default=3600.0, metavar="SECONDS",
                     help="replies expire from etcd after SECONDS (default 3600)")
     ap.add_argument("--rpc-timeout", type=seconds, default=3.0, metavar="SECONDS",
-                    help="one etcd request's time limit (default 3)")
+                    help="one etcd request's, and one telemetry query's, time limit (default 3)")
     ap.add_argument("--config-file", metavar="FILE",
                     help="where a pushed configuration that passed --check-config is kept "
                          "(e.g. /etc/dpdk-ibvcap/INSTANCE.ini)")
