@@ -250,12 +250,16 @@ for h in "${HOSTS[@]}"; do
 		{ cat "$T/$h.agent.log"; fail "$h: applied $ID1 not exactly once"; }
 done
 ok "etcd back: 3 agents reconnected, a new command accepted by all, $ID1 applied once on each"
-prom_has h0 "ibvcap_agent_lease_held{$L0} 1" "ibvcap_agent_etcd_reconnects_total{$L0} 1" \
+prom_has h0 "ibvcap_agent_lease_held{$L0} 1" \
 	"ibvcap_agent_commands_total{$L0,result=\"ok\"} 2" || fail "h0 --prom after etcd's return"
-prom_has h1 "ibvcap_agent_lease_held{$L1} 1" "ibvcap_agent_etcd_reconnects_total{$L1} 2" \
-	"ibvcap_agent_commands_total{$L1,result=\"ok\"} 2" \
+prom_has h1 "ibvcap_agent_lease_held{$L1} 1" "ibvcap_agent_commands_total{$L1,result=\"ok\"} 2" \
 	"ibvcap_agent_commands_total{$L1,result=\"refused\"} 1" || fail "h1 --prom after etcd's return"
-ok "--prom: h0 lease held, 1 reconnection, 2 commands ok; h1 2 reconnections, 2 ok, 1 refused"
+# reconnections: at least one per outage (an etcd still starting may take
+# a second try on a loaded machine): h0 one outage, h1 two (its stop too)
+n0=$(sed -n "s/^ibvcap_agent_etcd_reconnects_total{$L0} //p" "$T/h0.agent.prom")
+n1=$(sed -n "s/^ibvcap_agent_etcd_reconnects_total{$L1} //p" "$T/h1.agent.prom")
+[ "${n0:-0}" -ge 1 ] && [ "${n1:-0}" -ge 2 ] || fail "--prom reconnections: h0 '$n0', h1 '$n1'"
+ok "--prom: h0 lease held, $n0 reconnection(s), 2 commands ok; h1 $n1 reconnections, 2 ok, 1 refused"
 # the array's status: per antenna, the hosts' state records summed = the truth
 for _ in $(seq 50); do
 	ARRAY --json "$T/st2.json" status > "$T/st2.txt" || true
