@@ -135,7 +135,12 @@ start_primary two
 start_dump "$T/D.log" --write "codif:$T/D,rotate-size=4M" --name survivor
 DPID2=$DPID
 start_gen two 1000
-sleep 1.5
+# until it writes (a loaded host may take seconds to start the generator)
+for ((i = 0; i < 300; i++)); do
+	ls "$T/D"/*.part > /dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 1
 kill -9 "$CPID"
 wait "$CPID" 2>/dev/null || true
 wait "$DPID2" || { cat "$T/D.log"; fail "writer exit status after the primary died"; }
@@ -184,12 +189,13 @@ placed = sum(a["placed"] for a in s["buffers"]["antennas"])
 assert e["overrun"] > 0, e
 assert e["cut"] == 0, e
 assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
-# what it lost is written as placeholders (formats.md): one time-continuous
-# file per antenna, every frame on disk counted
+# what it lost is not written as placeholders (formats.md): its file ends
+# there and a new one begins where it resumed (more files than antennas),
+# every frame on disk counted
 files = glob.glob(sys.argv[4] + "/*.codif")
 ants = [os.path.basename(f).split("_")[1] for f in files]
-assert len(files) == 6 and len(set(ants)) == 6, files
-assert e["discontinuities"] == 0 and e["overrun_placeholders"] >= e["overrun"], e
+assert len(files) > 6 and len(set(ants)) == 6, files
+assert e["discontinuities"] == 0 and e["overrun_placeholders"] == 0, e
 size = sum(os.path.getsize(f) for f in files)
 assert size == e["bytes"], (size, e["bytes"])
 assert size // 8256 == e["written"] + e["placeholders"] + e["overrun_placeholders"], (size, e)
@@ -226,7 +232,7 @@ placed = sum(a["placed"] for a in s["buffers"]["antennas"])
 assert e["overrun"] > 0 and e["cut"] == 0, e
 assert e["written"] + e["overrun"] == placed, (e["written"], e["overrun"], placed)
 files = glob.glob(sys.argv[3] + "/*.raw")
-assert len(files) == 6, files
+assert len(files) >= 6, files
 size = sum(os.path.getsize(f) for f in files)
 assert size == e["bytes"], (size, e["bytes"])
 assert size // 8192 == e["written"] + e["placeholders"] + e["overrun_placeholders"], (size, e)
