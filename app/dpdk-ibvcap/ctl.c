@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <time.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -949,44 +948,11 @@ tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
  * frees (a status screen polls while the capture starts and stops).
  * tel_lock keeps them apart: replies read the capture only between
  * ibv_telemetry_open and ibv_telemetry_close (else -EAGAIN), and a reply
- * runs whole before teardown goes on.
+ * runs whole before teardown goes on. No reply waits: a triggered dump is
+ * a job of its own (trig.c), /ibvcap/trigger answers its id at once.
  */
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ibv_app *tel_app;
-/* A command that waits (a triggered dump) lets tel_lock go while it sleeps
- * (ibv_telemetry_sleep); teardown then waits for it to end (tel_busy), and
- * it ends when it sees tel_closing. */
-static pthread_cond_t tel_cv = PTHREAD_COND_INITIALIZER;
-static unsigned int tel_busy;
-static bool tel_closing;
-
-/* /ibvcap/trigger: a window of the rings to files (trig.c) */
-static int
-tel_trigger(struct ibv_app *app, const char *params, struct rte_tel_data *d)
-{
-	struct ibv_trig_refusal e;
-	struct ibv_trig_result *res;
-	struct ibv_trig_req r;
-
-	if (!app->bufs.on) {
-		str_copy(e.input, sizeof(e.input), "--no-buffers");
-		str_copy(e.value, sizeof(e.value), "");
-		str_copy(e.expected, sizeof(e.expected), "a capture with antenna buffers: this one "
-			 "keeps none");
-	} else if (ibv_trig_parse(&app->cfg, params, &r, &e) == 0) {
-		res = calloc(1, sizeof(*res));
-		if (res == NULL)
-			return -ENOMEM;
-		ibv_trig_run(app, &r, res);
-		ibv_trig_log(app, &r, res, stdout);
-		ibv_trig_result_tel(app, &r, res, d);
-		free(res);
-		return 0;
-	}
-	ibv_trig_refusal_log(params, &e, stdout);
-	ibv_trig_refusal_tel(&e, d);
-	return 0;
-}
 
 static const struct {
 	const char *name;
@@ -1010,9 +976,12 @@ static const struct {
 	{ "/ibvcap/writer", tel_writer,
 	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
 	  "/ibvcap/writers, name or slot." },
-	{ "/ibvcap/trigger", tel_trigger,
-	  "Write a window of data time from the rings: T0,T1,FORMAT,DIR[,ANTENNA...]"
-	  "[,timeout=T][,prefix=P]" },
+	{ "/ibvcap/trigger", ibv_trig_tel_start,
+	  "A window of the rings to files, as a job (its id at once): "
+	  "T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T][,prefix=P]" },
+	{ "/ibvcap/trigger/status", ibv_trig_tel_status,
+	  "A trigger's state and, once it ended, its result. Parameter: its id (none: every "
+	  "trigger kept)." },
 	{ "/ibvcap/record", ibv_rec_command,
 	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
 	  "[until=] [writer=] [antenna=]" },
@@ -1038,37 +1007,10 @@ tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (k == RTE_DIM(tel_cmds))
 		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
-	if (tel_app != NULL && !tel_closing) {
-		tel_busy++;
+	if (tel_app != NULL)
 		rc = tel_cmds[k].fn(tel_app, params, d);
-		tel_busy--;
-		pthread_cond_broadcast(&tel_cv);
-	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
-}
-
-bool
-ibv_telemetry_sleep(uint64_t ns)
-{
-	struct timespec ts;
-
-	if (ns == 0) {
-		pthread_mutex_unlock(&tel_lock);
-		sched_yield();
-		pthread_mutex_lock(&tel_lock);
-		return !tel_closing;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(ns / 1000000000ULL);
-	ts.tv_nsec += (long)(ns % 1000000000ULL);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	if (!tel_closing)
-		pthread_cond_timedwait(&tel_cv, &tel_lock, &ts);
-	return !tel_closing;
 }
 
 int
@@ -1078,7 +1020,13 @@ ibv_telemetry_register(void)
 	int rc = 0;
 
 	for (k = 0; k < RTE_DIM(tel_cmds); k++)
-		rc |= rte_telemetry_register_cmd(tel_cmds[k].name, tel_dispatch, tel_cmds[k].help);
+		if (rte_telemetry_register_cmd(tel_cmds[k].name, tel_dispatch,
+					       tel_cmds[k].help) != 0) {
+			/* a name over 56 bytes, a help of 128 or more */
+			printf("dpdk-ibvcap: telemetry command %s not registered\n",
+			       tel_cmds[k].name);
+			rc = -EINVAL;
+		}
 	return rc;
 }
 
@@ -1099,13 +1047,8 @@ ibv_telemetry_open(struct ibv_app *app)
 void
 ibv_telemetry_close(void)
 {
-	pthread_mutex_lock(&tel_lock);
-	/* a command waiting without the lock (a trigger) ends first */
-	tel_closing = true;
-	pthread_cond_broadcast(&tel_cv);
-	while (tel_busy > 0)
-		pthread_cond_wait(&tel_cv, &tel_lock);
-	tel_app = NULL;
-	tel_closing = false;
-	pthread_mutex_unlock(&tel_lock);
+	/* triggers end (or are cancelled), their results read, while
+	 * telemetry still answers */
+	ibv_trig_jobs_end();
+	tel_set(NULL);
 }

@@ -309,8 +309,12 @@ void ibv_writers_free(struct ibv_app *app);
 /** Is this lcore a writer's? */
 bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
 
-/* trig.c: triggered dumps (/ibvcap/trigger) */
+/* trig.c: triggered dumps (/ibvcap/trigger), each a job on its own thread */
 #define IBV_TRIG_MAX_FILES 512 /* RTE_TEL_MAX_ARRAY_ENTRIES */
+#define IBV_TRIG_JOBS 64       /**< jobs kept (the oldest finished aged out) */
+#define IBV_TRIG_RUNNING 32    /**< jobs running at once (more refused) */
+#define IBV_TRIG_MAX_TIMEOUT_NS (600ULL * 1000000000ULL) /**< timeout= at most */
+#define IBV_TRIG_MAX_WINDOW_NS (3600LL * 1000000000LL)   /**< T1 - T0 at most */
 
 /** A trigger as asked: [t0, t1) of data time, antennas, where, how long to
  * wait for data not yet in. */
@@ -321,26 +325,37 @@ struct ibv_trig_req {
 	struct wr_opts o;         /**< format, dir, prefix; the window */
 };
 
-/** Why a trigger was refused: the input, its value, what was expected. */
+/** Why a trigger was refused: the input, its value (escaped), what was
+ * expected. */
 struct ibv_trig_refusal {
 	char input[32];
 	char value[128];
 	char expected[128];
 };
 
-/** How a dump ended. */
+/** Why a dump ended. */
 enum ibv_trig_end {
-	IBV_TRIG_COMPLETE = 0, /**< every antenna reached T1 */
+	IBV_TRIG_DONE = 0,     /**< every antenna reached T1 or was blocked */
 	IBV_TRIG_TIMEOUT,      /**< no new row of the window for timeout */
 	IBV_TRIG_STOPPED,      /**< the capture stopped before T1 */
-	IBV_TRIG_CLOSING,      /**< the capture is tearing down */
-	IBV_TRIG_ERROR,        /**< an I/O error (err says what) */
+	IBV_TRIG_CLOSING,      /**< cancelled: the capture is tearing down */
+};
+
+/** What a dump wrote of its window. */
+enum ibv_trig_outcome {
+	IBV_TRIG_COMPLETE = 0, /**< every antenna's whole window */
+	IBV_TRIG_PARTIAL,      /**< some of it (the antennas say what not, why) */
+	IBV_TRIG_OVERWRITTEN,  /**< none: overwritten in the rings before */
+	IBV_TRIG_EMPTY,        /**< none, for another reason (not arrived,
+				    blocked, before the capture, no data) */
 };
 
 /** One antenna's part of a dump; spans are [from, to) of data time. */
 struct ibv_trig_ant {
-	bool on, complete;
+	bool on, complete, blocked;
 	unsigned int streams;
+	uint64_t window_frames;                  /**< rows x streams of [t0, t1)
+						      (0: no clock known) */
 	uint64_t files, frames, placeholders, overrun_placeholders, bytes;
 	int64_t from_ns, to_ns;                  /**< what it wrote */
 	int64_t oldest_ns;                       /**< the oldest row in its ring
@@ -352,6 +367,10 @@ struct ibv_trig_ant {
 	int64_t future_from, future_to;          /**< not arrived */
 	uint64_t future_frames;
 	int64_t nodata_from, nodata_to;          /**< no frame of it at all */
+	int64_t blocked_from, blocked_to;        /**< not written: blocked */
+	uint64_t blocked_frames;
+	char why[256];                           /**< blocked: why (its file's
+						      error) */
 	uint64_t overrun;                        /**< frames of the window the
 						      ring overwrote while this dump
 						      was inside it (written as gaps) */
@@ -359,7 +378,7 @@ struct ibv_trig_ant {
 
 struct ibv_trig_result {
 	enum ibv_trig_end end;
-	char err[512];
+	enum ibv_trig_outcome outcome;
 	struct ibv_trig_ant ant[ACCT_MAX_ANTENNAS];
 	unsigned int nfiles;
 	char file[IBV_TRIG_MAX_FILES][RTE_TEL_MAX_STRING_LEN]; /**< base names */
@@ -374,20 +393,18 @@ void ibv_trig_defaults(struct ibv_trig_req *r);
  */
 int ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
 		   struct ibv_trig_refusal *e);
-/**
- * Dump r's window from the rings (the telemetry thread, under its lock,
- * which ibv_telemetry_sleep lets go while it waits).
- * @return 0, or a negative errno (res->err says what; files closed stay).
- */
-int ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r,
-		 struct ibv_trig_result *res);
 const char *ibv_trig_end_name(enum ibv_trig_end e);
-void ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
-			 const struct ibv_trig_result *res, struct rte_tel_data *d);
-void ibv_trig_refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d);
-void ibv_trig_log(const struct ibv_app *app, const struct ibv_trig_req *r,
-		  const struct ibv_trig_result *res, FILE *f);
-void ibv_trig_refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f);
+const char *ibv_trig_outcome_name(enum ibv_trig_outcome o);
+/** /ibvcap/trigger: start a job (its id at once), or refuse (nothing
+ * written). The telemetry thread. */
+int ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** /ibvcap/trigger/status[,ID]: one job's state and, once it ended, its
+ * result; without ID every job kept. */
+int ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** Teardown, while telemetry still answers: running jobs end (those the
+ * stop lets finish first, up to 2 s), the results a client is polling for
+ * are read (up to 2 s), then new triggers are refused. Idempotent. */
+void ibv_trig_jobs_end(void);
 
 /* rec.c */
 struct rte_tel_data;
@@ -482,9 +499,5 @@ void ibv_telemetry_open(struct ibv_app *app);
 /** Stop serving them, before anything they read is freed (waits for a
  * reply in progress). Idempotent. */
 void ibv_telemetry_close(void);
-/** From a telemetry command that waits (a triggered dump): let the lock go
- * for up to ns (other replies and teardown go on), take it again.
- * @return false when the capture is closing telemetry: end now. */
-bool ibv_telemetry_sleep(uint64_t ns);
 
 #endif /* IBVCAP_H */

@@ -31,7 +31,7 @@ static int
 why_set(struct wr_sched_why *why, const char *input, const char *value, const char *expected)
 {
 	str_copy(why->input, sizeof(why->input), input);
-	str_copy(why->value, sizeof(why->value), value);
+	str_escape(value, why->value, sizeof(why->value)); /* no control character out */
 	str_copy(why->expected, sizeof(why->expected), expected);
 	return -EINVAL;
 }

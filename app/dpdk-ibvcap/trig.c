@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Triggered dumps: a window [T0, T1) of CODIF data time of chosen antennas,
  * written from the rings to codif, raw or pcap files while the capture goes
- * on (telemetry /ibvcap/trigger, on the telemetry thread, never an rx
- * lcore), with lib/writer's cursors; what was in the rings, what was
- * already overwritten and what had not arrived, exactly. */
+ * on, with lib/writer's cursors (one writer per antenna: a file one antenna
+ * cannot write blocks that antenna only); what was in the rings, what was
+ * already overwritten, blocked or had not arrived, exactly. Each trigger is
+ * a job on a control thread of its own (never an rx lcore, never the
+ * telemetry thread): /ibvcap/trigger answers its id at once and
+ * /ibvcap/trigger/status,ID its state and result, so that no telemetry
+ * connection is held while a trigger waits for its data. */
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +19,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_thread.h>
 #include <rte_telemetry.h>
 
 #include "fsprobe.h"
@@ -20,7 +29,7 @@
 #include "parse.h"
 #include "tconv.h"
 
-#define TRIG_TIMEOUT_NS (10ULL * 1000000000ULL)
+#define TRIG_TIMEOUT_NS (10ULL * 1000000000ULL) /* timeout= by default */
 
 void
 ibv_trig_defaults(struct ibv_trig_req *r)
@@ -43,7 +52,8 @@ refuse(struct ibv_trig_refusal *e, const char *input, const char *value, const c
 	va_list ap;
 
 	str_copy(e->input, sizeof(e->input), input);
-	str_copy(e->value, sizeof(e->value), value != NULL ? value : "");
+	/* whatever came in: no control character reaches a reply or the log */
+	str_escape(value != NULL ? value : "", e->value, sizeof(e->value));
 	va_start(ap, fmt);
 	vsnprintf(e->expected, sizeof(e->expected), fmt, ap);
 	va_end(ap);
@@ -113,6 +123,16 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		       codif_time_str(r->t0, t0, sizeof(t0)));
 		goto out;
 	}
+	{
+		int64_t len;
+
+		if (__builtin_sub_overflow(r->t1, r->t0, &len) || len > IBV_TRIG_MAX_WINDOW_NS) {
+			refuse(e, "T1", f[1], "at most %lld s (1 h) after T0: a trigger keeps a "
+			       "moment (record on --scan records longer)",
+			       IBV_TRIG_MAX_WINDOW_NS / 1000000000LL);
+			goto out;
+		}
+	}
 	if (strcmp(f[2], "codif") == 0)
 		r->o.format = WR_CODIF;
 	else if (strcmp(f[2], "raw") == 0)
@@ -122,6 +142,13 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 	else {
 		refuse(e, "FORMAT", f[2], "codif, raw or pcap (one file per antenna, as the writers "
 		       "write them)");
+		goto out;
+	}
+	for (i = 0; f[3][i] != '\0'; i++)
+		if ((unsigned char)f[3][i] < 0x20 || f[3][i] == 0x7f)
+			break;
+	if (f[3][i] != '\0') {
+		refuse(e, "DIR", f[3], "a directory whose path has no control character");
 		goto out;
 	}
 	if (f[3][0] != '/' || strlen(f[3]) >= sizeof(r->o.dir)) {
@@ -140,17 +167,20 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		if (eq != NULL) {
 			*eq = '\0';
 			if (strcmp(f[i], "timeout") == 0) {
-				if (parse_duration_ns("timeout", eq + 1, 0, 3600ULL * 1000000000ULL,
+				if (parse_duration_ns("timeout", eq + 1, 0, IBV_TRIG_MAX_TIMEOUT_NS,
 						      &r->timeout_ns, NULL, 0) != 0) {
-					refuse(e, "timeout", eq + 1, "a duration of at most 1 h, e.g. "
-					       "10s or 500ms (0: do not wait)");
+					refuse(e, "timeout", eq + 1, "a duration of at most %llu s "
+					       "(10 min), e.g. 10s or 500ms (0: do not wait)",
+					       IBV_TRIG_MAX_TIMEOUT_NS / 1000000000ULL);
 					goto out;
 				}
 			} else if (strcmp(f[i], "prefix") == 0) {
-				if (eq[1] == '\0' || strlen(eq + 1) >= sizeof(r->o.prefix) ||
-				    strchr(eq + 1, '/') != NULL) {
-					refuse(e, "prefix", eq + 1, "a file name prefix (no '/', "
-					       "at most %zu characters)", sizeof(r->o.prefix) - 1);
+				char x[96];
+
+				if (parse_name("prefix", eq + 1, sizeof(r->o.prefix) - 1, NULL, 0) != 0) {
+					refuse(e, "prefix", eq + 1, "a file name prefix: %s",
+					       parse_name_expected(sizeof(r->o.prefix) - 1, x,
+								   sizeof(x)));
 					goto out;
 				}
 				str_copy(r->o.prefix, sizeof(r->o.prefix), eq + 1);
@@ -233,16 +263,21 @@ clock_of(const struct antbuf *b)
 	return n == 0 ? NULL : &b->run[(n - 1) % ANTBUF_RUNS].clk;
 }
 
+/* A file one antenna's writer completed: in that antenna's figures. */
+struct trig_file_ctx {
+	struct ibv_trig_result *res;
+	unsigned int ant;
+};
+
 static void
 file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
 {
-	struct ibv_trig_result *res = ctx;
-	struct ibv_trig_ant *ta;
+	const struct trig_file_ctx *fc = ctx;
+	struct ibv_trig_result *res = fc->res;
+	struct ibv_trig_ant *ta = &res->ant[fc->ant];
 	const char *base = strrchr(path, '/');
 
-	if (ant < 0 || ant >= (int)ACCT_MAX_ANTENNAS)
-		return;
-	ta = &res->ant[ant];
+	(void)ant; /* 0: the one antenna of its writer */
 	ta->files++;
 	ta->frames += t->frames;
 	ta->placeholders += t->gaps;
@@ -259,195 +294,265 @@ capture_stopped(const struct ibv_app *app)
 	return __atomic_load_n(&app->bufs.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
 }
 
-/* Rows final but not taken yet by the antennas still short of T1. */
-static uint64_t
-backlog(const struct wr_writer *w)
-{
-	uint64_t n = 0;
-	unsigned int a;
+/* the jobs: a table under one lock; closing read by the jobs without it */
+struct trig_job {
+	uint64_t id;               /* 0: a free entry */
+	bool done;                 /* ended, res final */
+	bool read;                 /* res read since it ended */
+	bool joined;
+	int64_t polled_ns;         /* monotonic: the last status read of it */
+	int64_t start_ns;          /* monotonic */
+	pthread_t tid;
+	struct ibv_app *app;
+	struct ibv_trig_req r;
+	struct ibv_trig_result *res;
+};
 
-	for (a = 0; a < w->n; a++)
-		if (w->src[a].on && !w->src[a].win.past)
-			n += (uint64_t)antbuf_backlog(w->src[a].b, &w->src[a].cur);
-	return n;
+static struct {
+	pthread_mutex_t lock;
+	struct trig_job job[IBV_TRIG_JOBS];
+	uint64_t next_id;
+	unsigned int running;
+	bool closing;              /* running jobs end now */
+	bool closed;               /* no new job */
+} J = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
+
+static bool
+jobs_closing(void)
+{
+	return __atomic_load_n(&J.closing, __ATOMIC_ACQUIRE);
 }
 
-/* What each antenna's part of the window was: taken from the ring, already
- * overwritten, before the capture's first frame, not arrived (yet). */
+/* What antenna a's part of the window was: written, already overwritten,
+ * before the capture's first frame, blocked, not arrived (yet). */
 static void
-settle(const struct ibv_trig_req *r, const struct wr_writer *w,
-       const struct ibv_totals *tot, struct ibv_trig_result *res)
+settle(const struct ibv_trig_req *r, const struct wr_writer *w, const struct ibv_totals *tot,
+       unsigned int a, struct ibv_trig_ant *ta)
 {
-	unsigned int a;
+	const struct wr_src *s = &w->src[0];
+	const struct wr_window *win = &s->win;
+	const struct antbuf *b = s->b;
+	const struct codif_clock *clk;
+	int64_t first_cap = tot->ant[a].first_ns, f0;
+	unsigned int ns;
 
-	for (a = 0; a < w->n; a++) {
-		const struct wr_src *s = &w->src[a];
-		const struct wr_window *win = &s->win;
-		struct ibv_trig_ant *ta = &res->ant[a];
-		const struct antbuf *b = s->b;
-		const struct codif_clock *clk;
-		int64_t first_cap = tot->ant[a].first_ns;
-		unsigned int ns;
+	ns = streams_of(b);
+	ta->streams = ns;
+	ta->from_ns = win->begin_ns;
+	ta->oldest_ns = win->first_ns;
+	ta->to_ns = win->end_ns;
+	clk = win->first_ns != INT64_MIN ? &win->first_clk : clock_of(b);
+	if (clk == NULL || first_cap == INT64_MAX) {
+		/* no frame of this antenna yet */
+		ta->nodata_from = r->t0;
+		ta->nodata_to = r->t1;
+		ta->complete = false;
+		return;
+	}
+	ta->window_frames = rows_in(clk, r->t0, r->t1) * ns;
+	/* before the capture's first frame: never captured */
+	if (first_cap > r->t0 && rows_in(clk, r->t0, first_cap < r->t1 ? first_cap : r->t1) > 0) {
+		ta->before_from = r->t0;
+		ta->before_to = first_cap < r->t1 ? first_cap : r->t1;
+		ta->before_frames = rows_in(clk, ta->before_from, ta->before_to) * ns;
+	}
+	/* from the capture's first frame (or T0) to the first row of the
+	 * window in the files (or T1, when the cursor met a row past it
+	 * first): overwritten, before this dump began or while it fell
+	 * behind on the rows before T0 */
+	{
+		int64_t o0 = first_cap > r->t0 ? first_cap : r->t0;
+		int64_t o1 = win->begin_ns != INT64_MIN ? win->begin_ns :
+			     win->past ? r->t1 : o0;
 
-		if (!s->on)
-			continue;
-		ta->on = true;
-		ns = streams_of(b);
-		ta->streams = ns;
-		ta->from_ns = win->begin_ns;
-		ta->oldest_ns = win->first_ns;
-		ta->to_ns = win->end_ns;
-		ta->complete = win->past;
-		clk = win->first_ns != INT64_MIN ? &win->first_clk : clock_of(b);
-		if (clk == NULL || first_cap == INT64_MAX) {
-			/* no frame of this antenna yet */
-			ta->nodata_from = r->t0;
-			ta->nodata_to = r->t1;
-			continue;
+		if (o1 > r->t1)
+			o1 = r->t1;
+		/* a span no frame starts in is no part lost */
+		if (rows_in(clk, o0, o1) > 0) {
+			ta->over_from = o0;
+			ta->over_to = o1;
+			ta->over_frames = rows_in(clk, o0, o1) * ns;
 		}
-		/* before the capture's first frame: never captured */
-		if (first_cap > r->t0 && rows_in(clk, r->t0, first_cap < r->t1 ? first_cap : r->t1) > 0) {
-			ta->before_from = r->t0;
-			ta->before_to = first_cap < r->t1 ? first_cap : r->t1;
-			ta->before_frames = rows_in(clk, ta->before_from, ta->before_to) * ns;
-		}
-		/* from the capture's first frame (or T0) to the first row of
-		 * the window in the files (or T1, when the cursor met a row
-		 * past it first): overwritten, before this dump began or
-		 * while it fell behind on the rows before T0 */
-		{
-			int64_t o0 = first_cap > r->t0 ? first_cap : r->t0;
-			int64_t o1 = win->begin_ns != INT64_MIN ? win->begin_ns :
-				     win->past ? r->t1 : o0;
-
-			if (o1 > r->t1)
-				o1 = r->t1;
-			/* a span no frame starts in is no part lost */
-			if (rows_in(clk, o0, o1) > 0) {
-				ta->over_from = o0;
-				ta->over_to = o1;
-				ta->over_frames = rows_in(clk, o0, o1) * ns;
-			}
-		}
-		/* from where it got to, to T1: not arrived (timeout, or the
-		 * capture stopped) */
-		if (!win->past) {
-			int64_t f0 = win->end_ns != INT64_MIN && win->end_ns > r->t0 ? win->end_ns :
-												r->t0;
-
-			if (ta->over_to > f0)
-				f0 = ta->over_to;
-			if (rows_in(clock_of(b), f0, r->t1) > 0) {
+	}
+	/* from where it got to, to T1: blocked (its file could not be
+	 * written), else not arrived (timeout, or the capture stopped) */
+	if (!win->past) {
+		f0 = win->end_ns != INT64_MIN && win->end_ns > r->t0 ? win->end_ns : r->t0;
+		if (first_cap > f0)
+			f0 = first_cap;
+		if (ta->over_to > f0)
+			f0 = ta->over_to;
+		if (rows_in(clock_of(b), f0, r->t1) > 0) {
+			if (ta->blocked) {
+				ta->blocked_from = f0;
+				ta->blocked_to = r->t1;
+				ta->blocked_frames = rows_in(clock_of(b), f0, r->t1) * ns;
+			} else {
 				ta->future_from = f0;
 				ta->future_to = r->t1;
 				ta->future_frames = rows_in(clock_of(b), f0, r->t1) * ns;
 			}
 		}
 	}
+	ta->complete = win->past && !ta->blocked && ta->over_frames == 0 &&
+		       ta->before_frames == 0 && ta->overrun == 0;
 }
 
-int
-ibv_trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_result *res)
+/* An antenna's writer failed (its file exists, an I/O error): that antenna
+ * ends here, with why; the others go on. */
+static void
+block(struct wr_writer *w, struct ibv_trig_ant *ta)
+{
+	ta->blocked = true;
+	str_copy(ta->why, sizeof(ta->why), w->err[0] ? w->err : strerror(w->error));
+	wr_finish(w); /* what it wrote stays, whole rows */
+}
+
+/* Rows final but not taken yet by the antennas still writing. */
+static uint64_t
+backlog(struct wr_writer *const *ws, const struct ibv_trig_result *res, unsigned int n)
+{
+	uint64_t k = 0;
+	unsigned int a;
+
+	for (a = 0; a < n; a++)
+		if (ws[a] != NULL && !res->ant[a].blocked && !ws[a]->src[0].win.past)
+			k += (uint64_t)antbuf_backlog(ws[a]->src[0].b, &ws[a]->src[0].cur);
+	return k;
+}
+
+static void
+trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_result *res)
 {
 	const struct ibv_config *c = &app->cfg;
-	const struct antbuf *bufs[SHM_MAX_ANT];
-	uint8_t *payloads[SHM_MAX_ANT];
-	struct ibv_totals *tot = NULL;
-	struct wr_writer *w = NULL;
-	struct wr_opts o = r->o;
-	int64_t t_start = clock_ns(CLOCK_MONOTONIC), deadline;
-	uint64_t written = 0;
-	unsigned int a;
-	int rc;
+	struct wr_writer *ws[ACCT_MAX_ANTENNAS] = { NULL };
+	struct trig_file_ctx fctx[ACCT_MAX_ANTENNAS];
+	struct ibv_totals *tot = calloc(1, sizeof(*tot));
+	int64_t t_start = mono_ns(), deadline = t_start + (int64_t)r->timeout_ns;
+	uint64_t written = 0, wrote = 0, all_frames = 0;
+	unsigned int a, nant = c->layout.nant;
+	bool all_complete = true;
 
-	memset(res, 0, sizeof(*res));
-	res->end = IBV_TRIG_COMPLETE;
-	w = calloc(1, sizeof(*w));
-	tot = calloc(1, sizeof(*tot));
-	if (w == NULL || tot == NULL) {
-		rc = -ENOMEM;
-		snprintf(res->err, sizeof(res->err), "out of memory for a writer");
-		goto out;
-	}
-	for (a = 0; a < c->layout.nant; a++) {
-		bufs[a] = app->bufs.b[a];
-		payloads[a] = app->bufs.payload[a];
-	}
-	o.file_done = file_done;
-	o.file_ctx = res;
-	rc = wr_init(w, &o, bufs, payloads, c->layout.nant, r->ants, res->err, sizeof(res->err));
-	if (rc != 0) {
-		res->end = IBV_TRIG_ERROR;
-		goto out;
-	}
-	/* waits, without the telemetry lock, for rows that are not final yet;
-	 * gives up after timeout without a new row of the window */
-	deadline = t_start + (int64_t)r->timeout_ns;
-	for (;;) {
-		uint64_t now_written;
+	res->end = IBV_TRIG_DONE;
+	for (a = 0; a < nant; a++) {
+		struct ibv_trig_ant *ta = &res->ant[a];
+		struct wr_opts o = r->o;
+		const struct antbuf *b = app->bufs.b[a];
+		uint8_t *pl = app->bufs.payload[a];
+		char err[sizeof(ta->why)];
 
-		rc = wr_poll(w, 256);
-		if (rc < 0) {
-			res->end = IBV_TRIG_ERROR;
-			str_copy(res->err, sizeof(res->err), w->err);
-			break;
-		}
-		if (wr_window_done(w))
-			break;
-		now_written = 0;
-		for (a = 0; a < w->n; a++)
-			if (w->src[a].win.end_ns != INT64_MIN)
-				now_written += (uint64_t)w->src[a].win.end_ns;
-		if (now_written != written) {
-			written = now_written;
-			deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t)r->timeout_ns;
-		}
-		if (rc > 0) {
-			/* let other replies in now and then */
-			if (!ibv_telemetry_sleep(0)) {
-				res->end = IBV_TRIG_CLOSING;
-				break;
-			}
+		if (!(r->ants >> a & 1))
+			continue;
+		ta->on = true;
+		ws[a] = calloc(1, sizeof(*ws[a]));
+		if (ws[a] == NULL) {
+			ta->blocked = true;
+			str_copy(ta->why, sizeof(ta->why), "out of memory for its writer");
 			continue;
 		}
-		if (capture_stopped(app) && backlog(w) == 0) {
-			res->end = IBV_TRIG_STOPPED;
-			break;
+		fctx[a].res = res;
+		fctx[a].ant = a;
+		o.file_done = file_done;
+		o.file_ctx = &fctx[a];
+		if (wr_init(ws[a], &o, &b, &pl, 1, 1, err, sizeof(err)) != 0) {
+			ta->blocked = true;
+			str_copy(ta->why, sizeof(ta->why), err);
 		}
-		if (clock_ns(CLOCK_MONOTONIC) >= deadline) {
-			res->end = IBV_TRIG_TIMEOUT;
-			break;
+	}
+	/* waits, holding nothing, for rows that are not final yet; gives up
+	 * after timeout without a new row of the window */
+	for (;;) {
+		uint64_t now_written = 0;
+		unsigned int active = 0;
+		int moved = 0, rc;
+
+		for (a = 0; a < nant; a++) {
+			struct ibv_trig_ant *ta = &res->ant[a];
+
+			if (ws[a] == NULL || ta->blocked || ws[a]->src[0].win.past)
+				continue;
+			rc = wr_poll(ws[a], 256);
+			if (rc < 0) {
+				block(ws[a], ta);
+				continue;
+			}
+			moved += rc;
+			if (!ws[a]->src[0].win.past)
+				active++;
+			if (ws[a]->src[0].win.end_ns != INT64_MIN)
+				now_written += (uint64_t)ws[a]->src[0].win.end_ns;
 		}
-		if (!ibv_telemetry_sleep(1000000)) {
+		if (active == 0)
+			break;
+		if (now_written != written) {
+			written = now_written;
+			deadline = mono_ns() + (int64_t)r->timeout_ns;
+		}
+		if (jobs_closing()) {
 			res->end = IBV_TRIG_CLOSING;
 			break;
 		}
+		if (moved > 0) {
+			sched_yield();
+			continue;
+		}
+		if (capture_stopped(app) && backlog(ws, res, nant) == 0) {
+			res->end = IBV_TRIG_STOPPED;
+			break;
+		}
+		if (mono_ns() >= deadline) {
+			res->end = IBV_TRIG_TIMEOUT;
+			break;
+		}
+		rte_delay_us_sleep(2000);
 	}
-	if (wr_finish(w) != 0 && res->end != IBV_TRIG_ERROR) {
-		res->end = IBV_TRIG_ERROR;
-		str_copy(res->err, sizeof(res->err), w->err);
+	for (a = 0; a < nant; a++)
+		if (ws[a] != NULL && !res->ant[a].blocked && wr_finish(ws[a]) != 0)
+			block(ws[a], &res->ant[a]);
+	if (tot != NULL)
+		ibv_collect(app, tot);
+	for (a = 0; a < nant; a++) {
+		struct ibv_trig_ant *ta = &res->ant[a];
+
+		if (!ta->on)
+			continue;
+		if (ws[a] != NULL && tot != NULL && ws[a]->n == 1)
+			settle(r, ws[a], tot, a, ta);
+		else
+			ta->complete = false;
+		res->overrun += ta->overrun;
+		wrote += ta->frames + ta->placeholders;
+		all_frames += ta->over_frames;
+		all_complete = all_complete && ta->complete;
+		free(ws[a]);
 	}
-	ibv_collect(app, tot);
-	settle(r, w, tot, res);
-	for (a = 0; a < c->layout.nant; a++)
-		res->overrun += res->ant[a].overrun;
-	res->wall_ns = clock_ns(CLOCK_MONOTONIC) - t_start;
-	rc = res->end == IBV_TRIG_ERROR ? -EIO : 0;
-out:
+	res->outcome = all_complete ? IBV_TRIG_COMPLETE :
+		       wrote > 0 ? IBV_TRIG_PARTIAL :
+		       all_frames > 0 ? IBV_TRIG_OVERWRITTEN : IBV_TRIG_EMPTY;
+	res->wall_ns = mono_ns() - t_start;
 	free(tot);
-	free(w);
-	return rc;
 }
 
 const char *
 ibv_trig_end_name(enum ibv_trig_end e)
 {
 	switch (e) {
-	case IBV_TRIG_COMPLETE: return "complete";
+	case IBV_TRIG_DONE: return "window done";
 	case IBV_TRIG_TIMEOUT: return "timeout";
 	case IBV_TRIG_STOPPED: return "capture stopped";
-	case IBV_TRIG_CLOSING: return "capture stopping";
-	case IBV_TRIG_ERROR: return "I/O error";
+	case IBV_TRIG_CLOSING: return "cancelled: capture stopping";
+	}
+	return "?";
+}
+
+const char *
+ibv_trig_outcome_name(enum ibv_trig_outcome o)
+{
+	switch (o) {
+	case IBV_TRIG_COMPLETE: return "complete";
+	case IBV_TRIG_PARTIAL: return "partial";
+	case IBV_TRIG_OVERWRITTEN: return "overwritten";
+	case IBV_TRIG_EMPTY: return "empty";
 	}
 	return "?";
 }
@@ -469,8 +574,8 @@ add_span(struct rte_tel_data *d, const char *what, int64_t from, int64_t to, uin
 	rte_tel_data_add_dict_u64(d, k, frames);
 }
 
-void
-ibv_trig_refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d)
+static void
+refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "error", "trigger refused: nothing written");
@@ -479,23 +584,35 @@ ibv_trig_refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "expected", e->expected);
 }
 
-void
-ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
-		    const struct ibv_trig_result *res, struct rte_tel_data *d)
+/* What a job was asked: in every reply about it. */
+static void
+req_tel(const struct ibv_app *app, const struct trig_job *j, struct rte_tel_data *d)
 {
-	struct rte_tel_data *files;
-	uint64_t frames = 0, ph = 0, over = 0, before = 0, future = 0, bytes = 0, nf = 0;
-	unsigned int a, i;
+	const struct ibv_trig_req *r = &j->r;
 	char t[48];
 
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "result", ibv_trig_end_name(res->end));
-	if (res->err[0] != '\0')
-		rte_tel_data_add_dict_string(d, "error", res->err);
+	rte_tel_data_add_dict_u64(d, "id", j->id);
+	rte_tel_data_add_dict_string(d, "state", j->done ? "done" : "running");
 	rte_tel_data_add_dict_string(d, "from", codif_time_str(r->t0, t, sizeof(t)));
 	rte_tel_data_add_dict_string(d, "to", codif_time_str(r->t1, t, sizeof(t)));
 	rte_tel_data_add_dict_string(d, "format", wr_format_name(r->o.format));
 	rte_tel_data_add_dict_string(d, "dir", r->o.dir);
+	rte_tel_data_add_dict_string(d, "prefix", r->o.prefix);
+	rte_tel_data_add_dict_u64(d, "timeout_ms", r->timeout_ns / 1000000);
+	(void)app;
+}
+
+static void
+result_tel(const struct ibv_app *app, const struct ibv_trig_result *res, struct rte_tel_data *d)
+{
+	struct rte_tel_data *files;
+	uint64_t frames = 0, ph = 0, over = 0, before = 0, future = 0, blocked = 0, bytes = 0,
+		 nf = 0, nblocked = 0;
+	unsigned int a, i;
+	char t[48];
+
+	rte_tel_data_add_dict_string(d, "result", ibv_trig_outcome_name(res->outcome));
+	rte_tel_data_add_dict_string(d, "ended", ibv_trig_end_name(res->end));
 	for (a = 0; a < app->cfg.layout.nant; a++) {
 		const struct ibv_trig_ant *ta = &res->ant[a];
 
@@ -504,6 +621,8 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 		over += ta->over_frames;
 		before += ta->before_frames;
 		future += ta->future_frames;
+		blocked += ta->blocked_frames;
+		nblocked += ta->on && ta->blocked;
 		bytes += ta->bytes;
 		nf += ta->files;
 	}
@@ -514,6 +633,8 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 	rte_tel_data_add_dict_u64(d, "overwritten_frames", over);
 	rte_tel_data_add_dict_u64(d, "before_capture_frames", before);
 	rte_tel_data_add_dict_u64(d, "not_arrived_frames", future);
+	rte_tel_data_add_dict_u64(d, "blocked_frames", blocked);
+	rte_tel_data_add_dict_u64(d, "antennas_blocked", nblocked);
 	rte_tel_data_add_dict_u64(d, "lost_while_dumping", res->overrun);
 	rte_tel_data_add_dict_u64(d, "wall_ms", (uint64_t)res->wall_ns / 1000000);
 	files = rte_tel_data_alloc();
@@ -531,11 +652,12 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 		if (!ta->on || (o = rte_tel_data_alloc()) == NULL)
 			continue;
 		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "complete", ta->complete ? "yes" : "no");
+		rte_tel_data_add_dict_u64(o, "window_frames", ta->window_frames);
 		rte_tel_data_add_dict_u64(o, "files", ta->files);
 		rte_tel_data_add_dict_u64(o, "frames", ta->frames);
 		rte_tel_data_add_dict_u64(o, "placeholders", ta->placeholders);
 		rte_tel_data_add_dict_u64(o, "streams", ta->streams);
-		rte_tel_data_add_dict_string(o, "complete", ta->complete ? "yes" : "no");
 		if (ta->to_ns > ta->from_ns && ta->from_ns != INT64_MIN) {
 			rte_tel_data_add_dict_string(o, "written_from",
 						     codif_time_str(ta->from_ns, t, sizeof(t)));
@@ -549,6 +671,10 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 		add_span(o, "before_capture", ta->before_from, ta->before_to, ta->before_frames);
 		add_span(o, "not_arrived", ta->future_from, ta->future_to, ta->future_frames);
 		add_span(o, "no_data", ta->nodata_from, ta->nodata_to, 0);
+		if (ta->blocked) {
+			add_span(o, "blocked", ta->blocked_from, ta->blocked_to, ta->blocked_frames);
+			rte_tel_data_add_dict_string(o, "blocked", ta->why);
+		}
 		rte_tel_data_add_dict_u64(o, "lost_while_dumping", ta->overrun);
 		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], o, 0) != 0)
 			rte_tel_data_free(o);
@@ -556,53 +682,339 @@ ibv_trig_result_tel(const struct ibv_app *app, const struct ibv_trig_req *r,
 }
 
 static void
-log_span(FILE *f, const char *ant, const char *what, int64_t from, int64_t to, uint64_t frames)
+log_span(FILE *f, uint64_t id, const char *ant, const char *what, int64_t from, int64_t to,
+	 uint64_t frames, const char *why)
 {
 	char t0[48], t1[48];
 
 	if (to <= from)
 		return;
-	fprintf(f, "dpdk-ibvcap: trigger: %s: %s [%s, %s): %" PRIu64 " frames\n", ant, what,
-		codif_time_str(from, t0, sizeof(t0)), codif_time_str(to, t1, sizeof(t1)), frames);
+	fprintf(f, "dpdk-ibvcap: trigger %" PRIu64 ": %s: %s [%s, %s): %" PRIu64 " frames%s%s\n",
+		id, ant, what, codif_time_str(from, t0, sizeof(t0)),
+		codif_time_str(to, t1, sizeof(t1)), frames, why ? ": " : "", why ? why : "");
 }
 
-void
-ibv_trig_log(const struct ibv_app *app, const struct ibv_trig_req *r,
-	     const struct ibv_trig_result *res, FILE *f)
+/* The log's lines of a job's end, written at once (jobs end on their own
+ * threads). */
+static void
+job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
 {
+	const struct ibv_trig_req *r = &j->r;
+	const struct ibv_trig_result *res = j->res;
 	uint64_t frames = 0, ph = 0, nf = 0;
 	unsigned int a;
-	char t0[48], t1[48];
+	char t0[48], t1[48], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
+	if (f == NULL)
+		f = out;
 	for (a = 0; a < app->cfg.layout.nant; a++) {
 		frames += res->ant[a].frames;
 		ph += res->ant[a].placeholders;
 		nf += res->ant[a].files;
 	}
-	fprintf(f, "dpdk-ibvcap: trigger [%s, %s) %s to %s: %s: %" PRIu64 " files, %" PRIu64
-		" frames, %" PRIu64 " gap frames, %" PRIu64 " lost while dumping, %.3f s%s%s\n",
+	fprintf(f, "dpdk-ibvcap: trigger %" PRIu64 " [%s, %s) %s to %s: %s (%s): %" PRIu64
+		" files, %" PRIu64 " frames, %" PRIu64 " gap frames, %" PRIu64
+		" lost while dumping, %.3f s\n", j->id,
 		codif_time_str(r->t0, t0, sizeof(t0)), codif_time_str(r->t1, t1, sizeof(t1)),
-		wr_format_name(r->o.format), r->o.dir, ibv_trig_end_name(res->end), nf, frames, ph,
-		res->overrun, (double)res->wall_ns / 1e9, res->err[0] ? ": " : "", res->err);
+		wr_format_name(r->o.format), r->o.dir, ibv_trig_outcome_name(res->outcome),
+		ibv_trig_end_name(res->end), nf, frames, ph, res->overrun,
+		(double)res->wall_ns / 1e9);
 	for (a = 0; a < app->cfg.layout.nant; a++) {
 		const struct ibv_trig_ant *ta = &res->ant[a];
 		const char *n = app->cfg.layout.ant_name[a];
 
 		if (!ta->on)
 			continue;
-		log_span(f, n, "already overwritten", ta->over_from, ta->over_to, ta->over_frames);
-		log_span(f, n, "before the capture's first frame", ta->before_from, ta->before_to,
-			 ta->before_frames);
-		log_span(f, n, "not arrived", ta->future_from, ta->future_to, ta->future_frames);
-		log_span(f, n, "no frame of this antenna yet", ta->nodata_from, ta->nodata_to, 0);
+		log_span(f, j->id, n, "already overwritten", ta->over_from, ta->over_to,
+			 ta->over_frames, NULL);
+		log_span(f, j->id, n, "before the capture's first frame", ta->before_from,
+			 ta->before_to, ta->before_frames, NULL);
+		log_span(f, j->id, n, "not arrived", ta->future_from, ta->future_to,
+			 ta->future_frames, NULL);
+		log_span(f, j->id, n, "no frame of this antenna yet", ta->nodata_from,
+			 ta->nodata_to, 0, NULL);
+		if (ta->blocked) {
+			if (ta->blocked_to > ta->blocked_from)
+				log_span(f, j->id, n, "blocked", ta->blocked_from, ta->blocked_to,
+					 ta->blocked_frames, ta->why);
+			else
+				fprintf(f, "dpdk-ibvcap: trigger %" PRIu64 ": %s: blocked: %s\n",
+					j->id, n, ta->why);
+		}
 	}
+	if (f != out) {
+		fclose(f);
+		if (text != NULL)
+			fputs(text, out);
+		free(text);
+	}
+	fflush(out);
+}
+
+static void
+refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f)
+{
+	char p[512];
+
+	fprintf(f, "dpdk-ibvcap: trigger %s refused: %s '%s': expected %s\n",
+		str_escape(params != NULL ? params : "", p, sizeof(p)), e->input, e->value,
+		e->expected);
 	fflush(f);
 }
 
-void
-ibv_trig_refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f)
+/* ---- the jobs ---------------------------------------------------------- */
+
+static void *
+job_main(void *arg)
 {
-	fprintf(f, "dpdk-ibvcap: trigger %s refused: %s '%s': expected %s\n",
-		params != NULL ? params : "", e->input, e->value, e->expected);
-	fflush(f);
+	struct trig_job *j = arg;
+
+	trig_run(j->app, &j->r, j->res);
+	job_log(j->app, j, stdout);
+	pthread_mutex_lock(&J.lock);
+	j->done = true;
+	J.running--;
+	pthread_mutex_unlock(&J.lock);
+	return NULL;
+}
+
+/* A finished job's entry freed (J.lock held; its thread has returned or
+ * is returning: joined). */
+static void
+job_free(struct trig_job *j)
+{
+	if (!j->joined)
+		pthread_join(j->tid, NULL);
+	free(j->res);
+	memset(j, 0, sizeof(*j));
+}
+
+/* An entry for a new job: a free one, else the oldest finished one (read
+ * ones first). J.lock held. */
+static struct trig_job *
+job_slot(void)
+{
+	struct trig_job *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < IBV_TRIG_JOBS; i++)
+		if (J.job[i].id == 0)
+			return &J.job[i];
+	for (i = 0; i < IBV_TRIG_JOBS; i++) {
+		struct trig_job *j = &J.job[i];
+
+		if (!j->done)
+			continue;
+		if (best == NULL || (j->read && !best->read) ||
+		    (j->read == best->read && j->id < best->id))
+			best = j;
+	}
+	if (best != NULL)
+		job_free(best);
+	return best;
+}
+
+int
+ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	struct ibv_trig_refusal e;
+	struct ibv_trig_req r;
+	struct trig_job *j;
+	char name[RTE_MAX_THREAD_NAME_LEN], t0[48], t1[48];
+	uint64_t id;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if (!app->bufs.on) {
+		refuse(&e, "--no-buffers", "", "a capture with antenna buffers: this one keeps none");
+		goto refused;
+	}
+	if (ibv_trig_parse(&app->cfg, params, &r, &e) != 0)
+		goto refused;
+	pthread_mutex_lock(&J.lock);
+	if (J.closed || J.closing) {
+		pthread_mutex_unlock(&J.lock);
+		refuse(&e, "trigger", "", "a capture that is not stopping");
+		goto refused;
+	}
+	if (J.running >= IBV_TRIG_RUNNING) {
+		pthread_mutex_unlock(&J.lock);
+		refuse(&e, "trigger", "", "at most %u triggers running at once (%u are: "
+		       "/ibvcap/trigger/status lists them)", IBV_TRIG_RUNNING, IBV_TRIG_RUNNING);
+		goto refused;
+	}
+	j = job_slot(); /* never NULL: running < IBV_TRIG_RUNNING < IBV_TRIG_JOBS */
+	j->res = calloc(1, sizeof(*j->res));
+	if (j->res == NULL) {
+		pthread_mutex_unlock(&J.lock);
+		refuse(&e, "trigger", "", "memory for its result");
+		goto refused;
+	}
+	j->id = id = J.next_id++;
+	j->app = app;
+	j->r = r;
+	j->start_ns = mono_ns();
+	snprintf(name, sizeof(name), "ibv-trig-%" PRIu64, id % 100000);
+	rc = rte_ctrl_thread_create(&j->tid, name, NULL, job_main, j);
+	if (rc != 0) {
+		free(j->res);
+		memset(j, 0, sizeof(*j));
+		pthread_mutex_unlock(&J.lock);
+		refuse(&e, "trigger", "", "a thread for it (%s)", strerror(rc < 0 ? -rc : rc));
+		goto refused;
+	}
+	J.running++;
+	rte_tel_data_start_dict(d);
+	req_tel(app, j, d);
+	pthread_mutex_unlock(&J.lock);
+	printf("dpdk-ibvcap: trigger %" PRIu64 " started: [%s, %s) %s to %s\n", id,
+	       codif_time_str(r.t0, t0, sizeof(t0)), codif_time_str(r.t1, t1, sizeof(t1)),
+	       wr_format_name(r.o.format), r.o.dir);
+	fflush(stdout);
+	return 0;
+refused:
+	refusal_log(params, &e, stdout);
+	refusal_tel(&e, d);
+	return 0;
+}
+
+int
+ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	struct ibv_trig_refusal e;
+	unsigned int i, running = 0, kept = 0;
+	uint64_t id, lo = UINT64_MAX, hi = 0;
+
+	memset(&e, 0, sizeof(e));
+	pthread_mutex_lock(&J.lock);
+	for (i = 0; i < IBV_TRIG_JOBS; i++)
+		if (J.job[i].id != 0) {
+			kept++;
+			running += !J.job[i].done;
+			lo = J.job[i].id < lo ? J.job[i].id : lo;
+			hi = J.job[i].id > hi ? J.job[i].id : hi;
+		}
+	if (params == NULL || *params == '\0') {
+		/* every job kept: id -> state (result once done) */
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "running", running);
+		rte_tel_data_add_dict_u64(d, "kept", kept);
+		rte_tel_data_add_dict_u64(d, "max_running", IBV_TRIG_RUNNING);
+		rte_tel_data_add_dict_u64(d, "max_kept", IBV_TRIG_JOBS);
+		/* in the order of their ids (those kept need not be consecutive) */
+		for (id = 0;;) {
+			const struct trig_job *next = NULL;
+			char k[24];
+
+			for (i = 0; i < IBV_TRIG_JOBS; i++)
+				if (J.job[i].id > id && (next == NULL || J.job[i].id < next->id))
+					next = &J.job[i];
+			if (next == NULL)
+				break;
+			id = next->id;
+			snprintf(k, sizeof(k), "%" PRIu64, id);
+			rte_tel_data_add_dict_string(d, k, !next->done ? "running" :
+						     ibv_trig_outcome_name(next->res->outcome));
+		}
+		pthread_mutex_unlock(&J.lock);
+		return 0;
+	}
+	if (parse_u64("id", params, 1, UINT64_MAX, &id, NULL, 0) != 0) {
+		pthread_mutex_unlock(&J.lock);
+		refuse(&e, "id", params, "a trigger's id (a number that /ibvcap/trigger answered)");
+		refusal_tel(&e, d);
+		return 0;
+	}
+	for (i = 0; i < IBV_TRIG_JOBS; i++)
+		if (J.job[i].id == id)
+			break;
+	if (i == IBV_TRIG_JOBS) {
+		pthread_mutex_unlock(&J.lock);
+		if (kept == 0)
+			refuse(&e, "id", params, "a trigger's id: none is kept (%" PRIu64
+			       " started so far)", J.next_id - 1);
+		else if (hi - lo + 1 == kept)
+			refuse(&e, "id", params, "a trigger's id: ids %" PRIu64 " .. %" PRIu64
+			       " are kept (the last %u; older finished ones aged out)", lo, hi,
+			       IBV_TRIG_JOBS);
+		else
+			refuse(&e, "id", params, "a trigger's id: %u between %" PRIu64 " and %"
+			       PRIu64 " are kept (/ibvcap/trigger/status lists them; older "
+			       "finished ones aged out)", kept, lo, hi);
+		refusal_tel(&e, d);
+		return 0;
+	}
+	{
+		struct trig_job *j = &J.job[i];
+
+		rte_tel_data_start_dict(d);
+		req_tel(app, j, d);
+		j->polled_ns = mono_ns();
+		if (j->done) {
+			result_tel(app, j->res, d);
+			j->read = true;
+		} else {
+			rte_tel_data_add_dict_u64(d, "elapsed_ms",
+						  (uint64_t)(mono_ns() - j->start_ns) / 1000000);
+		}
+	}
+	pthread_mutex_unlock(&J.lock);
+	return 0;
+}
+
+#define JOBS_GRACE_NS (2LL * 1000000000LL)
+
+void
+ibv_trig_jobs_end(void)
+{
+	int64_t t0 = mono_ns();
+	unsigned int i;
+	bool wait;
+
+	pthread_mutex_lock(&J.lock);
+	if (J.closed) {
+		pthread_mutex_unlock(&J.lock);
+		return;
+	}
+	J.closed = true; /* no new job */
+	/* the stop made every row final: running jobs write them and end
+	 * (capture stopped), up to the grace; then the rest are cancelled */
+	while (J.running > 0 && mono_ns() - t0 < JOBS_GRACE_NS) {
+		pthread_mutex_unlock(&J.lock);
+		rte_delay_us_sleep(10000);
+		pthread_mutex_lock(&J.lock);
+	}
+	__atomic_store_n(&J.closing, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&J.lock);
+	for (i = 0; i < IBV_TRIG_JOBS; i++)
+		if (J.job[i].id != 0 && !J.job[i].joined) {
+			pthread_join(J.job[i].tid, NULL);
+			J.job[i].joined = true;
+		}
+	/* results a client was polling for (read within the grace) and has
+	 * not read yet: read before telemetry closes, up to the grace */
+	t0 = mono_ns();
+	do {
+		int64_t now = mono_ns();
+
+		wait = false;
+		pthread_mutex_lock(&J.lock);
+		for (i = 0; i < IBV_TRIG_JOBS; i++) {
+			const struct trig_job *j = &J.job[i];
+
+			if (j->id != 0 && j->done && !j->read && j->polled_ns != 0 &&
+			    now - j->polled_ns < JOBS_GRACE_NS)
+				wait = true;
+		}
+		pthread_mutex_unlock(&J.lock);
+		if (wait)
+			rte_delay_us_sleep(10000);
+	} while (wait && mono_ns() - t0 < JOBS_GRACE_NS);
+	pthread_mutex_lock(&J.lock);
+	for (i = 0; i < IBV_TRIG_JOBS; i++)
+		if (J.job[i].id != 0)
+			job_free(&J.job[i]);
+	pthread_mutex_unlock(&J.lock);
 }

@@ -45,7 +45,7 @@ GENARGS="$LAYOUT --count $N --seed 7 --loss 0.01 --reorder 0.02 --reorder-depth 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/truth.json" --quiet
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
-mkdir -p "$T/full" "$T/a" "$T/araw" "$T/b" "$T/early" "$T/wait" "$T/late" "$T/bad"
+mkdir -p "$T/full" "$T/a" "$T/araw" "$T/b" "$T/early" "$T/wait" "$T/late" "$T/bad" "$T/over"
 
 # the ring is sized at --frame-rate; the first frame tells the stream's own
 # rate: 0.1 s at 1000 frames/s is 100 + 64 rows, 256, which hold 192 frames
@@ -68,7 +68,7 @@ expect_eq "--retain warnings (ant0 only had frames)" "$(grep -c 'warning: --reta
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --retain 0.25s \
-	--duration 120s --write "codif:$T/full" --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+	--duration 280s --write "codif:$T/full" --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
@@ -82,11 +82,14 @@ ctl_trigger \
 	> "$T/early.json" 2> "$T/early.err" &
 EPID=$!
 CLEANUP_PIDS+=("$EPID")
+# the trigger is a job before the first frame is sent (a loaded machine
+# may start the generator before ctl)
+wait_for_line "$T/cap.log" 30 'trigger 1 started' || { cat "$T/early.err"; fail "the early trigger did not start"; }
 # 500 frames a second a stream: 6 s of sending, 1.3 s of data
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
-	$GENARGS --rate-fps 500 --linger 120s --pcap "$T/sent.pcap" > "$T/gen.log" 2>&1 &
+	$GENARGS --rate-fps 500 --linger 280s --pcap "$T/sent.pcap" > "$T/gen.log" 2>&1 &
 GPID=$!
 CLEANUP_PIDS+=("$GPID")
 got=
@@ -104,32 +107,41 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 P = 432000
 i0, i1 = -(-1000 * 10**6 // P), -(-1100 * 10**6 // P)
-assert r["result"] == "complete" and r["wall_ms"] > 500, r
+assert r["state"] == "done" and r["ended"] == "window done" and r["wall_ms"] > 500, r
+overs = 0
 for a in ("ant0", "ant1"):
     x = r[a]
     # whole, unless the dump was starved of CPU for longer than the ring
     # while it passed over the rows before T0: then exactly what it missed
     # is said to be overwritten, from T0 to its first row
     over = x.get("overwritten_frames", 0)
+    overs += over
+    assert x["window_frames"] == (i1 - i0) * 2, x
+    assert x["complete"] == ("yes" if over == 0 else "no"), x
     assert x["frames"] + x["placeholders"] + over == (i1 - i0) * 2, x
     if over:
         assert x["overwritten_from"] == "2025-01-01T00:00:01.000000000Z", x
         assert x["overwritten_to"] == x["written_from"], x
     assert x["lost_while_dumping"] == 0, x
     print("%s: %d frames, %d gap frames, %d overwritten" % (a, x["frames"], x["placeholders"], over))
+assert r["result"] == ("complete" if overs == 0 else "partial"), r
 PY
 ok "a trigger asked before its data was sent waited for it ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wall_ms"])' "$T/early.json") ms): all of it written (or what it missed said exactly)"
 
 trig() { # DIR-NAME SPEC... -> $T/DIR-NAME.json
 	local name=$1
 	shift
-	ctl_trigger "$*" > "$T/$name.json" 2> "$T/$name.err" || true
+	local rc=0
+	ctl_trigger "$*" > "$T/$name.json" 2> "$T/$name.err" || rc=$?
+	echo "$rc" > "$T/$name.rc"
 }
 # the data: frame i at 2025-01-01T00:00:00 + i x 432 us
 trig a "2025-01-01T00:00:01.1Z,2025-01-01T00:00:01.2Z,codif,$T/a"
 trig araw "@1735689601.1,@1735689601.2,raw,$T/araw,ant0+ant1,prefix=w"
 trig b "2025-01-01T00:00:00.5Z,2025-01-01T00:00:01.2Z,codif,$T/b,ant0,1"
 trig late "2025-01-01T00:00:01.2Z,2025-01-01T00:00:01.4Z,codif,$T/late,timeout=1s"
+# long gone from the rings (1024 rows of 3000): nothing to write
+trig over "2025-01-01T00:00:00.1Z,2025-01-01T00:00:00.2Z,codif,$T/over"
 python3 - "$T" "$N" <<'PY' || fail "trigger replies"
 import json, sys
 T, N = sys.argv[1], int(sys.argv[2])
@@ -140,10 +152,14 @@ def utc(i):
     ns = i * P
     return "2025-01-01T00:00:%02d.%09dZ" % (ns // 10**9, ns % 10**9)
 oldest, final = N - R, N - W        # what the ring held: [oldest, final)
-for name, t0, t1, want in (("a", 1100, 1200, "complete"), ("araw", 1100, 1200, "complete"),
-                           ("b", 500, 1200, "complete"), ("late", 1200, 1400, "timeout")):
+# b is partly overwritten, late partly not arrived: partial (ctl exits 4)
+for name, t0, t1, want, ended in (("a", 1100, 1200, "complete", "window done"),
+                                  ("araw", 1100, 1200, "complete", "window done"),
+                                  ("b", 500, 1200, "partial", "window done"),
+                                  ("late", 1200, 1400, "partial", "timeout")):
     r = json.load(open("%s/%s.json" % (T, name)))
-    assert r["result"] == want, (name, r)
+    assert r["result"] == want and r["ended"] == ended and r["state"] == "done", (name, r)
+    assert int(open("%s/%s.rc" % (T, name)).read()) == (0 if want == "complete" else 4), name
     i0, i1 = idx(t0 * 10**6), idx(t1 * 10**6)
     for a in ("ant0", "ant1"):
         x = r[a]
@@ -152,6 +168,11 @@ for name, t0, t1, want in (("a", 1100, 1200, "complete"), ("araw", 1100, 1200, "
         assert x["written_from"] == utc(w0) and x["written_to"] == utc(w1), (name, a, x)
         assert x["ring_oldest"] == utc(oldest), (name, a, x)
         assert x["files"] == 1 and x["lost_while_dumping"] == 0, (name, a, x)
+        # every frame of the window accounted for: written, overwritten or
+        # not arrived
+        assert x["window_frames"] == (i1 - i0) * 2, (name, a, x)
+        assert x["frames"] + x["placeholders"] + x.get("overwritten_frames", 0) + \
+            x.get("not_arrived_frames", 0) == x["window_frames"], (name, a, x)
         if i0 < oldest:
             # from T0 itself (data time) to the oldest row the ring had
             assert x["overwritten_from"] == "2025-01-01T00:00:%02d.%09dZ" % (
@@ -164,17 +185,36 @@ for name, t0, t1, want in (("a", 1100, 1200, "complete"), ("araw", 1100, 1200, "
             assert x["not_arrived_frames"] == (i1 - final) * 2, (name, a, x)
             assert x["complete"] == "no", x
         else:
-            assert "not_arrived_frames" not in x and x["complete"] == "yes", (name, a, x)
+            assert "not_arrived_frames" not in x, (name, a, x)
+        # an antenna is complete when its whole window is in its files
+        assert x["complete"] == ("yes" if i0 >= oldest and i1 <= final else "no"), (name, a, x)
     assert len(r["files"]) == 2 and r["files_written"] == 2, r
     assert r["lost_while_dumping"] == 0, r
+# the whole window overwritten: result overwritten, nothing written, every
+# frame of it counted as overwritten; ctl exits 4
+r = json.load(open(T + "/over.json"))
+assert r["result"] == "overwritten" and r["ended"] == "window done", r
+assert int(open(T + "/over.rc").read()) == 4
+assert r["files_written"] == 0 and r["frames"] == 0 and r["placeholders"] == 0, r
+i0, i1 = idx(100 * 10**6), idx(200 * 10**6)
+for a in ("ant0", "ant1"):
+    x = r[a]
+    assert x["complete"] == "no" and x["files"] == 0, x
+    assert x["window_frames"] == (i1 - i0) * 2 == x["overwritten_frames"], x
+    assert x["overwritten_from"] == "2025-01-01T00:00:00.100000000Z", x
+    assert x["overwritten_to"] == "2025-01-01T00:00:00.200000000Z", x
+    assert "not_arrived_frames" not in x and "blocked" not in x, x
+assert r["overwritten_frames"] == (i1 - i0) * 4, r
+print("over: overwritten %d frames, exit 4" % r["overwritten_frames"])
 b = json.load(open(T + "/b.json"))
 print("b: overwritten %d frames an antenna (%s .. %s), written %d + %d gap frames" % (
     b["ant0"]["overwritten_frames"], b["ant0"]["overwritten_from"], b["ant0"]["overwritten_to"],
     b["ant0"]["frames"], b["ant0"]["placeholders"]))
 PY
 ok "replies: files, frames + gap frames = rows x streams written, the overwritten part (ring of 1024) and what had not arrived (timeout 1s), each exact"
-grep -q "trigger: ant0: already overwritten \[2025-01-01T00:00:00.500000000Z, 2025-01-01T00:00:00.853632000Z): 1636 frames" "$T/cap.log" || { grep trigger "$T/cap.log"; fail "no log line of the overwritten part"; }
-grep -q "trigger \[2025-01-01T00:00:01.200000000Z, 2025-01-01T00:00:01.400000000Z) codif to $T/late: timeout" "$T/cap.log" || fail "no log line of the timeout"
+grep -Eq "trigger [0-9]+: ant0: already overwritten \[2025-01-01T00:00:00.500000000Z, 2025-01-01T00:00:00.853632000Z\): 1636 frames" "$T/cap.log" || { grep trigger "$T/cap.log"; fail "no log line of the overwritten part"; }
+grep -Eq "trigger [0-9]+ \[2025-01-01T00:00:01.200000000Z, 2025-01-01T00:00:01.400000000Z\) codif to $T/late: partial \(timeout\)" "$T/cap.log" || fail "no log line of the timeout"
+grep -q "not the whole window: ant0: overwritten 1636 frames; ant1: overwritten 1636 frames" "$T/b.err" || fail "ctl's line of the partial trigger: $(cat "$T/b.err")"
 ok "the log says each trigger's result and the overwritten and not arrived parts"
 
 # (d) bad triggers: refused, named, nothing written
@@ -213,6 +253,23 @@ assert r["input"] == "DIR" and r["value"] == "bad" and "an absolute path" in r["
 PY
 ok "refused: DIR 'bad' (relative: the capture's working directory is not the caller's)"
 bad 3 timeout "soon" "a duration" "@1735689601,@1735689601.1,codif,$T/bad,timeout=soon"
+bad 3 timeout "11m" "a duration of at most 600 s (10 min)" "@1735689601,@1735689601.1,codif,$T/bad,timeout=11m"
+bad 3 T1 "@1735693201.1" "at most 3600 s (1 h) after T0" "@1735689601,@1735693201.1,codif,$T/bad"
+# a newline in the prefix (past ctl_trigger's read: straight to ctl)
+rc=0
+"${CTL[@]}" --file-prefix "$PREFIX" trigger @1735689601 @1735689601.1 --dir "$T/bad" \
+	--prefix $'a\nb' > "$T/bad.json" 2> "$T/bad.err" || rc=$?
+expect_eq "a prefix with a newline: ctl's exit" "$rc" 3
+python3 - "$T/bad.json" <<'PY' || fail "prefix with a newline: reply $(cat "$T/bad.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["input"] == "prefix" and r["value"] == "a\\nb", r
+assert r["expected"] == "a file name prefix: a name of 1 to 63 characters, without control characters or '/'", r
+PY
+grep -qF "refused, nothing changed: prefix 'a\nb': expected a file name prefix" "$T/bad.err" || fail "prefix with a newline: stderr $(cat "$T/bad.err")"
+ok "refused: prefix 'a\nb' (a newline, shown escaped)"
+bad 3 prefix "a/b" "a file name prefix: a name of 1 to 63 characters, without control characters or '/'" \
+	"@1735689601,@1735689601.1,codif,$T/bad,prefix=a/b"
 expect_eq "nothing written by refused triggers" "$(find "$T/bad" -type f | wc -l)" 0
 grep -q "trigger @1735689601,@1735689600,codif,$T/bad refused: T1 '@1735689600': expected a time after T0" \
 	"$T/cap.log" || fail "no log line of a refusal"
@@ -225,9 +282,19 @@ ctl_trigger \
 	> "$T/wait.json" 2> "$T/wait.err" &
 WPID=$!
 CLEANUP_PIDS+=("$WPID")
+# the capture has it (ctl may be slow to start on a loaded machine)
+wait_for_line "$T/cap.log" 60 "trigger [0-9]+ started: \[2025-01-01T00:00:01.260000000Z" ||
+	{ cat "$T/wait.json" "$T/wait.err"; fail "the waiting trigger did not start"; }
 sleep 2
 kill -0 "$WPID" 2>/dev/null || { cat "$T/wait.json" "$T/wait.err"; fail "the waiting trigger did not wait"; }
-ok "a trigger for rows not final yet waits (2 s)"
+"${CTL[@]}" --file-prefix "$PREFIX" trigger-status > "$T/list.json"
+python3 - "$T/list.json" <<'PY' || fail "trigger list: $(cat "$T/list.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["running"] == 1 and r["7"] == "running", r
+assert r["2"] == "complete" and r["4"] == "partial" and r["6"] == "overwritten", r
+PY
+ok "a trigger for rows not final yet waits (2 s; the list: it running, the others' results)"
 kill -INT "$CPID"
 wait "$CPID" || { tail "$T/cap.log"; fail "capture exit status"; }
 wait "$WPID" || { cat "$T/wait.json" "$T/wait.err"; fail "waiting trigger failed"; }
@@ -236,7 +303,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 P = 432000
 i0, i1 = -(-1260 * 10**6 // P), -(-1290 * 10**6 // P)
-assert r["result"] == "complete", r
+assert r["result"] == "complete" and r["state"] == "done", r
 for a in ("ant0", "ant1"):
     assert r[a]["frames"] + r[a]["placeholders"] == (i1 - i0) * 2, r[a]
     assert r[a]["complete"] == "yes", r[a]
@@ -306,3 +373,4 @@ ok "raw trigger: one file and index per antenna (prefix=w), rows x streams of da
 "$CHK" verify --pattern "$T/a" "$T/b" "$T/early" "$T/araw" > "$T/chk" 2>&1 || { cat "$T/chk"; fail "codifcheck verify"; }
 ok "codifcheck verify --pattern: the triggered files"
 expect_eq "no .part left" "$(find "$T/full" "$T/a" "$T/araw" "$T/b" "$T/early" "$T/wait" "$T/late" -name '*.part' | wc -l)" 0
+expect_eq "nothing written by the overwritten trigger" "$(find "$T/over" -type f | wc -l)" 0
