@@ -24,7 +24,7 @@ DIR/SCAN/PREFIX_scan.FORMAT.json. Commands:
       remove a scan that has not begun
   status
       now, the current and next scan, every scan and each writer's state
-  trigger T0 T1 --dir DIR [--format codif|raw|pcap] [--antenna A,...]
+  trigger T0 T1 --dir DIR [--format codif|raw|pcap|pcapng] [--antenna A,...]
           [--timeout DURATION] [--prefix P] [--wait DURATION | --no-wait]
       a triggered dump: the window [T0, T1) of CODIF data time (at most
       1 h) of the antennas (default all) written from the capture's rings
@@ -164,7 +164,7 @@ def parser():
     tr.add_argument("--dir", required=True, metavar="DIR",
                     help="an existing directory for the files (trigger_ANT_UTC.FORMAT)")
     tr.add_argument("--format", default="codif", metavar="FORMAT",
-                    help="codif, raw or pcap (default codif)")
+                    help="codif, raw, pcap or pcapng (default codif)")
     tr.add_argument("--antenna", metavar="A,...",
                     help="antennas by name or index (default all)")
     tr.add_argument("--timeout", metavar="DURATION",
@@ -320,8 +320,13 @@ def trigger(stat, a, cmd, limit):
     while True:
         time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(pause * 1.5, 0.5)
+        r = None
         try:
             tel = stat.Telemetry(a.file_prefix, limit)
+            try:
+                r = tel.query(status)
+            finally:
+                tel.close()
         except stat.TelemetryError as e:
             # gone (its socket removed or refusing), or not answering
             # within --timeout (stopped, hung)
@@ -330,14 +335,8 @@ def trigger(stat, a, cmd, limit):
             return 1
         except (OSError, ValueError):
             # a connection closed at once: telemetry's connections are all
-            # taken for a moment; try again
-            continue
-        try:
-            r = tel.query(status)
-        except (OSError, ValueError):
+            # taken for a moment; the next poll tries again
             r = None
-        finally:
-            tel.close()
         if isinstance(r, dict):
             if "input" in r:
                 print(json.dumps(r, indent=2))

@@ -139,9 +139,11 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		r->o.format = WR_RAW;
 	else if (strcmp(f[2], "pcap") == 0)
 		r->o.format = WR_PCAP;
+	else if (strcmp(f[2], "pcapng") == 0)
+		r->o.format = WR_PCAPNG;
 	else {
-		refuse(e, "FORMAT", f[2], "codif, raw or pcap (one file per antenna, as the writers "
-		       "write them)");
+		refuse(e, "FORMAT", f[2], "codif, raw, pcap or pcapng (one file per antenna, as the "
+		       "writers write them)");
 		goto out;
 	}
 	for (i = 0; f[3][i] != '\0'; i++)

@@ -239,7 +239,7 @@ bad 3 T1 "@1735689600" "a time after T0" "@1735689601,@1735689600,codif,$T/bad"
 bad 3 T0 "yesterday" "a UTC time" "yesterday,@1735689601,codif,$T/bad"
 bad 3 antenna ant7 "one of ant0 .. ant1, or an index 0 .. 1" "@1735689601,@1735689601.1,codif,$T/bad,ant7"
 bad 3 antenna 2 "one of ant0" "@1735689601,@1735689601.1,codif,$T/bad,ant0+2"
-bad 3 FORMAT vdif "codif, raw or pcap" "@1735689601,@1735689601.1,vdif,$T/bad"
+bad 3 FORMAT vdif "codif, raw, pcap or pcapng" "@1735689601,@1735689601.1,vdif,$T/bad"
 bad 3 DIR "$T/nothere" "a directory that takes new files; it does not exist" \
 	"@1735689601,@1735689601.1,codif,$T/nothere"
 bad 3 DIR "$T/afile" "a directory that takes new files; it is a regular file" \

@@ -28,7 +28,7 @@ GENARGS="$LAYOUT --count $N --seed 11"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/truth.json" --quiet
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
-mkdir -p "$T/jobs" "$T/blk" "$T/lim" "$T/stop"
+mkdir -p "$T/jobs" "$T/blk" "$T/lim" "$T/stop" "$T/png"
 
 # a ring of 2048 rows holds all 2000 frames of each stream
 # shellcheck disable=SC2086
@@ -154,8 +154,25 @@ expect_eq "the .part left as it was" "$(stat -c %s "$T/blk/trigger_ant1_$first.c
 expect_eq "ant0's file written" "$(find "$T/blk" -name 'trigger_ant0_*.codif' | wc -l)" 1
 ok "a trigger blocked for ant1 (its .part exists) wrote ant0 whole and said ant1 blocked, why, and its $(( (1505 - i0) * 2 )) frames"
 
+# pcapng too: one file per antenna, every frame of the window
+"${CTL[@]}" trigger 2025-01-01T00:00:00.7Z 2025-01-01T00:00:00.72Z --dir "$T/png" --format pcapng \
+	> "$T/png.json" 2> "$T/png.err" || fail "pcapng trigger: $(cat "$T/png.json" "$T/png.err")"
+python3 - "$T/png.json" <<'PY' || fail "pcapng trigger: $(cat "$T/png.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+P = 432000
+rows = -(-720 * 10**6 // P) - -(-700 * 10**6 // P)
+assert r["result"] == "complete" and r["format"] == "pcapng", r
+assert sorted(f.split("_")[1] for f in r["files"]) == ["ant0", "ant1"], r
+assert all(f.endswith(".pcapng") for f in r["files"]), r
+for a in ("ant0", "ant1"):
+    assert r[a]["frames"] == r[a]["window_frames"] == rows * 2, r[a]
+PY
+expect_eq "pcapng trigger files" "$(find "$T/png" -name 'trigger_ant*.pcapng' -size +0 | wc -l)" 2
+
 # (c) the limits, on one connection: 33 triggers of a window that never
-# comes (1 s timeout): 32 run, the 33rd is refused; then 40 more that end
+# comes (15 s timeout: none ends before the 33rd is asked, however loaded
+# the machine): 32 run, the 33rd is refused; then 40 more that end
 # at once (timeout 0): 64 kept, the oldest aged out
 python3 - "$STAT" "$PREFIX" "$T/lim" <<'PY' || fail "trigger limits"
 import importlib.machinery, importlib.util, sys, time
@@ -167,7 +184,7 @@ tel = st.Telemetry(sys.argv[2])
 spec = "/ibvcap/trigger,2025-01-01T00:10:00Z,2025-01-01T00:10:01Z,codif,%s,timeout=%s,prefix=l%d"
 ids = []
 for i in range(33):
-    r = tel.query(spec % (sys.argv[3], "1s", i))
+    r = tel.query(spec % (sys.argv[3], "15s", i))
     if i < 32:
         assert r["state"] == "running", (i, r)
         ids.append(r["id"])
@@ -175,7 +192,7 @@ for i in range(33):
         assert r["input"] == "trigger" and r["expected"].startswith(
             "at most 32 triggers running at once"), r
 def idle():
-    for _ in range(300):
+    for _ in range(900):
         r = tel.query("/ibvcap/trigger/status")
         if r["running"] == 0:
             return r
@@ -189,14 +206,19 @@ for i in range(40):
     assert r["state"] == "running", r
     ids.append(r["id"])
 r = idle()
-assert r["kept"] == 64 and ids[-1] == 89, (r, ids)
-assert "25" not in r and "26" in r and "89" in r, r
+last = ids[-1]
+assert r["kept"] == 64 and last == ids[0] + 71, (r, ids)
+# the last 64: every id before them aged out (those read first, then
+# the oldest)
+assert str(last - 64) not in r and str(last - 63) in r and str(last) in r, r
 r = tel.query("/ibvcap/trigger/status,1")
 assert r["input"] == "id" and r["value"] == "1", r
-assert r["expected"] == ("a trigger's id: ids 26 .. 89 are kept (the last 64; older "
-                         "finished ones aged out)"), r
-print("32 ran, the 33rd refused; ids 26 .. 89 kept")
+assert r["expected"] == ("a trigger's id: ids %d .. %d are kept (the last 64; older "
+                         "finished ones aged out)" % (last - 63, last)), r
+open(sys.argv[3] + "/../last_id", "w").write("%d\n" % last)
+print("32 ran, the 33rd refused; ids %d .. %d kept" % (last - 63, last))
 PY
+last=$(cat "$T/last_id")
 expect_eq "nothing written by triggers whose window never came" "$(find "$T/lim" -type f | wc -l)" 0
 ok "at most 32 triggers run at once (the 33rd refused, said why), 64 kept (the oldest aged out, its id refused naming those kept)"
 
@@ -205,7 +227,7 @@ ok "at most 32 triggers run at once (the 33rd refused, said why), 64 kept (the o
 	--timeout 100s > "$T/stop.json" 2> "$T/stop.err" &
 SPID=$!
 CLEANUP_PIDS+=("$SPID")
-wait_for_line "$T/cap.log" 60 'trigger 90 started' || fail "the last trigger did not start"
+wait_for_line "$T/cap.log" 60 "trigger $((last + 1)) started" || fail "the last trigger did not start"
 sleep 1
 kill -INT "$CPID"
 rc=0
@@ -214,12 +236,12 @@ expect_eq "capture's exit with a trigger waiting" "$rc" 0
 rc=0
 wait "$SPID" || rc=$?
 expect_eq "the waiting trigger's ctl exit (not complete)" "$rc" 4
-python3 - "$T/stop.json" <<'PY' || fail "the trigger at the stop: $(cat "$T/stop.json" "$T/stop.err")"
+python3 - "$T/stop.json" "$((last + 1))" <<'PY' || fail "the trigger at the stop: $(cat "$T/stop.json" "$T/stop.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 P = 432000
 rows = -(-600100 * 10**6 // P) - -(-600000 * 10**6 // P)
-assert r["id"] == 90 and r["state"] == "done", r
+assert r["id"] == int(sys.argv[2]) and r["state"] == "done", r
 assert r["result"] == "empty" and r["ended"] == "capture stopped", r
 for a in ("ant0", "ant1"):
     x = r[a]
@@ -228,4 +250,4 @@ for a in ("ant0", "ant1"):
 PY
 ok "a trigger waiting at the stop: result empty, ended 'capture stopped', every frame of its window not arrived; the capture stopped cleanly"
 python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail "capture counts differ from the truth"; }
-ok "capture counts = truth with 90 triggers"
+ok "capture counts = truth with $((last + 1)) triggers"
