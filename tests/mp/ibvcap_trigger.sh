@@ -68,7 +68,7 @@ expect_eq "--retain warnings (ant0 only had frames)" "$(grep -c 'warning: --reta
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --retain 0.25s \
-	--duration 280s --write "codif:$T/full" --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+	--duration 1000s --write "codif:$T/full" --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
@@ -89,7 +89,7 @@ wait_for_line "$T/cap.log" 30 'trigger 1 started' || { cat "$T/early.err"; fail 
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
-	$GENARGS --rate-fps 500 --linger 280s --pcap "$T/sent.pcap" > "$T/gen.log" 2>&1 &
+	$GENARGS --rate-fps 500 --linger 1000s --pcap "$T/sent.pcap" > "$T/gen.log" 2>&1 &
 GPID=$!
 CLEANUP_PIDS+=("$GPID")
 got=

@@ -34,7 +34,7 @@ mkdir -p "$T/jobs" "$T/blk" "$T/lim" "$T/stop" "$T/png"
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 2048 \
-	--duration 280s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+	--duration 1000s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
@@ -75,7 +75,7 @@ ok "16 triggers waiting, none holding a telemetry connection: ctl status, stat -
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
-	$GENARGS --rate-fps 1000 --linger 280s > "$T/gen.log" 2>&1 &
+	$GENARGS --rate-fps 1000 --linger 1000s > "$T/gen.log" 2>&1 &
 GPID=$!
 CLEANUP_PIDS+=("$GPID")
 for i in $(seq 16); do
