@@ -249,7 +249,14 @@ set_since(const struct opt_arg *a, char *err, size_t errlen)
 {
 	struct opts *o = a->obj;
 
-	if (codif_parse_time(a->val, &o->chk.since_ns) != 0) {
+	int rc = codif_parse_time(a->val, &o->chk.since_ns);
+
+	if (rc == -ERANGE) {
+		snprintf(err, errlen, "%s: '%s': expected %s", a->opt, a->val,
+			 CODIF_TIME_RANGE_EXPECTED);
+		return -EINVAL;
+	}
+	if (rc != 0) {
 		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
 			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
 		return -EINVAL;
@@ -419,8 +426,10 @@ static const struct opt_def common_opts[] = {
 		 "until K agree, else dropped (a bit flip, a stray frame: reported)"},
 	{"max-gap", .kind = OPT_DURATION, .metavar = "T", .min = 1000,
 	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, chk.tl.max_gap_ns),
-	 .help = "a confirmed jump ahead of at most T is loss; more is a resync: a new "
-		 "segment (convert: a new file), never placeholders"},
+	 .help = "a confirmed jump ahead is loss (an outage) when its data time and the "
+		 "time between the pcap records agree within T (+100 ppm); in codif/raw files "
+		 "(no arrival times) when it is at most T; else a resync: a new segment "
+		 "(convert: a new file), never placeholders"},
 	{"antenna-ip", .kind = OPT_CUSTOM, .metavar = "IP[=NAME][,...]", .set = set_filter,
 	 .def = "every IPv4 source is: name them when the capture holds other traffic",
 	 .help = "captures: only these sources are antennas; the rest counts as from no "

@@ -1126,7 +1126,13 @@ pcap_packet(struct cc_scan *s, const struct rec *k, uint32_t hdrlen)
 			return 0;
 		}
 	}
-	acct_frame(s->acct, 0, f, flen, &r);
+	{
+		/* the record's time is the arrival: an outage is told from a
+		 * clock step as the capture does it live */
+		struct acct_rx rx = { .arrival_ns = k->ts, .ip_csum = PKT_CSUM_UNKNOWN };
+
+		acct_frame_rx(s->acct, 0, f, flen, flen, &rx, &r);
+	}
 	if (r.ant < 0) {
 		s->unattributed[r.cause]++;
 		return 0; /* not from an antenna */

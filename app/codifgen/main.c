@@ -244,7 +244,14 @@ set_station(const struct opt_arg *a, char *err, size_t errlen)
 static int
 set_start(const struct opt_arg *a, char *err, size_t errlen)
 {
-	if (codif_parse_time(a->val, &((struct opts *)a->obj)->cfg.start_ns) != 0) {
+	int rc = codif_parse_time(a->val, &((struct opts *)a->obj)->cfg.start_ns);
+
+	if (rc == -ERANGE) {
+		snprintf(err, errlen, "%s: '%s': expected %s", a->opt, a->val,
+			 CODIF_TIME_RANGE_EXPECTED);
+		return -EINVAL;
+	}
+	if (rc != 0) {
 		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
 			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
 		return -EINVAL;
@@ -298,7 +305,10 @@ static const struct opt_section sections[] = {
 		   " stray:+-DURATION   frame FRAME at a time DURATION away; a lone odd frame\n"
 		   " step:+-DURATION    every frame from FRAME on DURATION away (a clock step)\n"
 		   " param:FIELD=VALUE  a stream parameter changed from FRAME on\n"
-		   " burst:N            N frames from FRAME on never sent\n"
+		   " burst:N            N frames from FRAME on never sent: an outage (the\n"
+		   "                    packets' times go on through it; a receiver that sees\n"
+		   "                    them, or a real-time sender, counts the frames lost)\n"
+		   " outage:DURATION    a burst of the frames of DURATION (e.g. 2s)\n"
 		   "ant=A: antenna A only (all); stream=S: the antenna's S-th stream (flip, "
 		   "stray: 0; others: all); extra: the odd frame besides frame FRAME, not in "
 		   "its place. The truth counts as a receiver with the timeline options below "
@@ -432,6 +442,8 @@ static const struct opt_def long_opts[] = {
 	 .help = "a VDIF frame instead (malformed, frame lost)"},
 	{"non-ipv4", FAULT(GEN_F_NON_IPV4),
 	 .help = "an IPv6 frame instead (not attributable, lost)"},
+	{"bad-ip-checksum", FAULT(GEN_F_BAD_IP_CSUM),
+	 .help = "IPv4 header checksum wrong (malformed ip-checksum, frame lost)"},
 	{"event", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "events",
 	 .metavar = "KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra]", .set = set_event,
 	 .help = "a timeline event (KIND:ARG above) at frame FRAME"},
@@ -616,9 +628,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (o->socket) {
-		static const enum gen_fault l2[] = { GEN_F_TRUNCATED, GEN_F_NON_IPV4, GEN_F_VLAN };
+		static const enum gen_fault l2[] = { GEN_F_TRUNCATED, GEN_F_NON_IPV4, GEN_F_VLAN,
+						     GEN_F_BAD_IP_CSUM };
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 4; i++)
 			if (c->p[l2[i]] > 0) {
 				fprintf(stderr,
 					"codifgen: --%s: not possible with --socket (the kernel "

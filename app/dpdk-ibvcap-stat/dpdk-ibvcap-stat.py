@@ -138,12 +138,20 @@ def writers(tel):
 
 
 def describe(tel):
-    """What each counter means: group -> name -> (unit, kind, help)."""
+    """What each counter means: group -> name -> (unit, kind, help,
+    elements): elements, an array's element names (its values are
+    NAME_ELEMENT in the rows), empty for a scalar."""
     d = {}
     for g in GROUPS:
         r = tel.query("/ibvcap/counters,%s" % g)
-        d[g] = {k: tuple(v) for k, v in r.items()} if isinstance(r, dict) else {}
+        d[g] = {k: (v[0], v[1], v[2], tuple(v[3:])) for k, v in r.items()} \
+            if isinstance(r, dict) else {}
     return d
+
+
+def tel_key(name, elem):
+    """The row key of an array's element (lib/stats stats_tel: '-' as '_')."""
+    return ("%s_%s" % (name, elem)).replace("-", "_")
 
 
 def snapshot(tel):
@@ -383,11 +391,15 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
              Col("malformed", 9, 4, count("malformed", 9)),
              Col("too_late", 8, 5, count("too_late", 8)),
              Col("expected", 10, 5, count("expected", 10)),
-             Col("last-frame-UTC", 24, 1, lambda n, a: fit_utc(a.get("last_frame_ns", 0)),
-                 left=True),
-             Col("age", 6, 1, age),
-             Col("signal", 6, 2, signal),
-             Col("dB", 6, 3, power)]
+             Col("resyncs", 7, 3, count("resyncs", 7)),
+             Col("skipped", 8, 4, count("resync_skipped", 8))]
+    if "not_recorded" in desc["counts"]:  # received, in no file (by cause: --json)
+        acols += [Col("not_rec", 8, 2, count("not_recorded", 8))]
+    acols += [Col("last-frame-UTC", 24, 1, lambda n, a: fit_utc(a.get("last_frame_ns", 0)),
+                  left=True),
+              Col("age", 6, 1, age),
+              Col("signal", 6, 2, signal),
+              Col("dB", 6, 3, power)]
     body = [""] + block("antenna", sorted(ants), acols, width, ants)
 
     def state(n, w):  # dead: its process died without ending (the primary saw it)
@@ -461,7 +473,7 @@ def prometheus(prefix, cur, desc):
               "port": "port_", "capture": "", "quicklook": "quicklook_"}
 
     def metric(group, key, label, samples):
-        unit, kind, help_ = desc[group].get(key, ("", "gauge", key))
+        unit, kind, help_, _ = desc[group].get(key, ("", "gauge", key, ()))
         name = "ibvcap_%s%s" % (prefix[group], key)
         scale = 1
         if unit == "ns":
@@ -479,7 +491,9 @@ def prometheus(prefix, cur, desc):
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
         for lab, value in samples:
-            labs = ",".join([inst] + (['%s="%s"' % (label, prom_escape(lab))] if label else []))
+            # lab: a label value, or (label, value) pairs (an array's element)
+            pairs = lab if isinstance(lab, tuple) else ((label, lab),) if label else ()
+            labs = ",".join([inst] + ['%s="%s"' % (k, prom_escape(x)) for k, x in pairs])
             v = value * scale if scale != 1 else value
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
@@ -498,9 +512,17 @@ def prometheus(prefix, cur, desc):
                                ("writer", cur["writers"], "writer"),
                                ("port", cur["ports"], "port"),
                                ("quicklook", cur.get("quicklook", {}), "antenna")):
-        keys = [k for k in desc[group] if any(k in v for v in data.values())]
-        for key in keys:
-            metric(group, key, label, [(n, v[key]) for n, v in sorted(data.items()) if key in v])
+        # every figure of the group's table (docs/counters.md), an
+        # array's elements as one metric labelled by cause
+        for key, (_, _, _, elems) in desc[group].items():
+            if elems:
+                samples = [(((label, n), ("cause", e)), v[tel_key(key, e)])
+                           for n, v in sorted(data.items()) for e in elems
+                           if tel_key(key, e) in v]
+            else:
+                samples = [(n, v[key]) for n, v in sorted(data.items()) if key in v]
+            if samples:
+                metric(group, key, label, samples)
     stream_metrics(out, inst, cur, desc)
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
@@ -589,7 +611,7 @@ def stream_metrics(out, inst, cur, desc):
         return ",".join([inst] + ['%s="%s"' % (k, prom_escape(v)) for k, v in labels + extra])
 
     for key in STREAM_FIGURES:
-        unit, kind, help_ = desc["counts"].get(key, ("frames", "counter", key))
+        unit, kind, help_ = desc["counts"].get(key, ("frames", "counter", key))[:3]
         name = "ibvcap_stream_%s_%s%s" % (key, unit, "_total" if kind == "counter" else "")
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
@@ -597,7 +619,7 @@ def stream_metrics(out, inst, cur, desc):
             if key in t:
                 out.append("%s{%s} %s" % (name, lab(labels), t[key]))
     unit, kind, help_ = desc["counts"].get("not_recorded_by_cause",
-                                           ("frames", "counter", "not recorded, by cause"))
+                                           ("frames", "counter", "not recorded, by cause"))[:3]
     name = "ibvcap_stream_not_recorded_by_cause_frames_total"
     out.append("# HELP %s %s" % (name, help_))
     out.append("# TYPE %s counter" % name)

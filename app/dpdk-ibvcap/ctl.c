@@ -156,7 +156,7 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 		n = __atomic_load_n(&lc->acct->nev, __ATOMIC_ACQUIRE);
 		k = all ? 0 : lc->ev_shown;
 		if (n > ACCT_EVENTS && k < n - ACCT_EVENTS) {
-			fprintf(f, "dpdk-ibvcap: %" PRIu64 " timeline resyncs not shown (more than "
+			fprintf(f, "dpdk-ibvcap: %" PRIu64 " timeline events not shown (more than "
 				"%d at once)\n", n - ACCT_EVENTS - k, ACCT_EVENTS);
 			k = n - ACCT_EVENTS;
 		}
@@ -164,6 +164,16 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 			const struct acct_event *e = &lc->acct->ev[k % ACCT_EVENTS];
 			char t1[CODIF_TIMESTR_LEN], t2[CODIF_TIMESTR_LEN];
 
+			if (e->outage) {
+				fprintf(f, "dpdk-ibvcap: antenna %s: outage: no frames after %s "
+					"until %s (%" PRId64 " frames lost; silent %.3f s by arrival "
+					"times, as long as the data time: not a clock step)\n",
+					app->cfg.layout.ant_name[e->ant],
+					codif_time_str(e->o.old_ns, t1, sizeof(t1)),
+					codif_time_str(e->o.new_ns, t2, sizeof(t2)), e->o.frames,
+					(double)e->o.arrival_gap_ns / 1e9);
+				continue;
+			}
 			fprintf(f, "dpdk-ibvcap: antenna %s: timeline resync %u: newest frame %s, "
 				"next %s (%s%" PRId64 " frames skipped); files start anew\n",
 				app->cfg.layout.ant_name[e->ant], e->r.seg,
@@ -456,7 +466,11 @@ resyncs_json(const struct ibv_app *app, json_t *arr)
 		for (e_i = n > ACCT_EVENTS ? n - ACCT_EVENTS : 0; e_i < n; e_i++) {
 			const struct acct_event *e = &lc->acct->ev[e_i % ACCT_EVENTS];
 			char ts[CODIF_TIMESTR_LEN];
-			json_t *o = js_obj(arr, NULL);
+			json_t *o;
+
+			if (e->outage)
+				continue; /* lost frames, not a resync */
+			o = js_obj(arr, NULL);
 
 			js_str(o, "antenna", app->cfg.layout.ant_name[e->ant]);
 			js_u64(o, "segment", e->r.seg);
@@ -676,14 +690,15 @@ tel_antennas(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	names = rte_tel_data_alloc();
 	if (names == NULL)
 		return -ENOMEM;
-	stats_tel_names(&stats_counts, STATS_ANTENNA | STATS_LIVE, names);
+	/* every figure of an antenna (counters.md: all of them exported) */
+	stats_tel_names(&stats_counts, STATS_ANTENNA, names);
 	rte_tel_data_add_dict_container(d, "fields", names, 0);
 	for (a = 0; a < app->cfg.layout.nant; a++) {
 		struct rte_tel_data *arr = rte_tel_data_alloc();
 
 		if (arr == NULL)
 			return -ENOMEM;
-		stats_tel_row(&stats_counts, &t.ant[a], STATS_ANTENNA | STATS_LIVE, arr);
+		stats_tel_row(&stats_counts, &t.ant[a], STATS_ANTENNA, arr);
 		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0) != 0)
 			rte_tel_data_free(arr);
 	}
@@ -963,7 +978,8 @@ static const struct {
 	  "dpdk-ibvcap totals: packets, frames received, lost, ... (described by "
 	  "/ibvcap/counters). No parameters." },
 	{ "/ibvcap/antennas", tel_antennas,
-	  "Per-antenna live counters: an array per antenna, names in 'fields'. No parameters." },
+	  "Per-antenna counters, every one: an array per antenna, names in 'fields'. No "
+	  "parameters." },
 	{ "/ibvcap/antenna", tel_antenna,
 	  "One antenna's counters. Parameter: antenna name or index." },
 	{ "/ibvcap/streams", tel_streams,

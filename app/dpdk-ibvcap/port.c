@@ -180,6 +180,10 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	if (room > UINT16_MAX)
 		return err_set(err, len, -EINVAL, "mbuf data room %u bytes is over 65535", room);
 	memset(&conf, 0, sizeof(conf));
+	/* the IPv4 header checksum checked by the port where it can (rx.c
+	 * reads the verdict; lib/pkt checks in software otherwise) */
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 	if (app->split.on) {
 		/* headers to host mbufs, payload to GPU mbufs (gpu.c) */
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;

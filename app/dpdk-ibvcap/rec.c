@@ -147,7 +147,11 @@ time_parse(const char *input, const char *v, int64_t now, int64_t *t, struct wr_
 		*t = now;
 		return 0;
 	}
-	if (codif_parse_time(v, t) != 0)
+	int rc = codif_parse_time(v, t);
+
+	if (rc == -ERANGE)
+		return why_set(why, input, v, CODIF_TIME_RANGE_EXPECTED);
+	if (rc != 0)
 		return why_set(why, input, v,
 			       "now, or a UTC time YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds");
 	return 0;

@@ -81,7 +81,7 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 {
 	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *tok, why[PATH_MAX + 64];
 	unsigned int n = 0, i;
-	int rc = -EINVAL;
+	int rc = -EINVAL, trc;
 
 	ibv_trig_defaults(r);
 	if (params == NULL || *params == '\0')
@@ -106,14 +106,22 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		       "[,ANTENNA...][,timeout=T][,prefix=P]: %u field%s given", n, n == 1 ? "" : "s");
 		goto out;
 	}
-	if (codif_parse_time(f[0], &r->t0) != 0) {
-		refuse(e, "T0", f[0], "a UTC time (CODIF data time): YYYY-MM-DDThh:mm:ss[.frac]Z "
-		       "or @unix-seconds[.frac]");
+	trc = codif_parse_time(f[0], &r->t0);
+	if (trc != 0) {
+		if (trc == -ERANGE)
+			refuse(e, "T0", f[0], "%s", CODIF_TIME_RANGE_EXPECTED);
+		else
+			refuse(e, "T0", f[0], "a UTC time (CODIF data time): "
+			       "YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds[.frac]");
 		goto out;
 	}
-	if (codif_parse_time(f[1], &r->t1) != 0) {
-		refuse(e, "T1", f[1], "a UTC time (CODIF data time): YYYY-MM-DDThh:mm:ss[.frac]Z "
-		       "or @unix-seconds[.frac]");
+	trc = codif_parse_time(f[1], &r->t1);
+	if (trc != 0) {
+		if (trc == -ERANGE)
+			refuse(e, "T1", f[1], "%s", CODIF_TIME_RANGE_EXPECTED);
+		else
+			refuse(e, "T1", f[1], "a UTC time (CODIF data time): "
+			       "YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds[.frac]");
 		goto out;
 	}
 	if (r->t1 <= r->t0) {

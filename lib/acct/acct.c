@@ -214,7 +214,15 @@ void
 acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen,
 	    uint32_t len, struct acct_result *r)
 {
+	acct_frame_rx(a, port, f, caplen, len, NULL, r);
+}
+
+void
+acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen,
+	      uint32_t len, const struct acct_rx *rx, struct acct_result *r)
+{
 	const struct acct_layout *l = a->layout;
+	int64_t arr = rx != NULL ? rx->arrival_ns : CODIF_NO_ARRIVAL;
 	struct acct_port *pt = &a->port[port < ACCT_MAX_PORTS ? port : ACCT_MAX_PORTS - 1];
 	struct acct_ant *an;
 	struct acct_stream *s;
@@ -239,10 +247,12 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 	r->fd.codif_len = 0;
 	r->fd.wirelen = len;
 	r->fd.slot = ACCT_NO_SLOT;
+	r->fd.arrival_ns = arr;
 	pt->pkts++;
 	pt->bytes += len;
 
-	pe = pkt_parse_len(f, caplen, len, &r->pi);
+	pe = pkt_parse_csum(f, caplen, len,
+			    rx != NULL ? (enum pkt_csum)rx->ip_csum : PKT_CSUM_UNKNOWN, &r->pi);
 	if (r->pi.have_ip) {
 		r->ant = acct_find_antenna(l, r->pi.src_ip);
 		if (r->ant < 0 && l->learn)
@@ -260,7 +270,7 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 	an->wire_bytes += len;
 	if (pe != PKT_OK) {
 		snprintf(a->err, sizeof(a->err), "IPv4/UDP: %s", pkt_err_name(pe));
-		malformed(a, r, ACCT_M_L3L4);
+		malformed(a, r, pe == PKT_ERR_IP_CSUM ? ACCT_M_IP_CSUM : ACCT_M_L3L4);
 		return;
 	}
 	g = acct_find_group(l, r->pi.dst_ip, r->pi.dport);
@@ -337,7 +347,7 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 		s = &an->stream[k];
 		s->group = g;
 	}
-	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, &o);
+	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, arr, &o);
 	fd_fill(&r->fd, an, s, &r->hdr, &o);
 	r->tail = o.tail;
 	if (o.cls == CODIF_SEQ_SUSPECT) {
@@ -371,17 +381,29 @@ malformed_drop(struct acct *a, struct acct_ant *an, enum codif_drop why)
 	an->mal[m]++;
 }
 
-/* A resync of antenna ant's timeline into the event log. */
+/* A resync of antenna ant's timeline, or an outage, into the event log. */
 static void
 log_resyncs(struct acct *a, int ant)
 {
 	struct acct_ant *an = &a->ant[ant];
 
+	struct acct_event *e;
+
+	if (an->tl.outages != an->outages_logged) {
+		an->outages_logged = an->tl.outages;
+		e = &a->ev[a->nev % ACCT_EVENTS];
+		e->ant = ant;
+		e->outage = true;
+		e->o = an->tl.last_outage;
+		__atomic_store_n(&a->nev, a->nev + 1, __ATOMIC_RELEASE);
+	}
 	if (an->tl.resyncs == an->resyncs_logged)
 		return;
 	an->resyncs_logged = an->tl.resyncs;
-	a->ev[a->nev % ACCT_EVENTS].ant = ant;
-	a->ev[a->nev % ACCT_EVENTS].r = an->tl.last;
+	e = &a->ev[a->nev % ACCT_EVENTS];
+	e->ant = ant;
+	e->outage = false;
+	e->r = an->tl.last;
 	__atomic_store_n(&a->nev, a->nev + 1, __ATOMIC_RELEASE);
 }
 
@@ -579,6 +601,7 @@ acct_malformed_name(enum acct_malformed m)
 		[ACCT_M_PARAM_CHANGE] = "parameter-change",
 		[ACCT_M_SPLIT] = "split-offset",
 		[ACCT_M_TOO_MANY_STREAMS] = "too-many-streams",
+		[ACCT_M_IP_CSUM] = "ip-checksum",
 	};
 
 	if ((unsigned int)m >= ACCT_M__COUNT)

@@ -40,6 +40,8 @@ enum acct_malformed {
 	ACCT_M_SPLIT,         /**< CODIF header not within the readable head
 				   (buffer split at another offset) */
 	ACCT_M_TOO_MANY_STREAMS, /**< antenna has ACCT_MAX_STREAMS already */
+	ACCT_M_IP_CSUM,       /**< IPv4 header checksum wrong (port offload or
+				   software check) */
 	ACCT_M__COUNT
 };
 
@@ -146,6 +148,7 @@ struct acct_ant {
 	int last;                   /**< last stream hit (cache) */
 	struct codif_tl tl;         /**< the antenna's timeline (its streams') */
 	uint64_t resyncs_logged;    /**< tl.resyncs already in the event log */
+	uint64_t outages_logged;    /**< tl.outages already in the event log */
 };
 
 /**
@@ -203,10 +206,12 @@ struct acct_action {
 	uint64_t tail;            /**< as struct acct_result.tail */
 };
 
-/** A resync of an antenna's timeline, for the log. */
+/** A resync of an antenna's timeline, or an outage, for the log. */
 struct acct_event {
 	int ant;
+	bool outage;              /**< an outage (lost frames): o, else r */
 	struct codif_resync r;
+	struct codif_outage o;
 };
 
 #define ACCT_EVENTS 64
@@ -245,6 +250,22 @@ int acct_find_group(const struct acct_layout *l, uint32_t ip, uint16_t port);
  */
 void acct_frame(struct acct *a, unsigned int port, const uint8_t *frame,
 		uint32_t len, struct acct_result *r);
+
+/** What the receiver knows of a packet besides its bytes. */
+struct acct_rx {
+	int64_t arrival_ns;  /**< arrival time (Unix ns), CODIF_NO_ARRIVAL unknown:
+				  tells an outage from a clock step (lib/codif) */
+	uint8_t ip_csum;     /**< enum pkt_csum: the port's verdict on the IPv4
+				  header checksum; PKT_CSUM_UNKNOWN: checked here */
+};
+
+/**
+ * acct_frame2 with what the receiver knows: the arrival time (also put in
+ * r->fd.arrival_ns) and the port's checksum verdict. rx NULL: neither.
+ */
+void acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *frame,
+		   uint32_t caplen, uint32_t wirelen, const struct acct_rx *rx,
+		   struct acct_result *r);
 
 /**
  * acct_frame of a frame of which only the first caplen bytes are readable

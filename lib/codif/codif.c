@@ -246,6 +246,8 @@ codif_data_rate_bps(const struct codif_hdr *h)
 	       (double)h->period;
 }
 
+static __int128 frame_time_wide(const struct codif_hdr *h, uint64_t fpp);
+
 int
 codif_validate(const struct codif_hdr *h, size_t payload_len, char *errbuf,
 	       size_t errlen)
@@ -290,6 +292,13 @@ codif_validate(const struct codif_hdr *h, size_t payload_len, char *errbuf,
 		return -EPROTO;
 	}
 	fpp = codif_frames_per_period(h);
+	if (fpp != 0 && fpp <= UINT32_MAX && frame_time_wide(h, fpp) > CODIF_TIME_MAX) {
+		seterr(errbuf, errlen,
+		       "seconds %" PRIu32 " of epoch %u: a time after %s, beyond the "
+		       "int64-nanosecond range (expected a time up to 2262-04-11)",
+		       h->seconds, h->epoch, "2262-04-11T23:47:16.854775807Z");
+		return -EPROTO;
+	}
 	if (fpp == 0 || fpp > UINT32_MAX) {
 		seterr(errbuf, errlen,
 		       "totalsamples %" PRIu64 ", expected a non-zero multiple "
@@ -366,19 +375,43 @@ codif_epoch_for_unix(int64_t t)
 	return (unsigned int)e;
 }
 
+/* The frame time of h as a 128-bit number of ns (never wraps). */
+static __int128
+frame_time_wide(const struct codif_hdr *h, uint64_t fpp)
+{
+	/* frame * period * 1e9 / FPP overflows 64 bits for large periods */
+	unsigned __int128 off = (unsigned __int128)h->frame * h->period * 1000000000u / fpp;
+
+	return ((__int128)codif_epoch_unix(h->epoch) + h->seconds) * 1000000000 +
+	       (__int128)off;
+}
+
 int64_t
 codif_frame_time_ns(const struct codif_hdr *h)
 {
 	uint64_t fpp = codif_frames_per_period(h);
-	unsigned __int128 off;
+	__int128 t;
 
 	if (fpp == 0)
 		return INT64_MIN;
-	/* frame * period * 1e9 / FPP overflows 64 bits for large periods */
-	off = (unsigned __int128)h->frame * h->period * 1000000000u / fpp;
-	return (codif_epoch_unix(h->epoch) + (int64_t)h->seconds) *
-		       1000000000LL +
-	       (int64_t)off;
+	t = frame_time_wide(h, fpp);
+	/* beyond 2262-04-11T23:47:16.854775807Z (epoch 255 and a late
+	 * seconds field reach 2263): no time, never a wrapped one */
+	return t > INT64_MAX ? INT64_MIN : (int64_t)t;
+}
+
+int
+codif_time_range_check(const char *what, __int128 ns, char *err, size_t len)
+{
+	char lo[CODIF_TIMESTR_LEN], hi[CODIF_TIMESTR_LEN];
+
+	if (ns >= CODIF_TIME_MIN && ns <= CODIF_TIME_MAX)
+		return 0;
+	seterr(err, len, "%s is %s the times this program can hold: %s .. %s (int64 ns since "
+	       "1970)", what, ns > CODIF_TIME_MAX ? "after" : "before",
+	       codif_time_str(CODIF_TIME_MIN, lo, sizeof(lo)),
+	       codif_time_str(CODIF_TIME_MAX, hi, sizeof(hi)));
+	return -ERANGE;
 }
 
 char *
@@ -464,15 +497,21 @@ codif_parse_time(const char *s, int64_t *unix_ns)
 		/* seconds since the Unix epoch, optional fraction */
 		int64_t v = 0;
 
+		bool big = false;
+
 		if (!isdigit((unsigned char)*p))
 			return -EINVAL;
 		while (isdigit((unsigned char)*p)) {
-			if (v > (INT64_MAX / 1000000000LL - 9) / 10)
-				return -EINVAL;
-			v = v * 10 + (*p++ - '0');
+			if (v > INT64_MAX / 10 - 9)
+				big = true; /* read on: a bad tail is -EINVAL */
+			else
+				v = v * 10 + (*p - '0');
+			p++;
 		}
 		if (parse_frac_ns(&p, &ns) != 0 || *p != '\0')
 			return -EINVAL;
+		if (big || (__int128)v * 1000000000 + ns > CODIF_TIME_MAX)
+			return -ERANGE;
 		*unix_ns = v * 1000000000LL + ns;
 		return 0;
 	}
@@ -508,6 +547,10 @@ codif_parse_time(const char *s, int64_t *unix_ns)
 			return -EINVAL;
 		sec = days * 86400 + hh * 3600 + mi * 60 + ss;
 	}
+	/* 1677-09-21 .. 2262-04-11: beyond, int64 ns would wrap */
+	if ((__int128)sec * 1000000000 + ns > CODIF_TIME_MAX ||
+	    (__int128)sec * 1000000000 + ns < CODIF_TIME_MIN)
+		return -ERANGE;
 	*unix_ns = sec * 1000000000LL + ns;
 	return 0;
 }
@@ -604,11 +647,16 @@ codif_clock_time_ns(const struct codif_clock *c, int64_t n)
 	int64_t p;
 	uint64_t f;
 
+	__int128 t;
+
 	if (c->fpp == 0)
 		return INT64_MIN;
 	clock_split(c, n, &p, &f);
-	return c->epoch_ns + ((int64_t)c->phase + p * c->period) * 1000000000LL +
-	       (int64_t)((unsigned __int128)f * c->period_ns / c->fpp);
+	t = (__int128)c->epoch_ns + ((__int128)c->phase + (__int128)p * c->period) * 1000000000 +
+	    (__int128)((unsigned __int128)f * c->period_ns / c->fpp);
+	/* an index beyond the int64-ns range (never a validated frame's):
+	 * the nearest end, not a wrapped time */
+	return t > INT64_MAX ? INT64_MAX : t < CODIF_TIME_MIN ? CODIF_TIME_MIN : (int64_t)t;
 }
 
 void
@@ -1033,7 +1081,7 @@ age_stream(struct codif_tl *t, struct codif_seq *s)
 
 static void
 accept(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, int64_t n,
-       uint32_t bytes, struct codif_out *o)
+       uint32_t bytes, int64_t arr, struct codif_out *o)
 {
 	int64_t d;
 
@@ -1103,6 +1151,7 @@ accept(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, int64
 advanced:
 	if (n > t->newest) {
 		t->newest = n;
+		t->newest_arr = arr;
 		if (h->seconds != t->hint_sec) {
 			t->hint_sec = h->seconds;
 			t->hint_base = n - (int64_t)h->frame;
@@ -1131,7 +1180,7 @@ release(struct codif_tl *t, struct codif_hold *v, uint32_t n)
 		struct codif_out o;
 
 		memset(&o, 0, sizeof(o));
-		accept(t, v[i].s, &v[i].h, v[i].index, v[i].bytes, &o);
+		accept(t, v[i].s, &v[i].h, v[i].index, v[i].bytes, v[i].arrival_ns, &o);
 		if (a == NULL) {
 			t->err = -ENOMEM;
 			continue;
@@ -1192,6 +1241,42 @@ gather(struct codif_tl *t, struct codif_hold **v, uint32_t *n, uint32_t *cap)
 	}
 }
 
+/* A confirmed jump ahead on the timeline's clock: an outage (the frames in
+ * between lost) when the data time it skips agrees with the time that
+ * passed between the arrivals of the newest frame before it and the first
+ * held frame after it, within max_gap_ns plus 100 ppm of that time (see
+ * struct codif_tl_cfg); else a clock step. Without arrival times the
+ * time that passed counts as 0. */
+static bool
+outage(struct codif_tl *t, const struct codif_cand *c)
+{
+	const struct codif_hold *k = &c->hold[0]; /* the first to arrive */
+	unsigned __int128 data;
+	int64_t arr = 0;
+	uint64_t tol = t->cfg.max_gap_ns, d;
+
+	data = (unsigned __int128)(uint64_t)(k->index - t->newest) * t->clk.period_ns /
+	       t->clk.fpp;
+	if (k->arrival_ns != CODIF_NO_ARRIVAL && t->newest_arr != CODIF_NO_ARRIVAL &&
+	    k->arrival_ns > t->newest_arr)
+		arr = k->arrival_ns - t->newest_arr;
+	tol += (uint64_t)arr / 10000;
+	d = data > (unsigned __int128)arr ? (data - (unsigned __int128)arr > UINT64_MAX ?
+					       UINT64_MAX : (uint64_t)(data - (unsigned __int128)arr)) :
+					    (uint64_t)arr - (uint64_t)data;
+	if (d > tol)
+		return false;
+	if ((uint64_t)(c->lo - t->newest - 1) > t->max_gap) {
+		/* longer than max_gap: counted as an outage for the log */
+		t->outages++;
+		t->last_outage.old_ns = codif_clock_time_ns(&t->clk, t->newest);
+		t->last_outage.new_ns = codif_clock_time_ns(&t->clk, c->lo);
+		t->last_outage.frames = c->lo - t->newest - 1;
+		t->last_outage.arrival_gap_ns = arr;
+	}
+	return true;
+}
+
 static void
 confirm(struct codif_tl *t, struct codif_cand *c)
 {
@@ -1213,8 +1298,7 @@ confirm(struct codif_tl *t, struct codif_cand *c)
 		free(v);
 		return;
 	}
-	if (!c->new_clock && first > t->newest &&
-	    (uint64_t)(first - t->newest - 1) <= t->max_gap) {
+	if (!c->new_clock && first > t->newest && outage(t, c)) {
 		/* the same timeline, frames lost in between: a gap; the
 		 * timeline stands just before the first of them */
 		t->newest = first - 1;
@@ -1295,8 +1379,8 @@ cand_agrees(const struct codif_tl *t, const struct codif_cand *c, bool timeline,
  * weaker set (dropped, counted). */
 static void
 suspect(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_t bytes,
-	const struct codif_clock *clk, int64_t n, enum codif_drop kind, bool timeline,
-	struct codif_out *o)
+	int64_t arr, const struct codif_clock *clk, int64_t n, enum codif_drop kind,
+	bool timeline, struct codif_out *o)
 {
 	struct codif_cand *c = NULL;
 	struct codif_hold *k;
@@ -1341,6 +1425,7 @@ suspect(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint
 	k->s = s;
 	k->h = *h;
 	k->index = n;
+	k->arrival_ns = arr;
 	k->bytes = bytes;
 	if (c->n == 1 || n < c->lo)
 		c->lo = n;
@@ -1371,7 +1456,7 @@ nomem:
  * -1 unknown */
 static inline void
 push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_t bytes,
-     int same, struct codif_out *o)
+     int same, int64_t arr, struct codif_out *o)
 {
 	struct codif_clock hc;
 	int64_t n, d;
@@ -1397,7 +1482,8 @@ push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_
 		t->max_gap = codif_clock_frames_in(&t->clk, t->cfg.max_gap_ns);
 		t->hint_sec = h->seconds;
 		t->hint_base = n - (int64_t)h->frame;
-		accept(t, s, h, n, bytes, o);
+		t->newest_arr = arr;
+		accept(t, s, h, n, bytes, arr, o);
 		return;
 	}
 	if (same < 0)
@@ -1426,17 +1512,17 @@ push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, uint32_
 			d = n - t->newest;
 			if (d > (int64_t)t->cfg.ahead || d <= -(int64_t)t->cfg.window)
 				goto implausible;
-			suspect(t, s, h, bytes, &hc, n, CODIF_DROP_PARAMS, false, o);
+			suspect(t, s, h, bytes, arr, &hc, n, CODIF_DROP_PARAMS, false, o);
 			return;
 		}
 	}
 	d = n - t->newest;
 	if (d > (int64_t)t->cfg.ahead || d <= -(int64_t)t->cfg.window)
 		goto implausible;
-	accept(t, s, h, n, bytes, o);
+	accept(t, s, h, n, bytes, arr, o);
 	return;
 implausible:
-	suspect(t, s, h, bytes, &t->clk, n, CODIF_DROP_TIME, true, o);
+	suspect(t, s, h, bytes, arr, &t->clk, n, CODIF_DROP_TIME, true, o);
 	return;
 other_clock:
 	if (codif_clock_init(&hc, h) != 0) {
@@ -1445,7 +1531,7 @@ other_clock:
 	}
 	if (!codif_clock_index(&hc, h->seconds, h->frame, &n))
 		n = 0; /* beyond 63 bits: agrees with nothing real */
-	suspect(t, s, h, bytes, &hc, n,
+	suspect(t, s, h, bytes, arr, &hc, n,
 		s->have_ref && !same ? CODIF_DROP_PARAMS : CODIF_DROP_TIME, true, o);
 }
 
@@ -1453,14 +1539,21 @@ void
 codif_seq_push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
 	       uint32_t bytes, struct codif_out *o)
 {
-	push(t, s, h, bytes, -1, o);
+	push(t, s, h, bytes, -1, CODIF_NO_ARRIVAL, o);
+}
+
+void
+codif_seq_push_at(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+		  uint32_t bytes, int64_t arrival_ns, struct codif_out *o)
+{
+	push(t, s, h, bytes, -1, arrival_ns, o);
 }
 
 void
 codif_seq_push_same(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
-		    uint32_t bytes, bool same, struct codif_out *o)
+		    uint32_t bytes, bool same, int64_t arrival_ns, struct codif_out *o)
 {
-	push(t, s, h, bytes, same ? 1 : 0, o);
+	push(t, s, h, bytes, same ? 1 : 0, arrival_ns, o);
 }
 
 void

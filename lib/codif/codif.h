@@ -120,12 +120,31 @@ int64_t codif_epoch_unix(unsigned int epoch);
 /** Reference epoch (half-years since 2000) holding Unix time t. */
 unsigned int codif_epoch_for_unix(int64_t t);
 
+/** The latest time an int64 of ns since 1970 holds: 2262-04-11T23:47:16.854775807Z. */
+#define CODIF_TIME_MAX INT64_MAX
+/** The earliest time this code holds: 1677-09-21T00:12:43.145224193Z
+ * (INT64_MIN itself means "no time"). */
+#define CODIF_TIME_MIN (INT64_MIN + 1)
+/** What a time out of that range was expected to be (the tools' refusals). */
+#define CODIF_TIME_RANGE_EXPECTED "a UTC time within 1677-09-21T00:12:44Z .. " \
+	"2262-04-11T23:47:16Z (int64 ns since 1970): out of range"
+
+
 /**
  * Start time of the frame in h: integer ns since the Unix epoch
  * (epoch_date + seconds + frame * period / FPP, exact, no leap seconds).
- * Returns INT64_MIN when FPP is 0 (header not valid).
+ * Returns INT64_MIN when FPP is 0 (header not valid) or the time is after
+ * CODIF_TIME_MAX (epoch 255 with a late seconds field; codif_validate
+ * refuses such a header): never a wrapped time.
  */
 int64_t codif_frame_time_ns(const struct codif_hdr *h);
+
+/**
+ * Whether a time (ns, computed wide) lies in CODIF_TIME_MIN .. CODIF_TIME_MAX.
+ * @return 0, or -ERANGE with "WHAT is after|before the times this program
+ *   can hold: MIN .. MAX" in err.
+ */
+int codif_time_range_check(const char *what, __int128 ns, char *err, size_t len);
 
 /**
  * Format ns since the Unix epoch as "YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ".
@@ -136,7 +155,9 @@ char *codif_time_str(int64_t unix_ns, char *buf, size_t len);
 /**
  * Parse a UTC time: "YYYY-MM-DDThh:mm:ss[.frac][Z]" (T or space), or
  * "@SECONDS" / plain integer seconds since the Unix epoch.
- * @return 0, or -EINVAL.
+ * @return 0, -EINVAL (not such a time), or -ERANGE: a time outside
+ *   CODIF_TIME_MIN .. CODIF_TIME_MAX (1677-09-21 .. 2262-04-11), which
+ *   int64 ns cannot hold (codif_time_range_check words the message).
  */
 int codif_parse_time(const char *s, int64_t *unix_ns);
 
@@ -208,8 +229,10 @@ uint64_t codif_clock_frames_in(const struct codif_clock *c, uint64_t ns);
  * on) before the timeline advances `confirm` times, the timeline follows
  * them (and the other streams' suspects that then fit it go with them):
  *
- *  - same clock, ahead, at most max_gap of data time skipped: the stream
- *    just lost those frames (counted lost), nothing else changes;
+ *  - same clock, ahead, the data time skipped agreeing with the arrival
+ *    times (within max_gap; see codif_tl_cfg): an outage, however long;
+ *    the streams just lost those frames (counted lost), nothing else
+ *    changes;
  *  - otherwise a resync: a new segment of the timeline begins (its clock
  *    the suspects'), each stream's next segment starts at its first frame
  *    there, and the frames a forward resync skipped are counted apart
@@ -225,6 +248,8 @@ uint64_t codif_clock_frames_in(const struct codif_clock *c, uint64_t ns);
  * good frame is dropped for being held.
  */
 
+/** No arrival time known (a codif or raw file; a caller that has none). */
+#define CODIF_NO_ARRIVAL INT64_MIN
 /** Most agreeing suspects a timeline can ask for. */
 #define CODIF_MAX_CONFIRM 16
 /** Default number of frames behind the newest told late from duplicate. */
@@ -240,7 +265,15 @@ struct codif_tl_cfg {
 	uint32_t window;     /**< W: bitmap of frames behind the newest (power of two) */
 	uint32_t ahead;      /**< A: frames ahead taken at once (the reorder window) */
 	uint32_t confirm;    /**< K: agreeing suspects that move the timeline (>= 2) */
-	uint64_t max_gap_ns; /**< confirmed jump ahead counted as loss, at most */
+	/**
+	 * A confirmed jump ahead on the same clock is counted as loss (an
+	 * outage) when the data time it skips differs from the arrival-time
+	 * gap around it by at most max_gap_ns + 1/10000 of that gap (100 ppm:
+	 * host and sender clocks drifting over a long outage); else it is a
+	 * resync (a clock step). Without arrival times (a file; fast replay)
+	 * the gap counts as 0: a jump of at most max_gap_ns is loss.
+	 */
+	uint64_t max_gap_ns;
 };
 
 /** W 4096, A 64, K 4, max gap 1 s. */
@@ -286,6 +319,7 @@ struct codif_hold {
 	struct codif_seq *s;
 	struct codif_hdr h;
 	int64_t index;         /**< on the suspects' clock */
+	int64_t arrival_ns;    /**< when it arrived (CODIF_NO_ARRIVAL: unknown) */
 	uint32_t bytes;
 };
 
@@ -342,12 +376,22 @@ struct codif_resync {
 	int64_t skipped;       /**< frames skipped (same clock, forward), else 0 */
 };
 
+/** A silence of the sender that the arrival times confirm (counted lost). */
+struct codif_outage {
+	int64_t old_ns;        /**< time of the newest frame before it */
+	int64_t new_ns;        /**< time of the first frame after it */
+	int64_t frames;        /**< frames lost in between */
+	int64_t arrival_gap_ns; /**< the silence, by arrival times */
+};
+
 struct codif_tl {
 	struct codif_tl_cfg cfg;
 	bool started;
 	uint32_t seg;            /**< segment: 0, +1 per resync */
 	struct codif_clock clk;
 	int64_t newest;          /**< highest index taken in this segment */
+	int64_t newest_arr;      /**< arrival of the frame that made it newest
+				      (CODIF_NO_ARRIVAL: unknown) */
 	int64_t prev_newest;     /**< ... in the segment before: streams close there */
 	uint64_t max_gap;        /**< cfg.max_gap_ns in frames of clk */
 	uint32_t hint_sec;       /**< division-free index: seconds of a period start */
@@ -358,6 +402,9 @@ struct codif_tl {
 	uint32_t nact, iact, capact;
 	uint64_t resyncs;        /**< resyncs so far */
 	struct codif_resync last; /**< the latest */
+	uint64_t outages;        /**< confirmed jumps beyond max_gap counted as
+				      loss: the arrival times agreed (an outage) */
+	struct codif_outage last_outage; /**< the latest */
 	int err;                 /**< -ENOMEM: a suspect could not be held (dropped) */
 };
 
@@ -422,6 +469,14 @@ bool codif_params_equal(const struct codif_hdr *ref, const struct codif_hdr *h,
 void codif_seq_push(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
 		    uint32_t frame_bytes, struct codif_out *o);
 
+/**
+ * codif_seq_push of a frame that arrived at arrival_ns (Unix ns, the host's
+ * or the NIC's clock; a pcap record's time; CODIF_NO_ARRIVAL: unknown).
+ * Arrival times tell an outage from a clock step (see codif_tl_cfg).
+ */
+void codif_seq_push_at(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
+		       uint32_t frame_bytes, int64_t arrival_ns, struct codif_out *o);
+
 /** Whether actions may be pending (cheap; then call codif_tl_action). */
 static inline bool
 codif_tl_busy(const struct codif_tl *t)
@@ -433,11 +488,12 @@ codif_tl_busy(const struct codif_tl *t)
 void codif_tl_run(struct codif_tl *t);
 
 /**
- * codif_seq_push for a caller that has compared h with s->ref already
+ * codif_seq_push_at for a caller that has compared h with s->ref already
  * (codif_params_equal: same) and need not compare again.
  */
 void codif_seq_push_same(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h,
-			 uint32_t frame_bytes, bool same, struct codif_out *o);
+			 uint32_t frame_bytes, bool same, int64_t arrival_ns,
+			 struct codif_out *o);
 
 /**
  * The next pending action, if any.

@@ -65,6 +65,7 @@ gen_fault_name(enum gen_fault f)
 		[GEN_F_TRUNCATED] = "truncated",
 		[GEN_F_NON_CODIF] = "non-codif",
 		[GEN_F_NON_IPV4] = "non-ipv4",
+		[GEN_F_BAD_IP_CSUM] = "bad-ip-checksum",
 		[GEN_F_EVENT] = "event",
 	};
 
@@ -221,9 +222,18 @@ gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len)
 	for (e->kind = 0; e->kind < GEN_EV__COUNT; e->kind++)
 		if (strcmp(buf, gen_event_kind_name(e->kind)) == 0)
 			break;
-	if (e->kind == GEN_EV__COUNT) {
-		snprintf(err, len, "--event '%s': kind '%s', expected flip, stray, step, param "
-			 "or burst", spec, buf);
+	if (strcmp(buf, "outage") == 0) {
+		/* a burst given as a duration: its frames counted at gen_init */
+		e->kind = GEN_EV_BURST;
+		e->value = 0;
+		if (parse_duration_ns("--event outage", arg, 1, 3650ULL * 86400 * 1000000000ULL,
+				      (uint64_t *)&ns, err, len) != 0)
+			return -EINVAL;
+		e->shift = ns;
+		arg = NULL;
+	} else if (e->kind == GEN_EV__COUNT) {
+		snprintf(err, len, "--event '%s': kind '%s', expected flip, stray, step, param, "
+			 "burst or outage", spec, buf);
 		return -EINVAL;
 	}
 	if (parse_u64("--event frame", at + 1, 1, UINT32_MAX, &v, err, len) != 0)
@@ -287,7 +297,8 @@ gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len)
 		break;
 	}
 	case GEN_EV_BURST:
-		if (parse_u64("--event frames", arg, 1, UINT32_MAX, &e->value, err, len) != 0)
+		if (arg != NULL &&
+		    parse_u64("--event frames", arg, 1, UINT32_MAX, &e->value, err, len) != 0)
 			return -EINVAL;
 		break;
 	default:
@@ -322,7 +333,7 @@ gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len)
 bad:
 	snprintf(err, len, "--event '%s': expected KIND:ARG@FRAME[,ant=A][,stream=S|all][,extra] "
 		 "(flip:FIELD.BIT, stray:+-DURATION, step:+-DURATION, param:FIELD=VALUE, "
-		 "burst:FRAMES)", spec);
+		 "burst:FRAMES, outage:DURATION)", spec);
 	return -EINVAL;
 }
 
@@ -455,8 +466,17 @@ events_init(struct gen *g)
 		g->st[si].ev_param = -1;
 	for (i = 0; i < c->nev; i++) {
 		struct gen_event *e = &g->cfg.ev[i];
-		int64_t span = e->kind == GEN_EV_BURST ? (int64_t)e->value : 1;
+		int64_t span;
 		unsigned int hit = 0;
+
+		if (e->kind == GEN_EV_BURST && e->value == 0) {
+			/* outage:DURATION: the frames of that much data time */
+			e->value = codif_clock_frames_in(&g->clk, (uint64_t)e->shift);
+			e->shift = 0;
+			if (e->value == 0)
+				e->value = 1;
+		}
+		span = e->kind == GEN_EV_BURST ? (int64_t)e->value : 1;
 
 		if (e->ant >= 0 && (unsigned int)e->ant >= c->nant) {
 			gerr(g, "event %u (%s@%lld): antenna %d, expected < %u", i,
@@ -628,20 +648,14 @@ events_truth(const struct gen *g, const struct gen_stream *s, struct gen_truth *
 				t->c.resyncs++;
 			break;
 		}
-		case GEN_EV_BURST: {
-			unsigned int k, all = 1;
-
-			for (k = 0; k < g->nstream; k++)
-				if (g->st[k].ant == s->ant && !ev_applies(e, &g->st[k]))
-					all = 0;
-			if (all && e->value > g->max_gap) {
-				t->c.expected -= e->value;
-				t->c.lost -= e->value;
-				t->c.resyncs++;
-				t->c.resync_skipped += e->value;
-			}
+		case GEN_EV_BURST:
+			/* an outage, however long: the packets' times (pcap,
+			 * a real-time sender) go on through it, so receivers
+			 * that see arrival times count its frames lost
+			 * (lib/codif, "outage"); nothing to add here: the
+			 * frames were never sent, so the counts above have
+			 * them lost already */
 			break;
-		}
 		default:
 			break;
 		}
@@ -760,6 +774,24 @@ gen_init(struct gen *g, const struct gen_cfg *cfg)
 	}
 	seconds0 = (uint32_t)(rel / period_ns * t.period);
 	frame0 = (uint64_t)((unsigned __int128)(rel % period_ns) * fpp / (uint64_t)period_ns);
+	{
+		/* every frame's time (and a step's or a stray's, ahead) an int64
+		 * of ns: the last one no later than 2262-04-11 */
+		unsigned __int128 ahead = c->frames;
+		__int128 last;
+		unsigned int i;
+
+		for (i = 0; i < c->nev; i++)
+			if ((c->ev[i].kind == GEN_EV_STEP || c->ev[i].kind == GEN_EV_STRAY) &&
+			    c->ev[i].shift > 0)
+				ahead += (unsigned __int128)c->ev[i].shift * fpp /
+					 (uint64_t)period_ns + 1; /* still ns here */
+		last = (__int128)c->start_ns + (__int128)(ahead * (uint64_t)period_ns / fpp);
+		if (codif_time_range_check("the last frame's time", last, why, sizeof(why)) != 0) {
+			gerr(g, "--start and --count: %s", why);
+			return -EINVAL;
+		}
+	}
 
 	n = 0;
 	for (a = 0; a < c->nant; a++)
@@ -1045,6 +1077,10 @@ account(struct gen *g, const struct gen_pkt *p)
 		break;
 	case GEN_F_NON_IPV4:
 		s->t.non_ipv4++;
+		break;
+	case GEN_F_BAD_IP_CSUM:
+		s->t.c.malformed++;
+		s->t.c.mal[ACCT_M_IP_CSUM]++; /* the one cause the truth tells */
 		break;
 	default:
 		s->t.c.malformed++;
@@ -1341,6 +1377,12 @@ gen_build(const struct gen *g, const struct gen_pkt *p, uint8_t *buf)
 	hl = sp.vlan ? PKT_HDRS_LEN + PKT_VLAN_LEN : PKT_HDRS_LEN;
 	plen = gen_build_payload(g, p, buf + hl);
 	pkt_build_udp4(buf, &sp, plen);
+	if (p->fault == GEN_F_BAD_IP_CSUM) {
+		/* one bit of each checksum byte: never again a valid sum
+		 * (the change, +-0x0101 or +-0x00ff, is no multiple of 0xffff) */
+		buf[hl - PKT_UDP_LEN - PKT_IPV4_MIN_LEN + 10] ^= 0x01;
+		buf[hl - PKT_UDP_LEN - PKT_IPV4_MIN_LEN + 11] ^= 0x01;
+	}
 	return hl + plen;
 }
 

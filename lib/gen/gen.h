@@ -31,6 +31,7 @@ enum gen_fault {
 	GEN_F_TRUNCATED,  /**< Ethernet frame cut inside the payload */
 	GEN_F_NON_CODIF,  /**< a VDIF frame in its place */
 	GEN_F_NON_IPV4,   /**< an IPv6 frame in its place */
+	GEN_F_BAD_IP_CSUM, /**< IPv4 header checksum wrong (malformed ip-checksum) */
 	GEN_F_EVENT,      /**< the odd frame of a flip or stray event (struct gen_event) */
 	GEN_F__COUNT
 };
@@ -41,7 +42,9 @@ enum gen_ev_kind {
 	GEN_EV_STRAY,     /**< one frame's time moved: a lone odd frame */
 	GEN_EV_STEP,      /**< from the frame on, every frame's time moved (a clock step) */
 	GEN_EV_PARAM,     /**< from the frame on, a stream parameter changed */
-	GEN_EV_BURST,     /**< `value` frames from the frame on never sent */
+	GEN_EV_BURST,     /**< `value` frames from the frame on never sent: an
+			       outage (the packets' times, and a real-time
+			       sender, go on through it: counted lost) */
 	GEN_EV__COUNT
 };
 
@@ -61,7 +64,9 @@ struct gen_event {
 
 /**
  * Parse "KIND:ARG@FRAME[,ant=A][,stream=S][,extra]": flip:FIELD.BIT,
- * stray:[+-]DURATION, step:[+-]DURATION, param:FIELD=VALUE, burst:FRAMES.
+ * stray:[+-]DURATION, step:[+-]DURATION, param:FIELD=VALUE, burst:FRAMES,
+ * outage:DURATION (a burst of the frames of DURATION: the sender silent
+ * that long while its data clock goes on).
  * @return 0, or -EINVAL with "what, expected what" in err.
  */
 int gen_event_parse(const char *spec, struct gen_event *e, char *err, size_t len);

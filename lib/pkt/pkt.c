@@ -44,6 +44,32 @@ enum pkt_err
 pkt_parse_len(const uint8_t *f, uint32_t caplen, uint32_t wirelen,
 	      struct pkt_info *pi)
 {
+	return pkt_parse_csum(f, caplen, wirelen, PKT_CSUM_UNKNOWN, pi);
+}
+
+bool
+pkt_ip_csum_ok(const uint8_t *ip, uint32_t ihl)
+{
+	/* the one's complement sum of the header, its checksum included, is
+	 * 0xffff; summed as 32-bit words (ihl is a multiple of 4), folded */
+	uint64_t sum = 0;
+	uint32_t i, w;
+
+	for (i = 0; i < ihl; i += 4) {
+		memcpy(&w, ip + i, 4);
+		sum += w;
+	}
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+enum pkt_err
+pkt_parse_csum(const uint8_t *f, uint32_t caplen, uint32_t wirelen, enum pkt_csum csum,
+	       struct pkt_info *pi)
+{
 	uint32_t off = 12, ihl, tot, ulen, len = caplen;
 	uint16_t et;
 	const uint8_t *ip;
@@ -80,6 +106,9 @@ pkt_parse_len(const uint8_t *f, uint32_t caplen, uint32_t wirelen,
 	ihl = (uint32_t)(ip[0] & 0xf) * 4;
 	if (ihl < PKT_IPV4_MIN_LEN)
 		return PKT_ERR_IP_IHL;
+	if (csum == PKT_CSUM_BAD ||
+	    (csum == PKT_CSUM_UNKNOWN && off + ihl <= len && !pkt_ip_csum_ok(ip, ihl)))
+		return PKT_ERR_IP_CSUM;
 	tot = ld_be16(ip + 2);
 	if (tot < ihl || off + tot > wirelen)
 		return PKT_ERR_IP_LEN;
@@ -116,6 +145,7 @@ pkt_err_name(enum pkt_err e)
 		[PKT_ERR_IP_FRAG] = "ip-fragment",
 		[PKT_ERR_NOT_UDP] = "not-udp",
 		[PKT_ERR_UDP_LEN] = "udp-length",
+		[PKT_ERR_IP_CSUM] = "ip-checksum",
 	};
 
 	if ((unsigned int)e >= PKT__ERR_COUNT)

@@ -34,7 +34,16 @@ enum pkt_err {
 	PKT_ERR_IP_FRAG,     /**< a fragment (MF set or offset != 0) */
 	PKT_ERR_NOT_UDP,     /**< protocol is not UDP */
 	PKT_ERR_UDP_LEN,     /**< UDP length < 8 or > IPv4 payload */
+	PKT_ERR_IP_CSUM,     /**< IPv4 header checksum wrong (the port's offload
+				  said so, or the software check) */
 	PKT__ERR_COUNT
+};
+
+/** What the port's receive offload says of the IPv4 header checksum. */
+enum pkt_csum {
+	PKT_CSUM_UNKNOWN = 0, /**< nothing: checked in software */
+	PKT_CSUM_GOOD,        /**< the port checked it: good */
+	PKT_CSUM_BAD,         /**< the port checked it: bad */
 };
 
 /** What pkt_parse found; fields are valid as far as parsing got. */
@@ -66,6 +75,18 @@ enum pkt_err pkt_parse(const uint8_t *frame, uint32_t len, struct pkt_info *pi);
  */
 enum pkt_err pkt_parse_len(const uint8_t *frame, uint32_t caplen,
 			   uint32_t wirelen, struct pkt_info *pi);
+
+/**
+ * pkt_parse_len with the port's verdict on the IPv4 header checksum
+ * (PKT_CSUM_UNKNOWN: checked here, in software, as pkt_parse and
+ * pkt_parse_len do). A wrong checksum is PKT_ERR_IP_CSUM, found after the
+ * version and IHL (the addresses are then in pi, unverified).
+ */
+enum pkt_err pkt_parse_csum(const uint8_t *frame, uint32_t caplen, uint32_t wirelen,
+			    enum pkt_csum csum, struct pkt_info *pi);
+
+/** Whether the IPv4 header of ihl bytes at ip has a correct checksum. */
+bool pkt_ip_csum_ok(const uint8_t *ip, uint32_t ihl);
 
 /** Short name of a parse error, e.g. "not-ipv4". */
 const char *pkt_err_name(enum pkt_err e);

@@ -2,6 +2,7 @@
 /* The port table and the telemetry walkers: values, names, descriptions. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -98,9 +99,17 @@ stats_tel_names(const struct stats_group *g, unsigned int scope, struct rte_tel_
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (k = 0; k < g->n; k++) {
 		const struct stats_field *f = &g->f[k];
+		unsigned int i;
 
-		if (f->type == STATS_ARRAY || !stats_in(f, scope))
+		if (!stats_in(f, scope))
 			continue;
+		if (f->type == STATS_ARRAY) {
+			/* an array: one value per element, NAME_ELEMENT */
+			for (i = f->first; i < f->n; i++)
+				rte_tel_data_add_array_string(d, tel_key(key, sizeof(key),
+									 f->name, f->elem(i)));
+			continue;
+		}
 		rte_tel_data_add_array_string(d, f->type == STATS_TIME ?
 					      tel_key(key, sizeof(key), f->name, "ns") : f->name);
 	}
@@ -115,9 +124,15 @@ stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
 	for (k = 0; k < g->n; k++) {
 		const struct stats_field *f = &g->f[k];
+		unsigned int i;
 
-		if (f->type == STATS_ARRAY || !stats_in(f, scope))
+		if (!stats_in(f, scope))
 			continue;
+		if (f->type == STATS_ARRAY) {
+			for (i = f->first; i < f->n; i++)
+				rte_tel_data_add_array_u64(d, stats_get(f, rec, i));
+			continue;
+		}
 		/* a negative gauge (a row of -1: none) reads as 0 */
 		rte_tel_data_add_array_u64(d, stats_signed(f) && (int64_t)scalar(f, rec) < 0 ?
 					      0 : scalar(f, rec));
@@ -134,9 +149,17 @@ stats_tel_row_text(const struct stats_group *g, const void *rec, unsigned int sc
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (k = 0; k < g->n; k++) {
 		const struct stats_field *f = &g->f[k];
+		unsigned int i;
 
-		if (f->type == STATS_ARRAY || !stats_in(f, scope))
+		if (!stats_in(f, scope))
 			continue;
+		if (f->type == STATS_ARRAY) {
+			for (i = f->first; i < f->n; i++) {
+				snprintf(v, sizeof(v), "%" PRIu64, stats_get(f, rec, i));
+				rte_tel_data_add_array_string(d, v);
+			}
+			continue;
+		}
 		stats_text_value(f, rec, v, sizeof(v));
 		rte_tel_data_add_array_string(d, v);
 	}
@@ -146,7 +169,7 @@ int
 stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_tel_data *d)
 {
 	char key[96];
-	unsigned int k;
+	unsigned int k, i;
 
 	rte_tel_data_start_dict(d);
 	for (k = 0; k < g->n; k++) {
@@ -162,6 +185,10 @@ stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_t
 		rte_tel_data_add_array_string(a, f->unit);
 		rte_tel_data_add_array_string(a, f->merge == STATS_SUM ? "counter" : "gauge");
 		rte_tel_data_add_array_string(a, f->help);
+		/* an array: its element names follow (its values are
+		 * NAME_ELEMENT in the rows, '-' as '_') */
+		for (i = f->first; f->type == STATS_ARRAY && i < f->n; i++)
+			rte_tel_data_add_array_string(a, f->elem(i));
 		if (rte_tel_data_add_dict_container(d, f->type == STATS_TIME ?
 						    tel_key(key, sizeof(key), f->name, "ns") :
 						    f->name, a, 0) != 0) {

@@ -23,13 +23,14 @@ int stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int sc
 		   struct rte_tel_data *d);
 
 /**
- * Start array d as the names of the scalar fields in scope, in table order
- * (the order of stats_tel_row's values).
+ * Start array d as the names of the fields in scope, in table order (the
+ * order of stats_tel_row's values); an array field gives one name per
+ * element, NAME_ELEMENT ('-' as '_'), as stats_tel_dict does.
  */
 void stats_tel_names(const struct stats_group *g, unsigned int scope,
 		     struct rte_tel_data *d);
 
-/** Start array d as rec's scalar fields in scope (stats_tel_names' order). */
+/** Start array d as rec's fields in scope (stats_tel_names' order). */
 void stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 		   struct rte_tel_data *d);
 
@@ -43,7 +44,8 @@ void stats_tel_row_text(const struct stats_group *g, const void *rec, unsigned i
 
 /**
  * Fill dictionary d with the fields in scope: name -> [unit, kind, help]
- * (kind "counter" or "gauge").
+ * (kind "counter" or "gauge"); an array's element names follow its help:
+ * [unit, kind, help, element...].
  * @return 0, or -ENOMEM.
  */
 int stats_tel_describe(const struct stats_group *g, unsigned int scope,

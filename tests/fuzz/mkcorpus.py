@@ -24,10 +24,18 @@ def rec(b):
     return struct.pack("<H", len(b)) + b
 
 
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
 def eth_udp(payload, src=(10, 17, 0, 211), dst=(239, 17, 0, 1), port=36001):
     ip_len = 20 + 8 + len(payload)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0x4000, 1, 17, 0,
                      bytes(src), bytes(dst))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]  # a correct IPv4 checksum
     udp = struct.pack("!HHHH", port, port, 8 + len(payload), 0)
     return bytes([1, 0, 0x5e, 17, 0, 1, 2, 0, 0, 0x17, 0, 0]) + b"\x08\x00" + ip + udp + payload
 

@@ -199,6 +199,47 @@ test_time(void)
 	CHECK_EQ_U(codif_epoch_for_unix(1735689599), 49);
 	CHECK_EQ_U(codif_epoch_for_unix(1751328000), 51);
 	CHECK_EQ_U(codif_epoch_for_unix(0), 0);
+
+	/* the int64-ns range: its ends taken, beyond refused (never wrapped:
+	 * 9999-01-01 once read as 1816-03-30) */
+	CHECK(codif_parse_time("2262-04-11T23:47:16.854775807Z", &t) == 0);
+	CHECK_EQ_I(t, INT64_MAX);
+	CHECK(codif_parse_time("2262-04-11T23:47:16.854775808Z", &t) == -ERANGE);
+	CHECK(codif_parse_time("9999-01-01T00:00:00Z", &t) == -ERANGE);
+	CHECK(codif_parse_time("1677-09-21T00:12:43.145224193Z", &t) == 0);
+	CHECK_EQ_I(t, INT64_MIN + 1);
+	CHECK(codif_parse_time("1677-09-21T00:12:43.145224192Z", &t) == -ERANGE);
+	CHECK(codif_parse_time("0001-01-01T00:00:00Z", &t) == -ERANGE);
+	CHECK(codif_parse_time("@9223372036", &t) == 0);
+	CHECK(codif_parse_time("@9223372037", &t) == -ERANGE);
+	CHECK(codif_parse_time("@99999999999999999999999", &t) == -ERANGE);
+	CHECK(codif_parse_time("@99999999999999999999999x", &t) == -EINVAL);
+	CHECK_STR(codif_time_str(INT64_MAX, ts, sizeof(ts)), "2262-04-11T23:47:16.854775807Z");
+	{
+		char err[256];
+
+		CHECK(codif_time_range_check("T0", (__int128)INT64_MAX + 1, err, sizeof(err)) ==
+		      -ERANGE);
+		CHECK_HAS(err, "T0 is after the times this program can hold: "
+			  "1677-09-21T00:12:43.145224193Z .. 2262-04-11T23:47:16.854775807Z");
+		CHECK(codif_time_range_check("T0", 0, err, sizeof(err)) == 0);
+	}
+	/* an epoch-255 frame after 2262-04-11: no time, and refused by
+	 * codif_validate with the reason (not named 1679) */
+	{
+		struct codif_hdr h = example();
+		char err[256];
+
+		h.epoch = 255;                 /* 2127-07-01 */
+		h.seconds = 4290000000u;       /* + 135.9 years: 2263 */
+		h.seconds -= h.seconds % 27;
+		CHECK_EQ_I(codif_frame_time_ns(&h), INT64_MIN);
+		CHECK(codif_validate(&h, SIZE_MAX, err, sizeof(err)) == -EPROTO);
+		CHECK_HAS(err, "beyond the int64-nanosecond range");
+		h.seconds = 27 * 1000;         /* 2127: fine */
+		CHECK(codif_validate(&h, SIZE_MAX, err, sizeof(err)) == 0);
+		CHECK(codif_frame_time_ns(&h) > 0);
+	}
 }
 
 static void
@@ -482,6 +523,20 @@ static enum codif_seq_class
 h_push(struct harness *x, unsigned int si, const struct codif_hdr *h, uint64_t id)
 {
 	codif_seq_push(&x->t, &x->s[si], h, 8256, &x->out);
+	if (placeable(x->out.cls))
+		h_place(x, id, &x->out);
+	if (x->out.cls == CODIF_SEQ_SUSPECT && x->out.hold != NULL)
+		x->out.hold->handle = id;
+	h_actions(x);
+	return x->out.cls;
+}
+
+/* h_push of a frame that arrived at arr ns (the timeline's arrival times) */
+static enum codif_seq_class
+h_push_at(struct harness *x, unsigned int si, const struct codif_hdr *h, uint64_t id,
+	  int64_t arr)
+{
+	codif_seq_push_at(&x->t, &x->s[si], h, 8256, arr, &x->out);
 	if (placeable(x->out.cls))
 		h_place(x, id, &x->out);
 	if (x->out.cls == CODIF_SEQ_SUSPECT && x->out.hold != NULL)
@@ -884,7 +939,8 @@ test_timeline(void)
 		h_free(&x);
 	}
 
-	/* a gap longer than --max-gap is a resync: skipped, not lost */
+	/* without arrival times (a file; a fast replay) a gap longer than
+	 * --max-gap is a resync: skipped, not lost */
 	h_init(&x, 1, NULL);
 	for (k = 0; k < 6000; k++) {
 		struct codif_hdr h = fr(k);
@@ -899,6 +955,62 @@ test_timeline(void)
 	CHECK_EQ_U(x.s[0].st.lost, 0);
 	CHECK_EQ_U(x.s[0].st.received, 3000);
 	h_free(&x);
+
+	/* outage vs clock step by arrival times (432 us frames, arrival at
+	 * 1e9 + the frame's place in time as the sender sends it): a silence
+	 * whose data time agrees with the arrival gap is loss however long
+	 * (skip frames of silence, the data jumping jump frames) */
+	{
+		static const struct {
+			int64_t skip, jump;  /* frames: silence, data jump */
+			bool resync;
+			const char *what;
+		} c[] = {
+			{ 3000, 3000, false, "1.3 s outage" },
+			{ 50000, 50000, false, "21.6 s outage" },
+			{ 4630, 4630 + 3472, true, "2 s outage and a 1.5 s clock step" },
+			{ 4630, 4630 - 3472, true, "2 s outage, data 0.5 s on: clock behind" },
+			{ 11574, 11574 + 3LL * 3600 / 27 * 62500, true, "5 s outage and a 3 h step" },
+			{ 0, 2000, false, "0.86 s step, no silence: <= --max-gap, loss" },
+			{ 0, 3000, true, "1.3 s step, no silence: a clock step" },
+		};
+
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			int64_t sent = 0;
+
+			h_init(&x, 1, NULL);
+			for (k = 0; k < 4000; k++, sent++) {
+				int64_t idx = k < 1000 ? k : k + c[i].jump;
+				struct codif_hdr h = fr(idx);
+
+				if (k == 1000)
+					sent += c[i].skip;
+				h_push_at(&x, 0, &h, (uint64_t)k, 1000000000LL + sent * 432000);
+			}
+			h_flush(&x);
+			if (x.t.resyncs != (c[i].resync ? 1u : 0u) ||
+			    x.s[0].st.lost != (c[i].resync ? 0u : (uint64_t)c[i].jump) ||
+			    x.s[0].st.received != 4000 ||
+			    x.s[0].st.resync_skipped != (c[i].resync ? (uint64_t)c[i].jump : 0u))
+				fprintf(stderr, "outage case '%s': resyncs %" PRIu64 " lost %" PRIu64
+					" received %" PRIu64 " skipped %" PRIu64 "\n", c[i].what,
+					x.t.resyncs, x.s[0].st.lost, x.s[0].st.received,
+					x.s[0].st.resync_skipped);
+			CHECK_EQ_U(x.t.resyncs, c[i].resync ? 1 : 0);
+			CHECK_EQ_U(x.s[0].st.lost, c[i].resync ? 0 : (uint64_t)c[i].jump);
+			CHECK_EQ_U(x.s[0].st.resync_skipped, c[i].resync && c[i].jump > 0 ?
+					(uint64_t)c[i].jump : 0);
+			CHECK_EQ_U(x.s[0].st.received, 4000);
+			CHECK_EQ_U(x.t.outages, !c[i].resync && c[i].jump > 2314 ? 1 : 0);
+			if (!c[i].resync && c[i].jump > 2314) {
+				CHECK_EQ_I(x.t.last_outage.frames, c[i].jump);
+				CHECK_EQ_I(x.t.last_outage.arrival_gap_ns, (c[i].skip + 1) * 432000);
+			}
+			CHECK(placed_all_but(&x, 4000, NULL, 0));
+			INVARIANT(x.s[0]);
+			h_free(&x);
+		}
+	}
 
 	/* a parameter change that changes the clock (nchan 4 -> 8 with the
 	 * same totalsamples: FPP 62500 -> 125000): a resync with new

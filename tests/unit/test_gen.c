@@ -69,7 +69,13 @@ run(const char *name, struct gen_cfg *c)
 		uint32_t len = gen_build(&g, &p, buf);
 
 		pkts++;
-		acct_frame(a, 0, buf, len, &r);
+		{
+			/* arriving at the packets' times, as a real-time
+			 * sender sends them: bursts are outages (lost) */
+			struct acct_rx rx = { .arrival_ns = p.ts_ns };
+
+			acct_frame_rx(a, 0, buf, len, len, &rx, &r);
+		}
 		keep(&r, buf, len);
 		if (acct_busy(a, r.ant))
 			actions(a, r.ant, &bad_payload);
@@ -81,8 +87,10 @@ run(const char *name, struct gen_cfg *c)
 			uint8_t *head = malloc(cap);
 			struct acct_result r2;
 
+			struct acct_rx rx2 = { .arrival_ns = p.ts_ns };
+
 			memcpy(head, buf, cap);
-			acct_frame2(a2, 0, head, cap, len, &r2);
+			acct_frame_rx(a2, 0, head, cap, len, &rx2, &r2);
 			/* the split view holds its copy of the head only */
 			keep(&r2, head, cap);
 			if (acct_busy(a2, r2.ant)) {

@@ -75,6 +75,65 @@ test_parse_ok(void)
 	}
 }
 
+/* The IPv4 header at b + off (IHL from it) with its checksum set anew. */
+static void
+resum(uint8_t *b, uint32_t off)
+{
+	uint32_t ihl = (uint32_t)(b[off] & 0xf) * 4;
+	uint16_t c;
+
+	b[off + 10] = b[off + 11] = 0;
+	c = pkt_ip_csum(b + off, ihl);
+	b[off + 10] = (uint8_t)(c >> 8);
+	b[off + 11] = (uint8_t)c;
+}
+
+/* The IPv4 header checksum: built right, every single-bit error found in
+ * software, the port's verdict taken as it is (offload). */
+static void
+test_ip_checksum(void)
+{
+	static uint8_t b[9100];
+	struct pkt_info pi;
+	uint32_t len, bit, missed = 0;
+
+	len = build(b, false, 100);
+	CHECK(pkt_ip_csum_ok(b + 14, 20));
+	CHECK(pkt_parse(b, len, &pi) == PKT_OK);
+	for (bit = 0; bit < 20 * 8; bit++) {
+		enum pkt_err e;
+
+		if (bit / 8 == 0)
+			continue; /* version and IHL: their own errors first */
+		b[14 + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		e = pkt_parse(b, len, &pi);
+		missed += e != PKT_ERR_IP_CSUM;
+		b[14 + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	CHECK_EQ_U(missed, 0);
+	/* a bad one still names its source (the antenna it claims) */
+	b[24] ^= 0x01;
+	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_CSUM);
+	CHECK(pi.have_ip);
+	CHECK_EQ_U(pi.src_ip, 0x0A1100D3);
+	CHECK_STR(pkt_err_name(PKT_ERR_IP_CSUM), "ip-checksum");
+	/* the port's verdict: good skips the software check, bad is bad */
+	CHECK(pkt_parse_csum(b, len, len, PKT_CSUM_GOOD, &pi) == PKT_OK);
+	b[24] ^= 0x01;
+	CHECK(pkt_parse_csum(b, len, len, PKT_CSUM_BAD, &pi) == PKT_ERR_IP_CSUM);
+	CHECK(pkt_parse_csum(b, len, len, PKT_CSUM_UNKNOWN, &pi) == PKT_OK);
+	/* with options (IHL 6) the options are summed too */
+	len = build(b, false, 100);
+	memmove(b + 38, b + 34, len - 34);
+	b[14] = 0x46;
+	b[16] = 0; b[17] = 20 + 4 + 8 + 100;
+	b[34] = b[35] = b[36] = b[37] = 0x01; /* NOPs */
+	resum(b, 14);
+	CHECK(pkt_parse(b, len + 4, &pi) == PKT_OK);
+	b[36] = 0x00;
+	CHECK(pkt_parse(b, len + 4, &pi) == PKT_ERR_IP_CSUM);
+}
+
 static void
 test_parse_errors(void)
 {
@@ -100,12 +159,16 @@ test_parse_errors(void)
 	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_IHL);
 	b[14] = 0x45;
 	b[20] = 0x20; /* MF */
+	resum(b, 14);
 	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_IP_FRAG);
 	b[20] = 0x40; /* DF only: fine */
+	resum(b, 14);
 	CHECK(pkt_parse(b, len, &pi) == PKT_OK);
 	b[23] = 6;
+	resum(b, 14);
 	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_NOT_UDP);
 	b[23] = 17;
+	resum(b, 14);
 	b[38] = 0; b[39] = 7; /* UDP length 7 */
 	CHECK(pkt_parse(b, len, &pi) == PKT_ERR_UDP_LEN);
 	b[38] = 0x10; /* longer than the IP payload */
@@ -115,6 +178,7 @@ test_parse_errors(void)
 	memmove(b + 38, b + 34, len - 34);
 	b[14] = 0x46;
 	b[16] = 0; b[17] = 20 + 4 + 8 + 100;
+	resum(b, 14);
 	CHECK(pkt_parse(b, len + 4, &pi) == PKT_OK);
 	CHECK_EQ_U(pi.payload_off, 46);
 	/* three stacked tags: not parsed further */
@@ -273,6 +337,7 @@ main(void)
 {
 	test_parse_ok();
 	test_parse_errors();
+	test_ip_checksum();
 	test_parse_util();
 	return check_report("test_pkt");
 }

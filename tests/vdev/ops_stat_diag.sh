@@ -85,7 +85,9 @@ d = json.load(open(sys.argv[1]))
 t = json.load(open(sys.argv[2]))["counters"]
 names = {k[:-4] + "_ns" if k.endswith("_utc") else k for k in t["antenna"] + t["stream"]}
 assert names <= set(d), names - set(d)
-assert all(len(v) == 3 and v[1] in ("counter", "gauge") and v[2] for v in d.values()), d
+# [unit, kind, help], an array's element names after them
+assert all(len(v) >= 3 and v[1] in ("counter", "gauge") and v[2] for v in d.values()), d
+assert d["malformed_by_cause"][3:] and "ip-checksum" in d["malformed_by_cause"][3:], d
 PY
 ok "/ibvcap/counters,counts: every counter of the truth described (unit, kind, help)"
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
@@ -120,6 +122,30 @@ for n in ("ibvcap_writer_lag_frames", "ibvcap_writer_lag_seconds",
 assert len([s for s in p if s["name"] == "ibvcap_writer_written_frames_total"]) == 1
 PY
 ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvcap.prom") samples)"
+# every figure of docs/counters.md (its tables: lib/stats'), not a list kept
+# here: counts, buffer, writer, port and quick look, arrays by cause
+python3 "$SRC/tests/tools/promcounters.py" "$SRC/docs/counters.md" "$T/ibvcap.prom" > "$T/promfig.txt" ||
+	{ cat "$T/promfig.txt"; fail "figures of docs/counters.md missing from the Prometheus export"; }
+python3 - "$T/truth.json" "$T/ibvcap.prom" <<'PY' || fail "Prometheus: the figures once missing, by value"
+import json, re, sys
+t = {"ant%d" % a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
+v = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'^(\S+)\{(.*)\} (\S+)$', line)
+    if m:
+        lab = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+        v[(m.group(1), lab.get("antenna"), lab.get("cause"))] = float(m.group(3))
+for name, a in t.items():
+    for k in ("resyncs", "resync_skipped", "implausible", "param_change", "new_params",
+              "timeline_resyncs"):
+        unit = {"resyncs": "segments", "new_params": "segments",
+                "timeline_resyncs": "resyncs"}.get(k, "frames")
+        n = "ibvcap_antenna_%s_%s_total" % (k, unit) if unit not in k else \
+            "ibvcap_antenna_%s_total" % k
+        assert v[(n, name, None)] == a[k], (n, name, v.get((n, name, None)), a[k])
+    assert v[("ibvcap_antenna_malformed_by_cause_packets_total", name, "ip-checksum")] == 0
+PY
+ok "--prom: every figure of docs/counters.md ($(tail -1 "$T/promfig.txt")); resyncs, resync_skipped ... = truth"
 # the shipped unit's command (dpdk-ibvcap-prom@.service, as its timer runs
 # it) for this capture: %i the prefix, its textfile directory a scratch one
 unit=$BUILD/config/dpdk-ibvcap-prom@.service
