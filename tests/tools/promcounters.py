@@ -64,7 +64,14 @@ def main():
     ap.add_argument("counters_md")
     ap.add_argument("prom")
     ap.add_argument("--skip", default="", help="groups not expected in this export")
+    ap.add_argument("--names", action="store_true",
+                    help="print every documented metric name (FILE unused) and exit")
     a = ap.parse_args()
+    if a.names:
+        for group, names, unit, kind, _ in figures(a.counters_md):
+            for key in sorted({n[:-4] + "_ns" if n.endswith("_utc") else n for n in names}):
+                print(prom_name(group, key, unit, kind))
+        return 0
     skip = set(x for x in a.skip.split(",") if x)
     samples = {}
     for line in open(a.prom):
