@@ -174,11 +174,11 @@ assert all(s["labels"]["instance_prefix"] == sys.argv[3] for s in p)
 PY
 ok "dpdk-ibvcap-prom@.service's command: $promdir/dpdk-ibvcap-<inst>.prom with this capture's counts"
 # refreshing mode writes the file again and again; stop it after two rounds
-timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --prom "$T/loop.prom" > /dev/null || true
+timeout 10 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --prom "$T/loop.prom" > /dev/null || true
 [ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
 ok "refreshing --prom mode writes the file"
 # refreshing --json: one snapshot per line, each with the final counts
-timeout 3 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --json > "$T/loop.jsonl" || true
+timeout 10 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --json > "$T/loop.jsonl" || true
 python3 - "$T/loop.jsonl" "$n" <<'PY' || fail "refreshing --json"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
