@@ -625,7 +625,9 @@ def stream_metrics(out, inst, cur, desc):
     out.append("# TYPE %s counter" % name)
     for labels, t in sorted(agg.items()):
         for k, v in sorted(t.items()):
-            if k.startswith("not_recorded_") and k != "not_recorded_by_cause":
+            # not_recorded_<cause>; the table's own array elements
+            # (not_recorded_by_cause_<cause>, the same values) not twice
+            if k.startswith("not_recorded_") and not k.startswith("not_recorded_by_cause"):
                 cause = k[len("not_recorded_"):].replace("_", "-")
                 out.append("%s{%s} %s" % (name, lab(labels, (("cause", cause),)), v))
 
