@@ -24,7 +24,7 @@ args = --lcores 0@0,1@1,2@0 --no-pci --no-huge -m 1024 --log-level=lib.eal:error
 [capture]
 steer = software
 stats-period = 0
-duration = 120s
+duration = 600s
 write = codif:$T/w
 INI
 dpdk-ibvcap --file-prefix="$PREFIX" -- --config "$T/conf/lab.ini" > "$T/cap.log" 2>&1 &
