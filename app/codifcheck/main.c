@@ -426,9 +426,9 @@ static const struct opt_def common_opts[] = {
 		 "until K agree, else dropped (a bit flip, a stray frame: reported)"},
 	{"max-gap", .kind = OPT_DURATION, .metavar = "T", .min = 1000,
 	 .max = 3600ULL * 1000000000ULL, OPT_AT(O, chk.tl.max_gap_ns),
-	 .help = "a confirmed jump ahead is loss (an outage) when its data time and the "
-		 "time between the pcap records agree within T (+100 ppm); in codif/raw files "
-		 "(no arrival times) when it is at most T; else a resync: a new segment "
+	 .help = "a confirmed jump ahead of at most T is loss; a longer one too (an outage) "
+		 "when its data time and the time between the pcap records agree within T "
+		 "(+100 ppm; codif/raw files have no such times); else a resync: a new segment "
 		 "(convert: a new file), never placeholders"},
 	{"antenna-ip", .kind = OPT_CUSTOM, .metavar = "IP[=NAME][,...]", .set = set_filter,
 	 .def = "every IPv4 source is: name them when the capture holds other traffic",

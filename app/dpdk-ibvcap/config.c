@@ -746,9 +746,9 @@ static const struct opt_def ibv_opts[] = {
 	 .help = "agreeing frames that move a timeline"},
 	{"max-gap", .kind = OPT_DURATION, .section = "timeline", .metavar = "T", .min = 1000,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, layout.tl.max_gap_ns),
-	 .help = "a confirmed jump ahead is loss (an outage) when its data time and the "
-		 "time between the arrivals agree within T (+100 ppm), else a resync (a clock "
-		 "step); without arrival times: a jump of at most T is loss"},
+	 .help = "a confirmed jump ahead of at most T is loss; a longer one too (an outage) "
+		 "when its data time and the time between the arrivals agree within T "
+		 "(+100 ppm), else a resync (a clock step)"},
 	{"clock-warn", .kind = OPT_DURATION, .section = "reporting", .metavar = "T",
 	 .min = NS_PER_S / 1000, .max = 86400ULL * NS_PER_S, OPT_AT(C, clock_warn_ns),
 	 .help = "warn when an antenna's data time (its newest frame) and the host clock "

@@ -1241,12 +1241,13 @@ gather(struct codif_tl *t, struct codif_hold **v, uint32_t *n, uint32_t *cap)
 	}
 }
 
-/* A confirmed jump ahead on the timeline's clock: an outage (the frames in
- * between lost) when the data time it skips agrees with the time that
- * passed between the arrivals of the newest frame before it and the first
- * held frame after it, within max_gap_ns plus 100 ppm of that time (see
- * struct codif_tl_cfg); else a clock step. Without arrival times the
- * time that passed counts as 0. */
+/* A confirmed jump ahead on the timeline's clock: loss when it skips at
+ * most max_gap; beyond, an outage (the frames in between lost) when the
+ * data time it skips agrees with the time that passed between the
+ * arrivals of the newest frame before it and the first held frame after
+ * it, within max_gap_ns plus 100 ppm of that time (see struct
+ * codif_tl_cfg); else a clock step. Without arrival times the time that
+ * passed counts as 0. */
 static bool
 outage(struct codif_tl *t, const struct codif_cand *c)
 {
@@ -1255,6 +1256,11 @@ outage(struct codif_tl *t, const struct codif_cand *c)
 	int64_t arr = 0;
 	uint64_t tol = t->cfg.max_gap_ns, d;
 
+	/* at most max_gap skipped: loss, whatever the arrival times (a
+	 * receiver descheduled for a second must not turn a short gap into a
+	 * resync); arrival times only make a longer jump an outage */
+	if ((uint64_t)(c->lo - t->newest - 1) <= t->max_gap)
+		return true;
 	data = (unsigned __int128)(uint64_t)(k->index - t->newest) * t->clk.period_ns /
 	       t->clk.fpp;
 	if (k->arrival_ns != CODIF_NO_ARRIVAL && t->newest_arr != CODIF_NO_ARRIVAL &&
@@ -1266,7 +1272,7 @@ outage(struct codif_tl *t, const struct codif_cand *c)
 					    (uint64_t)arr - (uint64_t)data;
 	if (d > tol)
 		return false;
-	if ((uint64_t)(c->lo - t->newest - 1) > t->max_gap) {
+	{
 		/* longer than max_gap: counted as an outage for the log */
 		t->outages++;
 		t->last_outage.old_ns = codif_clock_time_ns(&t->clk, t->newest);

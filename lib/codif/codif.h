@@ -266,12 +266,13 @@ struct codif_tl_cfg {
 	uint32_t ahead;      /**< A: frames ahead taken at once (the reorder window) */
 	uint32_t confirm;    /**< K: agreeing suspects that move the timeline (>= 2) */
 	/**
-	 * A confirmed jump ahead on the same clock is counted as loss (an
-	 * outage) when the data time it skips differs from the arrival-time
-	 * gap around it by at most max_gap_ns + 1/10000 of that gap (100 ppm:
-	 * host and sender clocks drifting over a long outage); else it is a
-	 * resync (a clock step). Without arrival times (a file; fast replay)
-	 * the gap counts as 0: a jump of at most max_gap_ns is loss.
+	 * A confirmed jump ahead on the same clock is counted as loss when it
+	 * skips at most max_gap_ns of data time, and beyond that (an outage)
+	 * when the data time it skips differs from the arrival-time gap around
+	 * it by at most max_gap_ns + 1/10000 of that gap (100 ppm: host and
+	 * sender clocks drifting over a long outage); else it is a resync (a
+	 * clock step). Without arrival times (a file; fast replay) only the
+	 * first rule applies.
 	 */
 	uint64_t max_gap_ns;
 };
