@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The shipped Prometheus alerting rules (config/prometheus): promtool
-# accepts them, and its unit test (tests/tools/alerts_test.yml) shows each
+# accepts them, and its unit test (config/prometheus/dpdk-ibvcap.tests.yml) shows each
 # alert firing on the series the export writes -- frames lost (a 2 s
 # outage), a timeline resync and the frames it skipped, frames received but
 # recorded nowhere, malformed packets by cause -- and quiet when they stop
@@ -13,7 +13,7 @@ command -v promtool > /dev/null || skip "promtool not installed (Debian: prometh
 R=$SRC/config/prometheus/dpdk-ibvcap.rules.yml
 promtool check rules "$R" > "$T/check.out" 2>&1 || { cat "$T/check.out"; fail "promtool check rules"; }
 ok "promtool check rules: $(grep -o '[0-9]* rules found' "$T/check.out")"
-(cd "$SRC/tests/tools" && promtool test rules alerts_test.yml) > "$T/test.out" 2>&1 ||
+(cd "$SRC/config/prometheus" && promtool test rules dpdk-ibvcap.tests.yml) > "$T/test.out" 2>&1 ||
 	{ cat "$T/test.out"; fail "promtool test rules"; }
 ok "promtool test rules: lost, resyncs, resync_skipped, not_recorded, malformed by cause fire, and stop"
 python3 "$SRC/tests/tools/promcounters.py" --names "$SRC/docs/counters.md" /dev/null > "$T/names"
