@@ -425,7 +425,11 @@ def from_prom(src, timeout):
             continue
         a = out.setdefault(labels.get("instance_prefix", ""), {}).setdefault(
             labels["antenna"], {"name": labels["antenna"]})
-        a[kv[0]] = int(round(v * kv[1]))
+        # an array's element is one metric labelled by cause; telemetry
+        # names it NAME_ELEMENT ('-' as '_', lib/stats stats_tel)
+        key = kv[0] if "cause" not in labels else (
+            "%s_%s" % (kv[0], labels["cause"])).replace("-", "_")
+        a[key] = int(round(v * kv[1]))
     if not out:
         raise FleetError("%s: no ibvcap_antenna_* figures (not dpdk-ibvcap-stat --prom "
                          "output?)" % src)

@@ -533,13 +533,13 @@ def prometheus(prefix, cur, desc):
     names = list(cur["antennas"])  # in antenna order, as the capture lists them
     offs, known = rec.get("data_offset_ms", []), rec.get("data_offset_known", [])
     if offs:
-        out.append("# HELP ibvcap_antenna_data_clock_offset_seconds The antenna's newest frame's "
+        out.append("# HELP ibvcap_data_clock_offset_seconds The antenna's newest frame's "
                    "data time minus the host clock when it came (absent before its first "
                    "frame); the capture warns past --clock-warn.")
-        out.append("# TYPE ibvcap_antenna_data_clock_offset_seconds gauge")
+        out.append("# TYPE ibvcap_data_clock_offset_seconds gauge")
         for i, v in enumerate(offs):
             if i < len(known) and known[i] and i < len(names):
-                out.append('ibvcap_antenna_data_clock_offset_seconds{%s,antenna="%s"} %s'
+                out.append('ibvcap_data_clock_offset_seconds{%s,antenna="%s"} %s'
                            % (inst, prom_escape(names[i]), v / 1000))
     if rec.get("ledger_scan"):
         out.append("# HELP ibvcap_scan_frames Frames of an ended scan per --write writer: "

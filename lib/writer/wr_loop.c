@@ -162,6 +162,11 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 	unsigned int batch = o->max_rate > 0 ? 1 : o->batch != 0 ? o->batch : 256;
 	int64_t t0 = clock_ns(CLOCK_MONOTONIC), next_stats = t0 + (int64_t)o->stats_ns;
 	int64_t last_alive = 0, last_pub = t0;
+	/* max-rate's reference: frames taken since pace_t0 may not be ahead
+	 * of the rate; moved on while idle, so time without data is no
+	 * credit for a burst later */
+	int64_t pace_t0 = t0;
+	uint64_t pace_taken0 = w->st.taken;
 	enum wr_end end;
 	int rc;
 
@@ -187,7 +192,8 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 		if (o->max_rate > 0 && n > 0) {
 			/* hold back: the frames taken so far may not be ahead of
 			 * the allowed rate */
-			int64_t due = t0 + (int64_t)((double)w->st.taken / o->max_rate * 1e9);
+			int64_t due = pace_t0 + (int64_t)((double)(int64_t)(w->st.taken - pace_taken0) /
+							  o->max_rate * 1e9);
 
 			if (due > now) {
 				hold_back(w, o, due, &last_pub);
@@ -213,6 +219,8 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 		publish_due(w, o, now, &last_pub);
 		if (n > 0)
 			continue;
+		pace_t0 = now;
+		pace_taken0 = w->st.taken;
 		/* idle: after the producer stopped and flushed its rows, take
 		 * the rest, then end */
 		if (o->source_stopped != NULL && o->source_stopped(o->ctx) && wr_backlog(w) == 0) {

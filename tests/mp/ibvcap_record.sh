@@ -180,7 +180,7 @@ ok "summary 'recording': the schedule, each writer's scans in order, rows not re
 # paced as its CODIF times say); record on now, record off now; the scan's
 # bounds are what the answers said, its files hold exactly the truth's
 # frames inside them, nothing was recorded outside
-GENRT="$LAYOUT --count 5000 --seed 9 --loss 0.01"
+GENRT="$LAYOUT --count 15000 --seed 9 --loss 0.01"
 mkdir -p "$T/rt" "$T/rtp"
 LP=${PREFIX}l # a primary of its own (and a memif socket: the first's is still bound)
 CLEANUP_CMDS+=("rm -f /dev/hugepages/${LP}*; rm -rf /var/run/dpdk/${LP}")

@@ -111,9 +111,9 @@ grep -q "^ibvcap_scan_short{instance_prefix=\"$PREFIX\",scan=\"s1\",writer=\"pri
 	{ grep scan "$T/x.prom"; fail "Prometheus: s1 not short"; }
 grep -q "^ibvcap_scan_frames{instance_prefix=\"$PREFIX\",scan=\"s1\",writer=\"primary-0-codif\",what=\"expected\"} $N1$" "$T/x.prom" ||
 	{ grep scan "$T/x.prom"; fail "Prometheus: s1 expected"; }
-off=$(sed -n 's/^ibvcap_antenna_data_clock_offset_seconds{.*antenna="ant0"} //p' "$T/x.prom")
-near "Prometheus: ibvcap_antenna_data_clock_offset_seconds" "$off"
-ok "Prometheus: ibvcap_scan_short{scan=s1} 1, expected $N1; ibvcap_antenna_data_clock_offset_seconds{ant0} $off"
+off=$(sed -n 's/^ibvcap_data_clock_offset_seconds{.*antenna="ant0"} //p' "$T/x.prom")
+near "Prometheus: ibvcap_data_clock_offset_seconds" "$off"
+ok "Prometheus: ibvcap_scan_short{scan=s1} 1, expected $N1; ibvcap_data_clock_offset_seconds{ant0} $off"
 $CTL status > "$T/st.json"
 python3 - "$T/st.json" "$N1" "$OFF" <<'PY' || fail "telemetry: s1's ledger"
 import json, sys

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 set -e
 C=$BUILD/app/dpdk-ibvcap
-EAL="-l 0,1 $EAL_COMMON --no-huge -m 512 --no-telemetry"
+EAL="-l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry"
 python3 "$SRC/tests/tools/emptypcap.py" "$T/e.pcap"
 V="net_pcap0,rx_pcap=$T/e.pcap"
 # shellcheck disable=SC2086
@@ -25,7 +25,7 @@ run_expect_fail "--join-iface beyond the probed ports" 1 "--join-iface: port ind
 run_expect_fail "missing device name" 1 "--port net_ring9: no such DPDK device" \
 	"$C" $EAL --vdev "$V" -- --port net_ring9 --steer software
 run_expect_fail "no worker lcore" 1 "no worker lcore: the main lcore reports, rx needs at least one more (e.g. -l 0,1)" \
-	"$C" -l 0 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" -- --steer software
+	"$C" -l 0 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$V" -- --steer software
 run_expect_fail "lcore-map to the main lcore" 1 "lcore 0 is not a worker lcore" \
 	"$C" $EAL --vdev "$V" -- --steer software --lcore-map 0.0@0
 run_expect_fail "--steer flow on a port without rte_flow" 1 \
@@ -59,11 +59,11 @@ run_expect_fail "--zero-copy-split without --zero-copy" 1 \
 run_expect_fail "--gpu-split bad value" 1 "--gpu-split: 'half': expected auto, on or off" \
 	"$C" $EAL --vdev "$V" -- --steer software --gpu 0 --gpu-split half
 run_expect_fail "--write to a missing directory" 1 "--write codif:$T/nowhere: directory '$T/nowhere' does not exist" \
-	"$C" --lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" -- \
+	"$C" --lcores 0@0,1@1,2@0 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$V" -- \
 	--steer software --write "codif:$T/nowhere"
 run_expect_fail "--write without an lcore of its own" 1 "--write: 1 writer needs an lcore each besides at least one rx lcore" \
 	"$C" $EAL --vdev "$V" -- --steer software --write "codif:$T"
-run_expect_fail "buffers larger than memory" 1 "more than the 512 MiB EAL has with --no-huge -m: lower --ring (65536 frames)" \
+run_expect_fail "buffers larger than memory" 1 "more than the 1024 MiB EAL has with --no-huge -m: lower --ring (65536 frames)" \
 	"$C" $EAL --vdev "$V" -- --steer software --ring 65536
 mkdir -p "$T/nohuge"
 run_expect_fail "no hugepages" 1 "memory: no hugepages EAL could use" \
@@ -72,7 +72,7 @@ run_expect_fail "no hugepages" 1 "memory: no hugepages EAL could use" \
 # what --check-config refuses, the start refuses before EAL init (the
 # same checks: tests/cli/ibvcap_check_config.sh), so a refused start runs
 # nothing and leaves nothing: no hugepage file, no runtime directory
-W=(--lcores 0@0,1@1,2@0,3@1 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev "$V" --)
+W=(--lcores 0@0,1@1,2@0,3@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$V" --)
 run_expect_fail "--summary-json in a missing directory: refused at start, not after the run" 1 \
 	"--summary-json $T/none/s.json: directory '$T/none' does not exist" \
 	"$C" "${W[@]}" --steer software --duration 200ms --summary-json "$T/none/s.json"
@@ -91,7 +91,7 @@ if [ "$max" -gt 0 ] && [ "$max" -lt 64 ]; then
 	# No buffer space available"
 	run_expect_fail "more groups on a port than one socket may join" 1 \
 		"port index 0 joins $((max + 1)) groups on lo, more than the kernel lets one socket join" \
-		"$C" --lcores 0@0,1@1 $EAL_COMMON --no-huge -m 512 --no-telemetry --vdev net_null0 -- \
+		"$C" --lcores 0@0,1@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev net_null0 -- \
 		--steer software --port 0 --join-iface 0=lo --groups $((max + 1)) --no-buffers --duration 200ms
 fi
 if grep -qs hugetlbfs /proc/mounts; then
@@ -116,7 +116,7 @@ ok "the no-hugepages failure says to check hugepages"
 grep -q "stopped by --duration" "$T/ok.log" || fail "stop reason not reported"
 ok "a clean stop exits 0 and says why it stopped"
 grep -q '^dpdk-ibvcap: memory: antenna buffers 6 x [0-9,]* bytes .* = [0-9,]* bytes' "$T/ok.log" &&
-	grep -q '^dpdk-ibvcap: memory: mbuf pools at least .*; EAL can have 536,870,912 bytes (512.0 MiB) (-m with --no-huge)' "$T/ok.log" ||
+	grep -q '^dpdk-ibvcap: memory: mbuf pools at least .*; EAL can have 1,073,741,824 bytes (1.0 GiB) (-m with --no-huge)' "$T/ok.log" ||
 	fail "the start does not state the memory: $(grep memory "$T/ok.log")"
 ok "the start states the buffers' memory, per antenna and in all, and what EAL has"
 echo "$CHECKS checks passed"
