@@ -292,7 +292,7 @@ cc_cmd_extract(char **src, int n, const struct cc_extract_opts *o)
 	uint64_t frames = 0, ph = 0, bytes = 0, nfiles = 0, before = 0, after = 0;
 	char err[ERRLEN], t0[CODIF_TIMESTR_LEN], t1[CODIF_TIMESTR_LEN], rpath[PATH_MAX];
 	const char *fmt_out = NULL;
-	json_t *root = NULL, *files, *ants;
+	json_t *root = NULL, *files = NULL, *ants = NULL;
 	int status = CC_EXIT_OK, rc = 0;
 	bool empty = true, complete = true;
 
@@ -478,6 +478,7 @@ cc_cmd_extract(char **src, int n, const struct cc_extract_opts *o)
 	js_u64(root, "inputs", l.n);
 	json_object_set_new(root, "files", files);
 	json_object_set_new(root, "antennas", ants);
+	files = ants = NULL; /* root's now */
 	if ((size_t)snprintf(rpath, sizeof(rpath), "%s/%s_extract.json", o->conv.outdir,
 			     o->conv.prefix != NULL ? o->conv.prefix : "codifcheck") >= sizeof(rpath) ||
 	    js_write_file(root, rpath, err, sizeof(err)) != 0) {
@@ -506,6 +507,8 @@ out:
 		free(g[k].res);
 	free(g);
 	free(l.f);
+	json_decref(files); /* not yet in root: a failure on the way */
+	json_decref(ants);
 	json_decref(root);
 	return status;
 }

@@ -551,7 +551,8 @@ codif_parse_time(const char *s, int64_t *unix_ns)
 	if ((__int128)sec * 1000000000 + ns > CODIF_TIME_MAX ||
 	    (__int128)sec * 1000000000 + ns < CODIF_TIME_MIN)
 		return -ERANGE;
-	*unix_ns = sec * 1000000000LL + ns;
+	/* in 128 bits: the edge seconds times 1e9 alone is beyond int64 */
+	*unix_ns = (int64_t)((__int128)sec * 1000000000 + ns);
 	return 0;
 }
 
