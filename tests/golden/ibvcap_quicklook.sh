@@ -26,12 +26,14 @@ run() {
 	"$GEN" --count 96 "$@" "${sig[@]}" --signal 3:dead --signal 4:saturated --pcap "$T/$name.pcap" \
 		--truth "$T/$name.json" --quiet
 	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
-	# telemetry on: the queries below; the first window ends 3 s after the
-	# start and holds the whole replay (net_pcap delivers it at once)
+	# telemetry on: the queries below; the first window ends 6 s after the
+	# start and holds the whole replay (net_pcap delivers it at once); the
+	# second, empty, ends at 12 s (its verdicts "no data": '-' on the screen),
+	# so the checks of the first window below must take less than 6 s
 	# shellcheck disable=SC2086
 	"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/$name.pcap" -- \
-		--steer software --idle-timeout 8s --stats-period 0 --quicklook $EVERY \
-		--quicklook-window 3s --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
+		--steer software --idle-timeout 14s --stats-period 0 --quicklook $EVERY \
+		--quicklook-window 6s --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
 	pid=$!
 	CLEANUP_PIDS+=("$pid")
 	wait_for_line "$T/$name.log" 60 "capturing on" || { cat "$T/$name.log"; fail "$name: no start"; }
@@ -47,13 +49,15 @@ run() {
 	python3 "$QLC" "$T/$name.json" rows "$T/$name.run.json" > "$T/$name.run.cmp" ||
 		{ cat "$T/$name.run.cmp"; fail "$name: /ibvcap/quicklook/run differs from the truth"; }
 	ok "$name: telemetry /ibvcap/quicklook/run = truth ($(tail -1 "$T/$name.run.cmp"))"
-	# the last window, through the Prometheus export, once the first
+	# the last window, through the Prometheus export and on the status
+	# screen at 80 columns (each antenna's signal column), once the first
 	# window (the whole replay) is complete
-	for ((i = 0; i < 60; i++)); do
+	for ((i = 0; i < 80; i++)); do
 		python3 "$STAT" --file-prefix "$PREFIX" --once --prom "$T/$name.prom"
 		python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/quicklook,ant3 > "$T/$name.a3.json"
+		COLUMNS=80 python3 "$STAT" --file-prefix "$PREFIX" --once > "$T/$name.screen"
 		grep -q '^ibvcap_quicklook_verdict{.*antenna="ant0"} 1$' "$T/$name.prom" &&
-			grep -q '"2"' "$T/$name.a3.json" && break
+			grep -q '"2"' "$T/$name.a3.json" && grep -Eq '^ant4 .* SAT *$' "$T/$name.screen" && break
 		sleep 0.1
 	done
 	python3 "$SRC/tests/tools/promcheck.py" "$T/$name.prom" > "$T/$name.prom.json" ||
@@ -65,8 +69,6 @@ run() {
 	expect_eq "$name: saturated antenna's verdict (Prometheus)" \
 		"$(grep '^ibvcap_quicklook_verdict{.*antenna="ant4"}' "$T/$name.prom" | cut -d' ' -f2)" 3
 	ok "$name: Prometheus window figures = truth ($(tail -1 "$T/$name.prom.cmp"))"
-	# the status screen at 80 columns: each antenna's signal column
-	COLUMNS=80 python3 "$STAT" --file-prefix "$PREFIX" --once > "$T/$name.screen"
 	expect_eq "$name: status screen at 80 columns, signal of ant0 ant3 ant4" \
 		"$(awk '$1 ~ /^ant[034]$/ {print $1, $NF}' "$T/$name.screen" | tr '\n' ' ')" \
 		"ant0 ok ant3 DEAD ant4 SAT "
