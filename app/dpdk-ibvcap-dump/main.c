@@ -221,7 +221,8 @@ static const struct opt_def lopts[] = {
 	{"max-rate", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1e9,
 	 .unset = "no limit", OPT_AT(O, max_rate),
 	 .help = "write at most F frames per second (to share a disk; a writer held back "
-		 "loses frames, counted)"},
+		 "loses frames, counted; one descheduled makes up at most 0.1 s of its pace, "
+		 "so no second exceeds 1.1 F)"},
 	{"record", .kind = OPT_ENUM, .names = record_names, OPT_AT(O, record_always),
 	 .help = "follow: record as the primary's scans and --record say (only inside\n"
 		 "  scans, into DIR/SCAN/, once it has scans or --record idle); always:\n"

@@ -127,6 +127,10 @@ wr_end_name(enum wr_end e)
 #define PUBLISH_NS 200000000LL
 #define ALIVE_NS 100000000LL
 #define IDLE_NS 500000LL
+/* A --max-rate writer that fell behind its pace (the scheduler, a slow
+ * write) makes up at most this much of it at full speed: its rate over
+ * any second stays within 10 % of max_rate. */
+#define PACE_CREDIT_NS 100000000LL
 
 /* Publish when PUBLISH_NS has passed since the last time. */
 static void
@@ -198,6 +202,12 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 			if (due > now) {
 				hold_back(w, o, due, &last_pub);
 				now = clock_ns(CLOCK_MONOTONIC);
+			} else if (due < now - PACE_CREDIT_NS) {
+				/* behind its pace (descheduled, a slow write):
+				 * at most PACE_CREDIT_NS of it may be made up
+				 * at full speed, not a burst of all of it */
+				pace_t0 = now - PACE_CREDIT_NS;
+				pace_taken0 = w->st.taken;
 			}
 		}
 		if (w->done) {

@@ -190,12 +190,13 @@ for w in (80, 160):
     # throttled one by many more
     assert int(slow["lag"]) > 4 * int(fast["lag"]), (fast, slow)
     assert seconds(slow["behind"]) > seconds(fast["behind"]), (fast, slow)
-    # the throttled writer's rate: 2000 frames/s of 8256 CODIF bytes
-    # KNOWN DEFECT (2026-11-27, open): since this session's writer changes a
-    # --max-rate writer's 1 s windows show bursts up to 3x its rate (48.5
-    # MB/s seen); until that is found, the screen is held to the rate's
-    # order of magnitude, not to 20 %
-    assert 0.5 * 2000 * 8256 / 1e6 < float(slow["MB/s"]) < 4 * 2000 * 8256 / 1e6, slow
+    # the throttled writer's rate: 2000 frames/s of 8256 CODIF bytes at
+    # most. A writer descheduled (on 2 vCPUs beside three busy pollers and
+    # two refreshing screens it is, for tens of ms at a time) makes up at
+    # most 100 ms of its pace at full speed, so no second shows more than
+    # 1.1x its rate (bursts of 3x before that bound); a second it was
+    # starved for shows less
+    assert 0.1 < float(slow["MB/s"]) / (2000 * 8256 / 1e6) < 1.15, slow
     # and the recording time its disk holds at that rate (no min-free: all
     # of the free space), to the screen's precision
     if slow["left"].endswith("d"):
