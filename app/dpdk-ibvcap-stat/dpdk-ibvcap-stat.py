@@ -544,10 +544,11 @@ def prometheus(prefix, cur, desc):
     if rec.get("ledger_scan"):
         out.append("# HELP ibvcap_scan_frames Frames of an ended scan per --write writer: "
                    "expected (its data-time span), recorded, and missing by cause (lost, "
-                   "overrun, cut, not_arrived).")
+                   "not_recorded, overrun, cut, not_arrived).")
         out.append("# TYPE ibvcap_scan_frames gauge")
         for i, scan in enumerate(rec["ledger_scan"]):
-            for what in ("expected", "recorded", "lost", "overrun", "cut", "not_arrived"):
+            for what in ("expected", "recorded", "lost", "not_recorded", "overrun", "cut",
+                         "not_arrived"):
                 col = rec.get("ledger_" + what, [])
                 if i < len(col):
                     out.append('ibvcap_scan_frames{%s,scan="%s",writer="%s",what="%s"} %d'

@@ -58,6 +58,16 @@ struct ibv_qlc {
  * An rx lcore's state. Only that lcore writes it; counters are stored once
  * per burst and read (approximately, while running) by the main lcore.
  */
+/** Frames of the scan with this id received and not recorded, per antenna
+ * (the scan ledger's not_recorded, rec.c), kept by an rx lcore; entry
+ * id % IBV_SCAN_NR (64 scans live at most, ids rising: two live scans
+ * share an entry only 128 ids apart). */
+struct ibv_scan_nr {
+	uint32_t id;
+	uint64_t nr[ACCT_MAX_ANTENNAS];
+};
+#define IBV_SCAN_NR 128
+
 struct ibv_lcore {
 	unsigned int lcore_id;
 	unsigned int nq;
@@ -76,6 +86,10 @@ struct ibv_lcore {
 	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
 	uint64_t last_rx_tsc;
 	volatile bool running;
+	/* frames not recorded by scan (cold path: rx.c scan_nr_count) */
+	struct ibv_scan_nr *scan_nr;  /**< IBV_SCAN_NR entries */
+	struct wr_sched *scan_snap;   /**< the schedule as last seen */
+	uint64_t scan_seen;           /**< its generation */
 } __rte_cache_aligned;
 
 /** Where arrival times come from (clock.c). */

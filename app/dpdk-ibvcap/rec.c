@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <rte_telemetry.h>
@@ -592,8 +593,10 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 enum { SW_ADDED, SW_BEGUN, SW_ENDED };
 
 struct scan_ledger {
-	unsigned int spec;          /* --write index */
-	uint64_t expected, recorded, lost, overrun, cut, not_arrived;
+	unsigned int spec;          /* schedule bit: --write index, or
+				       WR_SCHED_DUMP_BASE + registry slot */
+	char writer[SHM_NAMELEN + 16];
+	uint64_t expected, recorded, lost, overrun, cut, not_recorded, not_arrived;
 	char reason[160];
 };
 
@@ -603,7 +606,7 @@ struct scan_watch {
 	bool gone;                  /* no longer in the schedule */
 	int64_t past_ns;            /* host time the data first passed its stop */
 	unsigned int nl;
-	struct scan_ledger l[IBV_MAX_WRITERS];
+	struct scan_ledger l[IBV_MAX_WRITERS + WR_SCHED_DUMP_SLOTS];
 };
 
 static struct {
@@ -634,6 +637,82 @@ wl_of(const struct ibv_app *app, unsigned int spec)
 		if (app->wl[i]->spec_idx == spec)
 			return app->wl[i];
 	return NULL;
+}
+
+/* The registry entry of the writer with schedule bit `bit`: a --write
+ * writer's first part, or a dpdk-ibvcap-dump's slot -- one that has been
+ * claimed by a dump following scans (a slot's name stays when its writer
+ * ends or dies) --, NULL none. */
+static const struct shm_writer *
+reg_of(const struct ibv_app *app, unsigned int bit)
+{
+	const struct ibv_wlcore *wl;
+	const struct shm_writer *r;
+
+	if (app->bufs.ctl == NULL)
+		return NULL;
+	if (bit >= WR_SCHED_DUMP_BASE) {
+		if (bit - WR_SCHED_DUMP_BASE >= SHM_MAX_WRITERS)
+			return NULL;
+		r = &app->bufs.ctl->writer[bit - WR_SCHED_DUMP_BASE];
+		return r->name[0] != '\0' && r->pid != (int32_t)getpid() &&
+		       r->record == SHM_RECORD_FOLLOW ? r : NULL;
+	}
+	wl = wl_of(app, bit);
+	return wl != NULL && wl->reg >= 0 ? &app->bufs.ctl->writer[wl->reg] : NULL;
+}
+
+/* The name of the writer with schedule bit `bit`: primary-N-FORMAT, or a
+ * dump's --name. */
+static const char *
+bit_name(const struct ibv_app *app, unsigned int bit, char *buf, size_t len)
+{
+	const struct shm_writer *r;
+
+	if (bit < WR_SCHED_DUMP_BASE)
+		return wl_of(app, bit) != NULL ? wl_name(wl_of(app, bit), buf, len) : "?";
+	r = reg_of(app, bit);
+	if (r != NULL && r->name[0] != '\0')
+		snprintf(buf, len, "%.*s", (int)sizeof(r->name), r->name);
+	else
+		snprintf(buf, len, "dump-slot-%u", bit - WR_SCHED_DUMP_BASE);
+	return buf;
+}
+
+/* A dump's published figures of scan id (lib/writer's wr_gate_publish):
+ * false when it has none. */
+static bool
+reg_tally(const struct shm_writer *r, uint32_t id, struct shm_scan_tally *t)
+{
+	unsigned int k;
+
+	for (k = 0; k < SHM_WRITER_SCANS; k++) {
+		const struct shm_scan_tally *e = &r->scans[k];
+
+		if (__atomic_load_n(&e->id, __ATOMIC_ACQUIRE) != id)
+			continue;
+		*t = *e;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->id, __ATOMIC_RELAXED) == id)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the writer with schedule bit `bit` may still add to scan x:
+ * alive, and a file of the scan open, or its rows not yet past the scan's
+ * stop (data: the newest frame time of the scan's antennas). */
+static bool
+writer_busy(const struct ibv_app *app, unsigned int bit, const struct wr_scan *sc, int64_t data)
+{
+	const struct shm_writer *r = reg_of(app, bit);
+	struct shm_scan_tally t;
+
+	if (r == NULL || !__atomic_load_n(&r->in_use, __ATOMIC_ACQUIRE) || r->dead)
+		return false;
+	if (bit >= WR_SCHED_DUMP_BASE && reg_tally(r, sc->id, &t) && t.open)
+		return true;
+	return data - (int64_t)r->lag_ns < sc->stop_ns;
 }
 
 /* The first frame index of clk at or after t. */
@@ -673,6 +752,27 @@ secs_str(int64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%.1f s", (double)ns / 1e9);
 }
 
+/* Frames of scan id and antenna a received and not recorded (every rx
+ * lcore's count, rx.c scan_nr_count). */
+static uint64_t
+scan_nr_of(const struct ibv_app *app, uint32_t id, unsigned int a)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_scan_nr *e;
+
+		if (lc == NULL || lc->scan_nr == NULL)
+			continue;
+		e = &lc->scan_nr[id % IBV_SCAN_NR];
+		if (__atomic_load_n(&e->id, __ATOMIC_ACQUIRE) == id)
+			n += __atomic_load_n(&e->nr[a], __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 /* The ledger of scan x for each of its --write writers, as of now. */
 static void
 ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_watch *x,
@@ -683,18 +783,34 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 	unsigned int spec, i, a;
 
 	x->nl = 0;
-	for (spec = 0; spec < app->cfg.nwrite && spec < IBV_MAX_WRITERS; spec++) {
+	for (spec = 0; spec < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS; spec++) {
 		struct scan_ledger *g;
+		const struct shm_writer *r = NULL;
 		uint64_t onmask = 0;
 		int64_t worst = 0, first = INT64_MAX, last = INT64_MIN;
 		bool clock_unknown = false;
 
-		if (!(s->writers >> spec & 1) || wl_of(app, spec) == NULL)
+		if (!(s->writers >> spec & 1))
+			continue;
+		if (spec < WR_SCHED_DUMP_BASE ? wl_of(app, spec) == NULL :
+		    (r = reg_of(app, spec)) == NULL)
 			continue;
 		g = &x->l[x->nl++];
 		memset(g, 0, sizeof(*g));
 		g->spec = spec;
-		for (i = 0; i < app->nwlcore; i++) {
+		bit_name(app, spec, g->writer, sizeof(g->writer));
+		if (r != NULL) { /* a dump: its published figures */
+			struct shm_scan_tally tt;
+
+			onmask = r->ants;
+			if (reg_tally(r, s->id, &tt)) {
+				g->recorded = tt.frames;
+				g->lost = tt.gaps;
+				g->overrun = tt.overrun;
+				g->cut = tt.cut;
+			}
+		}
+		for (i = 0; r == NULL && i < app->nwlcore; i++) {
 			const struct ibv_wlcore *wl = app->wl[i];
 			struct wr_scan_tally tt;
 
@@ -726,6 +842,7 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 			     first_at(c, s->stop_ns);
 			if (hi > lo)
 				g->expected += (uint64_t)(hi - lo) * t->ant[a].streams;
+			g->not_recorded += scan_nr_of(app, s->id, a);
 			if (lg.offset_known[a] && (lg.offset_ns[a] > worst ? lg.offset_ns[a] : -lg.offset_ns[a]) >
 			    (worst > 0 ? worst : -worst))
 				worst = lg.offset_ns[a];
@@ -735,32 +852,42 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				last = t->ant[a].last_ns;
 		}
 		{
-			uint64_t have = g->recorded + g->lost + g->overrun + g->cut;
+			uint64_t have = g->recorded + g->lost + g->overrun + g->cut +
+					g->not_recorded;
 
 			g->not_arrived = g->expected > have ? g->expected - have : 0;
 		}
-		if (g->not_arrived > 0 || g->lost || g->overrun || g->cut || clock_unknown) {
+		if (g->not_arrived > 0 || g->lost || g->overrun || g->cut || g->not_recorded ||
+		    clock_unknown) {
 			char a1[40], b1[64];
 			size_t o = 0;
 
 			if (g->not_arrived > 0) {
-				if ((uint64_t)(worst < 0 ? -worst : worst) > app->cfg.clock_warn_ns) {
+				/* the span outside the data received: the data's
+				 * clock, if it is off the host's (a scan given in
+				 * host time), else where the data began or ended */
+				bool outside = last == INT64_MIN || first >= s->stop_ns ||
+					       last < s->start_ns;
+
+				if (last == INT64_MIN) {
+					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+						"no data arrived");
+				} else if (outside && (uint64_t)(worst < 0 ? -worst : worst) >
+					   app->cfg.clock_warn_ns) {
 					secs_str(worst < 0 ? -worst : worst, a1, sizeof(a1));
 					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
 						"data clock %s %s the host clock", a1,
 						worst > 0 ? "ahead of" : "behind");
-				} else if (first > s->start_ns && first != INT64_MAX) {
+				} else if (first > s->start_ns) {
 					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
 						"data began after the scan's start (first frame %s)",
 						codif_time_str(first, b1, sizeof(b1)));
 				} else if (last < s->stop_ns && s->stop_ns != WR_SCAN_OPEN) {
 					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
-						"%s", last == INT64_MIN ? "no data arrived" :
 						"data ended before the scan's stop");
 				} else {
 					o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
-						"frames not in the ring (not received, or received "
-						"and not recorded)");
+						"frames not received");
 				}
 			}
 			if (clock_unknown && o < sizeof(g->reason))
@@ -770,6 +897,10 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 			if (g->lost && o < sizeof(g->reason))
 				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
 					"%slost on the wire", o ? "; " : "");
+			if (g->not_recorded && o < sizeof(g->reason))
+				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
+					"%sreceived, not recorded (by cause: the streams' "
+					"not_recorded)", o ? "; " : "");
 			if (g->overrun && o < sizeof(g->reason))
 				o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
 					"%swriter behind the ring (overrun)", o ? "; " : "");
@@ -782,25 +913,24 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 }
 
 static void
-ledger_log(const struct ibv_app *app, const struct scan_watch *x, FILE *f)
+ledger_log(const struct scan_watch *x, FILE *f)
 {
 	unsigned int i;
-	char n[64];
 
 	if (x->nl == 0)
 		fprintf(f, "dpdk-ibvcap: scan %s ended (no --write writer of this capture "
 			"records it)\n", x->sc.name);
 	for (i = 0; i < x->nl; i++) {
 		const struct scan_ledger *g = &x->l[i];
-		const struct ibv_wlcore *wl = wl_of(app, g->spec);
 		bool short_ = g->recorded < g->expected;
 
 		fprintf(f, "dpdk-ibvcap: %sscan %s ended, %s: %" PRIu64 " of %" PRIu64
 			" frames recorded", short_ ? "warning: " : "", x->sc.name,
-			wl ? wl_name(wl, n, sizeof(n)) : "?", g->recorded, g->expected);
-		if (short_ || g->lost || g->overrun || g->cut)
-			fprintf(f, " (missing: lost %" PRIu64 ", overrun %" PRIu64 ", cut %" PRIu64
-				", not arrived %" PRIu64 ")%s%s", g->lost, g->overrun, g->cut,
+			g->writer, g->recorded, g->expected);
+		if (short_ || g->lost || g->overrun || g->cut || g->not_recorded)
+			fprintf(f, " (missing: lost %" PRIu64 ", not recorded %" PRIu64
+				", overrun %" PRIu64 ", cut %" PRIu64 ", not arrived %" PRIu64 ")%s%s",
+				g->lost, g->not_recorded, g->overrun, g->cut,
 				g->not_arrived, g->reason[0] ? ": " : "", g->reason);
 		fprintf(f, "\n");
 	}
@@ -887,13 +1017,12 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 			if ((x = watch_add(s)) == NULL)
 				continue;
 			wn[0] = '\0';
-			for (k = 0; k < app->cfg.nwrite && k < WR_SCHED_DUMP_BASE && o < sizeof(wn); k++)
-				if ((s->writers >> k & 1) && wl_of(app, k) != NULL)
+			for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS && o < sizeof(wn); k++)
+				if ((s->writers >> k & 1) && (k < WR_SCHED_DUMP_BASE ?
+							      wl_of(app, k) != NULL :
+							      reg_of(app, k) != NULL))
 					o += (size_t)snprintf(wn + o, sizeof(wn) - o, "%s%s", o ? "," : "",
-							      wl_name(wl_of(app, k), n, sizeof(n)));
-			if (s->writers & WR_SCHED_DUMPS && o < sizeof(wn))
-				snprintf(wn + o, sizeof(wn) - o, "%sdpdk-ibvcap-dump writers",
-					 o ? "," : "");
+							      bit_name(app, k, n, sizeof(n)));
 			fprintf(f, "dpdk-ibvcap: scan %s added (%s): data time %s .. %s, writers %s\n",
 				s->name, s->origin, codif_time_str(s->start_ns, ts, sizeof(ts)),
 				s->stop_ns == WR_SCAN_OPEN ? "open" :
@@ -938,6 +1067,11 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 			if (wr_gate_tally(&app->wl[k]->w, x->sc.id, &tt) && tt.open)
 				open = true;
 		}
+		/* every writer of it past its stop (a writer behind the ring
+		 * has not taken its rows yet), dumps with their files closed */
+		for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS && !open; k++)
+			if ((x->sc.writers >> k & 1) && writer_busy(app, k, &x->sc, data))
+				open = true;
 		if (!final) {
 			if (x->sc.stop_ns == WR_SCAN_OPEN || data < x->sc.stop_ns)
 				continue;
@@ -948,7 +1082,7 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 				continue;
 		}
 		ledger_fill(app, t, x, now);
-		ledger_log(app, x, f);
+		ledger_log(x, f);
 		x->state = SW_ENDED;
 	}
 	fflush(f);
@@ -957,21 +1091,20 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 
 /* The ledger of one scan, into a JSON array. */
 static void
-ledger_json(const struct ibv_app *app, const struct scan_watch *x, json_t *arr)
+ledger_json(const struct scan_watch *x, json_t *arr)
 {
 	unsigned int i;
-	char n[64];
 
 	for (i = 0; i < x->nl; i++) {
 		const struct scan_ledger *g = &x->l[i];
-		const struct ibv_wlcore *wl = wl_of(app, g->spec);
 		json_t *o = js_obj(arr, NULL), *m;
 
-		js_str(o, "writer", wl ? wl_name(wl, n, sizeof(n)) : "?");
+		js_str(o, "writer", g->writer);
 		js_u64(o, "expected", g->expected);
 		js_u64(o, "recorded", g->recorded);
 		m = js_obj(o, "missing");
 		js_u64(m, "lost", g->lost);
+		js_u64(m, "not_recorded", g->not_recorded);
 		js_u64(m, "overrun", g->overrun);
 		js_u64(m, "cut", g->cut);
 		js_u64(m, "not_arrived", g->not_arrived);
@@ -982,7 +1115,8 @@ ledger_json(const struct ibv_app *app, const struct scan_watch *x, json_t *arr)
 
 /* The ledgers of the scans ended (a row per scan and --write writer, as
  * parallel arrays: ledger_scan, ledger_writer, ledger_expected, ..._recorded,
- * ..._lost, ..._overrun, ..._cut, ..._not_arrived, ledger_reason) and each
+ * ..._lost, ..._overrun, ..._cut, ..._not_arrived, ledger_reason,
+ * ledger_not_recorded) and each
  * antenna's data time minus the host clock (data_offset_ms, in antenna
  * order; data_offset_known 0 before its first frame). */
 static void
@@ -991,10 +1125,10 @@ ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
 	static const char *const keys[] = { "ledger_scan", "ledger_writer", "ledger_reason",
 					    "ledger_expected", "ledger_recorded", "ledger_lost",
 					    "ledger_overrun", "ledger_cut", "ledger_not_arrived",
-					    "data_offset_ms", "data_offset_known" };
+					    "data_offset_ms", "data_offset_known",
+					    "ledger_not_recorded" };
 	struct rte_tel_data *a[RTE_DIM(keys)] = { NULL };
 	unsigned int i, k, ant;
-	char n[64];
 
 	for (k = 0; k < RTE_DIM(a); k++) {
 		a[k] = rte_tel_data_alloc();
@@ -1010,10 +1144,9 @@ ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
 			continue;
 		for (k = 0; k < x->nl; k++) {
 			const struct scan_ledger *g = &x->l[k];
-			const struct ibv_wlcore *wl = wl_of(app, g->spec);
 
 			rte_tel_data_add_array_string(a[0], x->sc.name);
-			rte_tel_data_add_array_string(a[1], wl ? wl_name(wl, n, sizeof(n)) : "?");
+			rte_tel_data_add_array_string(a[1], g->writer);
 			rte_tel_data_add_array_string(a[2], g->reason);
 			rte_tel_data_add_array_u64(a[3], g->expected);
 			rte_tel_data_add_array_u64(a[4], g->recorded);
@@ -1021,6 +1154,7 @@ ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
 			rte_tel_data_add_array_u64(a[6], g->overrun);
 			rte_tel_data_add_array_u64(a[7], g->cut);
 			rte_tel_data_add_array_u64(a[8], g->not_arrived);
+			rte_tel_data_add_array_u64(a[11], g->not_recorded);
 		}
 	}
 	for (ant = 0; ant < app->cfg.layout.nant; ant++) {
@@ -1066,16 +1200,16 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 			unsigned int k;
 			char n[64];
 
-			for (k = 0; k < app->cfg.nwrite && k < WR_SCHED_DUMP_BASE; k++)
-				if ((s->writers >> k & 1) && wl_of(app, k) != NULL)
-					json_array_append_new(wa, json_string(wl_name(wl_of(app, k),
-										n, sizeof(n))));
-			if (s->writers & WR_SCHED_DUMPS)
-				json_array_append_new(wa, json_string("dpdk-ibvcap-dump writers"));
+			for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS; k++)
+				if ((s->writers >> k & 1) && (k < WR_SCHED_DUMP_BASE ?
+							      wl_of(app, k) != NULL :
+							      reg_of(app, k) != NULL))
+					json_array_append_new(wa, json_string(bit_name(app, k, n,
+										       sizeof(n))));
 			js_str(x, "state", w == NULL ? "unseen" : w->state == SW_ENDED ? "ended" :
 			       w->state == SW_BEGUN ? "begun" : "added");
 			if (w != NULL && w->state == SW_ENDED)
-				ledger_json(app, w, js_arr(x, "ledger"));
+				ledger_json(w, js_arr(x, "ledger"));
 		}
 	}
 	{
@@ -1111,13 +1245,13 @@ void
 ibv_rec_summary_text(const struct ibv_app *app, FILE *f)
 {
 	unsigned int i, k;
-	char n[64];
 
+	(void)app; /* the ledgers are the main lcore's (lg) */
 	if (lg.n == 0)
 		return;
 	fprintf(f, "\nscans (per --write writer: frames the span holds, recorded, missing by cause)\n");
-	fprintf(f, "%-16s %-22s %12s %12s %10s %10s %8s %12s  %s\n", "scan", "writer", "expected",
-		"recorded", "lost", "overrun", "cut", "not-arrived", "reason");
+	fprintf(f, "%-16s %-22s %12s %12s %10s %10s %10s %8s %12s  %s\n", "scan", "writer",
+		"expected", "recorded", "lost", "not-rec", "overrun", "cut", "not-arrived", "reason");
 	for (i = 0; i < lg.n; i++) {
 		const struct scan_watch *x = &lg.w[i];
 
@@ -1128,12 +1262,11 @@ ibv_rec_summary_text(const struct ibv_app *app, FILE *f)
 		}
 		for (k = 0; k < x->nl; k++) {
 			const struct scan_ledger *g = &x->l[k];
-			const struct ibv_wlcore *wl = wl_of(app, g->spec);
 
 			fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-				" %8" PRIu64 " %12" PRIu64 "  %s%s\n", x->sc.name,
-				wl ? wl_name(wl, n, sizeof(n)) : "?", g->expected, g->recorded,
-				g->lost, g->overrun, g->cut, g->not_arrived,
+				" %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s\n", x->sc.name,
+				g->writer, g->expected, g->recorded,
+				g->lost, g->not_recorded, g->overrun, g->cut, g->not_arrived,
 				g->recorded < g->expected ? "SHORT: " : "", g->reason);
 		}
 	}

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "ibvcap.h"
 #include "parse.h"
+#include "wr_sched.h"
 
 #define MAX_BURST 512
 #define BOUNCE_LEN 65536
@@ -40,9 +41,13 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	lc->lcore_id = lcore;
 	lc->acct = acct_create(&app->cfg.layout);
 	lc->bounce = malloc(BOUNCE_LEN);
-	if (lc->acct == NULL || lc->bounce == NULL) {
+	lc->scan_nr = calloc(IBV_SCAN_NR, sizeof(*lc->scan_nr));
+	lc->scan_snap = calloc(1, sizeof(*lc->scan_snap));
+	if (lc->acct == NULL || lc->bounce == NULL || lc->scan_nr == NULL || lc->scan_snap == NULL) {
 		acct_free(lc->acct);
 		free(lc->bounce);
+		free(lc->scan_nr);
+		free(lc->scan_snap);
 		rte_free(lc);
 		err_set(err, len, -EINVAL, "out of memory for lcore %u's counters", lcore);
 		return NULL;
@@ -167,6 +172,8 @@ ibv_lcores_free(struct ibv_app *app)
 			continue;
 		acct_free(lc->acct);
 		free(lc->bounce);
+		free(lc->scan_nr);
+		free(lc->scan_snap);
 		rte_free(lc);
 		app->lc[i] = NULL;
 	}
@@ -240,6 +247,37 @@ mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, bool split, uint32_t *cap)
 	return rte_pktmbuf_read(m, 0, *cap, lc->bounce);
 }
 
+/* A frame received and not recorded: counted in each scan whose data time
+ * and antennas hold it (the scan ledger's not_recorded, rec.c). The cold
+ * path: the schedule is copied only when it changed. */
+static __rte_noinline void
+scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd)
+{
+	int64_t t;
+	unsigned int i;
+
+	if (app->sched == NULL || fd->clk == NULL || fd->ant < 0 || fd->ant >= ACCT_MAX_ANTENNAS)
+		return;
+	wr_sched_snapshot(app->sched, lc->scan_snap, &lc->scan_seen);
+	if (lc->scan_snap->n == 0)
+		return;
+	t = codif_clock_time_ns(fd->clk, fd->index);
+	for (i = 0; i < lc->scan_snap->n; i++) {
+		const struct wr_scan *s = &lc->scan_snap->s[i];
+		struct ibv_scan_nr *e;
+
+		if (!(s->ants >> fd->ant & 1) || t < s->start_ns || t >= s->stop_ns)
+			continue;
+		e = &lc->scan_nr[s->id % IBV_SCAN_NR];
+		if (e->id != s->id) {
+			__atomic_store_n(&e->id, 0, __ATOMIC_RELAXED);
+			memset(e->nr, 0, sizeof(e->nr));
+			__atomic_store_n(&e->id, s->id, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&e->nr[fd->ant], e->nr[fd->ant] + 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* Place one frame; a frame the buffer refuses as too late is not counted
  * received after all (the counts stay what the buffer holds).
  * @return true when the ring took the mbuf itself (--zero-copy): the
@@ -264,8 +302,10 @@ place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
 		 * recorded, by cause (the main lcore logs it, once a stream) */
 		if (res == ANTBUF_TOO_LATE)
 			acct_unplaced(lc->acct, fd);
-		else
+		else {
 			acct_not_recorded(lc->acct, fd, antbuf_nr_cause(res));
+			scan_nr_count(app, lc, fd);
+		}
 	}
 	return app->bufs.zc && !split && res == ANTBUF_PLACED;
 }

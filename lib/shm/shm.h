@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 8
+#define SHM_VERSION 9
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -31,6 +31,20 @@ enum ibv_payload_mem {
 				      buffers whose offsets are addresses in
 				      hugepage memory, the same in every process */
 };
+
+/** A writer's figures of one scan (lib/writer's scan records), published
+ * with its other figures: the primary's scan ledger reads a
+ * dpdk-ibvcap-dump's scans here. */
+struct shm_scan_tally {
+	uint32_t id;             /**< the scan's id in the schedule (0: none) */
+	uint32_t open;           /**< 1: a file of it is still open */
+	uint64_t frames;         /**< frames recorded in its files */
+	uint64_t gaps;           /**< placeholders: frames lost on the wire */
+	uint64_t overrun;        /**< frames it lost behind the ring */
+	uint64_t cut;            /**< frames an I/O error cut off */
+};
+/** The scans a writer publishes: its newest by id. */
+#define SHM_WRITER_SCANS 16
 
 /**
  * One writer's figures, for the primary's telemetry and status screens (the
@@ -86,6 +100,9 @@ struct shm_writer {
 				      name, its figures as it last published them */
 	uint32_t hung;           /**< 1: its process lives but published nothing
 				      for SHM_WRITER_HUNG_NS (stopped, stuck) */
+	/* its scans, refreshed at each publish (lib/writer's wr_publish) */
+	uint64_t ants;           /**< the antennas it writes: bit a */
+	struct shm_scan_tally scans[SHM_WRITER_SCANS];
 };
 
 /** A writer whose heartbeat is older than this is hung (shm_writer_reap). */

@@ -91,6 +91,11 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 	r->full = w->full;
 	r->lag_frames = lag;
 	r->lag_ns = lag_ns;
+	r->ants = 0;
+	for (i = 0; i < w->n && i < 64; i++)
+		if (w->src[i].on)
+			r->ants |= 1ULL << i;
+	wr_gate_publish(w, r->scans, SHM_WRITER_SCANS);
 	r->write_rate = w->rate;
 	if (wr_dir_space(w->o.dir, &avail, &total) != 0)
 		avail = total = 0;

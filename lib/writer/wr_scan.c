@@ -13,6 +13,7 @@
 #include "codif.h"
 #include "json.h"
 #include "parse.h"
+#include "shm.h"
 #include "writer.h"
 
 /* One antenna's share of a scan in this writer's files. */
@@ -443,6 +444,63 @@ uint64_t
 wr_gate_skipped(const struct wr_writer *w)
 {
 	return w->gate != NULL ? w->gate->skipped_rows : 0;
+}
+
+void
+wr_gate_publish(const struct wr_writer *w, struct shm_scan_tally *out, unsigned int max)
+{
+	uint32_t ids[SHM_WRITER_SCANS];
+	bool placed[SHM_WRITER_SCANS] = { false };
+	unsigned int i, k, n = 0;
+
+	if (max > SHM_WRITER_SCANS)
+		max = SHM_WRITER_SCANS;
+	/* the newest max scans by id */
+	for (i = 0; w->gate != NULL && i < w->gate->nrec; i++) {
+		uint32_t id = w->gate->rec[i].sc.id;
+
+		if (n < max)
+			ids[n++] = id;
+		else {
+			unsigned int lo = 0;
+
+			for (k = 1; k < n; k++)
+				if (ids[k] < ids[lo])
+					lo = k;
+			if (id > ids[lo])
+				ids[lo] = id;
+		}
+	}
+	/* a scan keeps its entry from publish to publish; an entry given to
+	 * another scan is id 0 while it changes (the reader checks the id
+	 * before and after it reads the figures) */
+	for (k = 0; k < max; k++) {
+		uint32_t cur = out[k].id;
+
+		for (i = 0; i < n && ids[i] != cur; i++)
+			;
+		if (cur != 0 && i < n)
+			placed[i] = true;
+		else if (cur != 0)
+			__atomic_store_n(&out[k].id, 0, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < n; i++) {
+		struct wr_scan_tally t;
+
+		for (k = 0; k < max && out[k].id != ids[i]; k++)
+			;
+		if (!placed[i])
+			for (k = 0; k < max && out[k].id != 0; k++)
+				;
+		if (k == max || !wr_gate_tally(w, ids[i], &t))
+			continue;
+		out[k].frames = t.frames;
+		out[k].gaps = t.gaps;
+		out[k].overrun = t.overrun;
+		out[k].cut = t.cut;
+		out[k].open = t.open;
+		__atomic_store_n(&out[k].id, ids[i], __ATOMIC_RELEASE);
+	}
 }
 
 bool

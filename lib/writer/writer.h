@@ -410,6 +410,10 @@ struct wr_scan_tally {
 /** The tally of scan id in w (read from another thread: figures as of the
  * last file closed). @return false when w has no record of the scan. */
 bool wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t);
+struct shm_scan_tally;
+/** w's newest (by id) max scans' tallies into out (a scan keeps its entry;
+ * unused entries id 0): what it publishes for the primary's scan ledger. */
+void wr_gate_publish(const struct wr_writer *w, struct shm_scan_tally *out, unsigned int max);
 /** rows of ant, with frames valid frames, that w lost (it fell behind the
  * ring) right after its file of scan ended: the scan's overrun. */
 void wr_gate_lost(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t rows,

@@ -16,30 +16,40 @@
 #     directory s1; in the summary (text and JSON), telemetry and
 #     Prometheus (ibvcap_scan_short 1).
 #  3. A scan s2 placed in the data's time (2 s of it, a little ahead): its
-#     ledger expected = N2 (computed here), = recorded + lost + overrun +
-#     cut + not_arrived, recorded = the frames received in s2's files and
-#     lost = the placeholders in them (codifcheck), not_arrived 0.
+#     ledger expected = N2 (computed here), = recorded + lost + not_recorded
+#     + overrun + cut + not_arrived, recorded = the frames received in s2's
+#     files and lost = the placeholders in them (codifcheck); the third
+#     stream (the generator sends threads 0-2, the capture has slots for
+#     two: --slots 2) received and not recorded: not_recorded + not_arrived
+#     = its third of N2 (its frames lost on the wire never arrived), and
+#     not_recorded at least 95 % of it (--loss 0.01). A dpdk-ibvcap-dump
+#     following the scans (--name scanner) is in both ledgers by its name:
+#     s1 0 of N1, s2 the same expected with recorded and lost = its own
+#     files' frames and placeholders (codifcheck).
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
 need_hugepages 300
 record_setup
 LAYOUT="--antennas 1 --groups 1 --threads 2"
+STREAMS=3 # the generator's threads 0-2; the third has no slot (--slots 2)
 STAT="python3 $BUILD/app/dpdk-ibvcap-stat --file-prefix $PREFIX"
-mkdir -p "$T/w"
+mkdir -p "$T/w" "$T/d"
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
-	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --ring 4096 \
+	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --slots 2 --stats-period 0 --ring 4096 \
 	--write "codif:$T/w" --record idle --duration 400s --summary-json "$T/sum.json" \
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+start_dump "$T/dump.log" --write "codif:$T/d" --name scanner --summary-json "$T/dump.json"
+DUMPPID=$DPID
 AHEAD=$(($(date +%s) + 30))
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \
-	$LAYOUT --period 1 --total-samples 512000 --seed 3 --loss 0.01 --start "@$AHEAD" \
+	--antennas 1 --groups 1 --threads $STREAMS --period 1 --total-samples 512000 --seed 3 --loss 0.01 --start "@$AHEAD" \
 	--data-duration 400s --linger 60s \
 	--truth "$T/truth.json" > "$T/gen.log" 2>&1 &
 GPID=$!
@@ -75,7 +85,7 @@ done
 end1=$(grep -m1 'scan s1 ended' "$T/cap.log")
 ok "s1 logged: $(grep -m1 'scan s1 added' "$T/cap.log")"
 
-# the frames a span should hold: both streams' frames (1000 a second:
+# the frames a span should hold: the three streams' frames (1000 a second:
 # --period 1 --total-samples 512000 of 512 a frame; on the grid of any frame
 # received: the newest) with data time in [start, stop)
 newest_ns() { $STAT --query /ibvcap/antennas | python3 -c '
@@ -90,7 +100,7 @@ first, lo, hi = (int(x) for x in sys.argv[1:4])
 F = 10**6  # ns a frame
 def idx(t):  # the first frame index at or after t (frame k at first + k F)
     return -((first - t) // F)
-print(2 * (idx(hi) - idx(lo)))' "$FIRST" "$1" "$2"
+print(int(sys.argv[4]) * (idx(hi) - idx(lo)))' "$FIRST" "$1" "$2" "$STREAMS"
 }
 utc_ns() { python3 -c '
 import calendar, sys, time
@@ -99,7 +109,7 @@ print(calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(
 S1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_utc"])' "$T/on1.json")")
 E1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_utc"])' "$T/on1.json")")
 N1=$(span_frames "$S1" "$E1")
-r=$(echo "$end1" | sed -n "s/^dpdk-ibvcap: warning: scan s1 ended, primary-0-codif: 0 of $N1 frames recorded (missing: lost 0, overrun 0, cut 0, not arrived $N1): data clock \([0-9.]*\) s ahead of the host clock$/\1/p")
+r=$(echo "$end1" | sed -n "s/^dpdk-ibvcap: warning: scan s1 ended, primary-0-codif: 0 of $N1 frames recorded (missing: lost 0, not recorded 0, overrun 0, cut 0, not arrived $N1): data clock \([0-9.]*\) s ahead of the host clock$/\1/p")
 [ -n "$r" ] || fail "s1's end line: '$end1' (expected 0 of $N1 and the reason)"
 near "s1's reason" "$r"
 ok "s1 end: $end1"
@@ -137,13 +147,14 @@ wait_for_line "$T/cap.log" 60 'scan s2 ended' || { tail "$T/cap.log"; fail "scan
 ok "s2: $(grep -m1 'scan s2 ended' "$T/cap.log")"
 kill -INT "$CPID"
 wait "$CPID" || { tail -30 "$T/cap.log"; fail "capture exit status"; }
+wait "$DUMPPID" || { tail "$T/dump.log"; fail "dump exit status"; }
 kill -INT "$GPID" 2>/dev/null || true
 wait "$GPID" 2>/dev/null || true
 N2=$(span_frames "$S2" "$E2")
-for f in "$T"/w/s2/*.codif; do
+for f in "$T"/w/s2/*.codif "$T"/d/s2/*.codif; do
 	"$CHK" info --json "$f" > "$f.info.json" || fail "codifcheck info $f"
 done
-res=$(python3 - "$T/sum.json" "$T/w/s2" "$N1" "$N2" "$OFF" <<'PY'
+res=$(python3 - "$T/sum.json" "$T/w/s2" "$N1" "$N2" "$OFF" "$T/d/s2" <<'PY'
 import glob, json, sys
 r = json.load(open(sys.argv[1]))["recording"]
 n1, n2 = int(sys.argv[3]), int(sys.argv[4])
@@ -155,20 +166,40 @@ assert (l1["writer"], l1["expected"], l1["recorded"], l1["missing"]["not_arrived
 l2 = sc["s2"]["ledger"][0]
 m = l2["missing"]
 assert l2["expected"] == n2, (l2, n2)
-assert l2["expected"] == l2["recorded"] + m["lost"] + m["overrun"] + m["cut"] + m["not_arrived"], l2
+assert l2["expected"] == l2["recorded"] + m["lost"] + m["not_recorded"] + m["overrun"] + \
+    m["cut"] + m["not_arrived"], l2
 st = [x for f in glob.glob(sys.argv[2] + "/*.info.json") for x in json.load(open(f))["streams"]]
 got, lost = sum(x["received"] for x in st), sum(x["lost"] for x in st)
-assert (l2["recorded"], m["lost"], m["not_arrived"], m["overrun"], m["cut"]) == (got, lost, 0, 0, 0), (l2, got, lost)
+assert (l2["recorded"], m["lost"], m["overrun"], m["cut"]) == (got, lost, 0, 0), (l2, got, lost)
+# the third stream: received, not recorded, or lost on the wire (not arrived)
+third = n2 // 3
+assert m["not_recorded"] + m["not_arrived"] == third and m["not_recorded"] >= 0.95 * third, (l2, third)
+assert "received, not recorded" in l2["reason"], l2
+# within the capture's own count of the stream (the whole run)
+assert json.load(open(sys.argv[1]))["antennas"][0]["not_recorded"] >= m["not_recorded"], l2
+# the dump writer, by its name, in both scans' ledgers
+assert sc["s1"]["writers"] == ["primary-0-codif", "scanner"], sc["s1"]["writers"]
+d1 = sc["s1"]["ledger"][1]
+assert (d1["writer"], d1["expected"], d1["recorded"], d1["missing"]["not_arrived"]) == \
+    ("scanner", n1, 0, n1), d1
+d2 = sc["s2"]["ledger"][1]
+dm = d2["missing"]
+dst = [x for f in glob.glob(sys.argv[6] + "/*.info.json") for x in json.load(open(f))["streams"]]
+dgot, dlost = sum(x["received"] for x in dst), sum(x["lost"] for x in dst)
+assert (d2["writer"], d2["expected"], d2["recorded"], dm["lost"], dm["overrun"], dm["cut"],
+        dm["not_recorded"], dm["not_arrived"]) == \
+    ("scanner", n2, dgot, dlost, 0, 0, m["not_recorded"], m["not_arrived"]), (d2, dgot, dlost)
 off = r["data_clock"][0]["offset_s"]
 assert abs(off - float(sys.argv[5])) < 4, r["data_clock"]  # at the end: the generator may lag
-print("s2: expected %d = recorded %d + lost %d + overrun %d + cut %d + not arrived %d; its files: "
-      "%d received, %d lost (codifcheck); s1: 0 of %d, '%s'; offset %.3f s"
-      % (n2, l2["recorded"], m["lost"], m["overrun"], m["cut"], m["not_arrived"], got, lost, n1,
-         l1["reason"], off))
+print("s2: expected %d = recorded %d + lost %d + not recorded %d + overrun %d + cut %d + not "
+      "arrived %d; its files: %d received, %d lost (codifcheck); the dump 'scanner': recorded "
+      "%d, lost %d = its files'; s1: 0 of %d, '%s'; offset %.3f s"
+      % (n2, l2["recorded"], m["lost"], m["not_recorded"], m["overrun"], m["cut"],
+         m["not_arrived"], got, lost, d2["recorded"], dm["lost"], n1, l1["reason"], off))
 PY
 ) || fail "the summary's ledgers: $res"
 ok "summary JSON: $res"
-grep -qE "^s1 +primary-0-codif +$N1 +0 +0 +0 +0 +$N1  SHORT: data clock" "$T/cap.log" ||
+grep -qE "^s1 +primary-0-codif +$N1 +0 +0 +0 +0 +0 +$N1  SHORT: data clock" "$T/cap.log" ||
 	{ grep -A4 '^scans' "$T/cap.log"; fail "the text summary's s1 row"; }
 ok "text summary: $(grep -E '^s1 ' "$T/cap.log")"
 echo "$CHECKS checks passed"
