@@ -8,8 +8,11 @@ array's commands for this host (cmd/HOST/) and for every host (cmd/all/),
 applies each at most once to the local capture through dpdk-ibvcap-ctl's
 parser and telemetry client, writes a reply per command (ok, refused with
 why, or failed), and writes a small state record state/HOST every
---period. A command seen after its deadline is refused, never applied
-late. When etcd cannot be reached the capture goes on untouched; the
+--period. A trigger is acknowledged: once the capture's trigger job has
+ended, its result (files, frames, gap frames and, per antenna, what of the
+window it wrote and what it could not, and why) goes to
+triggers/ID/HOST under the array command's id. A command seen after its
+deadline is refused, never applied late. When etcd cannot be reached the capture goes on untouched; the
 agent says so, retries with backoff (over every --etcd endpoint) and, once
 back, watches from the last revision it saw: nothing already replied to
 is applied again, and commands issued before the agent started are never
@@ -119,6 +122,8 @@ class Agent:
         self.config_revision = None
         self.results = {"ok": 0, "refused": 0, "failed": 0}
         self.held = False          # our liveness lease, as last known
+        self.triggers = {}         # array command id -> the capture's trigger job
+        self.acks = []             # trigger acknowledgements not yet written
 
     def log(self, msg):
         print("dpdk-ibvcap-agent: %s: %s" % (self.a.host, msg), file=sys.stderr, flush=True)
@@ -232,7 +237,7 @@ class Agent:
         self.disconnect(revoke=True)
 
     def serve(self):
-        next_refresh = next_state = 0.0
+        next_refresh = next_state = next_trig = 0.0
         while not self.stop.is_set():
             now = time.monotonic()
             if now >= next_refresh:
@@ -243,6 +248,9 @@ class Agent:
             if now >= next_state:
                 self.publish()
                 next_state = now + self.a.period
+            if self.triggers and now >= next_trig:
+                self.poll_triggers()
+                next_trig = now + 0.5
             self.flush()
             try:
                 g, ev = self.events.get(timeout=0.1)
@@ -295,6 +303,11 @@ class Agent:
         result, why, answer = self.apply(c["argv"])
         self.log("command %s (%s): %s%s" % (cid, " ".join(c["argv"]), result,
                                            ": " + why if why else ""))
+        if result == "ok" and c["argv"][:1] == ["trigger"] and isinstance(answer, dict) \
+                and answer.get("id") is not None:
+            # its result acknowledged under the command's id once it ended
+            self.triggers[cid] = {"job": str(answer["id"]), "argv": c["argv"],
+                                  "since": time.time()}
         self.finish(rkey, dict(reply, result=result, why=why, answer=answer,
                                done=time.time()), claim=False)
 
@@ -323,11 +336,56 @@ class Agent:
             rkey, reply = self.pending[0]
             self.client.put(rkey, json.dumps(reply), lease=self.client.lease(int(self.a.keep)))
             self.pending.pop(0)
+        while self.acks:
+            akey, ack = self.acks[0]
+            self.client.put(akey, json.dumps(ack), lease=self.client.lease(int(self.a.keep)))
+            self.acks.pop(0)
+
+    def poll_triggers(self):
+        """Each trigger started for an array command: its job's state; once
+        it ended, its result acknowledged under triggers/ID/HOST (the
+        capture gone or the job unknown: acknowledged as failed, with why)."""
+        for cid, t in list(self.triggers.items()):
+            ack = {"schema": SCHEMA, "id": cid, "host": self.a.host, "job": t["job"],
+                   "argv": t["argv"]}
+            try:
+                tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
+                try:
+                    r = tel.query("/ibvcap/trigger/status,%s" % t["job"])
+                finally:
+                    tel.close()
+            except self.stat.TelemetryTimeout:
+                continue  # hung for a moment, or stopped: asked again
+            except self.stat.TelemetryError as e:
+                ack.update(state="failed", why="the capture did not answer: %s" % e)
+                r = None
+            except (OSError, ValueError):
+                continue  # its connections all taken for a moment: asked again
+            if isinstance(r, dict) and "input" in r:
+                ack.update(state="failed", why="the capture has no trigger %s: %s" % (
+                    t["job"], r.get("expected")))
+            elif isinstance(r, dict):
+                if r.get("state") != "done":
+                    continue
+                ack.update(state="done", result=r.get("result"), ended=r.get("ended"),
+                           files=r.get("files"), frames=r.get("frames"),
+                           placeholders=r.get("placeholders"),
+                           antennas={k: v for k, v in r.items() if isinstance(v, dict)})
+            elif r is not None:
+                continue
+            ack["done"] = time.time()
+            del self.triggers[cid]
+            self.log("trigger %s (job %s): %s" % (cid, t["job"], ack.get("result") or
+                                                  "%s: %s" % (ack["state"], ack.get("why"))))
+            self.acks.append((self.pre + "triggers/%s/%s" % (cid, self.a.host), ack))
 
     def apply(self, argv):
         """(result, why, the capture's answer)."""
         if argv[:1] == ["config"]:
             return self.config(argv)
+        # {host} in an argument (a trigger's --dir or --prefix on storage
+        # the hosts share): this host's name
+        argv = [x.replace("{host}", self.a.host) for x in argv]
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err):

@@ -13,7 +13,14 @@ in dpdk-ibvcap-ctl's vocabulary (its options, checked by its parser):
   record off [--scan NAME] [--at UTC|now] [--writer W,...]
   record cancel --scan NAME
   trigger T0 T1 --dir DIR [--format F] [--antenna A,...] [--timeout D]
-      (DIR on each host)
+      (DIR on each host; {host} in DIR or --prefix: that host's name, for
+      storage the hosts share); then, up to --trigger-wait, each accepting host's
+      acknowledgement (its agent writes the capture's result once the
+      trigger ended) and, per antenna over the hosts, what the array saved
+      (frames, gap frames) of the window and what it could not, by cause
+      (overwritten, before the capture, not arrived, blocked) and host
+  trigger-status ID
+      the acknowledgements of trigger command ID so far, the same table
   status
       every host: alive or DOWN (its liveness lease), its state record's
       age (STALE past three periods), its capture, scans and writers
@@ -221,7 +228,92 @@ def command(arr, a, argv):
         json.dump({"id": cid, "argv": argv, "deadline": deadline, "hosts": rows},
                   open(a.json, "w"), indent=2)
     print("%d of %d hosts accepted" % (good, len(target)))
+    a.last = (cid, [x["host"] for x in rows if x["result"] == "accepted"])
     return 0 if good == len(target) else 3
+
+
+MISSING = ("overwritten", "before_capture", "not_arrived", "blocked")
+
+
+def num(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def trigger_acks(arr, a, cid, hosts, wait):
+    """Wait up to wait s for the acknowledgements of trigger command cid
+    from hosts, then print each host's result and the per-antenna union.
+    Exit status: 0 every host's window complete; 4 a host's ended without
+    the whole window, or failed; 5 a host's not acknowledged in time."""
+    end = time.monotonic() + wait
+    acks, err = {}, None
+    while True:
+        try:
+            acks, err = arr.records("triggers/" + cid), None
+        except Exception as e:  # etcd slow or away for a moment: asked again
+            if not type(e).__module__.startswith(("etcd3", "grpc")):
+                raise
+            err = e
+        if (err is None and all(h in acks for h in hosts)) or time.monotonic() >= end:
+            break
+        time.sleep(0.2)
+    if err is not None:
+        raise err
+    width = max([len(h) for h in hosts] + [4])
+    rc = 0
+    ants = {}
+    print("trigger %s: acknowledgements" % cid)
+    for h in hosts:
+        k = acks.get(h)
+        if k is None:
+            print("%-*s  not acknowledged in %g s (the trigger may still run: "
+                  "trigger-status %s)" % (width, h, wait, cid))
+            rc = max(rc, 5)
+            continue
+        if k.get("state") != "done":
+            print("%-*s  %s: %s" % (width, h, k.get("state"), k.get("why")))
+            rc = max(rc, 4)
+            continue
+        print("%-*s  %s (%s): %s files, %s frames, %s gap frames" % (
+            width, h, k.get("result"), k.get("ended"), num(k.get("files")), num(k.get("frames")),
+            num(k.get("placeholders"))))
+        if k.get("result") != "complete":
+            rc = max(rc, 4)
+        for ant, v in sorted((k.get("antennas") or {}).items()):
+            x = ants.setdefault(ant, {"window_frames": 0, "frames": 0, "placeholders": 0,
+                                      "hosts": [], "missing": {m: {} for m in MISSING},
+                                      "why": []})
+            x["hosts"].append(h)
+            for f in ("window_frames", "frames", "placeholders"):
+                x[f] += num(v.get(f))
+            for m in MISSING:
+                n = num(v.get("%s_frames" % m))
+                if n:
+                    x["missing"][m][h] = n
+            if v.get("blocked"):
+                x["why"].append("%s: %s" % (h, v["blocked"]))
+    saved = window = 0
+    for ant in sorted(ants):
+        x = ants[ant]
+        miss = ["%s %d (%s)" % (m, sum(x["missing"][m].values()),
+                                ", ".join("%s %d" % hv for hv in sorted(x["missing"][m].items())))
+                for m in MISSING if x["missing"][m]]
+        print("antenna %s  %d of %d frames saved (%d gap frames)%s  hosts %s%s" % (
+            ant, x["frames"] + x["placeholders"], x["window_frames"], x["placeholders"],
+            "; could not: " + "; ".join(miss) if miss else "", ",".join(x["hosts"]),
+            "; blocked: " + "; ".join(x["why"]) if x["why"] else ""))
+        saved += x["frames"] + x["placeholders"]
+        window += x["window_frames"]
+    print("the array saved %d of the window's %d frames on %d of %d hosts%s" % (
+        saved, window, len([h for h in hosts if (acks.get(h) or {}).get("state") == "done"]),
+        len(hosts), "" if rc == 0 else ": not all of it"))
+    if a.json:
+        json.dump({"id": cid, "hosts": {h: acks.get(h) for h in hosts}, "antennas": ants},
+                  open(a.json + ".trigger" if a.json and not a.trigger_status else a.json, "w"),
+                  indent=2)
+    return rc
 
 
 def status(arr, a):
@@ -298,8 +390,11 @@ def main():
         prog="dpdk-ibvcap-array", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Exit status: 0 every host accepted (status: every host alive, fresh and "
-               "capturing); 1 etcd unreachable or no host; 2 bad usage; 3 a host refused, "
-               "failed, did not answer or is DOWN (status: a host DOWN, STALE or not capturing).")
+               "capturing; trigger: and every host's window complete); 1 etcd unreachable or "
+               "no host; 2 bad usage; 3 a host refused, failed, did not answer or is DOWN "
+               "(status: a host DOWN, STALE or not capturing); 4 a trigger ended without "
+               "the whole window on a host, or failed there; 5 a host's trigger not "
+               "acknowledged within --trigger-wait.")
     ap.add_argument("--etcd", default="127.0.0.1:2379", metavar="HOST:PORT[,...]",
                     help="etcd members' client addresses, the first that answers used "
                          "(default 127.0.0.1:2379)")
@@ -316,7 +411,10 @@ def main():
                     help="commands expire from etcd after SECONDS (default 3600)")
     ap.add_argument("--rpc-timeout", type=float, default=3.0, metavar="SECONDS",
                     help="one etcd request's time limit (default 3)")
-    ap.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE")
+    ap.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE "
+                    "(a trigger's acknowledgements: FILE.trigger)")
+    ap.add_argument("--trigger-wait", type=float, default=120.0, metavar="SECONDS",
+                    help="trigger: wait this long for the hosts' acknowledgements (default 120)")
     ap.add_argument("--version", action="version", version=version_line())
     ap.add_argument("command", nargs=argparse.REMAINDER,
                     help="record on|off|cancel ..., trigger ..., status, config push ..., "
@@ -359,8 +457,13 @@ def main():
     elif verb == "replies":
         if len(argv) != 2:
             usage("replies: expected one command ID")
+    elif verb == "trigger-status":
+        if len(argv) != 2:
+            usage("trigger-status: expected one trigger command ID")
     else:
-        usage("'%s': expected record, trigger, status, config or replies" % verb)
+        usage("'%s': expected record, trigger, trigger-status, status, config or replies"
+              % verb)
+    a.trigger_status = verb == "trigger-status"
     try:
         import etcd3
     except ImportError as e:
@@ -377,7 +480,17 @@ def main():
             r = arr.replies(name(argv[1], "replies: ID"))
             print(json.dumps(r, indent=2, sort_keys=True))
             return 0 if r else 3
-        return command(arr, a, argv)
+        if verb == "trigger-status":
+            cid = name(argv[1], "trigger-status: ID")
+            acked = sorted(set(arr.records("triggers/" + cid)) |
+                           {h for h, r in arr.replies(cid).items() if r.get("result") == "ok"})
+            if not acked:
+                raise ArrayError("trigger %s: no host accepted or acknowledged it" % cid)
+            return trigger_acks(arr, a, cid, acked, 0)
+        rc = command(arr, a, argv)
+        if verb == "trigger" and getattr(a, "last", None) and a.last[1]:
+            rc = max(rc, trigger_acks(arr, a, a.last[0], a.last[1], a.trigger_wait))
+        return rc
     except ArrayError as e:
         print("dpdk-ibvcap-array: %s" % e, file=sys.stderr)
         return 1

@@ -17,6 +17,12 @@
 #     files above), the agents reconnect when etcd is back, a new command
 #     goes through, and no command is applied twice (each agent applied
 #     the scan's command once);
+#   - an array trigger of [T0+800, T0+1000) ms (--dir with {host}: one
+#     directory per host): each host's acknowledgement under the command's
+#     id (state done, complete), and the array's per-antenna result (frames
+#     and gap frames summed over the hosts) equal to what codifcheck counts
+#     in the hosts' trigger files, per antenna 3 hosts x 2 threads x 200
+#     frames in the window;
 #   - a host killed (capture and agent, SIGKILL): status says DOWN within
 #     the TTL + one period; a command then names it "no answer", the others
 #     accepted, exit 3.
@@ -31,8 +37,10 @@ SW=${PREFIX}sw GENNS=${PREFIX}gen
 AGENT="/usr/bin/python3 $BUILD/app/dpdk-ibvcap-agent"
 TTL=3 PERIOD=1
 ETCD=10.18.0.254:2379
+# --rpc-timeout 10: etcd beside three busy-polling captures on two vCPUs
+# can take more than the default 3 s to answer one request
 ARRAY() { ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" --etcd "$ETCD" \
-	--array "a$$" "$@"; }
+	--rpc-timeout 10 --array "a$$" "$@"; }
 T0=$(($(date +%s) + 600)) # data time: 10 minutes ahead, every scan in its future
 utc() { utc_ms "$T0" "$1"; }
 ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
@@ -325,6 +333,57 @@ assert len(set(map(frozenset, first.values()))) == 1 and len(first["h0"]) == 1, 
 print(first["h0"])
 PY
 ok "every host's scan begins at the same CODIF frame (seconds, frame)"
+
+# an array trigger: acknowledged per host, the union per antenna = the files
+for h in "${HOSTS[@]}"; do mkdir -p "$T/trig_$h"; done
+ARRAY --json "$T/trig.json" trigger "$(utc 800)" "$(utc 1000)" --dir "$T/trig_{host}" \
+	--timeout 5s > "$T/trig.txt" 2>&1 || { cat "$T/trig.txt"; fail "array trigger: exit $?"; }
+for h in "${HOSTS[@]}"; do
+	"$CHK" info --json "$T/trig_$h" > "$T/trig_$h.info.json" 2> "$T/trig_$h.err" ||
+		{ cat "$T/trig_$h.err"; ls -l "$T/trig_$h"; fail "$h: codifcheck info of its trigger files"; }
+done
+TID=$(sed -n 's/^command \([^:]*\): trigger .*/\1/p' "$T/trig.txt")
+python3 - "$T" "$TID" <<'PY' || { cat "$T/trig.txt"; fail "the array trigger's result"; }
+import json, re, sys
+T, tid = sys.argv[1], sys.argv[2]
+j = json.load(open(T + "/trig.json.trigger"))
+assert j["id"] == tid, (j["id"], tid)
+files = {}
+for h in ("h0", "h1", "h2"):
+    k = j["hosts"][h]
+    assert k["id"] == tid and k["host"] == h and k["state"] == "done", k
+    assert k["result"] == "complete", k
+    info = json.load(open("%s/trig_%s.info.json" % (T, h)))
+    for f in info.get("files", [info]):
+        ant = re.search(r"trigger_(ant[0-9]+)_", f["file"]).group(1)
+        x = files.setdefault(ant, [0, 0])
+        for st in f["streams"]:
+            x[0] += st["received"]
+            x[1] += st["lost"]
+for ant, x in j["antennas"].items():
+    assert x["hosts"] == ["h0", "h1", "h2"], x
+    # 3 hosts x 2 threads x 200 frames of 1 ms: the window, each frame in a
+    # file as received or as a gap frame (--loss 0.01)
+    assert x["window_frames"] == 1200, x
+    assert [x["frames"], x["placeholders"]] == files[ant], (ant, x, files[ant])
+    assert x["frames"] + x["placeholders"] == 1200, x
+assert sorted(j["antennas"]) == sorted(files) == ["ant0", "ant1"], (j["antennas"], files)
+print("; ".join("%s: %d received + %d gap frames of 1200 (3 hosts' files)" %
+                (a, files[a][0], files[a][1]) for a in sorted(files)))
+PY
+grep -q "^the array saved 2400 of the window's 2400 frames on 3 of 3 hosts$" "$T/trig.txt" ||
+	{ cat "$T/trig.txt"; fail "the array trigger's summary line"; }
+ok "array trigger $TID: acknowledged by h0, h1, h2 (complete); per antenna the union = the hosts' files: $(python3 - "$T" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1] + "/trig.json.trigger"))
+print("; ".join("%s %d+%d" % (a, x["frames"], x["placeholders"]) for a, x in sorted(j["antennas"].items())))
+PY
+)"
+ARRAY trigger-status "$TID" > "$T/trig2.txt" 2>&1 || { cat "$T/trig2.txt"; fail "trigger-status $TID"; }
+diff <(grep -v '^trigger ' "$T/trig.txt" | grep -v '^command \|accepted$\|^h[0-2]  accepted') \
+	<(grep -v '^trigger ' "$T/trig2.txt") > /dev/null ||
+	{ cat "$T/trig.txt" "$T/trig2.txt"; fail "trigger-status differs from the trigger's own table"; }
+ok "array trigger-status $TID: the same table"
 
 # a host killed: DOWN within the TTL + one period. The liveness key
 # watched from here (a poller started before the kill: this machine's load
