@@ -368,7 +368,8 @@ class Agent:
                 if r.get("state") != "done":
                     continue
                 ack.update(state="done", result=r.get("result"), ended=r.get("ended"),
-                           files=r.get("files"), frames=r.get("frames"),
+                           files=r.get("files"), files_written=r.get("files_written"),
+                           frames=r.get("frames"),
                            placeholders=r.get("placeholders"),
                            antennas={k: v for k, v in r.items() if isinstance(v, dict)})
             elif r is not None:
@@ -399,9 +400,8 @@ class Agent:
                 msg[-1] if msg else " ".join(argv)), None
         try:
             # a hung capture must not hold the agent (its lease); a trigger
-            # waits for its frames, as ctl's does
-            tel = self.stat.Telemetry(self.a.file_prefix,
-                                      None if a.cmd == "trigger" else self.a.rpc_timeout)
+            # is a job that answers its id at once (its result: poll_triggers)
+            tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
             try:
                 r = tel.query(cmd)
             finally:

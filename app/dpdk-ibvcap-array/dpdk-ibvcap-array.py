@@ -277,7 +277,8 @@ def trigger_acks(arr, a, cid, hosts, wait):
             rc = max(rc, 4)
             continue
         print("%-*s  %s (%s): %s files, %s frames, %s gap frames" % (
-            width, h, k.get("result"), k.get("ended"), num(k.get("files")), num(k.get("frames")),
+            width, h, k.get("result"), k.get("ended"), num(k.get("files_written")),
+            num(k.get("frames")),
             num(k.get("placeholders"))))
         if k.get("result") != "complete":
             rc = max(rc, 4)
