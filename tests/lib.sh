@@ -182,3 +182,45 @@ CAP=$BUILD/app/dpdk-ibvcap
 CHK=$BUILD/app/codifcheck/codifcheck
 CMP=$SRC/tests/tools/compare.py
 VER=$SRC/tests/tools/verify_outputs.py
+
+# bridge_probe SW GENNS SRC: a snooping bridge (br0 in namespace SW)
+# forwards registered groups only once it counts a querier, a moment after
+# its querier is enabled that a loaded machine stretches to seconds. A
+# probe port (namespace ${PREFIX}pr, 10.17.0.9 on br0, mcast_flood off)
+# joins a group of its own (239.17.0.99:36099) and waits for a datagram
+# that GENNS sends from SRC through the bridge: once one arrives,
+# registered groups are forwarded (the querier state is the bridge's).
+bridge_probe() {
+	local sw=$1 gen=$2 src=$3 PR=${PREFIX}pr PROBE
+	ip netns add "$PR"; CLEANUP_NETNS+=("$PR")
+	ip -n "$PR" link set lo up
+	ip link add pr0 netns "$PR" type veth peer name ppr netns "$sw"
+	ip -n "$PR" link set pr0 up
+	ip -n "$PR" addr add 10.17.0.9/24 dev pr0
+	ip -n "$sw" link set ppr master br0 up
+	bridge -n "$sw" link set dev ppr mcast_flood off
+	ip netns exec "$PR" python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("239.17.0.99", 36099))
+s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+             struct.pack("4s4s", socket.inet_aton("239.17.0.99"), socket.inet_aton("10.17.0.9")))
+s.settimeout(60)
+s.recv(64)' &
+	PROBE=$!
+	CLEANUP_PIDS+=("$PROBE")
+	ip netns exec "$gen" python3 - "$PROBE" "$src" <<'PY' || fail "the bridge forwarded no probe in 60 s"
+import os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[2]))
+for i in range(600):
+    try:
+        os.kill(int(sys.argv[1]), 0)
+    except ProcessLookupError:
+        sys.exit(0)
+    s.sendto(b"probe", ("239.17.0.99", 36099))
+    time.sleep(0.1)
+sys.exit(1)
+PY
+	wait "$PROBE" || fail "the probe port received nothing"
+}

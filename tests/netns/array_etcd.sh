@@ -38,9 +38,10 @@ AGENT="/usr/bin/python3 $BUILD/app/dpdk-ibvcap-agent"
 TTL=3 PERIOD=1
 ETCD=10.18.0.254:2379
 # --rpc-timeout 10: etcd beside three busy-polling captures on two vCPUs
-# can take more than the default 3 s to answer one request
-ARRAY() { ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" --etcd "$ETCD" \
-	--rpc-timeout 10 --array "a$$" "$@"; }
+# can take more than the default 3 s to answer one request; timeout 200: a
+# tool that hangs fails here, not at meson's limit
+ARRAY() { timeout 200 ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" \
+	--etcd "$ETCD" --rpc-timeout 10 --array "a$$" "$@"; }
 T0=$(($(date +%s) + 600)) # data time: 10 minutes ahead, every scan in its future
 utc() { utc_ms "$T0" "$1"; }
 ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
@@ -147,38 +148,7 @@ ok "3 captures and 3 agents; array status: every host alive, fresh, capturing"
 
 # the snooping bridge forwards registered groups only once it counts a
 # querier: a probe group through it first (as fleet_hosts.sh)
-PR=${PREFIX}pr
-ip netns add "$PR"; CLEANUP_NETNS+=("$PR")
-ip -n "$PR" link set lo up
-ip link add pr0 netns "$PR" type veth peer name ppr netns "$SW"
-ip -n "$PR" link set pr0 up
-ip -n "$PR" addr add 10.17.0.9/24 dev pr0
-ip -n "$SW" link set ppr master br0 up
-bridge -n "$SW" link set dev ppr mcast_flood off
-ip netns exec "$PR" python3 -c '
-import socket, struct
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("239.17.0.99", 36099))
-s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-             struct.pack("4s4s", socket.inet_aton("239.17.0.99"), socket.inet_aton("10.17.0.9")))
-s.settimeout(60)
-s.recv(64)' &
-PROBE=$!
-CLEANUP_PIDS+=("$PROBE")
-ip netns exec "$GENNS" python3 - "$PROBE" <<'PY' || fail "the bridge forwarded no probe in 60 s"
-import os, socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.17.0.211"))
-for i in range(600):
-    try:
-        os.kill(int(sys.argv[1]), 0)
-    except ProcessLookupError:
-        sys.exit(0)
-    s.sendto(b"probe", ("239.17.0.99", 36099))
-    time.sleep(0.1)
-sys.exit(1)
-PY
-wait "$PROBE" || fail "the probe port received nothing"
+bridge_probe "$SW" "$GENNS" 10.17.0.211
 for _ in $(seq 50); do
 	[ "$(bridge -n "$SW" mdb show | grep -c '239\.17\.0\.[123] ')" -ge 3 ] && break
 	sleep 0.2
@@ -340,9 +310,8 @@ ok "every host's scan begins at the same CODIF frame (seconds, frame)"
 # an array trigger: acknowledged per host, the union per antenna = the files
 for h in "${HOSTS[@]}"; do mkdir -p "$T/trig_$h"; done
 rc=0
-timeout 200 ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" --etcd "$ETCD" \
-	--rpc-timeout 10 --array "a$$" --json "$T/trig.json" trigger "$(utc 350)" "$(utc 450)" \
-	--dir "$T/trig_{host}" --timeout 5s > "$T/trig.txt" 2>&1 || rc=$?
+ARRAY --json "$T/trig.json" trigger "$(utc 350)" "$(utc 450)" --dir "$T/trig_{host}" \
+	--timeout 5s > "$T/trig.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$T/trig.txt" "$T"/h?.agent.log; fail "array trigger: exit $rc"; }
 for h in "${HOSTS[@]}"; do
 	"$CHK" info --json "$T/trig_$h" > "$T/trig_$h.info.json" 2> "$T/trig_$h.err" ||
@@ -394,9 +363,8 @@ diff <(grep -v '^trigger ' "$T/trig.txt" | grep -v '^command \|accepted$\|^h[0-2
 ok "array trigger-status $TID: the same table"
 # a window past the data: every host's not arrived, named per host, exit 4
 set +e
-timeout 200 ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvcap-array" --etcd "$ETCD" \
-	--rpc-timeout 10 --array "a$$" trigger "$(utc 5000)" "$(utc 5100)" --dir "$T/trig_{host}" \
-	--timeout 1s > "$T/trig3.txt" 2>&1
+ARRAY trigger "$(utc 5000)" "$(utc 5100)" --dir "$T/trig_{host}" --timeout 1s \
+	> "$T/trig3.txt" 2>&1
 rc=$?
 set -e
 [ "$rc" = 4 ] || { cat "$T/trig3.txt" "$T"/h?.agent.log; fail "array trigger of a window past the data: exit $rc, expected 4"; }

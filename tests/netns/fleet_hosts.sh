@@ -113,45 +113,9 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 [ "$n" -ge 4 ] || { bridge -n "$SW" mdb show; fail "the bridge learnt $n of 4 groups"; }
-# ... and forwards them now: a snooping bridge floods (here: drops, its
-# ports have mcast_flood off) even registered groups until it counts a
-# querier, a moment after its querier is enabled that a loaded machine
-# stretches to seconds (the first half of the frames vanished without it).
-# A probe port joins a group of its own; once a probe datagram reaches it
-# through the bridge, registered groups are forwarded (the querier state
-# is the bridge's, not a port's); the captures see no probe
-PR=${PREFIX}pr
-ip netns add "$PR"; CLEANUP_NETNS+=("$PR")
-ip -n "$PR" link set lo up
-ip link add pr0 netns "$PR" type veth peer name ppr netns "$SW"
-ip -n "$PR" link set pr0 up
-ip -n "$PR" addr add 10.17.0.9/24 dev pr0
-ip -n "$SW" link set ppr master br0 up
-bridge -n "$SW" link set dev ppr mcast_flood off
-ip netns exec "$PR" python3 -c '
-import socket, struct
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("239.17.0.99", 36099))
-s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-             struct.pack("4s4s", socket.inet_aton("239.17.0.99"), socket.inet_aton("10.17.0.9")))
-s.settimeout(60)
-s.recv(64)' &
-PROBE=$!
-CLEANUP_PIDS+=("$PROBE")
-ip netns exec "$GENNS" python3 - "$PROBE" <<'PY' || fail "the bridge forwarded no probe in 60 s"
-import os, socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("10.17.0.211"))
-for i in range(600):
-    try:
-        os.kill(int(sys.argv[1]), 0)
-    except ProcessLookupError:
-        sys.exit(0)
-    s.sendto(b"probe", ("239.17.0.99", 36099))
-    time.sleep(0.1)
-sys.exit(1)
-PY
-wait "$PROBE" || fail "the probe port received nothing"
+# ... and forwards them now (without the probe the first half of the
+# frames vanished: tests/lib.sh bridge_probe); the captures see no probe
+bridge_probe "$SW" "$GENNS" 10.17.0.211
 ok "the bridge forwards each group to its host only ($n group entries; a probe group forwarded)"
 
 ip netns exec "$GENNS" "$GEN" --socket --count 60 --rate-fps 100 --seed 31 \
