@@ -114,7 +114,8 @@ class Agent:
         self.gen = 0               # connections made (tags watch events)
         self.rev = None            # the last etcd revision seen by the watches
         self.done = set()          # ids replied to (also in etcd: the claim)
-        self.pending = []          # replies not yet written (etcd went away)
+        self.pending = []          # replies and trigger acknowledgements not
+                                   # yet written (etcd went away)
         self.seq = 0
         self.reconnects = 0
         self.stop = threading.Event()
@@ -123,7 +124,6 @@ class Agent:
         self.results = {"ok": 0, "refused": 0, "failed": 0}
         self.held = False          # our liveness lease, as last known
         self.triggers = {}         # array command id -> the capture's trigger job
-        self.acks = []             # trigger acknowledgements not yet written
 
     def log(self, msg):
         print("dpdk-ibvcap-agent: %s: %s" % (self.a.host, msg), file=sys.stderr, flush=True)
@@ -336,10 +336,6 @@ class Agent:
             rkey, reply = self.pending[0]
             self.client.put(rkey, json.dumps(reply), lease=self.client.lease(int(self.a.keep)))
             self.pending.pop(0)
-        while self.acks:
-            akey, ack = self.acks[0]
-            self.client.put(akey, json.dumps(ack), lease=self.client.lease(int(self.a.keep)))
-            self.acks.pop(0)
 
     def poll_triggers(self):
         """Each trigger started for an array command: its job's state; once
@@ -378,7 +374,7 @@ class Agent:
             del self.triggers[cid]
             self.log("trigger %s (job %s): %s" % (cid, t["job"], ack.get("result") or
                                                   "%s: %s" % (ack["state"], ack.get("why"))))
-            self.acks.append((self.pre + "triggers/%s/%s" % (cid, self.a.host), ack))
+            self.pending.append((self.pre + "triggers/%s/%s" % (cid, self.a.host), ack))
 
     def apply(self, argv):
         """(result, why, the capture's answer)."""

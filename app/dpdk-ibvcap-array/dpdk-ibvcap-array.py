@@ -310,10 +310,11 @@ def trigger_acks(arr, a, cid, hosts, wait):
     print("the array saved %d of the window's %d frames on %d of %d hosts%s" % (
         saved, window, len([h for h in hosts if (acks.get(h) or {}).get("state") == "done"]),
         len(hosts), "" if rc == 0 else ": not all of it"))
-    if a.json:
-        json.dump({"id": cid, "hosts": {h: acks.get(h) for h in hosts}, "antennas": ants},
-                  open(a.json + ".trigger" if a.json and not a.trigger_status else a.json, "w"),
-                  indent=2)
+    if a.json:  # after a trigger, beside the command's own JSON
+        path = a.json if a.trigger_status else a.json + ".trigger"
+        with open(path, "w") as f:
+            json.dump({"id": cid, "hosts": {h: acks.get(h) for h in hosts}, "antennas": ants},
+                      f, indent=2)
     return rc
 
 
