@@ -134,9 +134,17 @@ class Array:
                              (self.pre, v.decode(errors="replace"), SCHEMA))
 
     def records(self, sub):
-        """{host: (record, etcd metadata)} under PREFIX/sub/."""
+        """{host: record} under PREFIX/sub/. A read that times out (etcd
+        slow for a moment: fsync on a loaded host) is tried twice more."""
+        for tries in range(3):
+            try:
+                got = list(self.client.get_prefix(self.pre + sub + "/"))
+                break
+            except self.etcd3.exceptions.ConnectionTimeoutError:
+                if tries == 2:
+                    raise
         out = {}
-        for v, meta in self.client.get_prefix(self.pre + sub + "/"):
+        for v, meta in got:
             h = meta.key.decode().rsplit("/", 1)[-1]
             try:
                 out[h] = json.loads(v)
@@ -248,19 +256,11 @@ def trigger_acks(arr, a, cid, hosts, wait):
     Exit status: 0 every host's window complete; 4 a host's ended without
     the whole window, or failed; 5 a host's not acknowledged in time."""
     end = time.monotonic() + wait
-    acks, err = {}, None
     while True:
-        try:
-            acks, err = arr.records("triggers/" + cid), None
-        except Exception as e:  # etcd slow or away for a moment: asked again
-            if not type(e).__module__.startswith(("etcd3", "grpc")):
-                raise
-            err = e
-        if (err is None and all(h in acks for h in hosts)) or time.monotonic() >= end:
+        acks = arr.records("triggers/" + cid)
+        if all(h in acks for h in hosts) or time.monotonic() >= end:
             break
         time.sleep(0.2)
-    if err is not None:
-        raise err
     width = max([len(h) for h in hosts] + [4])
     rc = 0
     ants = {}
