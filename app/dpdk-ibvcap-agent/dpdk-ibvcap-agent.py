@@ -11,7 +11,11 @@ why, or failed), and writes a small state record state/HOST every
 --period. A trigger is acknowledged: once the capture's trigger job has
 ended, its result (files, frames, gap frames and, per antenna, what of the
 window it wrote and what it could not, and why) goes to
-triggers/ID/HOST under the array command's id. A command seen after its
+triggers/ID/HOST under the array command's id. Each scan the capture
+ended gets the host's ledger under scans/SCAN/HOST (the capture's
+/ibvcap/scan: per writer and per antenna, the frames its span should hold,
+those recorded and those missing by cause, and the host's streams), which
+dpdk-ibvcap-array scan reconciles over the hosts. A command seen after its
 deadline is refused, never applied late. When etcd cannot be reached the capture goes on untouched; the
 agent says so, retries with backoff (over every --etcd endpoint) and, once
 back, watches from the last revision it saw: nothing already replied to
@@ -114,8 +118,10 @@ class Agent:
         self.gen = 0               # connections made (tags watch events)
         self.rev = None            # the last etcd revision seen by the watches
         self.done = set()          # ids replied to (also in etcd: the claim)
-        self.pending = []          # replies and trigger acknowledgements not
-                                   # yet written (etcd went away)
+        self.pending = []          # (key, record, under --keep's lease) not
+                                   # yet written: replies, trigger
+                                   # acknowledgements, scan ledgers
+        self.ledgers = set()       # scans whose ledger this agent wrote
         self.seq = 0
         self.reconnects = 0
         self.stop = threading.Event()
@@ -327,14 +333,15 @@ class Agent:
             if not self.claim(rkey, reply):
                 self.log("command %s already has a reply: not applied again" % reply["id"])
             return
-        self.pending.append((rkey, reply))
+        self.pending.append((rkey, reply, True))
         with contextlib.suppress(Exception):
             self.flush()
 
     def flush(self):
         while self.pending:
-            rkey, reply = self.pending[0]
-            self.client.put(rkey, json.dumps(reply), lease=self.client.lease(int(self.a.keep)))
+            key, rec, keep = self.pending[0]
+            self.client.put(key, json.dumps(rec),
+                            lease=self.client.lease(int(self.a.keep)) if keep else None)
             self.pending.pop(0)
 
     def poll_triggers(self):
@@ -374,7 +381,7 @@ class Agent:
             del self.triggers[cid]
             self.log("trigger %s (job %s): %s" % (cid, t["job"], ack.get("result") or
                                                   "%s: %s" % (ack["state"], ack.get("why"))))
-            self.pending.append((self.pre + "triggers/%s/%s" % (cid, self.a.host), ack))
+            self.pending.append((self.pre + "triggers/%s/%s" % (cid, self.a.host), ack, True))
 
     def apply(self, argv):
         """(result, why, the capture's answer)."""
@@ -464,11 +471,63 @@ class Agent:
                         s[k] = r[k]
             s["antennas"] = {n: {k: v for k, v in row.items() if k in ("received", "lost")}
                              for n, row in ants.items()}
+            for scan in dict.fromkeys(r.get("ledger_scan", []) if isinstance(r, dict) else []):
+                if scan not in self.ledgers:
+                    try:
+                        self.scan_ledger(scan)
+                    except (self.stat.TelemetryError, OSError, ValueError, KeyError,
+                            IndexError, TypeError) as e:
+                        self.log("scan %s: its ledger not read (%s); asked again next "
+                                 "period" % (scan, why(e)))
         except (self.stat.TelemetryError, OSError, ValueError) as e:
             s["capture"] = "not running"
             s["why"] = str(e)[:200]
         self.client.put(self.pre + "state/" + self.a.host, json.dumps(s))
         self.prom()
+
+
+    def scan_ledger(self, scan):
+        """The host's ledger of a scan the capture ended, to scans/SCAN/HOST
+        (kept: no lease). A restarted agent writes it again: the same."""
+        tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
+        try:
+            x = tel.query("/ibvcap/scan,%s" % scan)
+            if not isinstance(x, dict) or x.get("state") != "ended":
+                return
+            rec = {"schema": SCHEMA, "scan": scan, "host": self.a.host, "written": time.time(),
+                   "capture_pid": tel.pid}
+            for k in ("origin", "start_utc", "stop_utc", "start_ns", "stop_ns"):
+                rec[k] = x.get(k)
+            figs = ("expected", "recorded", "lost", "not_recorded", "overrun", "cut",
+                    "not_arrived")
+            rec["writers"] = []
+            for i, w in enumerate(x.get("writer", [])):
+                row = {"writer": w, "reason": x["reason"][i]}
+                row.update({f: x[f][i] for f in figs})
+                y = tel.query("/ibvcap/scan,%s,%s" % (scan, w))
+                row["antennas"] = {}
+                for j, ant in enumerate((y or {}).get("antenna", [])):
+                    row["antennas"][ant] = {f: y[f][j] for f in ("streams",) + figs}
+                    row["antennas"][ant]["known"] = bool(y["known"][j])
+                rec["writers"].append(row)
+            # the host's streams of each antenna (received any frame):
+            # dpdk-ibvcap-array flags a stream two hosts recorded
+            rec["streams"] = {}
+            ants = sorted({a for row in rec["writers"] for a in row["antennas"]})
+            for ant in ants:
+                for st in self.stat.rows(tel.query("/ibvcap/streams,%s" % ant)).values():
+                    if st.get("received", 0) > 0:
+                        rec["streams"].setdefault(ant, []).append("%s:%d/%d" % (
+                            socket.inet_ntoa(int(st["dst"]).to_bytes(4, "big")),
+                            st["port"], st["threadid"]))
+                rec["streams"][ant] = sorted(set(rec["streams"].get(ant, [])))
+        finally:
+            tel.close()
+        self.ledgers.add(scan)
+        self.pending.append((self.pre + "scans/%s/%s" % (scan, self.a.host), rec, False))
+        self.log("scan %s ended: its ledger written (%s)" % (scan, "; ".join(
+            "%s %d of %d recorded" % (w["writer"], w["recorded"], w["expected"])
+            for w in rec["writers"]) or "no writer recorded it"))
 
 
 def why(e):

@@ -21,6 +21,11 @@ in dpdk-ibvcap-ctl's vocabulary (its options, checked by its parser):
       (overwritten, before the capture, not arrived, blocked) and host
   trigger-status ID
       the acknowledgements of trigger command ID so far, the same table
+  scan SCAN
+      the array's ledger of a scan: each host's (its agent writes it once
+      the capture ended the scan) reconciled per antenna and writer over
+      the hosts: the frames the span should hold, recorded, missing by
+      cause and host; a stream two hosts recorded is flagged
   status
       every host: alive or DOWN (its liveness lease), its state record's
       age (STALE past three periods), its capture, scans and writers
@@ -318,6 +323,93 @@ def trigger_acks(arr, a, cid, hosts, wait):
     return rc
 
 
+CAUSES = ("lost", "not_recorded", "overrun", "cut", "not_arrived")
+
+
+def scan_ledger(arr, a, scan):
+    """The hosts' ledgers of scan, per antenna and writer over the hosts.
+    Exit status: 0 every host's ledger in and the span whole; 4 frames
+    missing (by cause and host, printed); 5 a host that has the scan wrote
+    no ledger (the scan not ended there yet, or its agent down)."""
+    recs = arr.records("scans/" + scan)
+    states = arr.records("state")
+    have = {h for h, s in states.items() if scan in (s.get("scan_names") or [])}
+    hosts = sorted(set(a.hosts) if a.hosts else have | set(recs))
+    if not hosts:
+        raise ArrayError("scan %s: no host has it (in its state record) nor wrote its ledger"
+                         % scan)
+    rc = 0
+    width = max(len(h) for h in hosts)
+    span = next((r for r in recs.values() if "start_utc" in r), {})
+    print("scan %s: data time %s .. %s; ledgers from %d of %d hosts" % (
+        scan, span.get("start_utc", "?"), span.get("stop_utc", "?"),
+        len([h for h in hosts if h in recs]), len(hosts)))
+    tab = {}
+    streams = {}
+    for h in hosts:
+        r = recs.get(h)
+        if r is None:
+            print("%-*s  no ledger (the scan not ended there yet, or its agent down: "
+                  "asked again with scan %s)" % (width, h, scan))
+            rc = max(rc, 5)
+            continue
+        if not r.get("writers"):
+            print("%-*s  no writer recorded it" % (width, h))
+        for w in r.get("writers", []):
+            miss = ["%s %d" % (c, num(w.get(c))) for c in CAUSES if num(w.get(c))]
+            print("%-*s  %-22s %d of %d recorded%s%s" % (
+                width, h, w["writer"], num(w.get("recorded")), num(w.get("expected")),
+                "; missing: " + ", ".join(miss) if miss else "",
+                " (%s)" % w["reason"] if w.get("reason") else ""))
+            if num(w.get("recorded")) < num(w.get("expected")):
+                rc = max(rc, 4)
+            for ant, v in (w.get("antennas") or {}).items():
+                x = tab.setdefault((ant, w["writer"]), {
+                    "expected": 0, "recorded": 0, "streams": 0, "hosts": [],
+                    "unknown": [], "missing": {c: {} for c in CAUSES}})
+                x["hosts"].append(h)
+                x["expected"] += num(v.get("expected"))
+                x["streams"] += num(v.get("streams"))
+                if not v.get("known"):  # a dump, an all=yes pcap: its row above
+                    x["unknown"].append(h)
+                    continue
+                x["recorded"] += num(v.get("recorded"))
+                for c in CAUSES:
+                    if num(v.get(c)):
+                        x["missing"][c][h] = num(v.get(c))
+        for ant, ids in (r.get("streams") or {}).items():
+            for i in ids:
+                streams.setdefault((ant, i), []).append(h)
+    expected = recorded = 0
+    for (ant, wr) in sorted(tab):
+        x = tab[(ant, wr)]
+        miss = ["%s %d (%s)" % (c, sum(x["missing"][c].values()),
+                                ", ".join("%s %d" % hv for hv in sorted(x["missing"][c].items())))
+                for c in CAUSES if x["missing"][c]]
+        print("antenna %s  %s  %d of %d frames recorded (%d streams)%s  hosts %s%s" % (
+            ant, wr, x["recorded"], x["expected"], x["streams"],
+            "; missing: " + "; ".join(miss) if miss else "", ",".join(x["hosts"]),
+            "; per antenna unknown on %s (their writer's row above)" % ",".join(x["unknown"])
+            if x["unknown"] else ""))
+        expected += x["expected"]
+        recorded += x["recorded"]
+    dup = {k: v for k, v in streams.items() if len(v) > 1}
+    for (ant, i), hs in sorted(dup.items()):
+        print("antenna %s  stream %s recorded by %d hosts: %s" % (ant, i, len(hs), ",".join(hs)))
+    print("the array recorded %d of the scan's %d frames (per antenna, writers with per-antenna "
+          "figures)%s; %d stream%s recorded by two hosts or more" % (
+              recorded, expected, "" if rc == 0 else ": not all of it", len(dup),
+              "" if len(dup) == 1 else "s"))
+    if a.json:
+        json.dump({"scan": scan, "hosts": {h: recs.get(h) for h in hosts},
+                   "antennas": [dict(antenna=ant, writer=wr, **tab[(ant, wr)])
+                                for ant, wr in sorted(tab)],
+                   "duplicate_streams": [{"antenna": ant, "stream": i, "hosts": hs}
+                                         for (ant, i), hs in sorted(dup.items())]},
+                  open(a.json, "w"), indent=2)
+    return rc
+
+
 def status(arr, a):
     alive, known = arr.hosts()
     states = arr.records("state")
@@ -396,7 +488,8 @@ def main():
                "no host; 2 bad usage; 3 a host refused, failed, did not answer or is DOWN "
                "(status: a host DOWN, STALE or not capturing); 4 a trigger ended without "
                "the whole window on a host, or failed there; 5 a host's trigger not "
-               "acknowledged within --trigger-wait.")
+               "acknowledged within --trigger-wait (scan: 4 frames of the scan missing, 5 a host's "
+               "ledger not written).")
     ap.add_argument("--etcd", default="127.0.0.1:2379", metavar="HOST:PORT[,...]",
                     help="etcd members' client addresses, the first that answers used "
                          "(default 127.0.0.1:2379)")
@@ -419,8 +512,8 @@ def main():
                     help="trigger: wait this long for the hosts' acknowledgements (default 120)")
     ap.add_argument("--version", action="version", version=version_line())
     ap.add_argument("command", nargs=argparse.REMAINDER,
-                    help="record on|off|cancel ..., trigger ..., status, config push ..., "
-                         "replies ID")
+                    help="record on|off|cancel ..., trigger ..., trigger-status ID, scan SCAN, "
+                         "status, config push ..., replies ID")
     a = ap.parse_args()
     name(a.array, "--array")
     eps = []
@@ -462,9 +555,13 @@ def main():
     elif verb == "trigger-status":
         if len(argv) != 2:
             usage("trigger-status: expected one trigger command ID")
+    elif verb == "scan":
+        if len(argv) != 2:
+            usage("scan: expected one scan name")
+        name(argv[1], "scan: SCAN")
     else:
-        usage("'%s': expected record, trigger, trigger-status, status, config or replies"
-              % verb)
+        usage("'%s': expected record, trigger, trigger-status, scan, status, config or "
+              "replies" % verb)
     a.trigger_status = verb == "trigger-status"
     try:
         import etcd3
@@ -478,6 +575,8 @@ def main():
             return status(arr, a)
         if verb == "config":
             return config_push(arr, a, argv[2:])
+        if verb == "scan":
+            return scan_ledger(arr, a, argv[1])
         if verb == "replies":
             r = arr.replies(name(argv[1], "replies: ID"))
             print(json.dumps(r, indent=2, sort_keys=True))

@@ -1001,6 +1001,9 @@ static const struct {
 	{ "/ibvcap/record", ibv_rec_command,
 	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
 	  "[until=] [writer=] [antenna=]" },
+	{ "/ibvcap/scan", ibv_rec_tel_scan,
+	  "One scan's ledger: its writers' rows once ended. Parameters: SCAN[,WRITER] "
+	  "(WRITER: its rows per antenna)." },
 	{ "/ibvcap/quicklook", ibv_ql_tel_window,
 	  "Quick look of the last --quicklook-window, a row per antenna. Parameter: "
 	  "antenna name or index." },

@@ -428,6 +428,9 @@ struct rte_tel_data;
 int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** /ibvcap/scan,NAME[,WRITER]: one scan's ledger (per writer; per antenna
+ * of WRITER). */
+int ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 /** "recording": the schedule and each writer's scans, as their indexes say. */
 void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
 /** The main lcore's look at the scans (every 100 ms; final: at the stop,

@@ -592,12 +592,24 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 
 enum { SW_ADDED, SW_BEGUN, SW_ENDED };
 
+/* One antenna's part of a writer's ledger (/ibvcap/scan,NAME,WRITER, and
+ * through it the array's scan ledger). known: the writer keeps its figures
+ * per antenna (a --write writer's own antenna); a dpdk-ibvcap-dump
+ * publishes its scan's sums only, and an all=yes pcap holds its antennas
+ * together: their recorded and missing are the writer's row, not here. */
+struct ant_ledger {
+	uint64_t expected, recorded, lost, overrun, cut, not_recorded, not_arrived;
+	uint32_t streams;
+	bool on, known;
+};
+
 struct scan_ledger {
 	unsigned int spec;          /* schedule bit: --write index, or
 				       WR_SCHED_DUMP_BASE + registry slot */
 	char writer[SHM_NAMELEN + 16];
 	uint64_t expected, recorded, lost, overrun, cut, not_recorded, not_arrived;
 	char reason[160];
+	struct ant_ledger *ant;     /* [layout nant] once filled (calloc), or NULL */
 };
 
 struct scan_watch {
@@ -605,6 +617,7 @@ struct scan_watch {
 	int state;
 	bool gone;                  /* no longer in the schedule */
 	int64_t past_ns;            /* host time the data first passed its stop */
+	unsigned int quiet;         /* ticks in a row with no writer busy with it */
 	unsigned int nl;
 	struct scan_ledger l[IBV_MAX_WRITERS + WR_SCHED_DUMP_SLOTS];
 };
@@ -625,6 +638,19 @@ wl_name(const struct ibv_wlcore *wl, char *buf, size_t len)
 {
 	snprintf(buf, len, "primary-%u-%s", wl->spec_idx, wr_format_name(wl->w.o.format));
 	return buf;
+}
+
+/* Whether the --write writer with schedule bit spec is an all=yes pcap
+ * (its antennas in one file: no per-antenna figures). */
+static bool
+wl_all(const struct ibv_app *app, unsigned int spec)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nwlcore; i++)
+		if (app->wl[i]->spec_idx == spec && app->wl[i]->w.o.all)
+			return true;
+	return false;
 }
 
 /* The --write writer with schedule bit i: its first part. */
@@ -796,7 +822,14 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 		    (r = reg_of(app, spec)) == NULL)
 			continue;
 		g = &x->l[x->nl++];
-		memset(g, 0, sizeof(*g));
+		{
+			struct ant_ledger *keep = g->ant;
+
+			memset(g, 0, sizeof(*g));
+			g->ant = keep != NULL ? keep : calloc(ACCT_MAX_ANTENNAS, sizeof(*g->ant));
+			if (g->ant != NULL)
+				memset(g->ant, 0, ACCT_MAX_ANTENNAS * sizeof(*g->ant));
+		}
 		g->spec = spec;
 		bit_name(app, spec, g->writer, sizeof(g->writer));
 		if (r != NULL) { /* a dump: its published figures */
@@ -828,10 +861,33 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 		}
 		for (a = 0; a < l->nant; a++) {
 			const struct codif_clock *c;
+			struct ant_ledger *al = g->ant != NULL ? &g->ant[a] : NULL;
 			int64_t lo, hi;
+			uint64_t e = 0, nr;
 
 			if (!(onmask >> a & 1) || !(s->ants >> a & 1))
 				continue;
+			if (al != NULL) {
+				al->on = true;
+				al->streams = t->ant[a].streams;
+				/* a --write writer's own antenna: its figures */
+				for (i = 0; r == NULL && i < app->nwlcore; i++) {
+					const struct ibv_wlcore *wl = app->wl[i];
+					struct wr_scan_tally tt;
+
+					if (wl->spec_idx != spec || wl->w.o.all ||
+					    a >= wl->w.n || !wl->w.src[a].on ||
+					    !wr_gate_tally_ant(&wl->w, s->id, a, &tt))
+						continue;
+					al->known = true;
+					al->recorded += tt.frames;
+					al->lost += tt.gaps;
+					al->overrun += tt.overrun;
+					al->cut += tt.cut;
+				}
+				if (r == NULL && !al->known && !wl_all(app, spec))
+					al->known = true; /* a writer of it with no record: nothing */
+			}
 			c = ant_clock(app, a);
 			if (c == NULL) {
 				clock_unknown = true;
@@ -841,8 +897,17 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 			hi = s->stop_ns == WR_SCAN_OPEN ? first_at(c, t->ant[a].last_ns + 1) :
 			     first_at(c, s->stop_ns);
 			if (hi > lo)
-				g->expected += (uint64_t)(hi - lo) * t->ant[a].streams;
-			g->not_recorded += scan_nr_of(app, s->id, a);
+				e = (uint64_t)(hi - lo) * t->ant[a].streams;
+			g->expected += e;
+			nr = scan_nr_of(app, s->id, a);
+			g->not_recorded += nr;
+			if (al != NULL) {
+				uint64_t have = al->recorded + al->lost + al->overrun + al->cut + nr;
+
+				al->expected = e;
+				al->not_recorded = nr;
+				al->not_arrived = al->known && e > have ? e - have : 0;
+			}
 			if (lg.offset_known[a] && (lg.offset_ns[a] > worst ? lg.offset_ns[a] : -lg.offset_ns[a]) >
 			    (worst > 0 ? worst : -worst))
 				worst = lg.offset_ns[a];
@@ -958,6 +1023,12 @@ watch_add(const struct wr_scan *s)
 			;
 		if (i == lg.n)
 			return NULL;
+		{
+			unsigned int k;
+
+			for (k = 0; k < RTE_DIM(lg.w[i].l); k++)
+				free(lg.w[i].l[k].ant);
+		}
 		memmove(&lg.w[i], &lg.w[i + 1], (lg.n - i - 1) * sizeof(lg.w[0]));
 		lg.n--;
 	}
@@ -1062,10 +1133,20 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 		if (x->state != SW_BEGUN)
 			continue;
 		for (k = 0; k < app->nwlcore; k++) {
+			const struct ibv_wlcore *wl = app->wl[k];
 			struct wr_scan_tally tt;
 
-			if (wr_gate_tally(&app->wl[k]->w, x->sc.id, &tt) && tt.open)
+			if (!(x->sc.writers >> wl->spec_idx & 1))
+				continue;
+			if (wr_gate_tally(&wl->w, x->sc.id, &tt) && tt.open)
 				open = true;
+			/* rows of the scan it has not taken yet (a writer off
+			 * its CPU publishes an old lag: its own cursor, per
+			 * antenna, says) */
+			for (a = 0; a < l->nant && !open; a++)
+				if ((x->sc.ants >> a & 1) && t->ant[a].received &&
+				    wr_behind(&wl->w, a, t->ant[a].last_ns, x->sc.stop_ns))
+					open = true;
 		}
 		/* every writer of it past its stop (a writer behind the ring
 		 * has not taken its rows yet), dumps with their files closed */
@@ -1077,8 +1158,11 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 				continue;
 			if (x->past_ns == 0)
 				x->past_ns = now;
-			/* the writers' rows lag the newest frame: half a second more */
-			if (open || now - x->past_ns < 500000000LL)
+			/* the writers' rows lag the newest frame: half a second
+			 * more, and two ticks in a row with none busy (a file
+			 * closes just after its writer took the row past it) */
+			x->quiet = open ? 0 : x->quiet + 1;
+			if (open || x->quiet < 2 || now - x->past_ns < 500000000LL)
 				continue;
 		}
 		ledger_fill(app, t, x, now);
@@ -1169,6 +1253,114 @@ out:
 	for (k = 0; k < RTE_DIM(a); k++)
 		if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
 			rte_tel_data_free(a[k]);
+}
+
+/*
+ * /ibvcap/scan,NAME[,WRITER]: one scan's ledger. Without WRITER: its span,
+ * its state (added, begun, ended) and, once ended, a row per writer (the
+ * figures of /ibvcap/record's ledger_*); with WRITER (its name in those
+ * rows): that writer's row per antenna of the scan (antenna, streams,
+ * expected, recorded, missing by cause, known: 0 where the writer keeps
+ * no per-antenna figures: a dump, an all=yes pcap). The array's agent
+ * writes these as the host's scan ledger (docs/formats.md).
+ */
+int
+ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+{
+	static const char *const rk[] = { "writer", "reason", "expected", "recorded", "lost",
+					  "not_recorded", "overrun", "cut", "not_arrived" };
+	static const char *const ak[] = { "antenna", "streams", "known", "expected", "recorded",
+					  "lost", "not_recorded", "overrun", "cut",
+					  "not_arrived" };
+	struct rte_tel_data *c[RTE_DIM(ak)] = { NULL };
+	const struct scan_watch *x = NULL;
+	const struct scan_ledger *g = NULL;
+	char buf[WR_SCAN_NAMELEN + SHM_NAMELEN + 32], *wn;
+	unsigned int i, k, n;
+
+	rte_tel_data_start_dict(d);
+	snprintf(buf, sizeof(buf), "%s", params != NULL ? params : "");
+	wn = strchr(buf, ',');
+	if (wn != NULL)
+		*wn++ = '\0';
+	for (i = 0; i < lg.n; i++)
+		if (strcmp(lg.w[i].sc.name, buf) == 0)
+			x = &lg.w[i]; /* the newest of that name */
+	if (x == NULL) {
+		rte_tel_data_add_dict_string(d, "result", "refused");
+		rte_tel_data_add_dict_string(d, "input", "scan");
+		rte_tel_data_add_dict_string(d, "value", buf);
+		rte_tel_data_add_dict_string(d, "expected", "a scan this capture knows "
+					     "(scan_names of /ibvcap/record,status)");
+		return 0;
+	}
+	rte_tel_data_add_dict_string(d, "scan", x->sc.name);
+	rte_tel_data_add_dict_string(d, "origin", x->sc.origin);
+	tel_time(d, "start_utc", x->sc.start_ns);
+	tel_time(d, "stop_utc", x->sc.stop_ns);
+	rte_tel_data_add_dict_u64(d, "start_ns", (uint64_t)x->sc.start_ns);
+	rte_tel_data_add_dict_u64(d, "stop_ns", x->sc.stop_ns == WR_SCAN_OPEN ? 0 :
+				  (uint64_t)x->sc.stop_ns);
+	rte_tel_data_add_dict_string(d, "state", x->state == SW_ENDED ? "ended" :
+				     x->state == SW_BEGUN ? "begun" : "added");
+	if (x->state != SW_ENDED)
+		return 0;
+	if (wn != NULL) {
+		for (k = 0; k < x->nl; k++)
+			if (strcmp(x->l[k].writer, wn) == 0)
+				g = &x->l[k];
+		if (g == NULL || g->ant == NULL) {
+			rte_tel_data_add_dict_string(d, "result", "refused");
+			rte_tel_data_add_dict_string(d, "input", "writer");
+			rte_tel_data_add_dict_string(d, "value", wn);
+			rte_tel_data_add_dict_string(d, "expected", "a writer of the scan's ledger "
+						     "(/ibvcap/scan,NAME: writer)");
+			return 0;
+		}
+		rte_tel_data_add_dict_string(d, "writer", g->writer);
+		n = RTE_DIM(ak);
+	} else {
+		n = RTE_DIM(rk);
+	}
+	for (k = 0; k < n; k++) {
+		if ((c[k] = rte_tel_data_alloc()) == NULL)
+			goto out;
+		rte_tel_data_start_array(c[k], k < 2 - (wn != NULL) ? RTE_TEL_STRING_VAL :
+					 RTE_TEL_U64_VAL);
+	}
+	if (wn != NULL) {
+		const struct acct_layout *l = &app->cfg.layout;
+
+		for (i = 0; i < l->nant; i++) {
+			const struct ant_ledger *al = &g->ant[i];
+			const uint64_t v[] = { al->streams, al->known, al->expected, al->recorded,
+					       al->lost, al->not_recorded, al->overrun, al->cut,
+					       al->not_arrived };
+
+			if (!al->on)
+				continue;
+			rte_tel_data_add_array_string(c[0], l->ant_name[i]);
+			for (k = 0; k < RTE_DIM(v); k++)
+				rte_tel_data_add_array_u64(c[k + 1], v[k]);
+		}
+	} else {
+		for (i = 0; i < x->nl; i++) {
+			const struct scan_ledger *e = &x->l[i];
+			const uint64_t v[] = { e->expected, e->recorded, e->lost, e->not_recorded,
+					       e->overrun, e->cut, e->not_arrived };
+
+			rte_tel_data_add_array_string(c[0], e->writer);
+			rte_tel_data_add_array_string(c[1], e->reason);
+			for (k = 0; k < RTE_DIM(v); k++)
+				rte_tel_data_add_array_u64(c[k + 2], v[k]);
+		}
+	}
+out:
+	for (k = 0; k < n; k++)
+		if (c[k] != NULL && rte_tel_data_add_dict_container(d, wn != NULL ? ak[k] : rk[k],
+								     c[k], 0) != 0)
+			rte_tel_data_free(c[k]);
+	return 0;
 }
 
 /* ---- the summary ---------------------------------------------------------- */

@@ -724,6 +724,22 @@ antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c)
 	return final > c->next ? final - c->next : 0;
 }
 
+int64_t
+antbuf_untaken(const struct antbuf *b, const struct antbuf_cursor *c)
+{
+	int64_t final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
+	int64_t first = __atomic_load_n(&b->first_row, __ATOMIC_ACQUIRE);
+	int64_t next;
+
+	if (__atomic_load_n(&c->started, __ATOMIC_ACQUIRE))
+		next = __atomic_load_n(&c->next, __ATOMIC_RELAXED);
+	else if (c->from_first && first >= 0)
+		next = first;
+	else
+		return 0;
+	return final > next ? final - next : 0;
+}
+
 void
 antbuf_lag(const struct antbuf *b, const struct antbuf_cursor *c, uint64_t *rows, uint64_t *ns)
 {

@@ -471,6 +471,14 @@ void antbuf_settle(const struct antbuf *b, struct antbuf_cursor *c);
 int64_t antbuf_backlog(const struct antbuf *b, const struct antbuf_cursor *c);
 
 /**
+ * Final rows that c owes and has not taken, whether or not it took one
+ * yet: a cursor attached before the first frame owes every row from the
+ * first (its backlog before it started); a live one nothing before it
+ * starts. Readable from another thread than c's (aligned words).
+ */
+int64_t antbuf_untaken(const struct antbuf *b, const struct antbuf_cursor *c);
+
+/**
  * How far consumer c is behind the producer, for status screens: rows
  * opened but not yet taken (the newest row + 1 - the cursor's next; 0
  * before c took its first row) and their data time at the newest run's

@@ -59,6 +59,24 @@ wr_io_figures(struct wr_writer *w, struct shm_writer *r)
 		snprintf(r->io_why, sizeof(r->io_why), "%s", io.why != NULL ? io.why : "");
 }
 
+bool
+wr_behind(const struct wr_writer *w, unsigned int ant, int64_t newest_ns, int64_t t_ns)
+{
+	const struct wr_src *s;
+	uint64_t rows, ns;
+
+	if (ant >= w->n || !w->src[ant].on)
+		return false;
+	s = &w->src[ant];
+	if (antbuf_untaken(s->b, &s->cur) == 0)
+		return false; /* every final row taken: the rest is not final yet */
+	if (!__atomic_load_n(&s->cur.started, __ATOMIC_ACQUIRE))
+		return true;
+	/* the next row's data time, a frame early at most: from the newest's */
+	antbuf_lag(s->b, &s->cur, &rows, &ns);
+	return newest_ns - (int64_t)ns < t_ns;
+}
+
 void
 wr_publish(struct wr_writer *w, struct shm_writer *r)
 {

@@ -525,3 +525,26 @@ wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t)
 	t->open = rec_live(w, id);
 	return true;
 }
+
+bool
+wr_gate_tally_ant(const struct wr_writer *w, uint32_t id, unsigned int ant,
+		  struct wr_scan_tally *t)
+{
+	const struct wr_scan_rec *r;
+	const struct wr_scan_ant *a;
+
+	memset(t, 0, sizeof(*t));
+	if (w->gate == NULL || ant > WR_MAX_ANT || (r = rec_of(w->gate, id)) == NULL)
+		return false;
+	a = &r->ant[ant];
+	grp_lock(w->gate);
+	t->frames = a->frames;
+	t->gaps = a->gaps;
+	t->overrun = a->overrun + a->lost_frames;
+	t->cut = a->cut;
+	t->files = a->files;
+	t->rows = a->rows;
+	grp_unlock(w->gate);
+	t->open = rec_live(w, id);
+	return true;
+}

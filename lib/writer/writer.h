@@ -410,6 +410,10 @@ struct wr_scan_tally {
 /** The tally of scan id in w (read from another thread: figures as of the
  * last file closed). @return false when w has no record of the scan. */
 bool wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t);
+/** The same for one antenna of w (WR_MAX_ANT: an all=yes pcap's antennas
+ * together): its part of the scan's tally. */
+bool wr_gate_tally_ant(const struct wr_writer *w, uint32_t id, unsigned int ant,
+		       struct wr_scan_tally *t);
 struct shm_scan_tally;
 /** w's newest (by id) max scans' tallies into out (a scan keeps its entry;
  * unused entries id 0): what it publishes for the primary's scan ledger. */
@@ -477,6 +481,11 @@ void wr_io_figures(struct wr_writer *w, struct shm_writer *r);
  * times a second (wr_run), never per frame.
  */
 void wr_publish(struct wr_writer *w, struct shm_writer *r);
+/** Whether w still has final rows of antenna ant with data time before
+ * t_ns to take (newest_ns: the antenna's newest frame time): what a scan's
+ * end waits for. Read from another thread than w's (its cursor's aligned
+ * words). */
+bool wr_behind(const struct wr_writer *w, unsigned int ant, int64_t newest_ns, int64_t t_ns);
 
 /**
  * Drive w: write what is final, sleep 0.5 ms when there is nothing, publish

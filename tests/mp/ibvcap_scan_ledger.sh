@@ -145,6 +145,28 @@ $CTL record on --scan s2 --at "@$((S2 / 1000000000)).$(printf %09d $((S2 % 10000
 	{ cat "$T/on2.json"; fail "record on s2"; }
 wait_for_line "$T/cap.log" 60 'scan s2 ended' || { tail "$T/cap.log"; fail "scan s2 never ended"; }
 ok "s2: $(grep -m1 'scan s2 ended' "$T/cap.log")"
+# /ibvcap/scan: s2's rows per writer, and per antenna (what the array's
+# agent writes): the --write writer's antenna row = its writer row (one
+# antenna), known; the dump's per antenna unknown (it publishes sums)
+$STAT --query "/ibvcap/scan,s2" > "$T/sc2.json"
+$STAT --query "/ibvcap/scan,s2,primary-0-codif" > "$T/sc2w.json"
+$STAT --query "/ibvcap/scan,s2,scanner" > "$T/sc2d.json"
+$STAT --query "/ibvcap/scan,nosuch" > "$T/scx.json"
+python3 - "$T" <<'PY' || fail "/ibvcap/scan: s2's ledger per antenna"
+import json, sys
+T = sys.argv[1]
+w, a, d, x = (json.load(open(T + f)) for f in ("/sc2.json", "/sc2w.json", "/sc2d.json", "/scx.json"))
+assert w["state"] == "ended" and w["writer"] == ["primary-0-codif", "scanner"], w
+figs = ("expected", "recorded", "lost", "not_recorded", "overrun", "cut", "not_arrived")
+assert a["antenna"] == ["ant0"] and a["known"] == [1] and a["streams"] == [3], a
+assert [a[f][0] for f in figs] == [w[f][0] for f in figs], (a, w)
+assert d["antenna"] == ["ant0"] and d["known"] == [0] and d["expected"] == [w["expected"][1]], d
+assert d["not_recorded"] == [w["not_recorded"][1]] and d["recorded"] == [0], d
+assert x["result"] == "refused" and x["input"] == "scan" and x["value"] == "nosuch", x
+print("ant0: " + ", ".join("%s %d" % (f, a[f][0]) for f in figs))
+PY
+ok "/ibvcap/scan,s2[,WRITER]: per antenna = the writer's row ($(python3 -c '
+import json,sys; a=json.load(open(sys.argv[1])); print("expected %d, recorded %d, not_recorded %d" % (a["expected"][0], a["recorded"][0], a["not_recorded"][0]))' "$T/sc2w.json")); the dump's unknown; an unknown scan refused"
 kill -INT "$CPID"
 wait "$CPID" || { tail -30 "$T/cap.log"; fail "capture exit status"; }
 wait "$DUMPPID" || { tail "$T/dump.log"; fail "dump exit status"; }

@@ -5,6 +5,9 @@
 # a codif writer recording scans only) and its dpdk-ibvcap-agent (on a
 # control veth to a real etcd in a fourth namespace; lease TTL 3 s, state
 # every 1 s). dpdk-ibvcap-array, from the etcd namespace:
+#   - config push: one host's INI passes dpdk-ibvcap --check-config there
+#     and is kept as its --config-file, another's is refused with the
+#     checker's words and leaves no file;
 #   - record on --at T --for D reaches every host (exit 0, one line per
 #     host); each host's scan directory holds exactly the frames of [T,
 #     T+D) its group carries (scancheck against the generator's pcap and
@@ -17,6 +20,12 @@
 #     files above), the agents reconnect when etcd is back, a new command
 #     goes through, and no command is applied twice (each agent applied
 #     the scan's command once);
+#   - the array's scan ledger (dpdk-ibvcap-array scan a1, from each agent's
+#     scans/a1/HOST): per antenna and host, recorded and lost equal to
+#     what codifcheck counts in that host's scan files, nothing else
+#     missing; the injected outage (100 frames of h1's streams only) shows
+#     as h1's lost frames, not the others'; a stream two hosts recorded is
+#     flagged (a synthetic second ledger);
 #   - an array trigger of [T0+350, T0+450) ms, inside the data the rings
 #     still hold (--dir with {host}: one directory per host): each host's
 #     acknowledgement under the command's id (state done, complete), and
@@ -45,7 +54,12 @@ ARRAY() { timeout 200 ip netns exec "$SW" /usr/bin/python3 "$BUILD/app/dpdk-ibvc
 T0=$(($(date +%s) + 600)) # data time: 10 minutes ahead, every scan in its future
 utc() { utc_ms "$T0" "$1"; }
 ns() { echo $(((T0 * 1000 + $1) * 1000000)); }
-GENARGS="--antennas 2 --groups 3 --threads 2 --count 1200 --seed 23 --loss 0.01 --start @$T0"
+# an outage on h1 only: frames 400..499 (data time ~173..216 ms, inside scan
+# a1) of both antennas' streams of group 2 (each antenna's streams 2 and 3)
+# never sent
+OUTAGE=""
+for a in 0 1; do for st in 2 3; do OUTAGE+=" --event burst:100@400,ant=$a,stream=$st"; done; done
+GENARGS="--antennas 2 --groups 3 --threads 2 --count 1200 --seed 23 --loss 0.01 --start @$T0$OUTAGE"
 
 # the switch (data bridge br0, IGMP snooping) and the control network
 # (br1, etcd at 10.18.0.254); the sender
@@ -128,11 +142,12 @@ done
 start_agent() {
 	ip netns exec "$PREFIX$1" $AGENT --etcd "$ETCD" --array "a$$" --host "$1" \
 		--file-prefix "$PREFIX$1" --ttl $TTL --period $PERIOD --prom "$T/$1.agent.prom" \
+		--config-file "$T/$1.conf/dpdk-ibvcap.ini" \
 		>> "$T/$1.agent.log" 2>&1 &
 	APID[$1]=$!
 	CLEANUP_PIDS+=("${APID[$1]}")
 }
-for h in "${HOSTS[@]}"; do start_agent "$h"; done
+for h in "${HOSTS[@]}"; do mkdir -p "$T/$h.conf"; start_agent "$h"; done
 for h in "${HOSTS[@]}"; do
 	wait_for_line "$T/$h.agent.log" 30 'member of array' ||
 		{ cat "$T/$h.agent.log"; fail "$h: the agent did not join"; }
@@ -145,6 +160,22 @@ ARRAY status > "$T/st0.txt" || { cat "$T/st0.txt"; fail "status: not every host 
 [ "$(grep -c ' alive  state fresh .* capture running' "$T/st0.txt")" = 3 ] ||
 	{ cat "$T/st0.txt"; fail "status: expected 3 hosts alive, fresh, capturing"; }
 ok "3 captures and 3 agents; array status: every host alive, fresh, capturing"
+
+# config push: each host's INI checked there by dpdk-ibvcap --check-config;
+# h0's passes (kept as its --config-file), h1's names a directory that does
+# not exist (refused with the checker's words, its file untouched)
+mkdir -p "$T/cfgw"
+printf '[eal]\nargs = --lcores 0@0,1@1,2@0\n[antennas]\nantennas = 2\n[groups]\ngroup = 239.17.0.1:36001\n[writers]\nwrite = codif:%s\n' \
+	"$T/cfgw" > "$T/push0.ini"
+sed "s#$T/cfgw#$T/nowhere#" "$T/push0.ini" > "$T/push1.ini"
+rc=0
+ARRAY --timeout 30 config push "h0=$T/push0.ini" "h1=$T/push1.ini" > "$T/push.txt" 2>&1 || rc=$?
+[ $rc = 3 ] && grep -q "^h0  accepted" "$T/push.txt" &&
+	grep -q "^h1  refused (dpdk-ibvcap --check-config: .*'$T/nowhere' does not exist)" "$T/push.txt" ||
+	{ cat "$T/push.txt" "$T"/h[01].agent.log; fail "config push: exit $rc"; }
+cmp "$T/push0.ini" "$T/h0.conf/dpdk-ibvcap.ini" || fail "config push: h0's --config-file is not what was pushed"
+[ -z "$(ls -A "$T/h1.conf")" ] || { ls -la "$T/h1.conf"; fail "config push: h1's refused configuration left a file"; }
+ok "config push: h0 accepted (its --config-file = the pushed INI), h1 refused ($(grep -o "'$T/nowhere' does not exist" "$T/push.txt" | sed "s#$T/##")), exit 3"
 
 # the snooping bridge forwards registered groups only once it counts a
 # querier: a probe group through it first (as fleet_hosts.sh)
@@ -232,15 +263,15 @@ for h in "${HOSTS[@]}"; do
 done
 ok "etcd back: 3 agents reconnected, a new command accepted by all, $ID1 applied once on each"
 prom_has h0 "ibvcap_agent_lease_held{$L0} 1" \
-	"ibvcap_agent_commands_total{$L0,result=\"ok\"} 2" || fail "h0 --prom after etcd's return"
+	"ibvcap_agent_commands_total{$L0,result=\"ok\"} 3" || fail "h0 --prom after etcd's return"
 prom_has h1 "ibvcap_agent_lease_held{$L1} 1" "ibvcap_agent_commands_total{$L1,result=\"ok\"} 2" \
-	"ibvcap_agent_commands_total{$L1,result=\"refused\"} 1" || fail "h1 --prom after etcd's return"
+	"ibvcap_agent_commands_total{$L1,result=\"refused\"} 2" || fail "h1 --prom after etcd's return"
 # reconnections: at least one per outage (an etcd still starting may take
 # a second try on a loaded machine): h0 one outage, h1 two (its stop too)
 n0=$(sed -n "s/^ibvcap_agent_etcd_reconnects_total{$L0} //p" "$T/h0.agent.prom")
 n1=$(sed -n "s/^ibvcap_agent_etcd_reconnects_total{$L1} //p" "$T/h1.agent.prom")
 [ "${n0:-0}" -ge 1 ] && [ "${n1:-0}" -ge 2 ] || fail "--prom reconnections: h0 '$n0', h1 '$n1'"
-ok "--prom: h0 lease held, $n0 reconnection(s), 2 commands ok; h1 $n1 reconnections, 2 ok, 1 refused"
+ok "--prom: h0 lease held, $n0 reconnection(s), 3 commands ok (the config push, 2 scans); h1 $n1 reconnections, 2 ok, 2 refused (its config, the late command)"
 # the array's status: per antenna, the hosts' state records summed = the truth
 for _ in $(seq 50); do
 	ARRAY --json "$T/st2.json" status > "$T/st2.txt" || true
@@ -306,6 +337,79 @@ assert len(set(map(frozenset, first.values()))) == 1 and len(first["h0"]) == 1, 
 print(first["h0"])
 PY
 ok "every host's scan begins at the same CODIF frame (seconds, frame)"
+
+# the array's scan ledger: the agents write it once their capture ended a1
+for h in "${HOSTS[@]}"; do
+	"$CHK" info --json "$T/$h/w/a1" > "$T/$h.a1.info.json" 2> "$T/$h.a1.err" ||
+		{ cat "$T/$h.a1.err"; fail "$h: codifcheck info of scan a1's files"; }
+done
+for _ in $(seq 100); do
+	rc=0
+	ARRAY --json "$T/scan.json" scan a1 > "$T/scan.txt" 2>&1 || rc=$?
+	[ $rc != 5 ] && break
+	sleep 0.3
+done
+# the data's --loss 0.01 and the outage: frames lost, the scan short (4)
+[ $rc = 4 ] || { cat "$T/scan.txt" "$T"/h?.agent.log; fail "array scan a1: exit $rc, expected 4"; }
+python3 - "$T" <<'PY' || { cat "$T/scan.txt"; fail "the array's scan ledger"; }
+import json, re, sys
+T = sys.argv[1]
+j = json.load(open(T + "/scan.json"))
+files = {}  # (host, antenna) -> [received, lost] in the host's scan files
+for h in ("h0", "h1", "h2"):
+    info = json.load(open("%s/%s.a1.info.json" % (T, h)))
+    for f in info.get("files", [info]):
+        ant = re.search(r"_(ant[0-9]+)_", f["file"]).group(1)
+        x = files.setdefault((h, ant), [0, 0])
+        for st in f["streams"]:
+            x[0] += st["received"]
+            x[1] += st["lost"]
+rows = {r["antenna"]: r for r in j["antennas"]}
+assert sorted(rows) == ["ant0", "ant1"] and all(r["writer"] == "primary-0-codif"
+                                                for r in rows.values()), rows
+for ant, r in rows.items():
+    assert r["hosts"] == ["h0", "h1", "h2"] and not r["unknown"], r
+    exp = rec = 0
+    for h in r["hosts"]:
+        w = j["hosts"][h]["writers"][0]["antennas"][ant]
+        assert [w["recorded"], w["lost"]] == files[(h, ant)], (h, ant, w, files[(h, ant)])
+        assert w["expected"] == w["recorded"] + w["lost"] > 0, (h, ant, w)
+        assert w["streams"] == 2 and w["known"], w
+        assert not any(w[c] for c in ("not_recorded", "overrun", "cut", "not_arrived")), w
+        exp += w["expected"]
+        rec += w["recorded"]
+    assert (r["expected"], r["recorded"]) == (exp, rec), (r, exp, rec)
+    lost = r["missing"]["lost"]
+    # the outage: 100 frames of each of h1's 2 streams, beside --loss 0.01
+    assert lost["h1"] >= 200 and lost.get("h0", 0) < 100 and lost.get("h2", 0) < 100, lost
+    assert not any(r["missing"][c] for c in ("not_recorded", "overrun", "cut",
+                                             "not_arrived")), r
+assert j["duplicate_streams"] == [], j["duplicate_streams"]
+print("; ".join("%s %d of %d (lost h0 %d, h1 %d, h2 %d)" % (
+    a, r["recorded"], r["expected"], r["missing"]["lost"].get("h0", 0),
+    r["missing"]["lost"]["h1"], r["missing"]["lost"].get("h2", 0)) for a, r in sorted(rows.items())))
+PY
+grep -qE "^antenna ant0  primary-0-codif  [0-9]+ of [0-9]+ frames recorded \(6 streams\); missing: lost [0-9]+ \(h0 [0-9]+, h1 [0-9]+, h2 [0-9]+\)  hosts h0,h1,h2$" "$T/scan.txt" ||
+	{ cat "$T/scan.txt"; fail "array scan a1: the per-antenna line"; }
+ok "array scan a1 (exit 4: lost frames): per antenna and host = the hosts' files; h1's outage its own: $(python3 -c '
+import json,sys
+j = json.load(open(sys.argv[1]))
+print("; ".join("%s lost %s" % (r["antenna"], r["missing"]["lost"]) for r in j["antennas"]))' "$T/scan.json")"
+# a stream two hosts recorded: h0's ledger again as another host's (h9)
+ip netns exec "$SW" /usr/bin/python3 - "$ETCD" "/ibvcap/a$$/scans/a1/" <<'PY' || fail "put h9's ledger"
+import etcd3, json, sys
+h, p = sys.argv[1].split(":")
+c = etcd3.client(host=h, port=int(p), timeout=10)
+r = json.loads(c.get(sys.argv[2] + "h0")[0])
+r["host"] = "h9"
+c.put(sys.argv[2] + "h9", json.dumps(r))
+PY
+rc=0
+ARRAY --hosts h0,h9 scan a1 > "$T/scan9.txt" 2>&1 || rc=$?
+[ $rc = 4 ] && [ "$(grep -c '^antenna ant[01]  stream 239\.17\.0\.1:36001/[01] recorded by 2 hosts: h0,h9$' "$T/scan9.txt")" = 4 ] &&
+	grep -q '; 4 streams recorded by two hosts or more$' "$T/scan9.txt" ||
+	{ cat "$T/scan9.txt"; fail "array scan: streams recorded twice not flagged"; }
+ok "array scan a1 --hosts h0,h9 (h9 a copy of h0's ledger): its 4 streams flagged as recorded by h0,h9"
 
 # an array trigger: acknowledged per host, the union per antenna = the files
 for h in "${HOSTS[@]}"; do mkdir -p "$T/trig_$h"; done
