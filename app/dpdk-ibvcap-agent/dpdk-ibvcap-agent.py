@@ -20,7 +20,8 @@ deadline is refused, never applied late. When etcd cannot be reached the capture
 agent says so, retries with backoff (over every --etcd endpoint) and, once
 back, watches from the last revision it saw: nothing already replied to
 is applied again, and commands issued before the agent started are never
-applied. The keys are docs/formats.md's "The array in etcd" (schema 1).
+applied; triggers it accepted before a restart and not yet acknowledged
+are taken up again. The keys are docs/formats.md's "The array in etcd" (schema 1).
 
 Configuration pushed with `dpdk-ibvcap-array config push` is checked with
 `dpdk-ibvcap --check-config` and, when it passes, written to --config-file
@@ -130,6 +131,7 @@ class Agent:
         self.results = {"ok": 0, "refused": 0, "failed": 0}
         self.held = False          # our liveness lease, as last known
         self.triggers = {}         # array command id -> the capture's trigger job
+        self.capture_pid = None    # the capture's, as last connected
 
     def log(self, msg):
         print("dpdk-ibvcap-agent: %s: %s" % (self.a.host, msg), file=sys.stderr, flush=True)
@@ -144,6 +146,7 @@ class Agent:
             hdr = c.get_response(self.pre + "schema").header
             if first:
                 self.rev = hdr.revision  # never apply what came before us
+                self.recover_triggers(c)
             self.lease = c.lease(int(round(self.a.ttl)))
             alive = {"schema": SCHEMA, "host": self.a.host, "pid": os.getpid(),
                      "version": version_line(), "file_prefix": self.a.file_prefix,
@@ -312,10 +315,43 @@ class Agent:
         if result == "ok" and c["argv"][:1] == ["trigger"] and isinstance(answer, dict) \
                 and answer.get("id") is not None:
             # its result acknowledged under the command's id once it ended
+            # (by this capture: a job id means nothing to another)
             self.triggers[cid] = {"job": str(answer["id"]), "argv": c["argv"],
-                                  "since": time.time()}
+                                  "since": time.time(), "pid": self.capture_pid}
+            reply["capture_pid"] = self.capture_pid
         self.finish(rkey, dict(reply, result=result, why=why, answer=answer,
                                done=time.time()), claim=False)
+
+    def recover_triggers(self, c):
+        """At the agent's start: triggers this host accepted (reply ok, a
+        job id) whose acknowledgement is not written, taken up again (an
+        agent restarted while its capture wrote a window)."""
+        n = 0
+        for v, meta in c.get_prefix(self.pre + "reply/"):
+            cid, host = meta.key.decode(errors="replace").split("/")[-2:]
+            try:
+                r = json.loads(v)
+            except ValueError:
+                continue
+            ans = r.get("answer")
+            if host != self.a.host or r.get("result") != "ok" or not isinstance(ans, dict) \
+                    or ans.get("id") is None or "capture_pid" not in r:
+                continue
+            if c.get(self.pre + "triggers/%s/%s" % (cid, host))[0] is not None:
+                continue
+            argv = []
+            for k in ("cmd/%s/%s" % (host, cid), "cmd/all/%s" % cid):
+                cv = c.get(self.pre + k)[0]
+                if cv is not None:
+                    with contextlib.suppress(ValueError, AttributeError):
+                        argv = json.loads(cv).get("argv", [])
+                    break
+            self.triggers[cid] = {"job": str(ans["id"]), "argv": argv, "since": time.time(),
+                                  "pid": r["capture_pid"]}
+            n += 1
+        if n:
+            self.log("%d trigger(s) accepted before this agent started, not yet acknowledged: "
+                     "taken up again" % n)
 
     def claim(self, rkey, reply):
         """The at-most-once: the reply key made only if none exists."""
@@ -354,6 +390,10 @@ class Agent:
             try:
                 tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
                 try:
+                    if t.get("pid") and tel.pid != t["pid"]:
+                        raise self.stat.TelemetryError(
+                            "it was restarted (pid %s when the trigger started, now %s): its "
+                            "trigger jobs went with it" % (t["pid"], tel.pid))
                     r = tel.query("/ibvcap/trigger/status,%s" % t["job"])
                 finally:
                     tel.close()
@@ -406,6 +446,7 @@ class Agent:
             # is a job that answers its id at once (its result: poll_triggers)
             tel = self.stat.Telemetry(self.a.file_prefix, self.a.rpc_timeout)
             try:
+                self.capture_pid = tel.pid
                 r = tel.query(cmd)
             finally:
                 tel.close()
@@ -462,6 +503,10 @@ class Agent:
                 r = tel.query("/ibvcap/record,status")
                 s["capture_pid"] = tel.pid
                 ants = self.stat.rows(tel.query("/ibvcap/antennas"))
+                try:
+                    wrs = self.stat.writers(tel)
+                except self.stat.TelemetryError:
+                    wrs = {}  # --no-buffers: no writers
             finally:
                 tel.close()
             s["capture"] = "running"
@@ -471,6 +516,19 @@ class Agent:
                         s[k] = r[k]
             s["antennas"] = {n: {k: v for k, v in row.items() if k in ("received", "lost")}
                              for n, row in ants.items()}
+            # each antenna's data time minus the host clock (the capture's
+            # --clock-warn watches it), in antenna order as the capture's
+            if isinstance(r, dict):
+                for n, ms, known in zip(list(ants),
+                                        r.get("data_offset_ms", []),
+                                        r.get("data_offset_known", [])):
+                    if known:
+                        s["antennas"][n]["clock_offset_s"] = ms / 1000.0
+                s["clock_warn_s"] = r.get("clock_warn_ms", 0) / 1000.0
+            # each writer: how far behind the ring (its fill), overrun, disk
+            s["writers"] = {n: {k: w.get(k) for k in ("lag_frames", "lag_ns", "overrun",
+                                                      "disk_free", "min_free", "time_left_ns")
+                                if k in w} for n, w in wrs.items()}
             for scan in dict.fromkeys(r.get("ledger_scan", []) if isinstance(r, dict) else []):
                 if scan not in self.ledgers:
                     try:

@@ -435,8 +435,21 @@ def status(arr, a):
         scan = (s or {}).get("current_scan") or "-"
         nxt = (s or {}).get("next_scan") or "-"
         wr = ",".join((s or {}).get("writer_states", [])) or "-"
-        print("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s" % (
-            width, h, live, st, "" if age is None else " (%.1f s old)" % age, cap, scan, nxt, wr))
+        # the worst data-vs-host clock offset, the least disk free
+        offs = [x["clock_offset_s"] for x in ((s or {}).get("antennas") or {}).values()
+                if isinstance(x.get("clock_offset_s"), (int, float))]
+        free = [x["disk_free"] for x in ((s or {}).get("writers") or {}).values()
+                if isinstance(x.get("disk_free"), int) and x["disk_free"] > 0]
+        extra = ""
+        if offs:
+            worst = max(offs, key=abs)
+            extra += "  clock %+.3f s%s" % (worst, " (past --clock-warn)" if abs(worst) > (
+                s.get("clock_warn_s") or float("inf")) else "")
+        if free:
+            extra += "  disk free %.1f GiB" % (min(free) / 2**30)
+        print("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s%s" % (
+            width, h, live, st, "" if age is None else " (%.1f s old)" % age, cap, scan, nxt, wr,
+            extra))
         out.append({"host": h, "alive": h in alive, "state": st, "age": age, "record": s})
     # the array's per-antenna sums over the hosts' last state records
     # (each host counts the streams of its groups; a STALE record's

@@ -229,8 +229,10 @@ wait_for_line "$T/h1.agent.log" 30 'reached again' || { cat "$T/h1.agent.log"; f
 # etcd stopped; the data of the scan sent meanwhile
 kill "$EPID"
 wait "$EPID" 2>/dev/null || true
+GEN_T0=$(date +%s)
 ip netns exec "$GENNS" "$GEN" --socket $GENARGS --rate-fps 400 \
 	--pcap "$T/sent.pcap" --truth "$T/truth.json" --quiet || fail "codifgen --socket failed"
+GEN_T1=$(($(date +%s) + 1))
 for h in "${HOSTS[@]}"; do
 	grep -q 'retrying' "$T/$h.agent.log" || { cat "$T/$h.agent.log"; fail "$h: the agent did not notice etcd gone"; }
 done
@@ -292,6 +294,24 @@ want = {"ant%d" % a["antenna"]: (a["received"], a["lost"], ["h0", "h1", "h2"]) f
 assert got == want, (got, want)
 PY
 ok "array status: per antenna, received and lost summed over the 3 hosts' state records = the truth ($(grep -c '^antenna ' "$T/st2.txt") antennas)"
+# the data runs ahead of the host clock (its first frame at T0, sent
+# between GEN_T0 and GEN_T1): each host's state record has every antenna's
+# offset, the status line the worst of them
+python3 - "$T/st2.json" $((T0 - GEN_T1)) $((T0 + 1 - GEN_T0)) <<'PY' ||
+import json, sys
+s = json.load(open(sys.argv[1]))
+lo, hi = int(sys.argv[2]), int(sys.argv[3])
+for h in s["hosts"]:
+    r = h["record"]
+    offs = [a["clock_offset_s"] for a in r["antennas"].values()]
+    assert len(offs) == 2 and all(lo < o < hi for o in offs), (h["host"], r["antennas"], lo, hi)
+    assert r["clock_warn_s"] == 1.0 and "primary-0-codif" in r["writers"], r
+    assert r["writers"]["primary-0-codif"]["disk_free"] > 0, r["writers"]
+PY
+	{ cat "$T/st2.txt"; fail "status: the data-vs-host clock offset"; }
+[ "$(grep -cE '  clock \+[0-9]{3}\.[0-9]{3} s \(past --clock-warn\)  disk free [0-9.]+ GiB$' "$T/st2.txt")" = 3 ] ||
+	{ cat "$T/st2.txt"; fail "status: each host's worst clock offset and disk free"; }
+ok "array status: each host's data-vs-host clock offset (+$(grep -oE 'clock \+[0-9.]+' "$T/st2.txt" | head -1 | cut -d+ -f2) s, past --clock-warn) and its writers' disk free"
 
 # each host's scan: the frames of its group in [T0+100, T0+300) ms, whole
 python3 - "$T" <<'PY' || fail "cannot split the sent pcap by host"
@@ -465,16 +485,27 @@ diff <(grep -v '^trigger ' "$T/trig.txt" | grep -v '^command \|accepted$\|^h[0-2
 	<(grep -v '^trigger ' "$T/trig2.txt") > /dev/null ||
 	{ cat "$T/trig.txt" "$T/trig2.txt"; fail "trigger-status differs from the trigger's own table"; }
 ok "array trigger-status $TID: the same table"
-# a window past the data: every host's not arrived, named per host, exit 4
-set +e
-ARRAY trigger "$(utc 5000)" "$(utc 5100)" --dir "$T/trig_{host}" --timeout 1s \
-	> "$T/trig3.txt" 2>&1
-rc=$?
-set -e
+# a window past the data: every host's not arrived, named per host, exit
+# 4. Each capture waits --timeout 8s for it; meanwhile h0's agent is
+# restarted: the new one takes the accepted trigger up again and
+# acknowledges it
+ARRAY trigger "$(utc 5000)" "$(utc 5100)" --dir "$T/trig_{host}" --timeout 8s \
+	> "$T/trig3.txt" 2>&1 &
+TPID=$!
+CLEANUP_PIDS+=("$TPID")
+wait_for_line "$T/trig3.txt" 30 '^3 of 3 hosts accepted' ||
+	{ cat "$T/trig3.txt"; fail "the trigger past the data: not accepted by every host"; }
+kill -TERM "${APID[h0]}"
+wait "${APID[h0]}" || fail "h0's agent: exit status at SIGTERM"
+start_agent h0
+rc=0
+wait "$TPID" || rc=$?
 [ "$rc" = 4 ] || { cat "$T/trig3.txt" "$T"/h?.agent.log; fail "array trigger of a window past the data: exit $rc, expected 4"; }
 grep -qE "^antenna ant0  0 of ([0-9]+) frames saved \(0 gap frames\); could not: not_arrived \1 \(h0 [0-9]+, h1 [0-9]+, h2 [0-9]+\)  hosts h0,h1,h2$" "$T/trig3.txt" ||
-	{ cat "$T/trig3.txt"; fail "the not-arrived window's per-antenna line"; }
-ok "array trigger past the data: $(grep '^antenna ant0' "$T/trig3.txt")"
+	{ cat "$T/trig3.txt" "$T/h0.agent.log"; fail "the not-arrived window's per-antenna line"; }
+grep -q '1 trigger(s) accepted before this agent started, not yet acknowledged: taken up again' "$T/h0.agent.log" ||
+	{ cat "$T/h0.agent.log"; fail "h0's restarted agent did not take the trigger up"; }
+ok "array trigger past the data, h0's agent restarted while it ran (acknowledged by the new one): $(grep '^antenna ant0' "$T/trig3.txt")"
 
 # a host killed: DOWN within the TTL + one period. The liveness key
 # watched from here (a poller started before the kill: this machine's load
