@@ -20,7 +20,10 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_mbuf.h>
 #include <rte_mbuf_core.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "antbuf.h"
 #include "err.h"
@@ -634,29 +637,100 @@ ibv_hp_read(const struct ibv_eal_view *v, struct ibv_hp_info *h)
 
 /* ---- memory ------------------------------------------------------------- */
 
+/* Bytes a size takes of memory in pages of `page`: a page or more in
+ * whole pages (EAL's heap grows by the pages an allocation needs), less
+ * packed beside others. */
+static uint64_t
+in_pages(uint64_t bytes, uint64_t page)
+{
+	if (page == 0 || bytes < page)
+		return bytes;
+	return (bytes + MZ_OVERHEAD + page - 1) / page * page;
+}
+
+/* One rte_pktmbuf_pool_create(n, cache 256, priv 0, room) in pages of
+ * `page`: its objects (header, mbuf, room, cache-line padding; none across
+ * a page boundary), its ring, and its header with the per-lcore caches. */
+static uint64_t
+pool_bytes(uint64_t n, uint32_t room, uint64_t page, uint64_t *flat)
+{
+	struct rte_mempool_objsz sz;
+	uint64_t obj = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + room, 0, &sz);
+	uint64_t objs, hdr, ring;
+
+	if (page >= obj && page > 0) {
+		uint64_t per = page / obj;
+
+		objs = (n + per - 1) / per * page;
+	} else {
+		objs = n * obj;
+	}
+	/* the pool's ring: a power of two above n (rte_mempool's ring ops) */
+	ring = rte_ring_get_memsize(rte_align32pow2((uint32_t)(n < (1u << 30) ? n + 1 : 1u << 30)));
+	hdr = sizeof(struct rte_mempool) + RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) +
+	      sizeof(struct rte_pktmbuf_pool_private);
+	if (flat != NULL)
+		*flat += n * obj + ring + hdr;
+	return objs + in_pages(ring, page) + hdr;
+}
+
 void
 ibv_mem_need(const struct ibv_config *c, const struct ibv_eal_view *v, struct ibv_mem_need *m)
 {
 	struct ibv_buf_plan p;
-	uint64_t nb;
+	uint64_t nb, slots = 0;
 
 	memset(m, 0, sizeof(*m));
 	ibv_buffer_plan(c, &p);
 	if (c->buffers) {
+		struct antbuf_geom g = { .nrows = p.rows, .window = p.window, .nslots = p.nslots,
+					 .data_bytes = c->data_bytes };
+
 		m->nant = c->layout.nant;
-		m->ant_bytes = p.host_bytes;
+		/* --zero-copy: rings of references, the frames in the mbufs */
+		m->ant_bytes = c->zero_copy && c->gpu < 0 ? antbuf_size(&g, false) : p.host_bytes;
 		m->gpu_bytes = p.gpu_bytes;
-		m->ctl_bytes = sizeof(struct shm_ctl);
+		m->ctl_bytes = sizeof(struct shm_ctl) + sizeof(struct wr_sched);
+		if (c->zero_copy) {
+			slots = (uint64_t)p.rows * p.nslots;
+			m->refs_bytes = slots * sizeof(uintptr_t);
+			slots *= m->nant;
+		}
 	}
-	/* mbuf pools: at least the ports named, one queue each (the port
-	 * says how many it has; with --gpu buffer split may replace them) */
+	/* mbuf pools: the ports named, else one, one queue each (a port may
+	 * have more: the start says); with --gpu buffer split replaces them */
 	m->nport = c->nport ? c->nport : 1;
 	if (c->gpu < 0) {
 		nb = c->nb_mbufs ? c->nb_mbufs : ibv_mbufs_auto(c, 1, v->nlcore ? v->nlcore : 1);
-		m->pool_bytes = m->nport * nb * (sizeof(struct rte_mbuf) + ibv_mbuf_room(c));
+		/* --zero-copy: one pool, every ring slot besides the ports' */
+		m->nmbuf = c->zero_copy ? slots + nb * m->nport : nb * m->nport;
+		m->pool_bytes = 0;
+		if (c->zero_copy)
+			pool_bytes(m->nmbuf, ibv_mbuf_room(c), 0, &m->pool_bytes);
+		else
+			m->pool_bytes = m->nport * pool_bytes(nb, ibv_mbuf_room(c), 0, NULL);
 	}
-	m->total = (uint64_t)m->nant * (m->ant_bytes + MZ_OVERHEAD) + m->ctl_bytes +
-		   m->pool_bytes;
+	m->total = (uint64_t)m->nant * (m->ant_bytes + MZ_OVERHEAD + m->refs_bytes) +
+		   m->ctl_bytes + m->pool_bytes;
+	ibv_mem_pages(c, m, 0);
+}
+
+void
+ibv_mem_pages(const struct ibv_config *c, struct ibv_mem_need *m, uint64_t page)
+{
+	uint64_t t = IBV_EAL_BASE + m->ctl_bytes, nb;
+
+	m->page = page;
+	t += (uint64_t)m->nant * (in_pages(m->ant_bytes, page) + in_pages(m->refs_bytes, page));
+	if (c->gpu < 0) {
+		if (c->zero_copy) {
+			t += pool_bytes(m->nmbuf, ibv_mbuf_room(c), page, NULL);
+		} else {
+			nb = m->nmbuf / (m->nport ? m->nport : 1);
+			t += m->nport * pool_bytes(nb, ibv_mbuf_room(c), page, NULL);
+		}
+	}
+	m->hp_bytes = page ? (t + page - 1) / page * page : t;
 }
 
 /* Bytes one memory segment list holds with pages of this size. */
@@ -998,10 +1072,22 @@ ibv_host_check(const struct ibv_config *c, const struct ibv_eal_view *v, FILE *o
 	if ((rc = check_lcores(c, v, err, len)) != 0)
 		return rc;
 	ibv_mem_need(c, v, &m);
-	if (!v->no_huge)
+	if (!v->no_huge) {
+		unsigned int i;
+		uint64_t page = 0;
+
 		ibv_hp_read(v, &h);
-	else
+		/* the pages EAL's heap grows by: the smallest size it can use */
+		for (i = 0; i < h.n; i++)
+			if (h.s[i].usable && h.s[i].free > 0 && (page == 0 || h.s[i].page < page))
+				page = h.s[i].page;
+		ibv_mem_pages(c, &m, page);
+	} else {
 		memset(&h, 0, sizeof(h));
+		ibv_mem_pages(c, &m, 4096);
+	}
+	if (m.hp_bytes > m.total)
+		m.total = m.hp_bytes;
 	rc = ibv_mem_fit(c, &m, v, &h, &avail, err, len);
 	if (rc == -ENOMEM && c->retain_ns && c->buffers) {
 		/* the rings were sized from --retain: say so first */
@@ -1026,10 +1112,19 @@ ibv_host_check(const struct ibv_config *c, const struct ibv_eal_view *v, FILE *o
 				m.gpu_bytes ? " (metadata; the payload in GPU memory, not checked "
 					      "here)" : "",
 				bytes_str(m.ctl_bytes, b, sizeof(b)));
-		fprintf(out, "%smemory: mbuf pools at least %s (%u port%s%s); EAL can have %s (%s)\n",
-			lead, bytes_str(m.pool_bytes, p, sizeof(p)), m.nport,
-			m.nport == 1 ? "" : "s", c->nport ? "" : " counted: every probed port is used",
-			bytes_str(avail, b, sizeof(b)),
+		if (m.refs_bytes)
+			fprintf(out, "%smemory: --zero-copy: the rings hold references (%s each), "
+				"the frames one mbuf pool of %" PRIu64 " mbufs\n", lead,
+				bytes_str(m.refs_bytes, a, sizeof(a)), m.nmbuf);
+		fprintf(out, "%smemory: mbuf pools %s (%" PRIu64 " mbufs, %u port%s%s)\n", lead,
+			bytes_str(m.pool_bytes, p, sizeof(p)), m.nmbuf, m.nport,
+			m.nport == 1 ? "" : "s", c->nport ? "" : " counted: every probed port is used");
+		fprintf(out, "%smemory: the capture takes %s of %s (its buffers and pools in whole "
+			"pages, EAL's own ~%llu MiB); EAL can have %s (%s)\n", lead,
+			bytes_str(m.hp_bytes, t, sizeof(t)),
+			v->no_huge ? "its memory (--no-huge)" : m.page >= (1ULL << 30) ? "1 GiB pages" :
+			m.page >= (2ULL << 20) ? "2 MiB pages" : "hugepages",
+			IBV_EAL_BASE >> 20, bytes_str(avail, b, sizeof(b)),
 			v->no_huge ? (v->mem_mb ? "-m with --no-huge" : "--no-huge, EAL's default -m") :
 				     v->legacy_mem ? "hugepages, --legacy-mem" :
 				     "free hugepages of the sizes EAL can use");

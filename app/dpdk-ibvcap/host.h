@@ -82,13 +82,27 @@ struct ibv_mem_need {
 	uint64_t ant_bytes;   /**< one antenna buffer as EAL reserves it (exact) */
 	uint64_t gpu_bytes;   /**< its payload in GPU memory (--gpu), not checked */
 	uint64_t ctl_bytes;   /**< the shared control block */
-	uint64_t pool_bytes;  /**< mbuf pools, a lower bound (ports known, one queue) */
+	uint64_t pool_bytes;  /**< mbuf pools as created (mbufs, ring, per-lcore
+				   caches; ports known, one queue each) */
+	uint64_t nmbuf;       /**< their mbufs */
+	uint64_t refs_bytes;  /**< --zero-copy: the rings' mbuf references */
 	unsigned int nport;   /**< ports the pools were counted for */
 	uint64_t total;       /**< all of it, in EAL memory */
+	uint64_t page;        /**< the page size hp_bytes is counted in */
+	uint64_t hp_bytes;    /**< what the capture takes of that memory: each
+				   allocation of a page or more in whole pages,
+				   the rest packed, and EAL's own (IBV_EAL_BASE) */
 };
+
+/** What EAL itself takes of hugepage memory beside the capture's
+ * allocations (its heap, ethdev and driver queues, telemetry; measured
+ * with DPDK 22.11 and net_pcap: 4 MiB; a driver may add its own). */
+#define IBV_EAL_BASE (4ULL << 20)
 
 void ibv_mem_need(const struct ibv_config *c, const struct ibv_eal_view *v,
 		  struct ibv_mem_need *m);
+/** m->hp_bytes in pages of `page` (0: bytes, unrounded). */
+void ibv_mem_pages(const struct ibv_config *c, struct ibv_mem_need *m, uint64_t page);
 
 /**
  * Does m fit the memory EAL will have (pure: v, h given)? With --no-huge,

@@ -141,7 +141,7 @@ tot=$(sed -n 's/^# memory: antenna buffers 6 x [0-9,]* bytes ([^)]*) = \([0-9,]*
 [ "$per" -ge $((1024 * 8 * 8192)) ] && [ "$per" -lt $((1024 * 8 * 8192 * 105 / 100)) ] ||
 	fail "per-antenna bytes $per: not the payload plus metadata"
 ok "memory stated exactly: ring line and memory line agree ($per bytes per antenna, $tot in all)"
-grep -q '^# memory: mbuf pools at least .*EAL can have 2,147,483,648 bytes (2.0 GiB) (-m with --no-huge)' "$T/mem.out" ||
+grep -q '^# memory: the capture takes [0-9,]* bytes .*EAL can have 2,147,483,648 bytes (2.0 GiB) (-m with --no-huge)' "$T/mem.out" ||
 	fail "memory available not stated: $(grep memory "$T/mem.out")"
 run_expect_fail "--reorder-window 5000 grows the ring past -m" 1 \
 	"need 6.2 GiB, more than the 2048 MiB EAL has with --no-huge -m: lower --ring (16384 frames, grown for the reorder window), --reorder-window (5000 frames; the ring is at least twice it) or --antennas (6)" \
