@@ -7,6 +7,9 @@
 # with its loss. The generator
 # drops what a full ring refuses (--tx-drop), as a NIC would when the
 # capture falls behind: a tap that slows the capture shows as loss.
+# "written" is what the files hold (every record read); a tool whose own
+# figure (dpdk-ibvcap-dump's summary, dpdk-pdump's and dpdk-dumpcap's exit
+# statistics) differs from its files fails the benchmark.
 # Writes $OUT/dump_vs_pdump.txt and, with gnuplot, $OUT/dump_vs_pdump.png:
 # every measured point (flat out too, at the rate the generator reached),
 # frames written per second and each tool's loss, titled with the machine
@@ -30,31 +33,38 @@ cleanup() {
 	for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
 	sleep 0.5
 	for p in "${pids[@]+"${pids[@]}"}"; do kill -9 "$p" 2>/dev/null || true; done
-	rm -rf "$T"
+	if [ "${KEEP:-0}" = 1 ]; then echo "scratch kept in $T" >&2; else rm -rf "$T"; fi
 	rm -f /dev/hugepages/${P}*
 	rm -rf /var/run/dpdk/${P}*
 }
 trap cleanup EXIT
 
-count_pcap() { # records in a pcap file
-	python3 - "$1" <<'PY'
+count_pcap() { # records in pcap files (every one named), each whole
+	python3 - "$@" <<'PY'
 import struct, sys
 n = 0
-with open(sys.argv[1], "rb") as f:
-    f.read(24)
-    while True:
-        h = f.read(16)
-        if len(h) < 16:
-            break
-        f.seek(struct.unpack("<I", h[8:12])[0], 1)
-        n += 1
+for path in sys.argv[1:]:
+    with open(path, "rb") as f:
+        head = f.read(24)
+        if len(head) < 24 or struct.unpack("<I", head[:4])[0] not in (0xA1B2C3D4, 0xA1B23C4D):
+            sys.exit("%s: not a little-endian pcap file" % path)
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                if h:
+                    sys.exit("%s: a record header cut short" % path)
+                break
+            cap = struct.unpack("<I", h[8:12])[0]
+            if len(f.read(cap)) != cap:
+                sys.exit("%s: a record cut short" % path)
+            n += 1
 print(n)
 PY
 }
 
 # one run: tool (dump|pdump), total offered packets/s (0 = flat out)
 run() {
-	local tool=$1 rate=$2 fps n cpid tpid gpid sent written el lost F got accepted
+	local tool=$1 rate=$2 fps n cpid tpid gpid sent written said el lost F got accepted
 	rm -f "$SOCK" /dev/hugepages/${P}*
 	rm -rf "$T/out"; mkdir -p "$T/out"
 	# frames per stream for about SECS seconds (flat out: 180000 frames)
@@ -105,13 +115,26 @@ run() {
 		sleep 1
 		kill -INT "$tpid" 2>/dev/null || true; wait "$tpid" || true
 	fi
-	kill -INT "$cpid"; wait "$cpid" || true
+	kill -INT "$cpid" 2>/dev/null ||
+		{ tail -20 "$T/cap.log" >&2; echo "$tool at $rate/s: the capture ended before the run did" >&2; exit 1; }
+	wait "$cpid" || true
+	# written: the frames in the files; each tool's own figure must agree
 	if [ "$tool" = dump ]; then
 		wait "$tpid" || true
-		written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/tool.json")
+		said=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/tool.json")
+		written=$(count_pcap "$T"/out/*.pcap)
+	elif [ "$tool" = pdump ]; then
+		# its exit statistics: "packets transmitted to vdev: N"
+		said=$(sed -n 's/.*packets transmitted to vdev[^0-9]*\([0-9]*\).*/\1/p' "$T/tool.log" | tail -1)
+		written=$(count_pcap "$T/out/$tool.pcap")
 	else
+		# "Packets received/dropped on interface '0': R/D"
+		said=$(sed -n "s|^Packets received/dropped on interface.*: \([0-9]*\)/[0-9]*.*|\1|p" "$T/tool.log" | tail -1)
 		written=$(count_pcap "$T/out/$tool.pcap")
 	fi
+	[ -n "$said" ] || { cat "$T/tool.log" >&2; echo "$tool: no figure of its own to check the files against" >&2; exit 1; }
+	[ "$said" = "$written" ] ||
+		{ echo "$tool: says $said frames written, its files hold $written" >&2; exit 1; }
 	kill -INT "$gpid"; wait "$gpid" || true
 	rm -f /dev/hugepages/${P}g*
 	el=$(sed -n 's/.* bytes in \([0-9.]*\) s .*/\1/p' "$T/gen.log")
