@@ -15,6 +15,18 @@
 # same copy, ringgen's pool small enough to stay in the last-level cache,
 # LLC_POOL mbufs) and zerocopy (the ring keeps the mbuf).
 #
+# Garbage (modes not in the default list): garbage-unknown and
+# garbage-malformed flood the capture with 60-byte packets alone (from a
+# source no antenna has; from antenna 0's source with a payload that cannot
+# be CODIF), testpmd-garbage is dpdk-testpmd rxonly on that flood (the
+# floor), and mixed-unknown / mixed-malformed send the frames with 4
+# garbage packets per frame (a fifth of the packets are frames): each run
+# checks the frames' counts exact (received = placed = sent, nothing lost)
+# and every garbage packet counted (unattributed unknown-source, or the
+# antenna's malformed), else it fails. Cycles are per packet, garbage
+# included. E.g. MODES="testpmd-garbage garbage-unknown garbage-malformed
+# mixed-unknown mixed-malformed" SIZES=8192 ANTENNAS=6.
+#
 # Quick look (--quicklook N: one frame in N of each stream read for its
 # sample statistics) is off unless QL names settings: QL="off 256" runs each
 # mode with quick look off and at one in 256, alternately within each run,
@@ -91,8 +103,15 @@ ringgen() {
 # one run of the capture; prints "cycles_per_packet tsc_hz"
 capture_run() { # mode size antennas run quicklook
 	local mode=$1 size=$2 nant=$3 r=$4 ql=$5 pfx=$P${r}q$5 ring=cbr${r}q$5 zc=no q cpid rows spa pool nb=
+	local gen=() kind=
 	[ "$mode" = zerocopy ] && zc=yes
 	[ "$mode" = account ] && nb=--no-buffers
+	case $mode in
+	garbage-*|testpmd-garbage) kind=${mode#garbage-}; [ "$mode" = testpmd-garbage ] && kind=unknown
+		gen=(--count 0 --garbage "$kind" --garbage-count "$FRAMES") ;;
+	mixed-*) kind=${mode#mixed-}
+		gen=(--count $((FRAMES / 5)) --garbage "$kind" --garbage-ratio 4) ;;
+	esac
 	q=$((nant + 1))
 	[ "$q" -gt 16 ] && q=1  # net_ring has 16 queues: software steering
 	# ringgen's layout: 4 groups x 2 threads up to 8 antennas, else 1 group
@@ -107,8 +126,8 @@ capture_run() { # mode size antennas run quicklook
 	# a fresh log: the previous run's 'capturing on' must not start ringgen
 	# before this capture is up
 	rm -f "$W/cap.log" "$W/sum.json"
-	if [ "$mode" = testpmd ]; then
-		testpmd_run "$size" "$r" "$pfx" "$ring"
+	if [ "$mode" = testpmd ] || [ "$mode" = testpmd-garbage ]; then
+		testpmd_run "$size" "$r" "$pfx" "$ring" "${gen[@]+"${gen[@]}"}"
 		return
 	fi
 	"$CAP" -l 0-1 --no-pci --file-prefix "$pfx" --vdev "net_ring0,nodeaction=$ring:0:CREATE" \
@@ -117,20 +136,29 @@ capture_run() { # mode size antennas run quicklook
 		--zero-copy "$zc" $nb --quicklook "$ql" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
 	receiver_up "$cpid" "$W/cap.log" 'capturing on' "the capture"
-	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool"
+	[ -n "$kind" ] && q=1 # garbage has no antenna's queue: all on one
+	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool" "${gen[@]+"${gen[@]}"}"
 	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
 	python3 - "$W/sum.json" "$FRAMES" "$mode" "$ql" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); n = int(sys.argv[2]); t = s["totals"]
 every = 0 if sys.argv[4] == "off" else int(sys.argv[4])
-placed = n if sys.argv[3] == "account" else sum(a["placed"] for a in s["buffers"]["antennas"])
+mode = sys.argv[3]
+# the frames among the packets, and the garbage: counted where it belongs
+frames = 0 if mode.startswith("garbage-") else n // 5 if mode.startswith("mixed-") else n
+junk = n - frames
+kind = mode.split("-", 1)[1] if junk else ""
+unknown = s["unattributed"]["unknown-source"]
+placed = frames if mode == "account" else sum(a["placed"] for a in s["buffers"]["antennas"])
 bad = []
-for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
-                ("malformed", 0), ("late", 0)):
+if unknown != (junk if kind == "unknown" else 0):
+    bad.append("unknown-source %d (expected %d)" % (unknown, junk if kind == "unknown" else 0))
+for k, want in (("packets", n), ("received", frames), ("lost", 0), ("duplicate", 0),
+                ("malformed", junk if kind == "malformed" else 0), ("late", 0)):
     if t.get(k) != want:
         bad.append("%s %s (expected %s)" % (k, t.get(k), want))
-if placed != n:
-    bad.append("placed %d (expected %d)" % (placed, n))
+if placed != frames:
+    bad.append("placed %d (expected %d)" % (placed, frames))
 if every:
     for st in s["streams"]:
         ql = [q for q in s["quicklook"]["streams"] if q["antenna"] == st["antenna"]
@@ -154,8 +182,9 @@ PY
 # cycles/packet": busy cycles (the polls that brought packets) / packets, as
 # ours. rxonly frees what it receives and reads nothing: the floor of any
 # receiver on this input. Prints "cycles_per_packet tsc_hz 0".
-testpmd_run() { # size run prefix ring
+testpmd_run() { # size run prefix ring [ringgen args: garbage]
 	local size=$1 pfx=$3 ring=$4 tpid
+	shift 4
 	rm -f "$W/tp.log" "$W/tp.in"
 	mkfifo "$W/tp.in"
 	exec 7<> "$W/tp.in"
@@ -165,7 +194,7 @@ testpmd_run() { # size run prefix ring
 		--rxq=1 --txq=1 --record-core-cycles --disable-link-check < "$W/tp.in" > "$W/tp.log" 2>&1 &
 	tpid=$!
 	receiver_up "$tpid" "$W/tp.log" 'Press enter to exit' "dpdk-testpmd"
-	ringgen "$pfx" "$ring" "$size" --queues 1 --pool-of mb_pool_0
+	ringgen "$pfx" "$ring" "$size" --queues 1 --pool-of mb_pool_0 "$@"
 	echo >&7
 	exec 7>&-
 	wait "$tpid" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd failed" >&2; exit 1; }

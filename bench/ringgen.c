@@ -15,6 +15,12 @@
  *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M]
  *  --pool M: mbufs in its pool; a capture in --zero-copy keeps what its
  *    rings hold, so give it more than that (rows x streams, all antennas).
+ *  --garbage unknown|malformed: besides the frames, G (--garbage-ratio,
+ *    default 1) 60-byte packets per frame, in bursts of their own (G
+ *    after each burst of frames: an antenna's streams stay in step): from a
+ *    source no antenna has (unknown), or from antenna 0's source to its
+ *    first group with an 18-byte UDP payload, which cannot be CODIF
+ *    (malformed); with --count 0 and --garbage-count N, N of them alone.
  *  --pool-of NAME: take mbufs from the primary's own ring-based mempool
  *    NAME (dpdk-testpmd's "mb_pool_0") through that pool's ring, never
  *    through mempool ops: a secondary's pool is driven by ops *index*, and
@@ -26,6 +32,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +82,18 @@ main(int argc, char **argv)
 		{ "ring", 1, NULL, 'r' }, { "count", 1, NULL, 'n' }, { "antennas", 1, NULL, 'a' },
 		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
 		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { "pool-of", 1, NULL, 'o' },
+		{ "garbage", 1, NULL, 'g' }, { "garbage-ratio", 1, NULL, 'G' },
+		{ "garbage-count", 1, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ring = NULL, *pool_of = NULL;
 	struct rte_ring *pr = NULL; /* --pool-of: that pool's own ring */
 	int txport = -1;
 	unsigned int nant = 6, data = 8192, nq = 1, k, q;
-	uint64_t frames = 0, sent = 0, full = 0;
+	uint64_t frames = 0, sent = 0, full = 0, garbage = 0, gsent = 0, nburst = 0;
+	const char *gkind = NULL;
+	unsigned int gratio = 1;
+	uint8_t gtmpl[60];
 	struct rte_ring *rx[16];
 	struct rte_mempool *mp;
 	struct rte_mbuf **all;
@@ -114,6 +126,9 @@ main(int argc, char **argv)
 		case 't': txport = atoi(optarg); break;
 		case 'p': pool = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'o': pool_of = optarg; break;
+		case 'g': gkind = optarg; break;
+		case 'G': gratio = (unsigned int)atoi(optarg); break;
+		case 'N': garbage = strtoull(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
@@ -121,8 +136,14 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((ring == NULL) == (txport < 0) || frames == 0 || nq < 1 || nq > 16 || nant < 1 ||
-	    nant > 64) {
+	if (gkind != NULL && strcmp(gkind, "unknown") != 0 && strcmp(gkind, "malformed") != 0) {
+		fprintf(stderr, "ringgen: --garbage '%s': expected unknown or malformed\n", gkind);
+		return 2;
+	}
+	if (gkind != NULL && garbage == 0)
+		garbage = frames * gratio;
+	if ((ring == NULL) == (txport < 0) || (frames == 0 && garbage == 0) || nq < 1 || nq > 16 ||
+	    nant < 1 || nant > 64 || (gkind != NULL && gratio == 0)) {
 		fprintf(stderr, "ringgen: --ring NAME or --tx-port P, and --count N, are needed "
 			"(queues 1..16)\n");
 		return 2;
@@ -163,6 +184,34 @@ main(int argc, char **argv)
 			tlen[p.stream] = gen_build(&g, &p, tmpl[p.stream]);
 			gen_frame_hdr(&g, p.stream, 0, &base[p.stream]);
 		}
+	if (gkind != NULL) {
+		/* antenna 0's first frame's Ethernet, IPv4 and UDP headers, an
+		 * 18-byte payload of 0xa5 (60 bytes in all), lengths and the IPv4
+		 * checksum made right: only its source or its payload is wrong */
+		uint32_t sum = 0;
+		unsigned int w;
+
+		memcpy(gtmpl, tmpl[0], 42);
+		memset(gtmpl + 42, 0xa5, sizeof(gtmpl) - 42);
+		gtmpl[16] = 0;
+		gtmpl[17] = 46;           /* IPv4 total length: 20 + 8 + 18 */
+		gtmpl[38] = 0;
+		gtmpl[39] = 26;           /* UDP length: 8 + 18 */
+		gtmpl[40] = gtmpl[41] = 0; /* no UDP checksum */
+		if (strcmp(gkind, "unknown") == 0) {
+			gtmpl[26] = 10;   /* source 10.99.0.1: no antenna's */
+			gtmpl[27] = 99;
+			gtmpl[28] = 0;
+			gtmpl[29] = 1;
+		}
+		gtmpl[24] = gtmpl[25] = 0;
+		for (w = 14; w < 34; w += 2)
+			sum += (uint32_t)gtmpl[w] << 8 | gtmpl[w + 1];
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		gtmpl[24] = (uint8_t)(~sum >> 8);
+		gtmpl[25] = (uint8_t)~sum;
+	}
 	if (pool_of != NULL) {
 		char rn[RTE_RING_NAMESIZE];
 
@@ -233,25 +282,44 @@ main(int argc, char **argv)
 	}
 	give(pr, all, pool);
 	free(all);
-	printf("ringgen: %" PRIu64 " frames of %u streams (%u antennas, %u data bytes) into "
-	       "%s\n", frames, g.nstream, nant, data, ring != NULL ? ring : "a port");
+	printf("ringgen: %" PRIu64 " frames of %u streams (%u antennas, %u data bytes)%s%s%s "
+	       "into %s\n", frames, g.nstream, nant, data, gkind ? " and 60-byte packets: " : "",
+	       gkind ? gkind : "", gkind ? " garbage" : "", ring != NULL ? ring : "a port");
 	fflush(stdout);
 
 	k = 0;
-	while (sent < frames) {
+	while (sent < frames || gsent < garbage) {
 		struct rte_mbuf *b[BURST];
-		unsigned int i, done, want = (unsigned int)RTE_MIN((uint64_t)BURST, frames - sent);
+		unsigned int i, done, want = (unsigned int)RTE_MIN((uint64_t)BURST,
+								   frames - sent + garbage - gsent);
 		unsigned int spa = g.nstream / nant; /* streams per antenna */
-		unsigned int ant = k % nant, s0 = cur[ant];
+		unsigned int ant = k % nant, s0 = cur[ant], good = 0;
+		/* a burst of garbage: G after each burst of frames, or alone */
+		bool junk = gsent < garbage && (sent >= frames || nburst % (gratio + 1) != 0);
 
+		if (junk)
+			want = (unsigned int)RTE_MIN((uint64_t)BURST, garbage - gsent);
+		else
+			want = (unsigned int)RTE_MIN((uint64_t)BURST, frames - sent);
 		/* a burst of one antenna's streams in turn, as steering gives */
 		if (take(mp, pr, b, want) != 0)
 			continue; /* the capture still holds them: wait */
+		nburst++;
 		for (i = 0; i < want; i++) {
 			unsigned int st = ant * spa + (s0 + i) % spa;
 			uint8_t *d = rte_pktmbuf_mtod(b[i], uint8_t *);
 			struct codif_hdr h = base[st];
-			uint64_t idx = next[st]++;
+			uint64_t idx;
+
+			if (junk) {
+				memcpy(d, gtmpl, sizeof(gtmpl));
+				b[i]->data_len = sizeof(gtmpl);
+				b[i]->pkt_len = sizeof(gtmpl);
+				gsent++;
+				continue;
+			}
+			good++;
+			idx = next[st]++;
 
 			memcpy(d, tmpl[st], 42 + CODIF_HDR_LEN);
 			h.frame = (uint32_t)(idx % fpp);
@@ -260,6 +328,8 @@ main(int argc, char **argv)
 			b[i]->data_len = (uint16_t)tlen[st];
 			b[i]->pkt_len = tlen[st];
 		}
+		/* (a garbage packet's 60 bytes lie within the 106 header bytes a
+		 * frame's mbuf is given each time) */
 		q = nq > nant ? ant : 0;
 		done = 0;
 		while (done < want) {
@@ -270,16 +340,17 @@ main(int argc, char **argv)
 			full += e == 0;
 			done += e;
 		}
-		sent += want;
-		cur[ant] = (s0 + want) % spa;
-		k++;
+		sent += good;
+		cur[ant] = (s0 + good) % spa;
+		k += !junk;
 	}
 	/* the receiver has taken every frame off its rings when ringgen ends */
 	for (q = 0; q < nq && ring != NULL; q++)
 		while (rte_ring_count(rx[q]) != 0)
 			rte_pause();
-	printf("ringgen: %" PRIu64 " frames sent (%s full %" PRIu64 " times: the receiver "
-	       "was the slower side)\n", sent, ring != NULL ? "ring" : "tx queue", full);
+	printf("ringgen: %" PRIu64 " frames and %" PRIu64 " garbage packets sent (%s full %"
+	       PRIu64 " times: the receiver was the slower side)\n", sent, gsent,
+	       ring != NULL ? "ring" : "tx queue", full);
 	if (txport >= 0) {
 		rte_delay_ms(500);
 		rte_eth_dev_stop((uint16_t)txport);
