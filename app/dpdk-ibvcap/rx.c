@@ -40,6 +40,9 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	}
 	lc->lcore_id = lcore;
 	lc->acct = acct_create(&app->cfg.layout);
+	if (lc->acct != NULL)
+		/* reasons as text only for -v's lines */
+		lc->acct->quiet = !app->cfg.verbose;
 	lc->bounce = malloc(BOUNCE_LEN);
 	lc->scan_nr = calloc(IBV_SCAN_NR, sizeof(*lc->scan_nr));
 	lc->scan_snap = calloc(1, sizeof(*lc->scan_snap));

@@ -10,6 +10,10 @@
 
 #include "acct.h"
 
+/* where a check writes its reason: nowhere when quiet (no string per
+ * packet on the rx path; the cause is counted as a number) */
+#define WHY(a) (a)->quiet ? NULL : (a)->err, (a)->quiet ? 0 : sizeof((a)->err)
+
 struct acct *
 acct_create(const struct acct_layout *layout)
 {
@@ -269,7 +273,8 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	an->pkts++;
 	an->wire_bytes += len;
 	if (pe != PKT_OK) {
-		snprintf(a->err, sizeof(a->err), "IPv4/UDP: %s", pkt_err_name(pe));
+		if (!a->quiet)
+			snprintf(a->err, sizeof(a->err), "IPv4/UDP: %s", pkt_err_name(pe));
 		malformed(a, r, pe == PKT_ERR_IP_CSUM ? ACCT_M_IP_CSUM : ACCT_M_L3L4);
 		return;
 	}
@@ -290,13 +295,14 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	r->fd.codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
 	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
-		snprintf(a->err, sizeof(a->err),
-			 "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
-			 r->pi.payload_off, caplen);
+		if (!a->quiet)
+			snprintf(a->err, sizeof(a->err),
+				 "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
+				 r->pi.payload_off, caplen);
 		malformed(a, r, ACCT_M_SPLIT);
 		return;
 	}
-	if (codif_identify(cp, r->pi.payload_len, a->err, sizeof(a->err)) != 0) {
+	if (codif_identify(cp, r->pi.payload_len, WHY(a)) != 0) {
 		malformed(a, r, ACCT_M_NOT_CODIF);
 		return;
 	}
@@ -309,25 +315,27 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	params_ok = s != NULL && s->seq.have_ref &&
 		    codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0);
 	if (!params_ok) {
-		if (codif_validate(&r->hdr, SIZE_MAX, a->err, sizeof(a->err)) != 0) {
+		if (codif_validate(&r->hdr, SIZE_MAX, WHY(a)) != 0) {
 			malformed(a, r, ACCT_M_HEADER);
 			if (s != NULL)
 				codif_seq_malformed(&s->seq);
 			return;
 		}
 	} else if (r->hdr.frame >= s->seq.fpp) {
-		snprintf(a->err, sizeof(a->err),
-			 "frame %u, expected < %llu (frames per period)",
-			 r->hdr.frame, (unsigned long long)s->seq.fpp);
+		if (!a->quiet)
+			snprintf(a->err, sizeof(a->err),
+				 "frame %u, expected < %llu (frames per period)",
+				 r->hdr.frame, (unsigned long long)s->seq.fpp);
 		malformed(a, r, ACCT_M_HEADER);
 		codif_seq_malformed(&s->seq);
 		return;
 	}
 	if ((uint64_t)r->pi.payload_len != CODIF_HDR_LEN + codif_data_bytes(&r->hdr)) {
-		snprintf(a->err, sizeof(a->err),
-			 "UDP payload %u bytes, expected 64 + framelength8*8 = %llu",
-			 r->pi.payload_len,
-			 (unsigned long long)(CODIF_HDR_LEN + codif_data_bytes(&r->hdr)));
+		if (!a->quiet)
+			snprintf(a->err, sizeof(a->err),
+				 "UDP payload %u bytes, expected 64 + framelength8*8 = %llu",
+				 r->pi.payload_len,
+				 (unsigned long long)(CODIF_HDR_LEN + codif_data_bytes(&r->hdr)));
 		malformed(a, r, ACCT_M_LENGTH);
 		if (s != NULL)
 			codif_seq_malformed(&s->seq);
@@ -337,9 +345,10 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 		int k = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
 
 		if (k < 0) {
-			snprintf(a->err, sizeof(a->err),
-				 "antenna has %d streams already (the most tracked)",
-				 ACCT_MAX_STREAMS);
+			if (!a->quiet)
+				snprintf(a->err, sizeof(a->err),
+					 "antenna has %d streams already (the most tracked)",
+					 ACCT_MAX_STREAMS);
 			malformed(a, r, ACCT_M_TOO_MANY_STREAMS);
 			return;
 		}
@@ -353,12 +362,13 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	if (o.cls == CODIF_SEQ_SUSPECT) {
 		int64_t d = o.index - an->tl.newest;
 
-		snprintf(a->err, sizeof(a->err),
-			 "held as a suspect: frame index %lld is %lld frames %s the newest "
-			 "(seconds %u, frame %u)%s", (long long)o.index,
-			 (long long)(d < 0 ? -d : d), d < 0 ? "behind" : "ahead of",
-			 r->hdr.seconds, r->hdr.frame,
-			 o.hold == NULL ? ": dropped, no memory to hold it" : "");
+		if (!a->quiet)
+			snprintf(a->err, sizeof(a->err),
+				 "held as a suspect: frame index %lld is %lld frames %s the newest "
+				 "(seconds %u, frame %u)%s", (long long)o.index,
+				 (long long)(d < 0 ? -d : d), d < 0 ? "behind" : "ahead of",
+				 r->hdr.seconds, r->hdr.frame,
+				 o.hold == NULL ? ": dropped, no memory to hold it" : "");
 		r->hold = o.hold;
 		if (o.hold != NULL)
 			/* what an action needs to rebuild the descriptor */

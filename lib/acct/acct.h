@@ -222,7 +222,10 @@ struct acct {
 	struct acct_layout learned;  /**< the layout in learn mode */
 	struct acct_ant ant[ACCT_MAX_ANTENNAS];
 	struct acct_port port[ACCT_MAX_PORTS];
-	char err[160];               /**< last reason (malformed/param) */
+	char err[160];               /**< last reason (malformed/param), unless quiet */
+	bool quiet;                  /**< no reason text per packet: the causes
+					  are counted as numbers; a line that
+					  shows one (the capture's -v) formats it */
 	/* resyncs, for the log: written here, read by another thread */
 	struct acct_event ev[ACCT_EVENTS];
 	uint64_t nev;                /**< events so far (release) */
