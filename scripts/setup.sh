@@ -61,8 +61,14 @@ PKGS=(gcc libc6-dev pkg-config meson ninja-build
 if [ "$WITH_TEST" = 1 ]; then
 	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db fio tmux)
 	# the array's control plane and health (dpdk-ibvcap-agent, dpdk-ibvcap-array,
-	# config/prometheus): the tests start etcd and promtool themselves
-	PKGS+=(etcd-server python3-etcd3 prometheus prometheus-alertmanager)
+	# config/prometheus): the tests start etcd, promtool, prometheus,
+	# alertmanager and node_exporter themselves, by pid, inside network
+	# namespaces on addresses of their own (array-prometheus-netns). Where
+	# systemd runs, Debian enables and starts the packages' own services
+	# (prometheus :9090, alertmanager :9093, node_exporter :9100 in the root
+	# namespace): left as they are (a capture host wants its node_exporter,
+	# docs/operations.md §6); no test uses or collides with them
+	PKGS+=(etcd-server python3-etcd3 prometheus prometheus-alertmanager prometheus-node-exporter)
 fi
 missing=()
 for p in "${PKGS[@]}"; do

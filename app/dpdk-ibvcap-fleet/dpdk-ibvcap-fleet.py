@@ -20,8 +20,12 @@ args follow the array's [eal] args. Each file is checked by dpdk-ibvcap
 
 view: one per-antenna table of several captures' figures, summed over the
 hosts: from telemetry (a capture on this host, by --file-prefix), summary
-JSON files (--summary-json), or Prometheus text (dpdk-ibvcap-stat --prom
-files, or node_exporter over http). Antennas are matched by name (every
+JSON files (--summary-json), Prometheus text (dpdk-ibvcap-stat --prom
+files, or node_exporter over http), or a Prometheus server that scrapes
+the hosts (--prometheus URL: its HTTP API, PromQL, no host scraped; each
+target of --job a host, named by its ibvcap_host label, fleet split
+--prom-sd's, or its instance; a target whose last scrape failed, up == 0,
+is a host that does not answer). Antennas are matched by name (every
 host of a split has the array's antenna list); an antenna whose streams
 are split over groups on several hosts is the sum of its figures on each:
 counters add up, first_frame is the earliest and last_frame the latest.
@@ -35,13 +39,16 @@ import importlib.machinery
 import importlib.util
 import ipaddress
 import json
+import math
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 
 # meson writes the installed copy with the project's version (app/meson.build)
@@ -436,6 +443,154 @@ def from_prom(src, timeout):
     return out
 
 
+class PromAPI:
+    """A Prometheus server's HTTP API (/api/v1/query), standard library
+    only; every failure a FleetError naming the server, the query and
+    what failed."""
+
+    def __init__(self, url, timeout):
+        if not re.match(r"https?://[^/]", url):
+            raise FleetError("--prometheus %s: expected the server's URL, "
+                             "http://HOST:PORT (e.g. http://prom:9090)" % url)
+        self.url, self.timeout = url.rstrip("/"), timeout
+
+    def get(self, path, query=None):
+        what = "%s %s" % (path, query) if query else path
+        u = self.url + path + ("?" + urllib.parse.urlencode({"query": query}) if query else "")
+        try:
+            with urllib.request.urlopen(u, timeout=self.timeout) as r:
+                body = r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            # the API's own error (bad_data, execution, timeout) in its body
+            try:
+                d = json.loads(e.read().decode("utf-8", "replace"))
+                why = "%s: %s" % (d.get("errorType"), d.get("error"))
+            except ValueError:
+                why = e.reason
+            raise FleetError("Prometheus %s: %s: HTTP %d (%s)" % (self.url, what, e.code, why))
+        except urllib.error.URLError as e:
+            r = e.reason
+            if isinstance(r, socket.timeout):
+                r = "no answer in %g s (--timeout)" % self.timeout
+            raise FleetError("Prometheus %s: %s: %s" % (self.url, what, r))
+        except socket.timeout:
+            raise FleetError("Prometheus %s: %s: no answer in %g s (--timeout)"
+                             % (self.url, what, self.timeout))
+        except OSError as e:
+            raise FleetError("Prometheus %s: %s: %s" % (self.url, what, e.strerror or e))
+        try:
+            d = json.loads(body)
+        except ValueError:
+            raise FleetError("Prometheus %s: %s: not JSON: not a Prometheus server's HTTP "
+                             "API (%r...)" % (self.url, what, body[:60]))
+        if not isinstance(d, dict) or d.get("status") != "success":
+            raise FleetError("Prometheus %s: %s: %s: %s" % (
+                self.url, what, d.get("errorType", "no status") if isinstance(d, dict) else "?",
+                d.get("error", d) if isinstance(d, dict) else d))
+        return d.get("data")
+
+    def query(self, q):
+        """An instant query's vector: [(labels, value)]."""
+        data = self.get("/api/v1/query", q)
+        if not isinstance(data, dict) or data.get("resultType") != "vector":
+            raise FleetError("Prometheus %s: /api/v1/query %s: expected a vector, got %s"
+                             % (self.url, q, data.get("resultType") if isinstance(data, dict)
+                                else data))
+        out = []
+        for x in data.get("result", []):
+            try:
+                out.append((x["metric"], float(x["value"][1])))
+            except (KeyError, IndexError, TypeError, ValueError):
+                raise FleetError("Prometheus %s: /api/v1/query %s: a sample without a value: "
+                                 "%s" % (self.url, q, x))
+        return out
+
+
+# the antenna figures in lib/stats' order (counts_f in lib/stats/stats.c,
+# the order of dpdk-ibvcap-stat --prom, the summaries and telemetry): a
+# Prometheus server returns its series by name, and the table's columns
+# keep this order (a figure not listed follows, by name;
+# array-prometheus-netns compares the tables)
+ANTENNA_ORDER = (
+    "streams expected received lost late duplicate invalid malformed implausible "
+    "param_change too_late recorded not_recorded not_recorded_by_cause_no_slot "
+    "not_recorded_by_cause_wrong_size not_recorded_by_cause_slot_held "
+    "not_recorded_by_cause_other_clock resyncs resync_skipped timeline_resyncs new_params "
+    "bytes packets wire_bytes first_frame_ns last_frame_ns malformed_by_cause_ipv4_udp "
+    "malformed_by_cause_not_codif malformed_by_cause_bad_header "
+    "malformed_by_cause_bad_length malformed_by_cause_implausible_time "
+    "malformed_by_cause_parameter_change malformed_by_cause_split_offset "
+    "malformed_by_cause_too_many_streams malformed_by_cause_ip_checksum").split()
+
+
+def in_stats_order(x):
+    """An antenna record with its figures in ANTENNA_ORDER."""
+    rank = {k: i for i, k in enumerate(ANTENNA_ORDER)}
+    return {k: x[k] for k in sorted(x, key=lambda k: (k not in IDENT, k not in rank,
+                                                       rank.get(k, 0), k))}
+
+
+def prom_host(labels):
+    """A target's host: the ibvcap_host label of fleet split --prom-sd's
+    targets, else its instance (HOST:PORT)."""
+    return labels.get("ibvcap_host") or labels.get("instance", "?")
+
+
+def from_prometheus(url, job, timeout):
+    """A Prometheus server's view of every host of JOB:
+    [(host, antennas or None, error)], in host order."""
+    api = PromAPI(url, timeout)
+    sel = 'job="%s"' % job.replace("\\", "\\\\").replace('"', '\\"') if job else ""
+    targets = api.query("up{%s}" % sel)
+    if not targets:
+        raise FleetError("Prometheus %s: no target%s: up{%s} is empty (is the job's "
+                         "file_sd_configs the file fleet split --prom-sd wrote?)"
+                         % (api.url, " of job '%s'" % job if job else "", sel))
+    down, hosts, inst, why = {}, [], {}, {}
+    for labels, v in sorted(targets, key=lambda t: prom_host(t[0])):
+        h = prom_host(labels)
+        if h not in hosts:
+            hosts.append(h)
+            inst[h] = labels.get("instance", h)
+        if v != 1:
+            down[h] = labels.get("instance", h)
+    if down:
+        # the reason of each failed scrape, where the server says it
+        try:
+            why = {t.get("labels", {}).get("instance"): t.get("lastError")
+                   for t in api.get("/api/v1/targets", None).get("activeTargets", [])}
+        except (FleetError, AttributeError):
+            why = {}
+    sel = ",".join(x for x in ('__name__=~"ibvcap_antenna_.+"', sel) if x)
+    got = {}
+    for labels, v in api.query("{%s}" % sel):
+        kv = prom_key(labels["__name__"])
+        if kv is None or "antenna" not in labels or not math.isfinite(v):
+            continue
+        a = got.setdefault(prom_host(labels), {}).setdefault(
+            labels.get("instance_prefix", ""), {}).setdefault(
+            labels["antenna"], {"name": labels["antenna"]})
+        key = kv[0] if "cause" not in labels else (
+            "%s_%s" % (kv[0], labels["cause"])).replace("-", "_")
+        a[key] = int(round(v * kv[1]))
+    out = []
+    for h in hosts:
+        if h in down:
+            w = why.get(down[h])
+            out.append((h, None, "Prometheus %s: target %s is down (up == 0)%s"
+                        % (api.url, down[h], ": " + w if w else "")))
+        elif h not in got:
+            out.append((h, None, "Prometheus %s: target %s is up but gives no ibvcap_antenna_* "
+                        "figure (its dpdk-ibvcap-stat --prom export: the "
+                        "dpdk-ibvcap-prom@ timer, node_exporter's textfile directory)"
+                        % (api.url, inst[h])))
+        else:
+            for p, ants in sorted(got[h].items()):
+                out.append((h if len(got[h]) == 1 else "%s/%s" % (h, p),
+                            {n: in_stats_order(x) for n, x in sorted(ants.items())}, None))
+    return out
+
+
 def merge_into(m, x):
     """Add antenna record x into m, by lib/stats' merge rules."""
     for k, v in x.items():
@@ -467,14 +622,17 @@ def view_sources(a):
             if not sep or re.match(r"https?://", s) and "://" in host:
                 host, what = None, s
             out.append((host, kind, what))
+    for url in a.prometheus or []:
+        out.append((None, "prometheus", url))
     return out
 
 
 def fleet_view(a):
     srcs = view_sources(a)
     if not srcs:
-        raise FleetError("view: no source: give --telemetry PREFIX, --summary FILE or "
-                         "--prom FILE|URL (each repeatable, optionally HOST=...)")
+        raise FleetError("view: no source: give --telemetry PREFIX, --summary FILE, "
+                         "--prom FILE|URL (each repeatable, optionally HOST=...) or "
+                         "--prometheus URL")
     stat = None
     hosts = []      # {host, source, ok, error, antennas}
     per_host = []   # (host, antennas, streams or None)
@@ -486,12 +644,20 @@ def fleet_view(a):
             elif kind == "summary":
                 ants, streams = from_summary(what)
                 parts = [(host or os.path.basename(what), ants, streams)]
+            elif kind == "prometheus":
+                # (a target down is a host that does not answer: ants None)
+                parts = [(name, ants if ants is not None else FleetError(err), None)
+                         for name, ants, err in from_prometheus(what, a.job, a.timeout)]
             else:
                 got = from_prom(what, a.timeout)
                 base = host or re.sub(r"^https?://", "", what).split("/")[0]
                 parts = [(base if len(got) == 1 else "%s/%s" % (base, p), ants, None)
                          for p, ants in sorted(got.items())]
             for name, ants, streams in parts:
+                if isinstance(ants, FleetError):
+                    hosts.append({"host": name, "source": "%s %s" % (kind, what),
+                                  "ok": False, "error": str(ants)})
+                    continue
                 hosts.append({"host": name, "source": "%s %s" % (kind, what), "ok": True,
                               "antennas": len(ants)})
                 per_host.append((name, ants, streams))
@@ -626,8 +792,17 @@ def main():
     vp.add_argument("--prom", action="append", metavar="[HOST=]FILE|URL",
                     help="Prometheus text: a dpdk-ibvcap-stat --prom file, or a "
                     "node_exporter URL (http://host:9100/metrics) (repeatable)")
+    vp.add_argument("--prometheus", action="append", metavar="URL",
+                    help="a Prometheus server that scrapes the hosts "
+                    "(http://prom:9090): every target of --job is a host, named by "
+                    "its ibvcap_host label (fleet split --prom-sd) or instance; its "
+                    "figures from the server's HTTP API (PromQL), no host scraped; a "
+                    "target with up == 0 does not answer (repeatable)")
+    vp.add_argument("--job", default="ibvcap", metavar="JOB",
+                    help="the Prometheus job of the capture hosts' node_exporters, for "
+                    "--prometheus ('' for every job; default: ibvcap)")
     vp.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
-                    help="for each URL (default: 5)")
+                    help="for each URL and each --prometheus query (default: 5)")
     vp.add_argument("--json", action="store_true",
                     help="as JSON: hosts, fields, antennas (name, src, hosts, figures), "
                     "totals, streams (summary files), problems")
@@ -637,6 +812,10 @@ def main():
         ap.print_usage(sys.stderr)
         print("%s: a command: split or view" % PROG, file=sys.stderr)
         return 2
+    for u in (getattr(a, "prometheus", None) or []):
+        if not re.match(r"https?://[^/]", u):
+            vp.error("--prometheus %s: expected the server's URL, http://HOST:PORT "
+                     "(e.g. http://prom:9090)" % u)
     try:
         return split(a) if a.cmd == "split" else view(a)
     except FleetError as e:
