@@ -113,7 +113,9 @@ ok "-v dumps each packet's headers and its classification"
 	--steer software -v --idle-timeout 1s --stats-period 0 > "$T/vm.log" 2>&1
 grep -q '| ant 0 malformed not-codif: VDIF version 0, not CODIF (VDIF frame length 8256 bytes; sync 0x[0-9A-F]*, expected 0xFEEDCAFE)$' "$T/vm.log" ||
 	{ grep malformed "$T/vm.log"; fail "-v: a not-CODIF packet's reason"; }
-n=$(grep -c '| ant 0 malformed ' "$T/vm.log")
+grep -qE '\| bad-length: UDP payload [0-9]+ bytes, expected 64 \+ framelength8\*8 = 8256$' "$T/vm.log" ||
+	{ grep bad-length "$T/vm.log"; fail "-v: a short packet's reason"; }
+n=$(grep -cE '\| ant 0 malformed not-codif: |\| bad-length: UDP payload ' "$T/vm.log")
 expect_eq "-v: malformed lines = the summary's malformed" "$n" \
 	"$(awk '$1 == "all" && NF > 10 {print $9; exit}' "$T/vm.log")"
 ok "-v: each malformed packet's reason as text ($n lines)"
