@@ -31,12 +31,12 @@
 #      the first frame is the first frame boundary at or after the start
 #      (here 1 ms frames, whole seconds on them: the start itself; ASKAP's
 #      27 s / 62500 frames: up to 432 us later); then the frame's arrival
-#      and the writer. Checked, else exit 1: every host accepted, or
-#      refused the command as late (it saw it after the start: counted and
-#      shown, the lead too short for the machine; no answer fails), every
-#      accepting host's scan holds its 1000 rows (frames + gap frames), its
-#      first frame is the scan's start, the same CODIF frame (seconds,
-#      frame) on every host.
+#      and the writer. Checked, else exit 1: every host accepted (a reply
+#      after the tool's --timeout awaited 30 s more and shown), or refused
+#      the command as late (it saw it after the start: counted and shown,
+#      the lead too short for the machine), every accepting host's scan
+#      holds its 1000 rows (frames + gap frames), its first frame is the
+#      scan's start, the same CODIF frame (seconds, frame) on every host.
 # Usage: bench/array_bench.sh [N [M]] (N commands for 1, default 10; M runs
 # per lead for 3, default 5); PARTS="1 2 3" (default: all) chooses the
 # parts, LEADS="2 0.5" (default) the --lead values of 3 (3 needs root:
@@ -231,6 +231,34 @@ for lead in $LEADS; do
 		rc=0
 		/usr/bin/python3 "$B/app/dpdk-ibvcap-array" --etcd "127.0.0.1:$P" --array bench3 \
 			--lead "$lead" --json "$W/f$k.json" record on --scan "f$k" --for 1s > "$W/f$k.txt" || rc=$?
+		# a host still applying when the tool gave up (--timeout, 5 s): its
+		# final reply, up to 30 s more, in the run's JSON (marked slow)
+		if [ $rc = 3 ]; then
+			id=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["id"])' "$W/f$k.json")
+			for _ in $(seq 60); do
+				/usr/bin/python3 "$B/app/dpdk-ibvcap-array" --etcd "127.0.0.1:$P" --array bench3 \
+					replies "$id" > "$W/f$k.replies" 2>/dev/null || true
+				python3 - "$W/f$k.json" "$W/f$k.replies" <<'PY' && break
+import json, sys
+c = json.load(open(sys.argv[1]))
+try:
+    r = json.load(open(sys.argv[2]))
+except ValueError:
+    sys.exit(1)
+if any(x["host"] not in r or r[x["host"]].get("result") == "applying" for x in c["hosts"]):
+    sys.exit(1)
+for x in c["hosts"]:
+    if x["result"] == "no answer":
+        x["slow"] = True
+        x["reply"] = r[x["host"]]
+        x["result"] = "accepted" if x["reply"]["result"] == "ok" else x["reply"]["result"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+				sleep 0.5
+			done
+			python3 -c 'import json, sys
+sys.exit(any(x["result"] != "accepted" for x in json.load(open(sys.argv[1]))["hosts"]))' "$W/f$k.json" && rc=0
+		fi
 		# a host that saw the command after its start refuses it (a start
 		# not in the past): the lead too short for this machine, counted;
 		# anything else fails
@@ -308,12 +336,16 @@ for k in range(1, runs + 1):
     done = max(h["reply"]["done"] for h in c["hosts"])
     r = by_lead.setdefault(lead, {"at": [], "first": [], "file": [], "arrive": [], "tool": [],
                                   "reply": [], "slack": [], "lag": [], "writer": [], "net": [],
-                                  "late": [], "gaps": 0, "host": {h: [] for h in HOSTS}})
+                                  "late": [], "slow": [], "gaps": 0,
+                                  "host": {h: [] for h in HOSTS}})
     r["reply"].append(done - issued)
     r["slack"].append(at - done)
     # refused as late (the start passed before the agent saw it): when it saw it
     r["late"] += [(h["host"], h["reply"]["seen"] - issued, at - issued)
                   for h in c["hosts"] if h["result"] != "accepted"]
+    # answered after the tool's --timeout
+    r["slow"] += [(h["host"], h["reply"]["done"] - issued, h["result"])
+                  for h in c["hosts"] if h.get("slow")]
     firsts = set()
     for h in acc:
         d = "%s/f%s/f%d" % (w, h, k)
@@ -367,6 +399,9 @@ for lead, r in by_lead.items():
     for h, seen, start in r["late"]:
         print("  refused: %s saw the command %.3f s after it was issued, its start %.3f s after "
               "(a start not in the past)" % (h, seen, start))
+    for h, done, res in r["slow"]:
+        print("  slow: %s replied (%s) %.3f s after the command was issued, past the tool's "
+              "--timeout" % (h, res, done))
     if not r["file"]:
         continue
     print("  command issued -> last host's reply: %s ms; reply -> scan start (slack): %s s"
