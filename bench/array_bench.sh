@@ -25,18 +25,19 @@
 #      first file's creation (its birth time: the writer opens it for the
 #      scan's first row; file times come from the kernel's coarse clock:
 #      steps of one tick, 4 ms at HZ=250), that last less the data's lag as
-#      the capture sees it (its data clock offset). Bounds: the start is the next whole
-#      second at least --lead after the tool read the clock, so issued ->
-#      start is in [lead - the tool's etcd connection and put, lead + 1 s);
-#      the first frame is the first frame boundary at or after the start
-#      (here 1 ms frames, whole seconds on them: the start itself; ASKAP's
-#      27 s / 62500 frames: up to 432 us later); then the frame's arrival
-#      and the writer. Checked, else exit 1: every host accepted (a reply
-#      after the tool's --timeout awaited 30 s more and shown), or refused
-#      the command as late (it saw it after the start: counted and shown,
-#      the lead too short for the machine), every accepting host's scan
-#      holds its 1000 rows (frames + gap frames), its first frame is the
-#      scan's start, the same CODIF frame (seconds, frame) on every host.
+#      the capture sees it (its data clock offset). Bounds: the start is the
+#      next whole second at least --lead after the tool read the clock, so
+#      issued -> start is in [lead - the tool's etcd connection, reads and
+#      put, lead + 1 s); the first frame is the first frame boundary at or
+#      after the start (here 1 ms frames, whole seconds on them: the start
+#      itself; ASKAP's 27 s / 62500 frames: up to 432 us later); then the
+#      frame's arrival and the writer. Checked, else exit 1: every host
+#      accepted (a reply after the tool's --timeout awaited 30 s more and
+#      shown), or refused the command as late (it saw it after the start:
+#      counted and shown, the lead too short for the machine), every
+#      accepting host's scan holds its 1000 rows (frames + gap frames), its
+#      first frame is the scan's start, the same CODIF frame (seconds,
+#      frame) on every host.
 # Usage: bench/array_bench.sh [N [M]] (N commands for 1, default 10; M runs
 # per lead for 3, default 5); PARTS="1 2 3" (default: all) chooses the
 # parts, LEADS="2 0.5" (default) the --lead values of 3 (3 needs root:
