@@ -541,6 +541,13 @@ def prometheus(prefix, cur, desc):
             if i < len(known) and known[i] and i < len(names):
                 out.append('ibvcap_data_clock_offset_seconds{%s,antenna="%s"} %s'
                            % (inst, prom_escape(names[i]), v / 1000))
+    if "clock_warn_ms" in rec:
+        # the capture's own threshold, so an alert compares against it
+        # (config/prometheus/ibvcap-array.rules.yml, IbvcapDataClockOffset)
+        out.append("# HELP ibvcap_data_clock_warn_seconds The capture's --clock-warn: it warns "
+                   "when an antenna's data clock offset exceeds it.")
+        out.append("# TYPE ibvcap_data_clock_warn_seconds gauge")
+        out.append("ibvcap_data_clock_warn_seconds{%s} %g" % (inst, rec["clock_warn_ms"] / 1000))
     if rec.get("ledger_scan"):
         out.append("# HELP ibvcap_scan_frames Frames of an ended scan per --write writer: "
                    "expected (its data-time span), recorded, and missing by cause (lost, "

@@ -30,15 +30,23 @@ for r in "$D"/*.rules.yml; do
 	ok "$b: promtool check rules and test rules pass ($(grep -c '^ *- alert:' "$r") alerts, each raised by a test)"
 done
 [ $n -gt 0 ] || fail "no alert rules in $D"
-# a broken rule (IbvcapHostDown never fires) fails its test
-mkdir -p "$T/broken"
-sed 's/expr: up{job="ibvcap"} == 0/expr: up{job="ibvcap"} == 2/' "$D/ibvcap-array.rules.yml" \
-	> "$T/broken/ibvcap-array.rules.yml"
-cmp -s "$D/ibvcap-array.rules.yml" "$T/broken/ibvcap-array.rules.yml" && fail "the rule to break was not found"
-cp "$D/ibvcap-array.tests.yml" "$T/broken/"
-if (cd "$T/broken" && promtool test rules ibvcap-array.tests.yml) > "$T/broken.out" 2>&1; then
-	fail "a broken IbvcapHostDown passed its test"
-fi
-grep -q 'alertname: IbvcapHostDown' "$T/broken.out" || { cat "$T/broken.out"; fail "the failure does not name IbvcapHostDown"; }
-ok "a broken rule (IbvcapHostDown never firing) fails promtool test rules"
+# a broken rule fails its test: ALERT, what is broken, the sed expression
+# that breaks it in ibvcap-array.rules.yml
+broken() {
+	local a=$1 what=$2 expr=$3 d=$T/broken-$1
+	mkdir -p "$d"
+	sed "$expr" "$D/ibvcap-array.rules.yml" > "$d/ibvcap-array.rules.yml"
+	cmp -s "$D/ibvcap-array.rules.yml" "$d/ibvcap-array.rules.yml" && fail "$a: the rule to break was not found"
+	cp "$D/ibvcap-array.tests.yml" "$d/"
+	if (cd "$d" && promtool test rules ibvcap-array.tests.yml) > "$d/out" 2>&1; then
+		fail "a broken $a ($what) passed its test"
+	fi
+	grep -q "alertname: $a," "$d/out" || { cat "$d/out"; fail "the failure does not name $a"; }
+	ok "a broken rule ($a: $what) fails promtool test rules"
+}
+broken IbvcapHostDown "never firing" 's/expr: up{job="ibvcap"} == 0/expr: up{job="ibvcap"} == 2/'
+broken IbvcapNotRecorded "firing on a counter that stands still" \
+	's/(rate(ibvcap_antenna_not_recorded_frames_total\[5m\])) > 0/(rate(ibvcap_antenna_not_recorded_frames_total[5m])) >= 0/'
+broken IbvcapDataClockOffset "1 s where the host exports its own --clock-warn" \
+	's/ unless on (instance, instance_prefix) ibvcap_data_clock_warn_seconds$//'
 echo "$CHECKS checks passed"

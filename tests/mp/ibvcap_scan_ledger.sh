@@ -7,7 +7,7 @@
 # frame's data time and this host's clock, and the capture's figures are
 # compared with it.)
 #  1. The offset: a warning naming the antenna and ~30 s ahead; the offset
-#     in telemetry, Prometheus and the summary JSON.
+#     in telemetry, Prometheus (with --clock-warn beside it) and the summary JSON.
 #  2. `record on --scan s1 --for 3s` (host time now: data that never comes,
 #     the data being 30 s on): logged when added, begun and at its end as a
 #     warning "0 of N frames recorded" with the reason "data clock ... ahead
@@ -123,7 +123,11 @@ grep -q "^ibvcap_scan_frames{instance_prefix=\"$PREFIX\",scan=\"s1\",writer=\"pr
 	{ grep scan "$T/x.prom"; fail "Prometheus: s1 expected"; }
 off=$(sed -n 's/^ibvcap_data_clock_offset_seconds{.*antenna="ant0"} //p' "$T/x.prom")
 near "Prometheus: ibvcap_data_clock_offset_seconds" "$off"
-ok "Prometheus: ibvcap_scan_short{scan=s1} 1, expected $N1; ibvcap_data_clock_offset_seconds{ant0} $off"
+# the capture's --clock-warn (default 1 s) beside it: the array's alert
+# (IbvcapDataClockOffset) compares the offset with it
+grep -q "^ibvcap_data_clock_warn_seconds{instance_prefix=\"$PREFIX\"} 1$" "$T/x.prom" ||
+	{ grep clock "$T/x.prom"; fail "Prometheus: ibvcap_data_clock_warn_seconds is not the default 1 s"; }
+ok "Prometheus: ibvcap_scan_short{scan=s1} 1, expected $N1; ibvcap_data_clock_offset_seconds{ant0} $off, ibvcap_data_clock_warn_seconds 1"
 $CTL status > "$T/st.json"
 python3 - "$T/st.json" "$N1" "$OFF" <<'PY' || fail "telemetry: s1's ledger"
 import json, sys
