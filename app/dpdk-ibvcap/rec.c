@@ -1275,6 +1275,7 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 	struct rte_tel_data *c[RTE_DIM(ak)] = { NULL };
 	const struct scan_watch *x = NULL;
 	const struct scan_ledger *g = NULL;
+	struct wr_sched_why why;
 	char buf[WR_SCAN_NAMELEN + SHM_NAMELEN + 32], *wn;
 	unsigned int i, k, n;
 
@@ -1287,11 +1288,9 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 		if (strcmp(lg.w[i].sc.name, buf) == 0)
 			x = &lg.w[i]; /* the newest of that name */
 	if (x == NULL) {
-		rte_tel_data_add_dict_string(d, "result", "refused");
-		rte_tel_data_add_dict_string(d, "input", "scan");
-		rte_tel_data_add_dict_string(d, "value", buf);
-		rte_tel_data_add_dict_string(d, "expected", "a scan this capture knows "
-					     "(scan_names of /ibvcap/record,status)");
+		why_set(&why, "scan", buf, "a scan this capture knows (scan_names of "
+			"/ibvcap/record,status)");
+		refused(d, "scan", &why);
 		return 0;
 	}
 	rte_tel_data_add_dict_string(d, "scan", x->sc.name);
@@ -1310,11 +1309,9 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 			if (strcmp(x->l[k].writer, wn) == 0)
 				g = &x->l[k];
 		if (g == NULL || g->ant == NULL) {
-			rte_tel_data_add_dict_string(d, "result", "refused");
-			rte_tel_data_add_dict_string(d, "input", "writer");
-			rte_tel_data_add_dict_string(d, "value", wn);
-			rte_tel_data_add_dict_string(d, "expected", "a writer of the scan's ledger "
-						     "(/ibvcap/scan,NAME: writer)");
+			why_set(&why, "writer", wn, "a writer of the scan's ledger "
+				"(/ibvcap/scan,NAME: writer)");
+			refused(d, "scan", &why);
 			return 0;
 		}
 		rte_tel_data_add_dict_string(d, "writer", g->writer);
