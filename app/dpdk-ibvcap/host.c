@@ -652,7 +652,7 @@ in_pages(uint64_t bytes, uint64_t page)
  * `page`: its objects (header, mbuf, room, cache-line padding; none across
  * a page boundary), its ring, and its header with the per-lcore caches. */
 static uint64_t
-pool_bytes(uint64_t n, uint32_t room, uint64_t page, uint64_t *flat)
+pool_bytes(uint64_t n, uint32_t room, uint64_t page)
 {
 	struct rte_mempool_objsz sz;
 	uint64_t obj = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + room, 0, &sz);
@@ -669,8 +669,6 @@ pool_bytes(uint64_t n, uint32_t room, uint64_t page, uint64_t *flat)
 	ring = rte_ring_get_memsize(rte_align32pow2((uint32_t)(n < (1u << 30) ? n + 1 : 1u << 30)));
 	hdr = sizeof(struct rte_mempool) + RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) +
 	      sizeof(struct rte_pktmbuf_pool_private);
-	if (flat != NULL)
-		*flat += n * obj + ring + hdr;
 	return objs + in_pages(ring, page) + hdr;
 }
 
@@ -704,11 +702,8 @@ ibv_mem_need(const struct ibv_config *c, const struct ibv_eal_view *v, struct ib
 		nb = c->nb_mbufs ? c->nb_mbufs : ibv_mbufs_auto(c, 1, v->nlcore ? v->nlcore : 1);
 		/* --zero-copy: one pool, every ring slot besides the ports' */
 		m->nmbuf = c->zero_copy ? slots + nb * m->nport : nb * m->nport;
-		m->pool_bytes = 0;
-		if (c->zero_copy)
-			pool_bytes(m->nmbuf, ibv_mbuf_room(c), 0, &m->pool_bytes);
-		else
-			m->pool_bytes = m->nport * pool_bytes(nb, ibv_mbuf_room(c), 0, NULL);
+		m->pool_bytes = c->zero_copy ? pool_bytes(m->nmbuf, ibv_mbuf_room(c), 0) :
+				m->nport * pool_bytes(nb, ibv_mbuf_room(c), 0);
 	}
 	m->total = (uint64_t)m->nant * (m->ant_bytes + MZ_OVERHEAD + m->refs_bytes) +
 		   m->ctl_bytes + m->pool_bytes;
@@ -724,10 +719,10 @@ ibv_mem_pages(const struct ibv_config *c, struct ibv_mem_need *m, uint64_t page)
 	t += (uint64_t)m->nant * (in_pages(m->ant_bytes, page) + in_pages(m->refs_bytes, page));
 	if (c->gpu < 0) {
 		if (c->zero_copy) {
-			t += pool_bytes(m->nmbuf, ibv_mbuf_room(c), page, NULL);
+			t += pool_bytes(m->nmbuf, ibv_mbuf_room(c), page);
 		} else {
 			nb = m->nmbuf / (m->nport ? m->nport : 1);
-			t += m->nport * pool_bytes(nb, ibv_mbuf_room(c), page, NULL);
+			t += m->nport * pool_bytes(nb, ibv_mbuf_room(c), page);
 		}
 	}
 	m->hp_bytes = page ? (t + page - 1) / page * page : t;
