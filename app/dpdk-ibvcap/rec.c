@@ -814,7 +814,7 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 		const struct shm_writer *r = NULL;
 		uint64_t onmask = 0;
 		int64_t worst = 0, first = INT64_MAX, last = INT64_MIN;
-		bool clock_unknown = false;
+		bool clock_unknown = false, per_ant;
 
 		if (!(s->writers >> spec & 1))
 			continue;
@@ -826,9 +826,9 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 			struct ant_ledger *keep = g->ant;
 
 			memset(g, 0, sizeof(*g));
+			if (keep != NULL)
+				memset(keep, 0, ACCT_MAX_ANTENNAS * sizeof(*keep));
 			g->ant = keep != NULL ? keep : calloc(ACCT_MAX_ANTENNAS, sizeof(*g->ant));
-			if (g->ant != NULL)
-				memset(g->ant, 0, ACCT_MAX_ANTENNAS * sizeof(*g->ant));
 		}
 		g->spec = spec;
 		bit_name(app, spec, g->writer, sizeof(g->writer));
@@ -859,6 +859,9 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				g->cut += tt.cut;
 			}
 		}
+		/* a --write writer keeps its figures per antenna, but an
+		 * all=yes pcap's (one file); a dump publishes sums only */
+		per_ant = r == NULL && !wl_all(app, spec);
 		for (a = 0; a < l->nant; a++) {
 			const struct codif_clock *c;
 			struct ant_ledger *al = g->ant != NULL ? &g->ant[a] : NULL;
@@ -869,24 +872,21 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				continue;
 			if (al != NULL) {
 				al->on = true;
+				al->known = per_ant;
 				al->streams = t->ant[a].streams;
-				/* a --write writer's own antenna: its figures */
-				for (i = 0; r == NULL && i < app->nwlcore; i++) {
+				/* the part of the writer that has the antenna */
+				for (i = 0; per_ant && i < app->nwlcore; i++) {
 					const struct ibv_wlcore *wl = app->wl[i];
 					struct wr_scan_tally tt;
 
-					if (wl->spec_idx != spec || wl->w.o.all ||
-					    a >= wl->w.n || !wl->w.src[a].on ||
+					if (wl->spec_idx != spec || a >= wl->w.n || !wl->w.src[a].on ||
 					    !wr_gate_tally_ant(&wl->w, s->id, a, &tt))
 						continue;
-					al->known = true;
 					al->recorded += tt.frames;
 					al->lost += tt.gaps;
 					al->overrun += tt.overrun;
 					al->cut += tt.cut;
 				}
-				if (r == NULL && !al->known && !wl_all(app, spec))
-					al->known = true; /* a writer of it with no record: nothing */
 			}
 			c = ant_clock(app, a);
 			if (c == NULL) {

@@ -503,6 +503,18 @@ wr_gate_publish(const struct wr_writer *w, struct shm_scan_tally *out, unsigned 
 	}
 }
 
+/* One antenna's record of a scan added to a tally. */
+static void
+tally_add(struct wr_scan_tally *t, const struct wr_scan_ant *a)
+{
+	t->frames += a->frames;
+	t->gaps += a->gaps;
+	t->overrun += a->overrun + a->lost_frames;
+	t->cut += a->cut;
+	t->files += a->files;
+	t->rows += a->rows;
+}
+
 bool
 wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t)
 {
@@ -513,14 +525,8 @@ wr_gate_tally(const struct wr_writer *w, uint32_t id, struct wr_scan_tally *t)
 	if (w->gate == NULL || (r = rec_of(w->gate, id)) == NULL)
 		return false;
 	grp_lock(w->gate);
-	for (a = 0; a <= WR_MAX_ANT; a++) {
-		t->frames += r->ant[a].frames;
-		t->gaps += r->ant[a].gaps;
-		t->overrun += r->ant[a].overrun + r->ant[a].lost_frames;
-		t->cut += r->ant[a].cut;
-		t->files += r->ant[a].files;
-		t->rows += r->ant[a].rows;
-	}
+	for (a = 0; a <= WR_MAX_ANT; a++)
+		tally_add(t, &r->ant[a]);
 	grp_unlock(w->gate);
 	t->open = rec_live(w, id);
 	return true;
@@ -538,12 +544,7 @@ wr_gate_tally_ant(const struct wr_writer *w, uint32_t id, unsigned int ant,
 		return false;
 	a = &r->ant[ant];
 	grp_lock(w->gate);
-	t->frames = a->frames;
-	t->gaps = a->gaps;
-	t->overrun = a->overrun + a->lost_frames;
-	t->cut = a->cut;
-	t->files = a->files;
-	t->rows = a->rows;
+	tally_add(t, a);
 	grp_unlock(w->gate);
 	t->open = rec_live(w, id);
 	return true;
