@@ -3,6 +3,7 @@
  * and the frame descriptor for placement. */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,21 @@
 /* where a check writes its reason: nowhere when quiet (no string per
  * packet on the rx path; the cause is counted as a number) */
 #define WHY(a) (a)->quiet ? NULL : (a)->err, (a)->quiet ? 0 : sizeof((a)->err)
+
+static void reason(struct acct *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The reason of a malformed or held frame into a->err, unless quiet. */
+static void
+reason(struct acct *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
+}
 
 struct acct *
 acct_create(const struct acct_layout *layout)
@@ -273,8 +289,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	an->pkts++;
 	an->wire_bytes += len;
 	if (pe != PKT_OK) {
-		if (!a->quiet)
-			snprintf(a->err, sizeof(a->err), "IPv4/UDP: %s", pkt_err_name(pe));
+		reason(a, "IPv4/UDP: %s", pkt_err_name(pe));
 		malformed(a, r, pe == PKT_ERR_IP_CSUM ? ACCT_M_IP_CSUM : ACCT_M_L3L4);
 		return;
 	}
@@ -295,10 +310,8 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	r->fd.codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
 	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
-		if (!a->quiet)
-			snprintf(a->err, sizeof(a->err),
-				 "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
-				 r->pi.payload_off, caplen);
+		reason(a, "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
+		       r->pi.payload_off, caplen);
 		malformed(a, r, ACCT_M_SPLIT);
 		return;
 	}
@@ -322,20 +335,16 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 			return;
 		}
 	} else if (r->hdr.frame >= s->seq.fpp) {
-		if (!a->quiet)
-			snprintf(a->err, sizeof(a->err),
-				 "frame %u, expected < %llu (frames per period)",
-				 r->hdr.frame, (unsigned long long)s->seq.fpp);
+		reason(a, "frame %u, expected < %llu (frames per period)",
+		       r->hdr.frame, (unsigned long long)s->seq.fpp);
 		malformed(a, r, ACCT_M_HEADER);
 		codif_seq_malformed(&s->seq);
 		return;
 	}
 	if ((uint64_t)r->pi.payload_len != CODIF_HDR_LEN + codif_data_bytes(&r->hdr)) {
-		if (!a->quiet)
-			snprintf(a->err, sizeof(a->err),
-				 "UDP payload %u bytes, expected 64 + framelength8*8 = %llu",
-				 r->pi.payload_len,
-				 (unsigned long long)(CODIF_HDR_LEN + codif_data_bytes(&r->hdr)));
+		reason(a, "UDP payload %u bytes, expected 64 + framelength8*8 = %llu",
+		       r->pi.payload_len,
+		       (unsigned long long)(CODIF_HDR_LEN + codif_data_bytes(&r->hdr)));
 		malformed(a, r, ACCT_M_LENGTH);
 		if (s != NULL)
 			codif_seq_malformed(&s->seq);
@@ -345,10 +354,8 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 		int k = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
 
 		if (k < 0) {
-			if (!a->quiet)
-				snprintf(a->err, sizeof(a->err),
-					 "antenna has %d streams already (the most tracked)",
-					 ACCT_MAX_STREAMS);
+			reason(a, "antenna has %d streams already (the most tracked)",
+			       ACCT_MAX_STREAMS);
 			malformed(a, r, ACCT_M_TOO_MANY_STREAMS);
 			return;
 		}
@@ -362,13 +369,11 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	if (o.cls == CODIF_SEQ_SUSPECT) {
 		int64_t d = o.index - an->tl.newest;
 
-		if (!a->quiet)
-			snprintf(a->err, sizeof(a->err),
-				 "held as a suspect: frame index %lld is %lld frames %s the newest "
-				 "(seconds %u, frame %u)%s", (long long)o.index,
-				 (long long)(d < 0 ? -d : d), d < 0 ? "behind" : "ahead of",
-				 r->hdr.seconds, r->hdr.frame,
-				 o.hold == NULL ? ": dropped, no memory to hold it" : "");
+		reason(a, "held as a suspect: frame index %lld is %lld frames %s the newest "
+		       "(seconds %u, frame %u)%s", (long long)o.index,
+		       (long long)(d < 0 ? -d : d), d < 0 ? "behind" : "ahead of",
+		       r->hdr.seconds, r->hdr.frame,
+		       o.hold == NULL ? ": dropped, no memory to hold it" : "");
 		r->hold = o.hold;
 		if (o.hold != NULL)
 			/* what an action needs to rebuild the descriptor */
