@@ -88,8 +88,10 @@ main(int argc, char **argv)
 
 	antbuf_init(b, sz, &geom, true, 0, "bench", 0x0A000001);
 	antbuf_prod_init(&prod, b, NULL, false);
-	/* a full ring: the rows behind the window the producer keeps open */
-	for (n = 0; n < (int64_t)(geom.nrows - geom.window); n++)
+	/* a full ring: the rows a writer can take from the first once the
+	 * producer is flushed (its final row then lies a window past the
+	 * newest, and the oldest row safe to read a window past that) */
+	for (n = 0; n < (int64_t)(geom.nrows - 2 * geom.window); n++)
 		for (s = 0; s < geom.nslots; s++) {
 			struct codif_hdr h;
 			uint8_t data[8192], pkt[TEST_L2 + 64 + 8192];
@@ -136,12 +138,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "writer: %s\n", w->err);
 			return 1;
 		}
-		if (w->st.written != (uint64_t)(geom.nrows - geom.window) * geom.nslots ||
+		if (w->st.written != (uint64_t)(geom.nrows - 2 * geom.window) * geom.nslots ||
 		    w->st.placeholders + w->st.overrun + w->st.cut != 0 ||
 		    w->st.bytes != dir_bytes(dir, pass - 1)) {
 			fprintf(stderr, "writer_bench: pass %u: %" PRIu64 " frames written of %u, "
 				"%" PRIu64 "/%" PRIu64 "/%" PRIu64 " gaps/overrun/cut, %" PRIu64 " bytes said, %" PRIu64
-				" on disk\n", pass - 1, w->st.written, (geom.nrows - geom.window) * geom.nslots,
+				" on disk\n", pass - 1, w->st.written, (geom.nrows - 2 * geom.window) * geom.nslots,
 				w->st.placeholders, w->st.overrun, w->st.cut, w->st.bytes,
 				dir_bytes(dir, pass - 1));
 			return 1;
