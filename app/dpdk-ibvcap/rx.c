@@ -376,6 +376,7 @@ ibv_rx_main(void *arg)
 			bool stamped;
 			uint16_t n, i;
 			uint64_t t0, t1;
+			int64_t t_burst;
 
 			if (unlikely(!*q->link_up))
 				continue;
@@ -387,9 +388,11 @@ ibv_rx_main(void *arg)
 				continue;
 			}
 			/* arrival times: the NIC's stamp where the port gives
-			 * one, else the TSC when this lcore takes the packet;
-			 * both through the main lcore's latest fit (clock.c) */
+			 * one, else the TSC when this lcore took the burst (one
+			 * read per burst: docs/formats.md); both through the
+			 * main lcore's latest fit (clock.c) */
 			hwclock_snapshot(&app->host_clk.pub, &host);
+			t_burst = hwclock_conv_ns(&host, rte_rdtsc());
 			stamped = hwts && hwclock_snapshot(&app->port[q->port_idx].clk.pub, &nic) == 0;
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = pk[i];
@@ -410,7 +413,7 @@ ibv_rx_main(void *arg)
 					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ts_offset,
 										  rte_mbuf_timestamp_t *));
 				else
-					t = hwclock_conv_ns(&host, rte_rdtsc());
+					t = t_burst;
 				rx.arrival_ns = t;
 				rx.ip_csum = ip_csum_of(m->ol_flags);
 				acct_frame_rx(lc->acct, q->port_idx, data, cap, len, &rx, &r);

@@ -2,6 +2,7 @@
 /* Per-packet classification: L2-L4, CODIF, stream lookup, timeline, counters,
  * and the frame descriptor for placement. */
 
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,9 @@
 #include <string.h>
 
 #include "acct.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* where a check writes its reason: nowhere when quiet (no string per
  * packet on the rx path; the cause is counted as a number) */
@@ -28,6 +32,29 @@ reason(struct acct *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(a->err, sizeof(a->err), fmt, ap);
 	va_end(ap);
+}
+
+static inline unsigned int
+ant_hash(uint32_t ip)
+{
+	return (ip * 0x9e3779b1u) >> 24; /* Fibonacci hashing: 8 bits */
+}
+
+/* The antenna of source address ip, -1 none: by the hash, or in learn mode
+ * by the layout's list. */
+static inline int
+find_ant(const struct acct *a, uint32_t ip)
+{
+	unsigned int h = ant_hash(ip), k;
+
+	if (a->layout->learn)
+		return acct_find_antenna(a->layout, ip);
+	while ((k = a->ant_hash[h]) != 0) {
+		if (a->layout->ant_ip[k - 1] == ip)
+			return (int)k - 1;
+		h = (h + 1) % ACCT_ANT_HASH;
+	}
+	return -1;
 }
 
 struct acct *
@@ -49,6 +76,15 @@ acct_create(const struct acct_layout *layout)
 		a->layout = &a->learned;
 	} else {
 		a->layout = layout;
+	}
+	for (i = 0; i < layout->nant && !layout->learn; i++) {
+		unsigned int h = ant_hash(layout->ant_ip[i]);
+
+		if (acct_find_antenna(layout, layout->ant_ip[i]) != (int)i)
+			continue; /* the address twice: the first antenna has it */
+		while (a->ant_hash[h] != 0)
+			h = (h + 1) % ACCT_ANT_HASH;
+		a->ant_hash[h] = (uint8_t)(i + 1);
 	}
 	for (i = 0; i < ACCT_MAX_ANTENNAS; i++) {
 		a->ant[i].last = -1;
@@ -206,6 +242,16 @@ malformed(struct acct *a, struct acct_result *r, enum acct_malformed m)
 	r->mal = m;
 }
 
+/* A frame number beyond the stream's frames per period: a bad header. */
+static void
+frame_beyond(struct acct *a, struct acct_result *r, struct acct_stream *s)
+{
+	reason(a, "frame %u, expected < %llu (frames per period)", r->hdr.frame,
+	       (unsigned long long)s->seq.fpp);
+	malformed(a, r, ACCT_M_HEADER);
+	codif_seq_malformed(&s->seq);
+}
+
 /* Fill the descriptor of a frame of stream s the tracker took (or released):
  * its slot is the stream's own (cached: no lookup per frame). */
 static inline void
@@ -222,6 +268,77 @@ fd_fill(struct acct_fd *fd, const struct acct_ant *an, const struct acct_stream 
 }
 
 static void malformed_drop(struct acct *a, struct acct_ant *an, enum codif_drop why);
+
+/* Word 1's bits that may change from frame to frame of one stream with the
+ * same parameters: atypical (16), invalid (17), cal (19). */
+#define W1_FRAME_FLAGS (1ull << 16 | 1ull << 17 | 1ull << 19)
+
+static inline uint64_t
+ld_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* The header fast path: the stream of group g whose cached words 1-4 this
+ * CODIF header's equal (its ids, its parameters as seq.ref has them) with
+ * the sync word in place and the same UDP payload length, or NULL: the
+ * full checks decide. Such a header passes codif_identify, find_stream
+ * and codif_params_equal as the cached frame did, so they are skipped. */
+static inline struct acct_stream *
+fast_stream(struct acct_ant *an, int g, const uint8_t *cp, uint32_t plen)
+{
+	uint64_t w2 = ld_le64(cp + 16);
+	unsigned int k = an->fast[ACCT_FAST_KEY(g, w2 & 0xffff)];
+	struct acct_stream *s;
+
+	if (k == 0)
+		return NULL;
+	s = &an->stream[k - 1];
+	if (s->fast_len != plen || s->fast_gen != s->seq.ref_gen || s->group != g ||
+	    s->fast_w[1] != w2 || s->fast_w[0] != (ld_le64(cp + 8) & ~W1_FRAME_FLAGS) ||
+	    s->fast_w[2] != ld_le64(cp + 24) || s->fast_w[3] != ld_le64(cp + 32) ||
+	    (uint32_t)ld_le64(cp + 40) != CODIF_SYNC)
+		return NULL;
+	return s;
+}
+
+/* The header of a fast-path frame, as codif_decode gives it: the cached
+ * frame's fields but those that change per frame. */
+static inline void
+fast_hdr(const struct acct_stream *s, const uint8_t *cp, struct codif_hdr *h)
+{
+	uint64_t w0 = ld_le64(cp), w1 = ld_le64(cp + 8);
+
+	*h = s->fast_h;
+	h->frame = (uint32_t)w0;
+	h->seconds = (uint32_t)(w0 >> 32);
+	h->atypical = w1 >> 16 & 1;
+	h->invalid = w1 >> 17 & 1;
+	h->cal = w1 >> 19 & 1;
+	h->metaid = (uint16_t)(ld_le64(cp + 40) >> 32);
+	memcpy(h->metadata, cp + 46, sizeof(h->metadata));
+}
+
+/* A frame of stream k passed every check with its ref's parameters: its
+ * words become the fast path's. */
+static void
+fast_learn(struct acct_ant *an, int k, int g, const uint8_t *cp, uint32_t plen,
+	   const struct codif_hdr *h)
+{
+	struct acct_stream *s = &an->stream[k];
+
+	s->fast_w[0] = ld_le64(cp + 8) & ~W1_FRAME_FLAGS;
+	s->fast_w[1] = ld_le64(cp + 16);
+	s->fast_w[2] = ld_le64(cp + 24);
+	s->fast_w[3] = ld_le64(cp + 32);
+	s->fast_len = plen;
+	s->fast_gen = s->seq.ref_gen;
+	s->fast_h = *h;
+	an->fast[ACCT_FAST_KEY(g, h->threadid)] = (uint8_t)(k + 1);
+}
 
 void
 acct_frame(struct acct *a, unsigned int port, const uint8_t *f, uint32_t len,
@@ -274,7 +391,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	pe = pkt_parse_csum(f, caplen, len,
 			    rx != NULL ? (enum pkt_csum)rx->ip_csum : PKT_CSUM_UNKNOWN, &r->pi);
 	if (r->pi.have_ip) {
-		r->ant = acct_find_antenna(l, r->pi.src_ip);
+		r->ant = find_ant(a, r->pi.src_ip);
 		if (r->ant < 0 && l->learn)
 			r->ant = learn_antenna(a, r->pi.src_ip);
 	}
@@ -309,6 +426,17 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	r->fd.codif_off = (uint16_t)r->pi.payload_off;
 	r->fd.codif_len = r->pi.payload_len;
 	cp = f + r->pi.payload_off;
+	if (likely(r->pi.payload_off + CODIF_HDR_LEN <= caplen) && !a->fast_off &&
+	    (s = fast_stream(an, g, cp, r->pi.payload_len)) != NULL) {
+		fast_hdr(s, cp, &r->hdr);
+		r->fd.stream = (int16_t)(s - an->stream);
+		if (unlikely(r->hdr.frame >= s->seq.fpp)) {
+			frame_beyond(a, r, s);
+			return;
+		}
+		params_ok = true;
+		goto push;
+	}
 	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
 		reason(a, "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
 		       r->pi.payload_off, caplen);
@@ -335,10 +463,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 			return;
 		}
 	} else if (r->hdr.frame >= s->seq.fpp) {
-		reason(a, "frame %u, expected < %llu (frames per period)",
-		       r->hdr.frame, (unsigned long long)s->seq.fpp);
-		malformed(a, r, ACCT_M_HEADER);
-		codif_seq_malformed(&s->seq);
+		frame_beyond(a, r, s);
 		return;
 	}
 	if ((uint64_t)r->pi.payload_len != CODIF_HDR_LEN + codif_data_bytes(&r->hdr)) {
@@ -363,6 +488,11 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 		s = &an->stream[k];
 		s->group = g;
 	}
+	/* the full checks passed with the stream's parameters: its next
+	 * frames like this one take the fast path */
+	if (params_ok)
+		fast_learn(an, r->fd.stream, g, cp, r->pi.payload_len, &r->hdr);
+push:
 	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, arr, &o);
 	fd_fill(&r->fd, an, s, &r->hdr, &o);
 	r->tail = o.tail;

@@ -131,11 +131,26 @@ struct acct_stream {
 	uint16_t slot;     /**< its buffer slot: ACCT_SLOT_NEW until placement
 			        asked, ACCT_NO_SLOT none was free */
 	struct codif_seq seq;
+	/** The header fast path: words 1-4 of a frame that passed every check
+	 * with seq.ref's parameters (word 1's per-frame flags masked), and its
+	 * UDP payload length. A frame whose words equal them is this stream's
+	 * with those parameters: no decode, search or compare. Valid while
+	 * fast_gen == seq.ref_gen (ref assigned anew: stale). */
+	uint64_t fast_w[4];
+	uint32_t fast_len;  /**< 0: nothing cached */
+	uint32_t fast_gen;
+	struct codif_hdr fast_h; /**< that frame decoded: words 1-4's fields */
 	/** received frames not recorded, by cause (placement's, rx lcore) */
 	uint64_t nr[ACCT_NR__COUNT];
 	/** causes of nr already logged (bit per cause): the main lcore's */
 	uint32_t nr_logged;
 };
+
+/** The header fast path's table of an antenna: a stream's slot from its
+ * group index and the low bits of its thread id. */
+#define ACCT_FAST_SLOTS 64
+#define ACCT_FAST_KEY(g, thread) ((((unsigned int)(g) << 3) ^ (unsigned int)(thread)) & \
+				  (ACCT_FAST_SLOTS - 1))
 
 /** Counters of an antenna that belong to no stream. */
 struct acct_ant {
@@ -146,6 +161,9 @@ struct acct_ant {
 	unsigned int nstream;
 	struct acct_stream *stream; /**< ACCT_MAX_STREAMS entries */
 	int last;                   /**< last stream hit (cache) */
+	/** The streams of the header fast path by group and thread id
+	 * (ACCT_FAST_KEY): index + 1, 0 none. */
+	uint8_t fast[ACCT_FAST_SLOTS];
 	struct codif_tl tl;         /**< the antenna's timeline (its streams') */
 	uint64_t resyncs_logged;    /**< tl.resyncs already in the event log */
 	uint64_t outages_logged;    /**< tl.outages already in the event log */
@@ -216,13 +234,22 @@ struct acct_event {
 
 #define ACCT_EVENTS 64
 
+/** The antennas by source address (open addressing, 4x their number). */
+#define ACCT_ANT_HASH 256
+
 /** One accounting instance (one per rx lcore, single writer). */
 struct acct {
 	const struct acct_layout *layout;
 	struct acct_layout learned;  /**< the layout in learn mode */
+	/** antenna index + 1 by hash of its address, 0 empty (not in learn
+	 * mode: the layout does not change) */
+	uint8_t ant_hash[ACCT_ANT_HASH];
 	struct acct_ant ant[ACCT_MAX_ANTENNAS];
 	struct acct_port port[ACCT_MAX_PORTS];
 	char err[160];               /**< last reason (malformed/param), unless quiet */
+	bool fast_off;               /**< the full checks for every frame, no
+					  header fast path (tests compare the
+					  two) */
 	bool quiet;                  /**< no reason text per packet: the causes
 					  are counted as numbers; a line that
 					  shows one (the capture's -v) formats it */

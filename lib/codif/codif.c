@@ -1022,6 +1022,7 @@ seg_start(struct codif_tl *t, struct codif_seq *s, const struct codif_hdr *h, in
 	s->have_ref = true;
 	s->seg = t->seg;
 	s->ref = *h;
+	s->ref_gen++;
 	s->fpp = t->clk.fpp;
 	s->first = n;
 	s->end = n;

@@ -417,6 +417,9 @@ struct codif_seq {
 	uint32_t window;         /**< bitmap size, power of two */
 	uint64_t *seen;          /**< window bits, slot = index & (window-1) */
 	struct codif_hdr ref;    /**< parameters in force: its segment's first frame */
+	uint32_t ref_gen;        /**< counts the assignments of ref: a caller that
+				      cached what it knows of ref (lib/acct's
+				      header fast path) sees it changed */
 	uint64_t fpp;            /**< frames per period of ref */
 	int64_t first;           /**< lowest index of the segment accounted for */
 	int64_t newest;          /**< highest index received in the segment */
