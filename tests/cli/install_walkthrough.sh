@@ -237,10 +237,45 @@ for b in dpdk-ibvcap dpdk-ibvcap-dump dpdk-ibvcap-stat dpdk-ibvcap-diagnostics d
 	case $v in "$b (dpdk-ibvcap) "[0-9]*) ;; *) fail "installed $b --version: '$v'" ;; esac
 done
 ok "ten programs in $PFX/bin, each answering --version"
-for f in README.md architecture.md formats.md operations.md performance.md testing.md codifcheck.md; do
-	[ -s "$R$PFX/share/doc/dpdk-ibvcap/$f" ] || fail "doc not installed: $f"
-done
-ok "docs in $PFX/share/doc/dpdk-ibvcap"
+# the installed README's links, and every doc it or the docs name
+# (docs/NAME.md, docs/perf/FILE, [text](PATH)), are there beside it; and
+# every doc of the source tree is installed
+python3 - "$R$PFX/share/doc/dpdk-ibvcap" "$SRC" > "$T/docs.out" <<'PY' || { cat "$T/docs.out"; fail "installed docs"; }
+import os, re, sys
+D, S = sys.argv[1:]
+readme = os.path.join(D, "README.md")
+assert os.path.getsize(readme) > 0, readme
+names, where = set(), {}
+docs = os.path.join(D, "docs")
+for f in [readme] + [os.path.join(docs, x) for x in sorted(os.listdir(docs) if os.path.isdir(docs) else [])
+                     if x.endswith(".md")]:
+    text = open(f).read()
+    base = os.path.dirname(f)
+    for m in re.findall(r"\]\(([^)#\s]+)", text):  # markdown links, relative to the file
+        if "://" not in m:
+            p = os.path.normpath(os.path.join(base, m))
+            names.add(p)
+            where.setdefault(p, "%s: link (%s)" % (os.path.relpath(f, D), m))
+    for m in re.findall(r"\bdocs/[A-Za-z0-9_./-]*[A-Za-z0-9]", text):  # docs/... named in text
+        if os.path.exists(os.path.join(S, m)):  # a source tree path: installed at D/docs/...
+            p = os.path.join(D, m)
+            names.add(p)
+            where.setdefault(p, "%s: names %s" % (os.path.relpath(f, D), m))
+missing = sorted(p for p in names if not os.path.exists(p))
+for p in missing:
+    print("not installed: %s (%s)" % (os.path.relpath(p, D), where[p]))
+src = sorted(os.path.relpath(os.path.join(r, x), S) for r, _, fs in os.walk(os.path.join(S, "docs"))
+             for x in fs)
+absent = [x for x in src if not os.path.isfile(os.path.join(D, x))]
+for x in absent:
+    print("not installed: %s (in the source tree)" % x)
+assert not missing and not absent
+links = sorted(os.path.relpath(p, D) for p in names if p.endswith(".md"))
+assert "docs/counters.md" in links and "docs/vocabulary.md" in links, links
+print("%d docs and files named (%s and %d others), all installed; the %d of the source tree's "
+      "docs/ too" % (len(names), " ".join(links), len(names) - len(links), len(src)))
+PY
+ok "docs in $PFX/share/doc/dpdk-ibvcap: $(tail -1 "$T/docs.out") (README.md links docs/*.md, counters.md and vocabulary.md among them)"
 if command -v help2man > /dev/null; then
 	for p in man1/dpdk-ibvcap.1 man1/dpdk-ibvcap-dump.1 man1/dpdk-ibvcap-stat.1 man1/codifgen.1 \
 		man1/codifcheck.1 man1/dpdk-ibvcap-diagnostics.1 man1/dpdk-ibvcap-fleet.1 \
