@@ -90,4 +90,31 @@ PY
 done < "$G/TESTLIST"
 [ "$n" -ge 5 ] || fail "$G/TESTLIST: $n tests"
 ok "$n golden screens (tests/golden/TESTLIST) equal their text byte for byte, each within its columns, antennas in natural order, a remove-oldest writer 'recycles'"
+[ "${UPDATE:-0}" = 1 ] && exit 0
+
+# --from: what it cannot show is refused, naming the file and what was expected
+STAT="python3 $BUILD/app/dpdk-ibvcap-stat"
+run_expect_fail "--from a missing file" 1 "--from $T/none.json: No such file or directory" \
+	$STAT --from "$T/none.json"
+run_expect_fail "--from a summary, not a snapshot" 1 \
+	"--from $G/screens/fleet-cap1.json: not a snapshot of dpdk-ibvcap-stat --once --json (expected the keys time, stats" \
+	$STAT --from "$G/screens/fleet-cap1.json"
+echo '{"time": ' > "$T/cut.json"
+run_expect_fail "--from a cut file" 1 "--from $T/cut.json: not JSON" $STAT --from "$T/cut.json"
+run_expect_fail "--from three files" 2 "--from: 3 files: expected one snapshot, or two (the earlier first)" \
+	$STAT --from "$T/a" --from "$T/b" --from "$T/c"
+# the saved snapshot again as JSON and Prometheus text: its figures
+$STAT --from "$G/screens/stat-askap-2.json" --json > "$T/again.json"
+$STAT --from "$G/screens/stat-askap-2.json" --prom "$T/again.prom"
+python3 - "$G/screens/stat-askap-2.json" "$T/again.json" "$T/again.prom" <<'PY' || fail "--from --json / --prom"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True), "--json is not the snapshot"
+prom = open(sys.argv[3]).read()
+want = 'ibvcap_writer_recycles{instance_prefix="askap",writer="monitor"} 1'
+assert want in prom and 'writer="science"} 0' in prom.split("ibvcap_writer_recycles", 2)[2], prom
+assert 'ibvcap_antenna_lost_frames_total{instance_prefix="askap",antenna="ak10"} %d' \
+    % a["antennas"]["ak10"]["lost"] in prom
+PY
+ok "--from --json gives the snapshot back; --from --prom its figures (ibvcap_writer_recycles 1 for monitor, 0 for science)"
 echo "$CHECKS checks passed"
