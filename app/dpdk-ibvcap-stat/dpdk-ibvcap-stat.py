@@ -450,7 +450,7 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
     def left(n, w):  # recording time left at its rate, above its min-free
         if not w.get("active"):
             return "-"
-        if w.get("recycles"):  # on-full=remove-oldest: it never stops for the disk
+        if w.get("recycles"):  # on-full=remove-oldest: at min-free it removes, not stops
             return "recycles"
         if not w.get("write_rate"):
             return "-"
