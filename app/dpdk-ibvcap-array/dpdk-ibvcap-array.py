@@ -410,10 +410,31 @@ def scan_ledger(arr, a, scan):
     return rc
 
 
+def fit_fields(line, width):
+    """A line of fields (two spaces or more between them) in lines of at
+    most width characters: as many fields as fit on each, the next lines
+    indented by four spaces (joined back with two spaces, the line again);
+    a field wider than that alone stays whole."""
+    out = []
+    while len(line) > width:
+        cuts = [m for m in re.finditer(r"(?<=\S) {2,}(?=\S)", line) if m.start() <= width]
+        if not cuts:
+            m = re.search(r"(?<=\S) {2,}(?=\S)", line)
+            if m is None:
+                break
+            cuts = [m]
+        out.append(line[:cuts[-1].start()])
+        line = "    " + line[cuts[-1].end():]
+    return "\n".join(out + [line])
+
+
 def status(arr, a):
+    # the status screen's width and order, hosts and antennas (dpdk-ibvcap-stat)
+    stat = load_ctl().load_stat()
+    cols = stat.screen_width()
     alive, known = arr.hosts()
     states = arr.records("state")
-    hosts = a.hosts or known
+    hosts = a.hosts or sorted(known, key=stat.natural)
     if not hosts:
         print("array %s: no host" % a.array)
         return 1
@@ -447,9 +468,9 @@ def status(arr, a):
                 s.get("clock_warn_s") or float("inf")) else "")
         if free:
             extra += "  disk free %.1f GiB" % (min(free) / 2**30)
-        print("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s%s" % (
+        print(fit_fields("%-*s  %-5s  state %s%s  capture %s  scan %s  next %s  writers %s%s" % (
             width, h, live, st, "" if age is None else " (%.1f s old)" % age, cap, scan, nxt, wr,
-            extra))
+            extra), cols))
         out.append({"host": h, "alive": h in alive, "state": st, "age": age, "record": s})
     # the array's per-antenna sums over the hosts' last state records
     # (each host counts the streams of its groups; a STALE record's
@@ -461,10 +482,10 @@ def status(arr, a):
             x["received"] += row.get("received", 0)
             x["lost"] += row.get("lost", 0)
             x["hosts"].append(h)
-    for ant in sorted(sums):
+    for ant in sorted(sums, key=stat.natural):
         x = sums[ant]
-        print("antenna %s  received %d  lost %d  (hosts %s)" % (ant, x["received"], x["lost"],
-                                                              ",".join(x["hosts"])))
+        print(fit_fields("antenna %s  received %d  lost %d  (hosts %s)" % (
+            ant, x["received"], x["lost"], ",".join(x["hosts"])), cols))
     if a.json:
         json.dump({"hosts": out, "antennas": sums}, open(a.json, "w"), indent=2)
     return 0 if bad == 0 else 3

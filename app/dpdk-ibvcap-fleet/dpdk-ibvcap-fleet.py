@@ -47,6 +47,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -716,29 +717,64 @@ def fleet_view(a):
     return res
 
 
-def view_table(res):
+# the figures an operator looks at first; the others follow, in the
+# sources' order, as the terminal's width allows
+VIEW_FIRST = ("received", "lost", "late", "duplicate", "invalid", "malformed", "expected",
+              "not_recorded")
+
+
+def wrapped(text, width):
+    """A line of at most width characters, or several, the rest indented."""
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
+
+def view_table(res, width, natural):
+    """The per-antenna table in lines of at most width characters: the
+    antennas in natural order (dpdk-ibvcap-stat's: ak2 before ak10), each
+    its source, its hosts, then the figures that fit (VIEW_FIRST first,
+    each as wide as its largest value), the others named below."""
     lines = []
     for h in res["hosts"]:
-        lines.append("host %-16s %s  (%s)" % (h["host"], "%d antennas" % h["antennas"]
-                                               if h["ok"] else "NO ANSWER", h["source"]))
+        lines += wrapped("host %-16s %s  (%s)" % (h["host"], "%d antennas" % h["antennas"]
+                                                   if h["ok"] else "NO ANSWER", h["source"]),
+                         width)
     nums = [k for k in res["fields"] if not k.endswith(("_ns", "_utc")) and
             all(isinstance(m.get(k, 0), (int, float)) for m in res["antennas"])]
     shown = [k for k in nums if any(m.get(k) for m in res["antennas"])]
-    lines.append("%-12s %-15s %5s" % ("antenna", "source", "hosts") +
-                 "".join(" %*s" % (max(8, len(k)), k) for k in shown))
-    for m in res["antennas"] + [dict(res["totals"], name="total", hosts=[])]:
-        lines.append("%-12s %-15s %5s" % (m["name"], m.get("src", ""),
-                                          len(m["hosts"]) if m["name"] != "total" else "") +
-                     "".join(" %*d" % (max(8, len(k)), m.get(k, 0)) for k in shown))
+    rows = sorted(res["antennas"], key=lambda m: natural(m["name"])) + \
+        [dict(res["totals"], name="total", hosts=[])]
+    nw = min(16, max(len(m["name"]) for m in rows + [{"name": "antenna"}]))
+    sw = max(len(m.get("src", "")) for m in rows + [{"src": "source"}])
+    used = nw + 1 + sw + 1 + 5
+    wid = {k: max(len(k), len("%d" % rows[-1].get(k, 0))) for k in shown}
+    fits = []
+    for k in sorted(shown, key=lambda k: (VIEW_FIRST.index(k) if k in VIEW_FIRST
+                                          else len(VIEW_FIRST), shown.index(k))):
+        if used + 1 + wid[k] <= width:
+            fits.append(k)
+            used += 1 + wid[k]
+    cols = [k for k in shown if k in fits]
+    lines.append("%-*s %-*s %5s" % (nw, "antenna", sw, "source", "hosts") +
+                 "".join(" %*s" % (wid[k], k) for k in cols))
+    for m in rows:
+        name = m["name"] if len(m["name"]) <= nw else m["name"][:nw - 1] + "+"
+        lines.append("%-*s %-*s %5s" % (nw, name, sw, m.get("src", ""),
+                                        len(m["hosts"]) if m["name"] != "total" else "") +
+                     "".join(" %*d" % (wid[k], m.get(k, 0)) for k in cols))
+    hidden = [k for k in shown if k not in fits]
+    if hidden:
+        lines += wrapped("not shown (a wider terminal, or --json): " + ", ".join(hidden),
+                         width)
     zero = [k for k in nums if k not in shown]
     if zero:
-        lines.append("zero on every antenna: " + ", ".join(zero))
+        lines += wrapped("zero on every antenna: " + ", ".join(zero), width)
     if "streams" in res:
         lines.append("%d streams, each on one host" % len(res["streams"])
                      if not any(p.startswith("stream") for p in res["problems"]) else
                      "%d streams" % len(res["streams"]))
     for p in res["problems"]:
-        lines.append("PROBLEM: " + p)
+        lines += wrapped("PROBLEM: " + p, width)
     return "\n".join(lines)
 
 
@@ -747,7 +783,9 @@ def view(a):
     if a.json:
         print(json.dumps(res, indent=2, sort_keys=True))
     else:
-        print(view_table(res))
+        # the status screen's width and order (dpdk-ibvcap-stat)
+        stat = load_stat()
+        print(view_table(res, stat.screen_width(), stat.natural))
     for p in res["problems"]:
         print("%s: %s" % (PROG, p), file=sys.stderr)
     return 1 if res["problems"] else 0

@@ -149,6 +149,34 @@ def describe(tel):
     return d
 
 
+def saved_counters(desc):
+    """describe()'s tables for a saved snapshot: per group a list of [name,
+    unit, kind, help, elements...], in the capture's order (JSON objects
+    are written with sorted keys)."""
+    return {g: [[k, v[0], v[1], v[2]] + list(v[3]) for k, v in t.items()]
+            for g, t in desc.items()}
+
+
+def load_snapshot(path):
+    """A snapshot saved by --once --json (with its counters), for --from:
+    (snapshot, describe()'s tables). Errors name the file and what was expected."""
+    try:
+        with (sys.stdin if path == "-" else open(path)) as f:
+            cur = json.load(f)
+    except OSError as e:
+        raise TelemetryError("--from %s: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise TelemetryError("--from %s: not JSON (%s)" % (path, e))
+    need = ("time", "stats", "antennas", "writers", "ports", "counters")
+    if not isinstance(cur, dict) or not all(k in cur for k in need):
+        raise TelemetryError("--from %s: not a snapshot of dpdk-ibvcap-stat --once --json "
+                             "(expected the keys %s)" % (path, ", ".join(need)))
+    desc = {g: {} for g in GROUPS}
+    for g, t in cur.pop("counters").items():
+        desc[g] = {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in t}
+    return cur, desc
+
+
 def tel_key(name, elem):
     """The row key of an array's element (lib/stats stats_tel: '-' as '_')."""
     return ("%s_%s" % (name, elem)).replace("-", "_")
@@ -188,11 +216,14 @@ def snapshot(tel):
 # ---- the status screen ------------------------------------------------------
 
 def fit_count(n, w):
-    """An integer in w characters: exact where it fits, else 12.3k, 4.56M ..."""
+    """An integer in w characters: exact where it fits, else 12.3k, 4.56M ...
+    (the unit that leaves under 1000 of it)."""
     t = "%d" % n
     if len(t) <= w:
         return t
     for div, suf in ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P")):
+        if abs(n) / div >= 999.5 and suf != "P":
+            continue
         for prec in (2, 1, 0):
             t = "%.*f%s" % (prec, n / div, suf)
             if len(t) <= w:
@@ -254,6 +285,12 @@ class Col:
 
     def cell(self, s):
         return s.ljust(self.width) if self.left else s.rjust(self.width)
+
+
+def natural(name):
+    """A sort key that orders the digits in a name by value: ak2 before ak10."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
+            for t in re.split(r"([0-9]+)", name) if t]
 
 
 def fit_cols(cols, avail):
@@ -400,7 +437,7 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
               Col("age", 6, 1, age),
               Col("signal", 6, 2, signal),
               Col("dB", 6, 3, power)]
-    body = [""] + block("antenna", sorted(ants), acols, width, ants)
+    body = [""] + block("antenna", sorted(ants, key=natural), acols, width, ants)
 
     def state(n, w):  # dead: its process died without ending (the primary saw it)
         return "dead" if w.get("dead") else "failed" if w.get("error") else \
@@ -411,7 +448,11 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
         return lambda n, w: fn(w.get(key, 0)) if w.get("active") else "-"
 
     def left(n, w):  # recording time left at its rate, above its min-free
-        if not w.get("active") or not w.get("write_rate"):
+        if not w.get("active"):
+            return "-"
+        if w.get("recycles"):  # on-full=remove-oldest: at min-free it removes, not stops
+            return "recycles"
+        if not w.get("write_rate"):
             return "-"
         return fit_age(w["time_left_ns"] / 1e9)
 
@@ -423,28 +464,29 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
         return "%s/%s" % (fit_count(w.get("io_inflight", 0), 2), fit_count(w.get("io_depth", 0), 2))
 
     # per writer, by the name it was given: how far behind, what it lost,
-    # files, the disk left to it and the time that is at its rate; narrow
-    # enough that 80 columns keep its format beside a 16-character name
+    # files, the disk left to it and the time that is at its rate (or that
+    # it recycles: on-full=remove-oldest); narrow enough that 80 columns
+    # keep its format beside a 16-character name
     wcols = [Col("state", 6, 1, state),
              Col("format", 6, 3, lambda n, w: w.get("format", "")),
              Col("lag", 6, 1, live("lag_frames", lambda v: fit_count(v, 6))),
              Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
              Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
              Col("written", 10, 3, count("written", 10)),
-             Col("lost", 6, 1, count("overrun", 6)),
+             Col("lost", 5, 1, count("overrun", 5)),
              Col("cut", 6, 3, count("cut", 6)),
              Col("placeholders", 12, 4, count("placeholders", 12)),
              Col("files", 5, 1, count("files", 5)),
              Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
              Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
                  else "-"),
-             Col("left", 6, 1, left),
+             Col("left", 8, 1, left),
              Col("removed", 7, 4, count("files_removed", 7)),
              Col("io", 5, 5, io),
              Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
     wbody = []
     if wrs:
-        wbody = [""] + block("writer", sorted(wrs), wcols, width, wrs)
+        wbody = [""] + block("writer", sorted(wrs, key=natural), wcols, width, wrs)
     pcols = [Col(k, 11, 1, count(k, 11)) for k in desc["port"]]
     pbody = [""] + block("port", sorted(cur["ports"], key=int), pcols, width, cur["ports"])
     # a short terminal: the ports go first, then antennas beyond what fits
@@ -684,6 +726,29 @@ def screen_width():
     return max(40, shutil.get_terminal_size((80, 24)).columns)
 
 
+def show_saved(ap, a):
+    """--from: the screen, JSON or Prometheus text of saved snapshots."""
+    if len(a.saved) > 2:
+        ap.error("--from: %d files: expected one snapshot, or two (the earlier first)"
+                 % len(a.saved))
+    try:
+        snaps = [load_snapshot(p) for p in a.saved]
+    except TelemetryError as e:
+        print("dpdk-ibvcap-stat: %s" % e, file=sys.stderr)
+        return 1
+    prev = snaps[0][0] if len(snaps) == 2 else None
+    cur, desc = snaps[-1]
+    prefix = cur.get("file_prefix", a.file_prefix)
+    if a.prom:
+        write_atomic(a.prom, prometheus(prefix, cur, desc))
+    if a.json:
+        cur["counters"] = saved_counters(desc)
+        print(json.dumps(cur, indent=2, sort_keys=True))
+    elif not a.prom:
+        print(table(prefix, prev, cur, desc, screen_width(), stale=cur.get("stale", "")))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
@@ -711,10 +776,17 @@ def main():
                     help="write the counters in Prometheus text format to FILE "
                          "(atomically; with --once, once), e.g. "
                          "/var/lib/prometheus/node-exporter/ibvcap.prom")
+    ap.add_argument("--from", dest="saved", action="append", metavar="FILE",
+                    help="show a snapshot saved by --once --json ('-': standard "
+                    "input) instead of asking a capture, as --once would (the screen "
+                    "COLUMNS wide, 80 when not a terminal; --json, --prom FILE); given "
+                    "twice, the earlier first, the rates between the two")
     ap.add_argument("--query", metavar="COMMAND",
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
     a = ap.parse_args()
+    if a.saved:
+        return show_saved(ap, a)
     prev, tel, stale_since, stale_why, desc = None, None, None, "", None
     try:
         tel = Telemetry(a.file_prefix, a.timeout)
@@ -743,6 +815,9 @@ def main():
                     write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
                 if a.json:
                     cur["stale"] = mark
+                    # all that --from needs to show it again
+                    cur["counters"] = saved_counters(desc)
+                    cur.setdefault("file_prefix", a.file_prefix)
                     print(json.dumps(cur, indent=2, sort_keys=True))
                 elif not a.prom:
                     print(table(a.file_prefix, None, cur, desc, screen_width(), stale=mark))

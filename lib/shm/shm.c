@@ -207,7 +207,7 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->io_why[0] = '\0';
 			w->cpu = -1;
 			w->error = 0;
-			w->full = 0;
+			w->full = w->recycles = 0;
 			w->heartbeat_ns = 0;
 			w->dead = w->hung = 0;
 			w->record = SHM_RECORD_FOLLOW;

@@ -81,7 +81,9 @@ struct shm_writer {
 	/* scans (set by the writer after its claim, read by the primary's
 	 * /ibvcap/record status) */
 	uint32_t record;         /**< enum shm_record */
-	uint32_t reserved;
+	uint32_t recycles;       /**< 1: on-full=remove-oldest: at its min-free it
+				      removes its own oldest files and goes on
+				      (time_left_ns is then when it starts to) */
 	/* its I/O queue (lib/writer's wr_io), refreshed at each publish */
 	uint64_t io_inflight;    /**< io_uring writes in flight now, all its files */
 	uint64_t io_inflight_max; /**< the most in flight at once so far */

@@ -154,6 +154,9 @@ static const struct stats_field writer_f[] = {
 	  .off = W(error), .type = STATS_I32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "full", .unit = "", .help = "1: it stopped at its min-free (on-full=stop): its files "
 	  "complete", .off = W(full), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
+	{ .name = "recycles", .unit = "", .help = "1: on-full=remove-oldest: at its min-free it "
+	  "removes its own oldest files and goes on (time_left_ns is when it starts to)",
+	  .off = W(recycles), .type = STATS_U32, .merge = STATS_MAX, .flags = L },
 	{ .name = "active", .unit = "", .help = "1 while the writer runs, 0 once it ended",
 	  .off = W(in_use), .type = STATS_U32, .merge = STATS_MAX, .flags = A | L },
 	{ .name = "dead", .unit = "", .help = "1: its process died without ending (kill -9, a "

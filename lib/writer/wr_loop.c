@@ -107,6 +107,7 @@ wr_publish(struct wr_writer *w, struct shm_writer *r)
 	wr_figures(&w->st, w->error, r);
 	wr_io_figures(w, r);
 	r->full = w->full;
+	r->recycles = w->o.budget && w->o.on_full == WR_FULL_REMOVE_OLDEST;
 	r->lag_frames = lag;
 	r->lag_ns = lag_ns;
 	r->ants = 0;

@@ -237,10 +237,45 @@ for b in dpdk-ibvcap dpdk-ibvcap-dump dpdk-ibvcap-stat dpdk-ibvcap-diagnostics d
 	case $v in "$b (dpdk-ibvcap) "[0-9]*) ;; *) fail "installed $b --version: '$v'" ;; esac
 done
 ok "ten programs in $PFX/bin, each answering --version"
-for f in README.md architecture.md formats.md operations.md performance.md testing.md codifcheck.md; do
-	[ -s "$R$PFX/share/doc/dpdk-ibvcap/$f" ] || fail "doc not installed: $f"
-done
-ok "docs in $PFX/share/doc/dpdk-ibvcap"
+# the installed README's links, and every doc it or the docs name
+# (docs/NAME.md, docs/perf/FILE, [text](PATH)), are there beside it; and
+# every doc of the source tree is installed
+python3 - "$R$PFX/share/doc/dpdk-ibvcap" "$SRC" > "$T/docs.out" <<'PY' || { cat "$T/docs.out"; fail "installed docs"; }
+import os, re, sys
+D, S = sys.argv[1:]
+readme = os.path.join(D, "README.md")
+assert os.path.getsize(readme) > 0, readme
+names, where = set(), {}
+docs = os.path.join(D, "docs")
+for f in [readme] + [os.path.join(docs, x) for x in sorted(os.listdir(docs) if os.path.isdir(docs) else [])
+                     if x.endswith(".md")]:
+    text = open(f).read()
+    base = os.path.dirname(f)
+    for m in re.findall(r"\]\(([^)#\s]+)", text):  # markdown links, relative to the file
+        if "://" not in m:
+            p = os.path.normpath(os.path.join(base, m))
+            names.add(p)
+            where.setdefault(p, "%s: link (%s)" % (os.path.relpath(f, D), m))
+    for m in re.findall(r"\bdocs/[A-Za-z0-9_./-]*[A-Za-z0-9]", text):  # docs/... named in text
+        if os.path.exists(os.path.join(S, m)):  # a source tree path: installed at D/docs/...
+            p = os.path.join(D, m)
+            names.add(p)
+            where.setdefault(p, "%s: names %s" % (os.path.relpath(f, D), m))
+missing = sorted(p for p in names if not os.path.exists(p))
+for p in missing:
+    print("not installed: %s (%s)" % (os.path.relpath(p, D), where[p]))
+src = sorted(os.path.relpath(os.path.join(r, x), S) for r, _, fs in os.walk(os.path.join(S, "docs"))
+             for x in fs)
+absent = [x for x in src if not os.path.isfile(os.path.join(D, x))]
+for x in absent:
+    print("not installed: %s (in the source tree)" % x)
+assert not missing and not absent
+links = sorted(os.path.relpath(p, D) for p in names if p.endswith(".md"))
+assert "docs/counters.md" in links and "docs/vocabulary.md" in links, links
+print("%d docs and files named (%s and %d others), all installed; the %d of the source tree's "
+      "docs/ too" % (len(names), " ".join(links), len(names) - len(links), len(src)))
+PY
+ok "docs in $PFX/share/doc/dpdk-ibvcap: $(tail -1 "$T/docs.out") (README.md links docs/*.md, counters.md and vocabulary.md among them)"
 if command -v help2man > /dev/null; then
 	for p in man1/dpdk-ibvcap.1 man1/dpdk-ibvcap-dump.1 man1/dpdk-ibvcap-stat.1 man1/codifgen.1 \
 		man1/codifcheck.1 man1/dpdk-ibvcap-diagnostics.1 man1/dpdk-ibvcap-fleet.1 \
@@ -263,11 +298,36 @@ grep -q '^group = 239.17.0.4:36004@1' "$T/askap.ini.out" || fail "askap.ini: gro
 grep -q '^write = codif:/var/lib/dpdk-ibvcap/askap,rotate-time=10m' "$T/askap.ini.out" || fail "askap.ini: writer"
 grep -q '^isolate = yes' "$T/askap.ini.out" || fail "askap.ini: isolate"
 ok "--check-config accepts the shipped askap.ini and lab.ini"
+# docs/operations.md §10 says what the shipped askap.ini holds (`key = value`
+# in its opening paragraph): each such line is in the file, and the
+# capture reads it so (its effective configuration)
+python3 - "$DOC" "$SRC/config/askap.ini" "$T/askap.ini.out" > "$T/day.out" <<'PY' || { cat "$T/day.out"; fail "askap.ini is not what docs/operations.md §10 says"; }
+import re, sys
+doc, ini, eff = (open(p).read() for p in sys.argv[1:])
+intro = re.search(r"^## 10\..*?\n(.*?)\n1\. ", doc, re.S | re.M).group(1)
+assert "askap.ini" in intro, intro
+said = re.findall(r"`([a-z-]+) = ([^`]+)`", intro)
+assert len(said) >= 3, intro
+lines = {tuple(x.strip() for x in l.split("=", 1)) for l in ini.splitlines()
+         if "=" in l and not l.lstrip().startswith((";", "#"))}
+bad = ["%s = %s" % kv for kv in said if kv not in lines]
+for b in bad:
+    print("docs/operations.md §10 says askap.ini holds '%s'; it does not" % b)
+for k, v in said:  # as the capture reads it (a duration printed as 10.000s)
+    m = re.search(r"^%s = (\S+)" % re.escape(k), eff, re.M)
+    if not m or not (m.group(1) == v or re.fullmatch(r"[0-9.]+s", v) and
+                     float(m.group(1).rstrip("s")) == float(v.rstrip("s"))):
+        print("askap.ini's %s: the capture reads %s, §10 says %s" % (k, m.group(1) if m else "nothing", v))
+        bad.append(k)
+assert not bad
+print("; ".join("%s = %s" % kv for kv in said))
+PY
+ok "askap.ini holds what docs/operations.md §10 says: $(cat "$T/day.out")"
 sed 's/^isolate = yes/isolate = perhaps/' "$SRC/config/askap.ini" > "$T/bad1.ini"
 run_expect_fail "broken config: bad flag" 1 "bad1.ini: [steering] --isolate: 'perhaps': expected yes or no" \
 	"$C" --check-config --config "$T/bad1.ini"
-sed 's/^ring = 1s/rings = 1s/' "$SRC/config/askap.ini" > "$T/bad2.ini"
-run_expect_fail "broken config: unknown key" 1 "bad2.ini: [buffers] rings = 1s: unknown key" \
+sed 's/^retain = 10s/retains = 10s/' "$SRC/config/askap.ini" > "$T/bad2.ini"
+run_expect_fail "broken config: unknown key" 1 "bad2.ini: [buffers] retains = 10s: unknown key" \
 	"$C" --check-config --config "$T/bad2.ini"
 sed 's/10.10.0.216=ak06/10.10.0.215=ak06/' "$SRC/config/askap.ini" > "$T/bad3.ini"
 run_expect_fail "broken config: duplicate antenna" 1 "antenna 4 and antenna 5 have the same source address 10.10.0.215" \

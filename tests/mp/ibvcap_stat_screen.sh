@@ -8,8 +8,9 @@
 # UTC and age; each writer row shows the --name it was given, its lag (the
 # throttled one further behind, at the rate it is held to), what it lost,
 # the disk free of its directory (as statvfs says) and the recording time
-# that is at the throttled one's rate; the 160-column
-# screen shows more columns.
+# that is at the throttled one's rate, or, for the other (on-full=
+# remove-oldest), that it recycles; the 160-column screen shows more
+# columns.
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
@@ -39,9 +40,10 @@ CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
 
 # two writers, named as no telemetry key may be ('-', '.'); the slow one
-# takes 2000 frames/s of the 12000 the run sends per second
+# takes 2000 frames/s of the 12000 the run sends per second; the fast one
+# removes its own oldest files at its min-free (it never stops for the disk)
 mkdir -p "$T/fast" "$T/slow"
-"$DUMP" --file-prefix "$PREFIX" --write "codif:$T/fast" --name fast-disk \
+"$DUMP" --file-prefix "$PREFIX" --write "codif:$T/fast,min-free=1M,on-full=remove-oldest" --name fast-disk \
 	--summary-json "$T/fast.json" 2> "$T/fast.log" &
 FPID=$!
 CLEANUP_PIDS+=("$FPID")
@@ -186,6 +188,8 @@ for w in (80, 160):
         elif "io" in r:
             assert r["io"] == "sync", r
     fast, slow = wrows["fast-disk"], wrows["slow.disk"]
+    # on-full=remove-oldest: no time left, it recycles
+    assert fast["left"] == "recycles", fast
     # the fast writer keeps up: behind by the rows open for late frames; the
     # throttled one by many more
     assert int(slow["lag"]) > 4 * int(fast["lag"]), (fast, slow)
@@ -218,7 +222,7 @@ assert "io" in w160 and "io" not in w80, (w80, w160)
 print("160 columns add: antennas %s; writers %s"
       % (" ".join(c for c in a160 if c not in a80), " ".join(c for c in w160 if c not in w80)))
 PY
-ok "80 x 30 screen: no line wraps; per antenna the summary's counts, newest frame UTC, age; per writer its --name, lag (the throttled one further behind), MB/s (the throttled one at its --max-rate), lost, files, disk free = statvfs, time left = free / rate"
+ok "80 x 30 screen: no line wraps; per antenna the summary's counts, newest frame UTC, age; per writer its --name, lag (the throttled one further behind), MB/s (the throttled one at its --max-rate), lost, files, disk free = statvfs, time left = free / rate, the remove-oldest one's 'recycles'"
 ok "160 x 30 screen: the same and more columns"
 python3 - "$T/fast.json" "$T/slow.json" "$T/sum.json" <<'PY' || fail "writers' end figures"
 import json, sys

@@ -309,9 +309,23 @@ for h in s["hosts"]:
     assert r["writers"]["primary-0-codif"]["disk_free"] > 0, r["writers"]
 PY
 	{ cat "$T/st2.txt"; fail "status: the data-vs-host clock offset"; }
-[ "$(grep -cE '  clock \+[0-9]{3}\.[0-9]{3} s \(past --clock-warn\)  disk free [0-9.]+ GiB$' "$T/st2.txt")" = 3 ] ||
+# a host's line as one (80 columns wrap it onto indented lines)
+sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    /  /g' "$T/st2.txt" > "$T/st2.line"
+[ "$(grep -cE '  clock \+[0-9]{3}\.[0-9]{3} s \(past --clock-warn\)  disk free [0-9.]+ GiB$' "$T/st2.line")" = 3 ] ||
 	{ cat "$T/st2.txt"; fail "status: each host's worst clock offset and disk free"; }
 ok "array status: each host's data-vs-host clock offset (+$(grep -oE 'clock \+[0-9.]+' "$T/st2.txt" | head -1 | cut -d+ -f2) s, past --clock-warn) and its writers' disk free"
+# not a terminal: 80 columns, a host's fields that do not fit on lines of
+# their own, indented; joined back, one line per host
+! awk 'length > 80 { print; bad = 1 } END { exit !bad }' "$T/st2.txt" ||
+	{ cat "$T/st2.txt"; fail "status: lines wider than 80 columns"; }
+python3 - "$T/st2.line" <<'PY' || { cat "$T/st2.txt"; fail "status: a host's line, wrapped, joined back"; }
+import re, sys
+text = open(sys.argv[1]).read()
+hosts = [l for l in text.splitlines() if re.match(r"h[0-2]  alive  state fresh .*  capture running  "
+                                                   r"scan \S+  next \S+  writers .*  clock .*  disk free", l)]
+assert len(hosts) == 3, text
+PY
+ok "array status fits 80 columns (a host's line wrapped at its fields: $(grep -c '^    ' "$T/st2.txt") continuation lines)"
 
 # each host's scan: the frames of its group in [T0+100, T0+300) ms, whole
 python3 - "$T" <<'PY' || fail "cannot split the sent pcap by host"
