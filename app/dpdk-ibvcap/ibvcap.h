@@ -420,6 +420,15 @@ int ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_
  * are read (up to 2 s), then new triggers are refused. Idempotent. */
 void ibv_trig_jobs_end(void);
 
+/* fringe.c */
+/** /ibvcap/fringe,A,B[,SECONDS][,pairs=N][,max_lag=N]: start the live
+ * fringe check of a baseline on a control thread (one at a time), or refuse. */
+int ibv_fringe_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** /ibvcap/fringe/status: the latest check's state and, once ended, its result. */
+int ibv_fringe_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** Teardown, while telemetry still answers: a running check stops, no new one. */
+void ibv_fringe_end(void);
+
 /* rec.c */
 struct rte_tel_data;
 /** A schedule from c: --record, then --schedule FILE's scans, checked
