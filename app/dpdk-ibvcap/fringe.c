@@ -220,7 +220,7 @@ fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
 	       !__atomic_load_n(&F.stop, __ATOMIC_ACQUIRE)) {
 		if ((!s[0].have && side_next(&s[0], &res->lost_rows) == 0) ||
 		    (!s[1].have && side_next(&s[1], &res->lost_rows) == 0)) {
-			rte_delay_us_sleep(1000); /* nothing final yet */
+			rte_delay_us_sleep(10000); /* nothing final yet: 10 ms */
 			continue;
 		}
 		if (s[0].index < s[1].index) {
