@@ -191,7 +191,7 @@ defaults(void *obj, void *ctx)
 	qlb_cfg_defaults(&o->bs.cfg);
 	o->bs.groups = 1;
 	o->sp.nfft = 256;
-	o->fr.max_frames = 65536;
+	o->fr.max_frames = 8192;
 	o->fr.max_lag = QLF_DEF_MAX_LAG;
 	codif_tl_cfg_defaults(&o->chk.tl);
 	o->conv.tl = o->chk.tl;
