@@ -45,7 +45,10 @@ struct fr_ctx {
 	int64_t lo[2], hi[2];       /* frame index range of each file */
 	struct fr_base base[MAX_THREADS];
 	unsigned int nbase;
-	char why[256];              /* a fatal mismatch */
+	struct codif_hdr src[2][MAX_THREADS]; /* each file's source per thread */
+	unsigned int nsrc[2];
+	char why[256];              /* a fatal mismatch of the two files */
+	char mixed[256];            /* a file of more than one antenna */
 	int err;
 };
 
@@ -86,6 +89,32 @@ range_add(struct fr_ctx *c, int f, int64_t i, uint64_t seen)
 		c->hi[f] = i;
 }
 
+/* A file must hold one antenna: one source (station, group, secondary ids)
+ * per thread, else frames of another antenna would pair as its own. */
+static int
+one_source(struct fr_ctx *c, int f, const struct codif_hdr *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nsrc[f]; i++) {
+		const struct codif_hdr *s = &c->src[f][i];
+
+		if (s->threadid != h->threadid)
+			continue;
+		if (s->stationid == h->stationid && s->groupid == h->groupid &&
+		    s->secondaryid == h->secondaryid)
+			return 0;
+		snprintf(c->mixed, sizeof(c->mixed), "holds frames of more than one source on thread "
+			 "%u (station %u group %u secondary %u, and station %u group %u secondary "
+			 "%u): give one antenna's recording", h->threadid, s->stationid, s->groupid,
+			 s->secondaryid, h->stationid, h->groupid, h->secondaryid);
+		return c->err = -EINVAL;
+	}
+	if (c->nsrc[f] < MAX_THREADS)
+		c->src[f][c->nsrc[f]++] = *h;
+	return 0;
+}
+
 static int
 fr_hold(void *ctx, const struct cc_frame_ev *ev)
 {
@@ -94,6 +123,8 @@ fr_hold(void *ctx, const struct cc_frame_ev *ev)
 
 	if (ev->filled || ev->h->invalid || ev->len <= CODIF_HDR_LEN)
 		return 0;
+	if (one_source(c, 0, ev->h) != 0)
+		return c->err;
 	range_add(c, 0, qlf_frame_index(ev->h), c->frames_a);
 	c->frames_a++;
 	if (c->na == c->o->max_frames) {
@@ -153,6 +184,8 @@ fr_pair(void *ctx, const struct cc_frame_ev *ev)
 
 	if (ev->filled || ev->h->invalid || ev->len <= CODIF_HDR_LEN)
 		return 0;
+	if (one_source(c, 1, ev->h) != 0)
+		return c->err;
 	key.thread = ev->h->threadid;
 	key.index = qlf_frame_index(ev->h);
 	range_add(c, 1, key.index, c->frames_b);
@@ -184,6 +217,8 @@ read_file(const char *path, const struct cc_fringe_opts *o, cc_frame_cb cb,
 
 	if (c->err == -EINVAL) {
 		rc = -1;
+		if (c->mixed[0] != '\0')
+			fprintf(stderr, "codifcheck fringe: %s %s\n", path, c->mixed);
 	} else if (rc != 0 || c->err != 0 || (f.scan != NULL && f.scan->damaged) ||
 		   !cc_fmt_readable(f.det.fmt)) {
 		fprintf(stderr, "codifcheck fringe: %s: %s\n", path,

@@ -103,6 +103,10 @@ run_expect_fail "different channel counts" 1 "channels differ: A 4, B 8" \
 	--signal 0:1 --count 5 --start 2025-06-01T00:00:00Z --pcap "$T/late.pcap" --quiet
 run_expect_fail "no common frame" 1 "has the time and thread of one of" \
 	"$CC" fringe "$T/c20.pcap" "$T/late.pcap"
+"$GEN" --antennas 2 --groups 1 --threads 1 --period 1 --nbits 2 --nchan 4 --total-samples 4096000 \
+	--signal 0:1 --signal 1:1 --count 5 --pcap "$T/both.pcap" --quiet
+run_expect_fail "a file of two antennas" 1 "both.pcap holds frames of more than one source on thread 0 (station 16715 group 257 secondary 0, and station 16715 group 258" \
+	"$CC" fringe "$T/c20.pcap" "$T/both.pcap"
 run_expect_fail "a missing file" 1 "nope.pcap: cannot read" "$CC" fringe "$T/c20.pcap" "$T/nope.pcap"
 run_expect_fail "one file" 2 "expected two files" "$CC" fringe "$T/c20.pcap"
 run_expect_fail "a bad --channels" 2 "--channels" "$CC" fringe --channels 2-x "$T/c20.pcap" "$T/c21.pcap"
