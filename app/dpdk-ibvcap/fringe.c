@@ -293,20 +293,6 @@ refuse(struct rte_tel_data *d, const char *input, const char *value, const char 
 	return 0;
 }
 
-static int
-antenna_of(const struct ibv_config *c, const char *s)
-{
-	uint64_t i;
-	unsigned int a;
-
-	for (a = 0; a < c->layout.nant; a++)
-		if (strcmp(s, c->layout.ant_name[a]) == 0)
-			return (int)a;
-	if (parse_u64("antenna", s, 0, c->layout.nant - 1, &i, NULL, 0) == 0)
-		return (int)i;
-	return -1;
-}
-
 /* Why antenna a's rows cannot be read here, or NULL. */
 static const char *
 unreadable(const struct ibv_app *app, unsigned int a)
@@ -340,7 +326,7 @@ fr_parse(const struct ibv_app *app, const char *params, struct fr_req *r,
 		return refuse(d, "parameters", params, "A,B[,SECONDS][,pairs=N][,max_lag=N]: "
 			      "two antennas (names or indices), then options");
 	for (i = 0; i < 2; i++) {
-		ant[i] = antenna_of(&app->cfg, f[i]);
+		ant[i] = ibv_antenna_of(&app->cfg, f[i]);
 		if (ant[i] < 0)
 			return refuse(d, i ? "B" : "A", f[i], "an antenna name or index (0..%u)",
 				      app->cfg.layout.nant - 1);

@@ -400,6 +400,8 @@ struct ibv_trig_result {
 	int64_t wall_ns;
 };
 
+/** An antenna of the layout by name or index. @return its index, or -1. */
+int ibv_antenna_of(const struct ibv_config *c, const char *s);
 void ibv_trig_defaults(struct ibv_trig_req *r);
 /**
  * Parse "T0,T1,FORMAT,DIR[,ANTENNA[+ANTENNA...]...][,timeout=T][,prefix=P]".
