@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib.sh"
 set -e
 STAT=$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py
-N=300 # frames per antenna: more than the window of 64 rows, so rows are final
+N=300 # frames per antenna: more than the window of 64 rows (rows final), fewer than the ring of 512
 
 "$GEN" --antennas 3 --groups 1 --threads 1 --period 1 --nbits 2 --nchan 4 --total-samples 4096000 \
 	--count $N --signal 0:1,common=0.5 --signal 1:1,common=0.5,delay=3 --signal 2:1 \
@@ -21,7 +21,7 @@ N=300 # frames per antenna: more than the window of 64 rows, so rows are final
 # an idle timeout no loaded machine reaches: the test stops it (SIGINT)
 # shellcheck disable=SC2086
 "$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/f.pcap" -- \
-	--antennas 3 --steer software --idle-timeout 600s --stats-period 0 > "$T/cap.log" 2>&1 &
+	--antennas 3 --ring 512 --steer software --idle-timeout 600s --stats-period 0 > "$T/cap.log" 2>&1 &
 pid=$!
 CLEANUP_PIDS+=("$pid")
 wait_for_line "$T/cap.log" 60 "capturing on" || { cat "$T/cap.log"; fail "no start"; }
