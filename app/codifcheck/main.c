@@ -12,8 +12,10 @@
 #include "codif.h"
 #include "convert.h"
 #include "extract.h"
+#include "fringe.h"
 #include "opt.h"
 #include "parse.h"
+#include "ql_fringe.h"
 #include "scan.h"
 #include "spectrum.h"
 
@@ -37,6 +39,8 @@ static const char usage_head[] =
 "  bstate FILE|DIR...     sampler-state occupancy per stream and channel group,\n"
 "                         against the Gaussian; a verdict; exit 1 if not ok\n"
 "  spectrum FILE...       power spectra per stream and channel (FFTW), --plot PNG\n"
+"  fringe FILE_A FILE_B   cross-correlation of two antennas per channel: the\n"
+"                         delay (samples, ns) and coefficient, --plot PNG\n"
 "  extract --from T --to T SOURCE... --out DIR\n"
 "                         the frames of data time [from, to) from files and\n"
 "                         directories (scans included), in their format or --format\n"
@@ -131,6 +135,22 @@ static const char about_spectrum[] =
 "  of each stream, its channels side by side, drawn by gnuplot (pngcairo)\n"
 "  with FILE.png.dat, the data it plots, beside it.\n";
 
+static const char about_fringe[] =
+"  Frames of the same time (the same thread and frame index, (seconds /\n"
+"  period) x frames per period + frame) in FILE_A and FILE_B, as received\n"
+"  (gap frames and frames with the invalid bit left out), paired; each\n"
+"  channel's samples of a pair, minus the frame's mean, cross-correlated by\n"
+"  FFTW (zero-padded: lags up to --max-lag, within the frame) and summed\n"
+"  over the pairs (lib/quicklook ql_fringe, as the capture's /ibvcap/fringe).\n"
+"  Per thread and channel: the lag of the peak of |coefficient| (samples of\n"
+"  B behind A, and ns from the header's sample rate), the normalised\n"
+"  coefficient there (real: signed; complex: its magnitude and phase), its\n"
+"  noise 1/sqrt(samples) and the pairs used; frames unmatched on each side.\n"
+"  The two files must agree on channels, encoding, sample rate and frame\n"
+"  length. FILE_A's frames are held in memory, at most --max-frames.\n"
+"  --plot FILE.png: the coefficient against lag of each channel (the first\n"
+"  thread), drawn by gnuplot, with FILE.png.dat beside it.\n";
+
 static const char usage_tail[] =
 "Exit status: 0 clean; 1 problems found (verify), a file unrecognised,\n"
 "damaged or unreadable (info), or a conversion failed or its input had\n"
@@ -148,6 +168,7 @@ struct opts {
 	bool have_from, have_until;
 	struct cc_bstate_opts bs;
 	struct cc_spectrum_opts sp;
+	struct cc_fringe_opts fr;
 	bool outdir_set;
 	int first;        /* the first FILE in argv (after the options) */
 };
@@ -170,6 +191,8 @@ defaults(void *obj, void *ctx)
 	qlb_cfg_defaults(&o->bs.cfg);
 	o->bs.groups = 1;
 	o->sp.nfft = 256;
+	o->fr.max_frames = 8192;
+	o->fr.max_lag = QLF_DEF_MAX_LAG;
 	codif_tl_cfg_defaults(&o->chk.tl);
 	o->conv.tl = o->chk.tl;
 }
@@ -409,6 +432,26 @@ static const struct opt_def spectrum_opts[] = {
 	{ .name = NULL },
 };
 
+static const struct opt_def fringe_opts[] = {
+	{"channels", .kind = OPT_STRING, .metavar = "LIST", .def = "all",
+	 OPT_PTR(O, fr.channels), .help = "correlate only these channels, e.g. 0,2-3"},
+	{"max-lag", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = QLF_MAX_LAG,
+	 .unit = "samples", OPT_AT(O, fr.max_lag),
+	 .help = "search lags -N..N (at most the samples per frame - 1)"},
+	{"max-frames", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = 10000000,
+	 OPT_AT(O, fr.max_frames),
+	 .help = "frames of FILE_A held for pairing (the rest counted, not paired)"},
+	{"json", .kind = OPT_FLAG, OPT_AT(O, fr.json),
+	 .help = "{\"pairs\", \"unmatched_a\", \"unmatched_b\", \"streams\": [{\"thread\", "
+		 "\"channels\": [{\"lag_samples\", \"lag_ns\", \"coefficient\", "
+		 "\"phase_deg\", \"sigma\"}]}]}"},
+	{"plot", .kind = OPT_PATH, .metavar = "FILE.png", OPT_PTR(O, fr.plot),
+	 .help = "draw the coefficient against lag per channel into FILE.png with gnuplot"},
+	{"help", .kind = OPT_ACTION, .letter = 'h', .flags = OPT_F_ACTION, .set = help_cmd,
+	 .help = "this text"},
+	{ .name = NULL },
+};
+
 /* the rows of every command (the timelines, the capture filter, the
  * problem list); after the parse, conv takes chk's */
 static const struct opt_def common_opts[] = {
@@ -448,10 +491,11 @@ static const struct opt_def common_opts[] = {
 };
 #undef O
 
-enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT, CMD_BSTATE, CMD_SPECTRUM };
+enum cmd { CMD_INFO, CMD_VERIFY, CMD_CONVERT, CMD_EXTRACT, CMD_BSTATE, CMD_SPECTRUM,
+	   CMD_FRINGE };
 
 static const char *const cmd_name[] = { "info", "verify", "convert", "extract", "bstate",
-					"spectrum" };
+					"spectrum", "fringe" };
 
 #define CC_CMD(NAME, USAGE, ABOUT, TAB) {                                   \
 	.prog = "codifcheck " NAME, .usage = USAGE, .about = ABOUT,         \
@@ -472,6 +516,8 @@ static const struct opt_cmd cmds[] = {
 			      bstate_opts),
 	[CMD_SPECTRUM] = CC_CMD("spectrum", "codifcheck spectrum [options] FILE...\n",
 				about_spectrum, spectrum_opts),
+	[CMD_FRINGE] = CC_CMD("fringe", "codifcheck fringe [options] FILE_A FILE_B\n",
+			      about_fringe, fringe_opts),
 };
 
 static void
@@ -639,7 +685,7 @@ main(int argc, char **argv)
 	cmd = find_cmd(argv[1]);
 	if (cmd < 0) {
 		fprintf(stderr, "codifcheck: unknown command '%s': expected info, verify, "
-			"convert, extract, bstate or spectrum (try codifcheck --help)\n", argv[1]);
+			"convert, extract, bstate, spectrum or fringe (try codifcheck --help)\n", argv[1]);
 		return CC_EXIT_USAGE;
 	}
 	rc = parse_args(cmd, argc - 1, argv + 1, &o);
@@ -662,6 +708,16 @@ main(int argc, char **argv)
 		o.sp.so.max_problems = o.chk.max_problems;
 		o.sp.so.filter = &o.filter;
 		return cc_cmd_spectrum(argv + o.first, argc - o.first, &o.sp);
+	case CMD_FRINGE:
+		o.fr.so.tl = o.chk.tl;
+		o.fr.so.max_problems = o.chk.max_problems;
+		o.fr.so.filter = &o.filter;
+		if (argc - o.first != 2) {
+			fprintf(stderr, "codifcheck fringe: expected two files, FILE_A FILE_B; got "
+				"%d (try codifcheck fringe --help)\n", argc - o.first);
+			return CC_EXIT_USAGE;
+		}
+		return cc_cmd_fringe(argv[o.first], argv[o.first + 1], &o.fr);
 	case CMD_EXTRACT: {
 		struct opts *p = &o;
 		struct cc_conv_opts to_fmt = p->ext.conv;

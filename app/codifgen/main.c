@@ -371,13 +371,17 @@ static const struct opt_def long_opts[] = {
 	 .help = "emit only these antennas (names or indices); the same fates as a run of "
 		 "all, so N senders make one whole run"},
 	{"signal", .kind = OPT_CUSTOM, .flags = OPT_F_REPEAT, .section = "stream",
-	 .metavar = "A:LEVEL[,stuck=BIT:V][,tone=F:AMP]", .set = set_signal,
+	 .metavar = "A:LEVEL[,stuck=BIT:V][,tone=F:AMP][,common=RHO][,delay=D]", .set = set_signal,
 	 .help = "antenna A's data: Gaussian noise of RMS LEVEL (steps of the encoding, "
 		 "e.g. 3.5, or a power in dB, e.g. 10dB), dead (every sample zero) or "
 		 "saturated (the extreme codes), in the encoding of --nbits/--real/--complex; "
 		 ",stuck=BIT:V forces bit BIT of every code to V (a stuck sampler bit; give "
 		 "--nbits before it); ,tone=F:AMP adds a tone of F cycles per time sample (-0.5..0.5) "
-		 "and AMP steps to every channel (I cos, Q sin); the truth gets its expected quick-look figures (none with "
+		 "and AMP steps to every channel (I cos, Q sin); ,common=RHO makes the share RHO (0..1) "
+		 "of the noise power a signal common to every antenna with common=, as a function "
+		 "of absolute sample time, late by ,delay=D samples (two antennas then correlate "
+		 "with coefficient sqrt(RHO_A*RHO_B) at lag D_B-D_A: the truth's fringe list gives it "
+		 "after quantisation); the truth gets its expected quick-look figures (none with "
 		 "stuck=) (default: the deterministic pattern that codifcheck --pattern verifies)"},
 	{"data-bytes", .kind = OPT_CUSTOM, .section = "stream", .metavar = "N", .min = 8,
 	 .max = 65536 - 64 - 28, .mult = 8, .unit = "bytes", .def = "8192",

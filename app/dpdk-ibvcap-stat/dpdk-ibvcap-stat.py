@@ -499,6 +499,67 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
     return "\n".join(x[:width] for x in lines + body + wbody + pbody)
 
 
+class Fringes:
+    """The chosen baselines' fringe checks (/ibvcap/fringe, one at a time in
+    the capture): each step reads the latest check's status, keeps a done
+    one's result under its baseline, and starts the next baseline's once
+    none runs. results: {"A-B": the /ibvcap/fringe/status reply}."""
+
+    def __init__(self, baselines, seconds):
+        self.baselines = baselines
+        self.seconds = seconds
+        self.next = 0
+        self.results = {}
+
+    def step(self, tel):
+        st = tel.query("/ibvcap/fringe/status")
+        running = st.get("state") == "running"
+        if st.get("state") == "done":
+            self.results["%s-%s" % (st["a"], st["b"])] = st
+        if not running:
+            a, b = self.baselines[self.next % len(self.baselines)]
+            self.next += 1
+            tel.query("/ibvcap/fringe,%s,%s,%g" % (a, b, self.seconds))
+        return running
+
+    def all(self, tel, timeout):
+        """--once: every baseline in turn, each to its end."""
+        for a, b in self.baselines:
+            r = tel.query("/ibvcap/fringe,%s,%s,%g" % (a, b, self.seconds))
+            if r.get("error"):
+                raise TelemetryError("/ibvcap/fringe,%s,%s refused: %s '%s': expected %s"
+                                     % (a, b, r.get("input"), r.get("value"),
+                                        r.get("expected")))
+            t_end = time.time() + self.seconds + timeout
+            while time.time() < t_end:
+                time.sleep(0.1)
+                st = tel.query("/ibvcap/fringe/status")
+                if st.get("state") == "done":
+                    self.results["%s-%s" % (a, b)] = st
+                    break
+
+
+def fringe_metrics(out, inst, fringes):
+    """Each baseline's latest fringe check, per thread and channel."""
+    figs = (("lag_samples", "lag_samples", 1, "The lag of the peak, samples of B behind A."),
+            ("lag_seconds", "lag_ps", 1e-12, "The lag of the peak, seconds of B behind A."),
+            ("coefficient", "coefficient_ppm", 1e-6,
+             "The normalised correlation coefficient at the peak (complex: its magnitude)."),
+            ("coefficient_sigma", "sigma_ppm", 1e-6,
+             "The noise of one lag's coefficient, 1/sqrt(samples)."),
+            ("pairs", "pairs", 1, "Frame pairs the check correlated."))
+    for name, key, scale, help_ in figs:
+        out.append("# HELP ibvcap_fringe_%s %s" % (name, help_))
+        out.append("# TYPE ibvcap_fringe_%s gauge" % name)
+        for bl, st in sorted(fringes.items()):
+            for k, c in sorted(st.items()):
+                if not (k.startswith("t") and isinstance(c, dict)) or key not in c:
+                    continue
+                out.append('ibvcap_fringe_%s{%s,a="%s",b="%s",thread="%d",channel="%d"} %s'
+                           % (name, inst, prom_escape(st["a"]), prom_escape(st["b"]),
+                              c["thread"], c["channel"], "%.9g" % (c[key] * scale)))
+
+
 def prom_escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
@@ -566,6 +627,8 @@ def prometheus(prefix, cur, desc):
             if samples:
                 metric(group, key, label, samples)
     stream_metrics(out, inst, cur, desc)
+    if cur.get("fringe"):
+        fringe_metrics(out, inst, cur["fringe"])
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
     out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
@@ -784,7 +847,20 @@ def main():
     ap.add_argument("--query", metavar="COMMAND",
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
+    ap.add_argument("--fringe", metavar="A-B", action="append", default=[],
+                    help="a baseline (antenna names or indices) whose fringe check "
+                    "(/ibvcap/fringe: lag and coefficient per channel) --json and --prom "
+                    "carry; repeat for more, checked in turn, one at a time")
+    ap.add_argument("--fringe-seconds", type=seconds, default=1.0, metavar="DURATION",
+                    help="how long each fringe check correlates (default: 1s)")
     a = ap.parse_args()
+    baselines = []
+    for f in a.fringe:
+        ab = f.split("-")
+        if len(ab) != 2 or not all(ab):
+            ap.error("--fringe %s: expected A-B, two antennas (names or indices)" % f)
+        baselines.append(tuple(ab))
+    fringes = Fringes(baselines, a.fringe_seconds) if baselines else None
     if a.saved:
         return show_saved(ap, a)
     prev, tel, stale_since, stale_why, desc = None, None, None, "", None
@@ -800,6 +876,12 @@ def main():
                     tel = Telemetry(a.file_prefix, a.timeout)
                 cur = snapshot(tel)
                 why = moving(prev, cur, a.interval)
+                if fringes is not None:
+                    if a.once:
+                        fringes.all(tel, a.timeout)
+                    else:
+                        fringes.step(tel)
+                    cur["fringe"] = fringes.results
             except TelemetryTimeout as e:
                 if a.once or desc is None:
                     raise

@@ -1009,6 +1009,12 @@ static const struct {
 	  "antenna name or index." },
 	{ "/ibvcap/quicklook/run", ibv_ql_tel_run,
 	  "Quick look of the whole run so far, a row per antenna. No parameters." },
+	{ "/ibvcap/fringe", ibv_fringe_tel_start,
+	  "Fringe check of a baseline off the rx lcores, as a job: A,B[,SECONDS][,pairs=N]"
+	  "[,max_lag=N]" },
+	{ "/ibvcap/fringe/status", ibv_fringe_tel_status,
+	  "The latest fringe check: its state, then per thread and channel lag and "
+	  "coefficient. No parameters." },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },
@@ -1069,5 +1075,6 @@ ibv_telemetry_close(void)
 	/* triggers end (or are cancelled), their results read, while
 	 * telemetry still answers */
 	ibv_trig_jobs_end();
+	ibv_fringe_end();
 	tel_set(NULL);
 }

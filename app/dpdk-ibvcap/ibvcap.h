@@ -400,6 +400,8 @@ struct ibv_trig_result {
 	int64_t wall_ns;
 };
 
+/** An antenna of the layout by name or index. @return its index, or -1. */
+int ibv_antenna_of(const struct ibv_config *c, const char *s);
 void ibv_trig_defaults(struct ibv_trig_req *r);
 /**
  * Parse "T0,T1,FORMAT,DIR[,ANTENNA[+ANTENNA...]...][,timeout=T][,prefix=P]".
@@ -419,6 +421,15 @@ int ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_
  * stop lets finish first, up to 2 s), the results a client is polling for
  * are read (up to 2 s), then new triggers are refused. Idempotent. */
 void ibv_trig_jobs_end(void);
+
+/* fringe.c */
+/** /ibvcap/fringe,A,B[,SECONDS][,pairs=N][,max_lag=N]: start the live
+ * fringe check of a baseline on a control thread (one at a time), or refuse. */
+int ibv_fringe_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** /ibvcap/fringe/status: the latest check's state and, once ended, its result. */
+int ibv_fringe_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** Teardown, while telemetry still answers: a running check stops, no new one. */
+void ibv_fringe_end(void);
 
 /* rec.c */
 struct rte_tel_data;

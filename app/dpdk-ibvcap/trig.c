@@ -60,9 +60,8 @@ refuse(struct ibv_trig_refusal *e, const char *input, const char *value, const c
 	return -EINVAL;
 }
 
-/* An antenna by name or index. */
-static int
-antenna_of(const struct ibv_config *c, const char *s)
+int
+ibv_antenna_of(const struct ibv_config *c, const char *s)
 {
 	uint64_t i;
 	unsigned int a;
@@ -202,7 +201,7 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		}
 		/* antennas: one a field, or joined with '+' */
 		for (ant = strtok_r(f[i], "+", &save2); ant != NULL; ant = strtok_r(NULL, "+", &save2)) {
-			int a = antenna_of(c, ant);
+			int a = ibv_antenna_of(c, ant);
 
 			if (a < 0) {
 				refuse(e, "antenna", ant, "one of %s .. %s, or an index 0 .. %u",

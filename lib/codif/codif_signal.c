@@ -137,7 +137,8 @@ signal_ok(const struct codif_signal *s)
 {
 	return isfinite(s->rms) && s->rms >= 0 && isfinite(s->chan_slope) &&
 	       isfinite(s->dc_re) && isfinite(s->dc_im) && isfinite(s->tone_amp) &&
-	       isfinite(s->tone_freq) && (unsigned int)s->kind <= CODIF_SIGNAL_SATURATED;
+	       isfinite(s->tone_freq) && (unsigned int)s->kind <= CODIF_SIGNAL_SATURATED &&
+	       s->common_rho >= 0 && s->common_rho <= 1;
 }
 
 static inline uint64_t
@@ -155,6 +156,28 @@ chan_rms(const struct codif_signal *s, unsigned int chan)
 	double r = s->rms * (1.0 + s->chan_slope * chan);
 
 	return r > 0 ? r : 0;
+}
+
+/* The common signal: a unit normal of (key, absolute sample n, component
+ * pos of the time sample), independent of the antenna. */
+static double
+common_z(uint64_t key, int64_t n, uint32_t S, uint32_t pos)
+{
+	uint64_t r = mix64(key + ((uint64_t)n * S + pos) * 0xD1B54A32D192ED03ULL);
+	double u1 = ((double)(r >> 32) + 1.0) * 0x1p-32;
+	double u2 = (double)(uint32_t)r * 0x1p-32;
+
+	return sqrt(-2.0 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* Absolute time sample of a frame's first sample (see the header). */
+static int64_t
+frame_first_sample(const struct codif_hdr *h, uint64_t spf)
+{
+	uint64_t fpp = codif_frames_per_period(h);
+	uint64_t per = h->period != 0 ? h->period : 1;
+
+	return (int64_t)(((uint64_t)h->seconds / per * fpp + h->frame) * spf);
 }
 
 /* Write the low nbits of code as component k of the data. */
@@ -181,8 +204,9 @@ codif_signal_fill(const struct codif_signal *s, const struct codif_hdr *h,
 {
 	struct codif_signal_enc e;
 	uint8_t *p = buf;
-	uint64_t key, ncomp_total, spf, k, r = 0;
-	double z[2] = { 0, 0 }, tone_base = 0;
+	uint64_t key, ckey, ncomp_total, spf, k, r = 0;
+	double z[2] = { 0, 0 }, tone_base = 0, cw, ow;
+	int64_t n0;
 	int rc;
 
 	rc = codif_signal_enc_init(&e, h, NULL, 0);
@@ -198,6 +222,10 @@ codif_signal_fill(const struct codif_signal *s, const struct codif_hdr *h,
 	if (s->tone_amp != 0)
 		tone_base = fmod(s->tone_freq * (double)spf * (double)h->frame, 1.0);
 	key = mix64(codif_pattern_seed(h) ^ mix64(s->seed));
+	ckey = mix64(mix64(s->common_seed ^ 0xC033071C5EEDULL) + h->threadid);
+	n0 = frame_first_sample(h, spf) - s->common_delay;
+	cw = sqrt(s->common_rho);
+	ow = sqrt(1.0 - s->common_rho);
 
 	for (k = 0; k < ncomp_total; k++) {
 		uint32_t pos = (uint32_t)(k % e.S);
@@ -227,7 +255,12 @@ codif_signal_fill(const struct codif_signal *s, const struct codif_hdr *h,
 			else
 				code = neg ? e.lo_code : e.hi_code;
 		} else {
-			double x = (im ? s->dc_im : s->dc_re) + chan_rms(s, chan) * z[k & 1];
+			double g = z[k & 1];
+			double x;
+
+			if (s->common_rho > 0)
+				g = ow * g + cw * common_z(ckey, n0 + (int64_t)(k / e.S), e.S, pos);
+			x = (im ? s->dc_im : s->dc_re) + chan_rms(s, chan) * g;
 
 			if (s->tone_amp != 0) {
 				double ph = 2 * M_PI *
@@ -418,5 +451,94 @@ codif_signal_expect(const struct codif_signal *s, const struct codif_signal_enc 
 	x->zero = m.zero;
 	x->sd_sat = sqrt(m.sat * (1 - m.sat) > 0 ? m.sat * (1 - m.sat) : 0);
 	x->sd_zero = sqrt(m.zero * (1 - m.zero) > 0 ? m.zero * (1 - m.zero) : 0);
+	return 0;
+}
+
+/* ---- Expected correlation of two signals sharing a common part ---------- */
+
+#define CORR_MAX_THR 512
+
+/* Decision thresholds of e within 10 sigma of mu, in units of sigma from mu. */
+static unsigned int
+thresholds(const struct codif_signal_enc *e, double mu, double sigma, double *u)
+{
+	double off = e->midrise ? 0.0 : 0.5; /* level s covers [s - off, s + 1 - off) */
+	double smin = e->midrise ? e->lo - 0.5 : e->lo;
+	double smax = e->midrise ? e->hi - 0.5 : e->hi;
+	double lo = fmax(smin + 1, ceil(mu - 10 * sigma + off));
+	double hi = fmin(smax, floor(mu + 10 * sigma + off));
+	unsigned int n = 0;
+	double s;
+
+	if (hi - lo + 1 > CORR_MAX_THR)
+		return CORR_MAX_THR + 1;
+	for (s = lo; s <= hi; s++) /* the threshold between levels s - 1 and s */
+		u[n++] = (s - off - mu) / sigma;
+	return n;
+}
+
+/* sum over threshold pairs of the bivariate normal density at correlation r */
+static double
+price_sum(const double *u, unsigned int nu, const double *v, unsigned int nv, double r)
+{
+	double q = 1 - r * r, sum = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < nu; i++)
+		for (j = 0; j < nv; j++)
+			sum += exp(-(u[i] * u[i] - 2 * r * u[i] * v[j] + v[j] * v[j]) / (2 * q));
+	return sum / (2 * M_PI * sqrt(q));
+}
+
+int
+codif_signal_expect_corr(const struct codif_signal *a, const struct codif_signal *b,
+			 const struct codif_signal_enc *e, unsigned int chan,
+			 unsigned int im, double *coef)
+{
+	/* 24-point Gauss-Legendre on [-1, 1]: nodes (positive half) and weights */
+	static const double gx[12] = {
+		0.0640568928626056, 0.1911188674736163, 0.3150426796961634,
+		0.4337935076260451, 0.5454214713888395, 0.6480936519369756,
+		0.7401241915785544, 0.8200019859739029, 0.8864155270044011,
+		0.9382745520027328, 0.9747285559713095, 0.9951872199970214 };
+	static const double gw[12] = {
+		0.1279381953467522, 0.1258374563468283, 0.1216704729278034,
+		0.1155056680537256, 0.1074442701159656, 0.0976186521041139,
+		0.0861901615319533, 0.0733464814110803, 0.0592985849154368,
+		0.0442774388174198, 0.0285313886289337, 0.0123412297999872 };
+	double u[CORR_MAX_THR + 1], v[CORR_MAX_THR + 1];
+	struct codif_signal_expect xa, xb;
+	double rho, sa, sb, cov = 0;
+	unsigned int nu, nv, i, k;
+
+	if (!signal_ok(a) || !signal_ok(b) || a->common_seed != b->common_seed ||
+	    codif_signal_chan_kind(a, chan) != CODIF_SIGNAL_NOISE ||
+	    codif_signal_chan_kind(b, chan) != CODIF_SIGNAL_NOISE ||
+	    codif_signal_expect(a, e, chan, im, &xa) != 0 ||
+	    codif_signal_expect(b, e, chan, im, &xb) != 0)
+		return -EINVAL;
+	rho = sqrt(a->common_rho * b->common_rho);
+	sa = chan_rms(a, chan);
+	sb = chan_rms(b, chan);
+	if (e->is_float || sa == 0 || sb == 0 || rho == 0) {
+		*coef = sa == 0 || sb == 0 ? 0 : rho;
+		return 0;
+	}
+	nu = thresholds(e, im ? a->dc_im : a->dc_re, sa, u);
+	nv = thresholds(e, im ? b->dc_im : b->dc_re, sb, v);
+	if (nu > CORR_MAX_THR || nv > CORR_MAX_THR) {
+		/* fine steps: rounding noise (1/12) uncorrelated, clipping nil */
+		*coef = rho * sa * sb / sqrt((sa * sa + 1.0 / 12) * (sb * sb + 1.0 / 12));
+		return 0;
+	}
+	/* cov(q(x), q(y)) = integral from 0 to rho of price_sum dr (steps^2) */
+	for (i = 0; i < 12; i++)
+		for (k = 0; k < 2; k++) {
+			double r = rho / 2 * (1 + (k ? gx[i] : -gx[i]));
+
+			cov += gw[i] * price_sum(u, nu, v, nv, r);
+		}
+	cov *= rho / 2;
+	*coef = cov / sqrt(xa.sd_mean * xa.sd_mean * xb.sd_mean * xb.sd_mean);
 	return 0;
 }

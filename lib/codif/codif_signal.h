@@ -89,6 +89,24 @@
  * the rounding of the levels between the extremes, whose error is of order
  * exp(-2 pi^2 sigma^2): nil at such sigma. Floats are the Gaussian itself.
  * A tone is averaged over 256 equally spaced phases.
+ *
+ * A common signal (interferometry: what a fringe check must find)
+ * -------------------------------------------------------------------
+ * With common_rho = rho > 0 the noise of component (chan, part) at absolute
+ * time sample n is
+ *     rms_c * (sqrt(rho) * C(n - D) + sqrt(1 - rho) * z)
+ * where z is the antenna's own unit Gaussian (as above), D = common_delay
+ * and C is a unit Gaussian that is a pure function of (common_seed, the
+ * stream's threadid, chan, part, n) -- not of the antenna -- so two
+ * antennas' frames of the same time carry the same C whatever was lost or
+ * reordered. n = (seconds / period * FPP + frame) * samples_per_frame + t
+ * counts time samples from the epoch, so C(n - D) of a frame's first
+ * samples comes from the previous frame's time. The sample's variance is
+ * rms_c^2 whatever rho (codif_signal_expect is unchanged). Two antennas A,
+ * B of the same common_seed then correlate, before quantisation, with
+ * coefficient sqrt(rho_A * rho_B) (rho for equal rho) at lag D_B - D_A (B's
+ * samples are A's delayed by that), and 0 at every other lag; after
+ * quantisation the coefficient is codif_signal_expect_corr's.
  */
 
 #include <stdbool.h>
@@ -170,6 +188,11 @@ struct codif_signal {
 				  forced to stuck_val's (a stuck sampler bit;
 				  codif_signal_expect does not model it) */
 	uint32_t stuck_val;
+	/** noise only: the share of the noise power common to every antenna
+	 * with the same common_seed (0..1; see "A common signal" above) */
+	double common_rho;
+	int64_t common_delay; /**< samples the common part is late by */
+	uint64_t common_seed; /**< which common signal (antennas that share it correlate) */
 };
 
 /** A noise signal of the given RMS, nothing else set. */
@@ -209,6 +232,26 @@ struct codif_signal_expect {
  */
 int codif_signal_expect(const struct codif_signal *s, const struct codif_signal_enc *e,
 			unsigned int chan, unsigned int im, struct codif_signal_expect *x);
+
+/**
+ * Expected normalised correlation coefficient, after quantisation by e, of
+ * channel chan, part im of two noise signals a and b sharing a common
+ * signal, at their lag (b.common_delay - a.common_delay):
+ * cov(q(x_a), q(y_b)) / sqrt(var q(x_a) * var q(y_b)). Before quantisation
+ * it is sqrt(rho_a * rho_b); quantisation lowers it (2 bits at RMS 1 step:
+ * by about 12 %). Integers: Price's theorem, d E[q(x)q(y)] / d r = sum over
+ * the pairs of decision thresholds of the bivariate normal density there,
+ * integrated over r from 0 (Gauss-Legendre, 24 points) while at most 512
+ * thresholds lie within 10 sigma; beyond that (fine quantisation) the
+ * rounding noise of variance 1/12 step^2 is taken as uncorrelated. Floats:
+ * sqrt(rho_a rho_b). Tones, DC and masks are not modelled (both must be
+ * noise; a tone shared by both would correlate too).
+ * @return 0, or -EINVAL (chan or im out of range, a signal not noise,
+ *   common seeds differ, rho outside 0..1).
+ */
+int codif_signal_expect_corr(const struct codif_signal *a, const struct codif_signal *b,
+			     const struct codif_signal_enc *e, unsigned int chan,
+			     unsigned int im, double *coef);
 
 #ifdef __cplusplus
 }

@@ -1171,13 +1171,78 @@ fill_data(const struct gen *g, unsigned int si, const struct codif_hdr *h, uint8
 		codif_pattern_fill(h, d, len);
 }
 
+/* One ",KEY=VALUE" of a --signal (stuck, tone, common, delay). */
+static int
+signal_opt(struct codif_signal *sg, uint64_t a, const char *kv, unsigned int nbits,
+	   char *err, size_t len)
+{
+	uint64_t bit, val;
+	char *e2;
+
+	errno = 0;
+	if (strncmp(kv, "tone=", 5) == 0) {
+		/* a tone of F cycles per time sample (I cos, Q sin), AMP steps */
+		sg->tone_freq = strtod(kv + 5, &e2);
+		if (e2 == kv + 5 || *e2 != ':' || errno != 0 || !isfinite(sg->tone_freq) ||
+		    fabs(sg->tone_freq) > 0.5)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: tone=F:AMP, "
+				       "F cycles per time sample in -0.5..0.5 (e.g. tone=0.125:"
+				       "50)", a, kv);
+		sg->tone_amp = strtod(e2 + 1, &e2);
+		if (*e2 != '\0' || !isfinite(sg->tone_amp) || sg->tone_amp < 0)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: tone=F:AMP, "
+				       "AMP in steps >= 0", a, kv);
+	} else if (strncmp(kv, "stuck=", 6) == 0) {
+		/* that bit of every code forced */
+		char b[16], *c2;
+
+		snprintf(b, sizeof(b), "%s", kv + 6);
+		c2 = strchr(b, ':');
+		if (c2 == NULL)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: stuck=BIT:"
+				       "VALUE, e.g. stuck=1:0 (bit 1 of every code always 0)",
+				       a, kv);
+		*c2 = '\0';
+		if (parse_u64("--signal stuck bit", b, 0, 31, &bit, err, len) != 0 ||
+		    parse_u64("--signal stuck value", c2 + 1, 0, 1, &val, err, len) != 0)
+			return -EINVAL;
+		if (bit >= nbits && nbits != 0)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: bit %" PRIu64
+				       ", expected 0..%u (a bit of the --nbits code; give "
+				       "--nbits first)", a, kv, bit, nbits - 1u);
+		sg->stuck_mask = 1u << bit;
+		sg->stuck_val = (uint32_t)val << bit;
+	} else if (strncmp(kv, "common=", 7) == 0) {
+		/* the share of the noise power common to the antennas */
+		sg->common_rho = strtod(kv + 7, &e2);
+		if (e2 == kv + 7 || *e2 != '\0' || errno != 0 || !(sg->common_rho >= 0) ||
+		    sg->common_rho > 1)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: common=RHO, "
+				       "RHO the common share of the noise power in 0..1 (e.g. "
+				       "common=0.5)", a, kv);
+	} else if (strncmp(kv, "delay=", 6) == 0) {
+		/* the common part late by D samples */
+		long long d = strtoll(kv + 6, &e2, 10);
+
+		if (e2 == kv + 6 || *e2 != '\0' || errno != 0 || d < -1000000 || d > 1000000)
+			return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: delay=D, "
+				       "D whole time samples in -1000000..1000000 (e.g. delay=3)",
+				       a, kv);
+		sg->common_delay = d;
+	} else {
+		return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":...,%s: unknown option, "
+			       "expected stuck=BIT:V, tone=F:AMP, common=RHO or delay=D", a, kv);
+	}
+	return 0;
+}
+
 int
 gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 {
 	const char *colon = strchr(spec, ':');
 	struct codif_signal *sg;
 	uint64_t a;
-	char num[64], *end;
+	char num[64], buf[256], *end, *opt, *save = NULL;
 	double v;
 	size_t n;
 
@@ -1194,70 +1259,15 @@ gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 		return -EINVAL;
 	sg = &cfg->sig[a];
 	codif_signal_noise(sg, 0, a); /* the frames' ids make each antenna's noise its own */
-	spec = colon + 1;
-	{
-		/* LEVEL,tone=F:AMP: a tone of F cycles per time sample (I cos,
-		 * Q sin), AMP steps; it comes last */
-		const char *tn = strstr(spec, ",tone=");
-
-		if (tn != NULL) {
-			char *e2;
-
-			errno = 0;
-			sg->tone_freq = strtod(tn + 6, &e2);
-			if (e2 == tn + 6 || *e2 != ':' || errno != 0 || !isfinite(sg->tone_freq) ||
-			    fabs(sg->tone_freq) > 0.5)
-				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: tone=F:AMP, "
-					       "F cycles per time sample in -0.5..0.5 (e.g. tone=0.125:"
-					       "50)", a, spec);
-			sg->tone_amp = strtod(e2 + 1, &e2);
-			if (*e2 != '\0' || !isfinite(sg->tone_amp) || sg->tone_amp < 0)
-				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: tone=F:AMP, "
-					       "AMP in steps >= 0", a, spec);
-			n = (size_t)(tn - spec);
-			if (n >= sizeof(num))
-				n = sizeof(num) - 1;
-			memcpy(num, spec, n);
-			num[n] = '\0';
-			spec = num;
-		}
-	}
-	{
-		/* LEVEL,stuck=BIT:VALUE: that bit of every code forced */
-		const char *st = strstr(spec, ",stuck=");
-		uint64_t bit, val;
-		char b[16], *c2;
-
-		if (st != NULL) {
-			size_t m = strlen(st + 7);
-
-			if (m >= sizeof(b))
-				m = sizeof(b) - 1;
-			memcpy(b, st + 7, m);
-			b[m] = '\0';
-			c2 = strchr(b, ':');
-			if (c2 == NULL)
-				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: stuck=BIT:"
-					       "VALUE, e.g. stuck=1:0 (bit 1 of every code always 0)",
-					       a, spec);
-			*c2 = '\0';
-			if (parse_u64("--signal stuck bit", b, 0, 31, &bit, err, len) != 0 ||
-			    parse_u64("--signal stuck value", c2 + 1, 0, 1, &val, err, len) != 0)
-				return -EINVAL;
-			if (bit >= cfg->tmpl.nbits && cfg->tmpl.nbits != 0)
-				return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: bit %" PRIu64
-					       ", expected 0..%u (a bit of the --nbits code; give "
-					       "--nbits first)", a, spec, bit, cfg->tmpl.nbits - 1u);
-			sg->stuck_mask = 1u << bit;
-			sg->stuck_val = (uint32_t)val << bit;
-			m = (size_t)(st - spec);
-			if (m >= sizeof(num))
-				m = sizeof(num) - 1;
-			memmove(num, spec, m); /* spec may be num (a tone cut off) */
-			num[m] = '\0';
-			spec = num;
-		}
-	}
+	if (snprintf(buf, sizeof(buf), "%s", colon + 1) >= (int)sizeof(buf))
+		return err_set(err, len, -EINVAL, "--signal '%s': longer than %zu characters",
+			       spec, sizeof(buf) - 1);
+	spec = strtok_r(buf, ",", &save);
+	if (spec == NULL)
+		spec = "";
+	while ((opt = strtok_r(NULL, ",", &save)) != NULL)
+		if (signal_opt(sg, a, opt, cfg->tmpl.nbits, err, len) != 0)
+			return -EINVAL;
 	if (strcmp(spec, "dead") == 0) {
 		sg->kind = CODIF_SIGNAL_DEAD;
 	} else if (strcmp(spec, "saturated") == 0) {
@@ -1273,6 +1283,9 @@ gen_signal_parse(const char *spec, struct gen_cfg *cfg, char *err, size_t len)
 				       "or saturated", a, spec);
 		sg->rms = *end == '\0' ? v : sqrt(pow(10.0, v / 10.0));
 	}
+	if ((sg->common_rho > 0 || sg->common_delay != 0) && sg->kind != CODIF_SIGNAL_NOISE)
+		return err_set(err, len, -EINVAL, "--signal %" PRIu64 ":%s: common= and delay= "
+			       "need a noise LEVEL (an RMS or dB)", a, spec);
 	cfg->sig_mask |= 1ULL << a;
 	return 0;
 }
@@ -1422,6 +1435,58 @@ truth_zero(struct gen_truth *t)
 /* The counters the truth vouches for, by scope: every one of the table but
  * what depends on the receiver (its buffer: too_late) or on its words for
  * causes (malformed_by_cause); compare.py compares exactly these. */
+/* The pair's expected coefficient, averaged over channels and parts as
+ * codifcheck fringe averages (a complex channel's is the mean of I's and Q's
+ * at equal power). */
+static double
+pair_coef(const struct codif_signal *sa, const struct codif_signal *sb,
+	  const struct codif_signal_enc *e)
+{
+	unsigned int ch, im;
+	double c, sum = 0;
+
+	for (ch = 0; ch < e->nchan; ch++)
+		for (im = 0; im < e->ncomp; im++)
+			if (codif_signal_expect_corr(sa, sb, e, ch, im, &c) == 0)
+				sum += c / e->S;
+	return sum;
+}
+
+/*
+ * Every pair of antennas sharing a common signal (--signal A:RMS,common=RHO
+ * [,delay=D]): the lag and coefficient a fringe check must find (lib/codif
+ * codif_signal.h, "A common signal"). Pairs not listed correlate with 0.
+ */
+static void
+fringe_json(const struct gen_cfg *c, json_t *arr)
+{
+	struct codif_signal_enc e;
+	double sample_ns;
+	unsigned int a, b;
+
+	if (codif_signal_enc_init(&e, &c->tmpl, NULL, 0) != 0 || c->tmpl.totalsamples == 0)
+		return;
+	sample_ns = 1e9 * c->tmpl.period / (double)c->tmpl.totalsamples;
+	for (a = 0; a < c->nant; a++)
+		for (b = a + 1; b < c->nant; b++) {
+			const struct codif_signal *sa = &c->sig[a], *sb = &c->sig[b];
+			int64_t lag = sb->common_delay - sa->common_delay;
+			json_t *o;
+
+			if ((c->sig_mask >> a & 1) == 0 || (c->sig_mask >> b & 1) == 0 ||
+			    sa->common_rho <= 0 || sb->common_rho <= 0 ||
+			    sa->kind != CODIF_SIGNAL_NOISE || sb->kind != CODIF_SIGNAL_NOISE)
+				continue;
+			o = js_obj(arr, NULL);
+			js_u64(o, "a", a);
+			js_u64(o, "b", b);
+			js_i64(o, "lag_samples", lag);
+			js_dbl(o, "lag_ns", (double)lag * sample_ns);
+			js_dbl(o, "coefficient_analog", sqrt(sa->common_rho * sb->common_rho));
+			js_dbl(o, "coefficient", pair_coef(sa, sb, &e));
+		}
+}
+
 /*
  * Each signal antenna's expected quick-look figures (lib/codif's
  * codif_signal_expect), averaged over its channels and parts as the
@@ -1464,6 +1529,10 @@ signal_json(const struct gen_cfg *c, json_t *arr)
 		js_str(o, "kind", sg->kind == CODIF_SIGNAL_DEAD ? "dead" :
 				  sg->kind == CODIF_SIGNAL_SATURATED ? "saturated" : "noise");
 		js_dbl(o, "rms", sg->rms);
+		if (sg->common_rho > 0) {
+			js_dbl(o, "common_rho", sg->common_rho);
+			js_i64(o, "common_delay", sg->common_delay);
+		}
 		if (sg->stuck_mask != 0) {
 			/* quick look's figures do not model a stuck bit: none vouched */
 			js_u64(o, "stuck_mask", sg->stuck_mask);
@@ -1658,8 +1727,10 @@ gen_truth_json(const struct gen *g, FILE *f)
 
 	o = js_obj(root, "totals");
 	truth_fields(o, &tot, STATS_ANTENNA);
-	if (c->sig_mask != 0)
+	if (c->sig_mask != 0) {
 		signal_json(c, js_arr(root, "signal"));
+		fringe_json(c, js_arr(root, "fringe"));
+	}
 	rc = js_write(root, f, true);
 	json_decref(root);
 	return rc;

@@ -9,7 +9,7 @@ CC=$BUILD/app/codifcheck/codifcheck
 : > "$T/f.codif"
 f="$T/f.codif"
 run_expect_fail "no command" 2 "Usage: codifcheck COMMAND" "$CC"
-run_expect_fail "unknown command" 2 "unknown command 'inspect': expected info, verify, convert, extract, bstate or spectrum" "$CC" inspect "$f"
+run_expect_fail "unknown command" 2 "unknown command 'inspect': expected info, verify, convert, extract, bstate, spectrum or fringe" "$CC" inspect "$f"
 run_expect_fail "unknown option" 2 "codifcheck info: unrecognized option '--jsn' (try codifcheck info --help)" "$CC" info --jsn "$f"
 run_expect_fail "option of another command" 2 "codifcheck info: unrecognized option '--strict'" "$CC" info --strict "$f"
 run_expect_fail "missing value" 2 "codifcheck verify: option '--since' needs a value" "$CC" verify "$f" --since
