@@ -279,8 +279,13 @@ lock(struct antbuf_prod *p)
 static inline void
 unlock(struct antbuf_prod *p)
 {
-	if (p->shared)
-		__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
+	if (!p->shared)
+		return;
+	/* this producer's non-temporal stores (payload, record) before
+	 * another finalizes their row and publishes it: the release store
+	 * alone does not order them */
+	_mm_sfence();
+	__atomic_store_n(&p->lock, 0, __ATOMIC_RELEASE);
 }
 
 static inline uint32_t
@@ -310,25 +315,32 @@ static void
 finalize_row(struct antbuf_prod *p, int64_t r)
 {
 	struct antbuf *b = p->b;
-	uint32_t pos = rpos(b, r), s, nvalid = 0;
+	uint32_t pos = rpos(b, r), s, nvalid;
 	struct antbuf_row *row = antbuf_rowp(b, pos);
 	const struct antbuf_run *run;
+	uint64_t missing;
 
 	if (row->seq != r)
 		return; /* never opened */
-	run = prod_run_of(p, r);
-	for (s = 0; s < b->g.nslots; s++) {
-		struct antbuf_meta *m = antbuf_metap(b, pos, s);
+	nvalid = (uint32_t)__builtin_popcountll(row->placed);
+	missing = ~row->placed & (b->g.nslots == 64 ? ~0ull : (1ull << b->g.nslots) - 1);
+	run = missing != 0 ? prod_run_of(p, r) : NULL;
+	/* the slots no frame came to: a gap of a started stream (zeros), or
+	 * nothing (the record still holds an old lap's flags) */
+	for (; missing != 0; missing &= missing - 1) {
+		struct antbuf_meta *m;
 
-		if (m->flags & ANTBUF_F_VALID) {
-			nvalid++;
-		} else if (run != NULL && run->first[s] <= r) {
+		s = (uint32_t)__builtin_ctzll(missing);
+		m = antbuf_metap(b, pos, s);
+		if (run != NULL && run->first[s] <= r) {
 			if (b->payload_indexed)
 				*antbuf_extp(b, pos, s) = b->zero_off; /* the shared zero frame */
 			else
 				memset(antbuf_payload(b, p->payload, pos, s), 0, b->g.data_bytes);
 			m->flags = ANTBUF_F_GAP;
 			b->zero_filled++;
+		} else {
+			m->flags = 0;
 		}
 	}
 	row->nvalid = nvalid;
@@ -371,6 +383,7 @@ open_row(struct antbuf_prod *p, int64_t r)
 	 * sees the new seq when it re-checks (antbuf_next) */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	row->nvalid = 0;
+	row->placed = 0;
 	/* indexed: the next row's references are released when it opens;
 	 * bring what release reads of them (an mbuf's two header lines) in
 	 * now, a row of frames ahead, so that release does not wait on memory */
@@ -383,18 +396,13 @@ open_row(struct antbuf_prod *p, int64_t r)
 				__builtin_prefetch((const char *)nref[s] + 64, 1);
 			}
 	}
-	for (s = 0; s < b->g.nslots; s++) {
-		struct antbuf_meta *m = antbuf_metap(b, pos, s);
+	/* indexed: what held the old frames' payloads goes back */
+	for (s = 0; s < b->g.nslots && p->refs != NULL; s++) {
+		uintptr_t *ref = &p->refs[(uint64_t)pos * b->g.nslots + s];
 
-		/* indexed: what held the old frame's payload goes back */
-		if (p->refs != NULL) {
-			uintptr_t *ref = &p->refs[(uint64_t)pos * b->g.nslots + s];
-
-			if (*ref != 0)
-				p->release(p->release_ctx, *ref);
-			*ref = 0;
-		}
-		m->flags = 0;
+		if (*ref != 0)
+			p->release(p->release_ctx, *ref);
+		*ref = 0;
 	}
 }
 
@@ -532,6 +540,23 @@ antbuf_slots_used(const struct antbuf *b)
 	return n;
 }
 
+/* A record's two lines stored whole, past the cache (no read for
+ * ownership of lines the rx core never reads again; the row's finalize
+ * fences them before the row is published). */
+_Static_assert(sizeof(struct antbuf_meta) == 128 && _Alignof(struct antbuf_meta) == 64,
+	       "a record is two whole cache lines");
+
+static inline void
+record_store(struct antbuf_meta *m, const struct antbuf_meta *rec)
+{
+	__m128i *d = (__m128i *)(void *)m;
+	const __m128i *s = (const __m128i *)(const void *)rec;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(*m) / sizeof(*d); i++)
+		_mm_stream_si128(d + i, _mm_load_si128(s + i));
+}
+
 static enum antbuf_result
 place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint64_t ext_off,
       uintptr_t ref, uint32_t data_len)
@@ -540,7 +565,8 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	enum antbuf_result res = ANTBUF_PLACED;
 	const uint8_t *codif = fd->pkt + fd->codif_off;
 	struct antbuf_run *run;
-	struct antbuf_meta *m;
+	struct antbuf_row *row;
+	struct antbuf_meta rec;
 	unsigned int slot = fd->slot;
 	uint32_t l2len = fd->codif_off;
 	int64_t r, ahead = (int64_t)(b->g.nrows - b->g.window);
@@ -608,11 +634,12 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 			run = start_run(p, ANTBUF_RUN_PARAMS, fd, r, 0, 0);
 		run->first[slot] = INT64_MAX;
 	}
-	m = antbuf_metap(b, rpos(b, r), slot);
-	if (m->flags & ANTBUF_F_VALID) {
+	row = antbuf_rowp(b, rpos(b, r));
+	if (row->placed >> slot & 1) {
 		res = ANTBUF_DUPLICATE;
 		goto out;
 	}
+	row->placed |= 1ull << slot;
 	if (data != NULL) {
 		/* the one touch of the payload on the rx path */
 		p->copy(antbuf_payload(b, p->payload, rpos(b, r), slot), data, pay);
@@ -624,16 +651,19 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	flags = ANTBUF_F_VALID | (fd->flags & ACCT_FD_INVALID ? ANTBUF_F_INVALID : 0) |
 		(r < b->newest ? ANTBUF_F_LATE : 0);
 	if (l2len <= ANTBUF_L2_KEPT) {
-		memcpy(m->hdr, fd->pkt, l2len + CODIF_HDR_LEN);
-		m->l2len = (uint8_t)l2len;
+		memcpy(rec.hdr, fd->pkt, l2len + CODIF_HDR_LEN);
+		memset(rec.hdr + l2len + CODIF_HDR_LEN, 0, ANTBUF_HDR_MAX - l2len - CODIF_HDR_LEN);
+		rec.l2len = (uint8_t)l2len;
 	} else {
-		memcpy(m->hdr + ANTBUF_L2_KEPT, codif, CODIF_HDR_LEN);
-		m->l2len = 0;
+		memset(rec.hdr, 0, ANTBUF_L2_KEPT);
+		memcpy(rec.hdr + ANTBUF_L2_KEPT, codif, CODIF_HDR_LEN);
+		rec.l2len = 0;
 		flags |= ANTBUF_F_L2_LONG;
 	}
-	m->wirelen = (uint16_t)(fd->wirelen > UINT16_MAX ? UINT16_MAX : fd->wirelen);
-	m->arrival_ns = fd->arrival_ns;
-	m->flags = flags;
+	rec.wirelen = (uint16_t)(fd->wirelen > UINT16_MAX ? UINT16_MAX : fd->wirelen);
+	rec.arrival_ns = fd->arrival_ns;
+	rec.flags = flags;
+	record_store(antbuf_metap(b, rpos(b, r), slot), &rec);
 	b->placed++;
 	if (r < b->newest)
 		b->late_placed++;

@@ -14,7 +14,7 @@
 #include "codif.h"
 
 #define ANTBUF_MAGIC 0x41564249u /* "IBVA" */
-#define ANTBUF_VERSION 6
+#define ANTBUF_VERSION 7
 #define ANTBUF_MAX_SLOTS 64
 #define ANTBUF_NAME_LEN 32
 #define ANTBUF_L2_MAX 64
@@ -47,7 +47,9 @@ struct antbuf_geom {
 /**
  * Per frame metadata, beside the payload: one record of two whole cache
  * lines, written once by the producer (a single copy of the packet's
- * headers). hdr holds the packet from its Ethernet header through its CODIF
+ * headers, stored whole lines at a time, past the cache: a reader on
+ * another core takes it from memory). Its flags are valid when its row is
+ * final. hdr holds the packet from its Ethernet header through its CODIF
  * header (l2len + 64 bytes); when its L2-L4 headers are longer than
  * ANTBUF_L2_KEPT (IP options, three VLAN tags) only the CODIF header is
  * kept, at hdr + ANTBUF_L2_KEPT, with ANTBUF_F_L2_LONG set.
@@ -85,6 +87,10 @@ struct antbuf_row {
 	uint64_t cum_before;  /**< valid frames in every final row before it */
 	uint32_t nvalid;      /**< valid frames in this row (when final) */
 	uint32_t reserved;
+	/** The producer's: the slots placed in this row since it opened (bit
+	 * per slot). The records of slots not placed are written when the row
+	 * becomes final, so opening a row touches no record. */
+	uint64_t placed;
 };
 
 /** A stream's place in the rows: who it is, fixed when the slot is assigned
