@@ -27,10 +27,12 @@ python3 "$CMP" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
 	{ head "$T/cmp"; fail "capture counts differ from the truth"; }
 ok "capture counts = truth with three writers attached"
 t_end=$(date +%s%N)
-# arrival times: each packet its own (net_pcap gives no NIC stamps: the
-# host clock when the rx lcore took it), all inside the run, the source said
+# arrival times (net_pcap gives no NIC stamps: the host clock read once per
+# burst when the rx lcore took it, docs/formats.md): no time shared by more
+# packets than one burst holds (--burst, 64), all inside the run, the source
+# said
 python3 - "$T/pcap" "$t_start" "$t_end" "$T/sum.json" <<'PY' || fail "arrival times"
-import glob, json, struct, sys
+import collections, glob, json, struct, sys
 t0, t1 = int(sys.argv[2]), int(sys.argv[3])
 ts = []
 for f in glob.glob(sys.argv[1] + "/*.pcap"):
@@ -40,14 +42,15 @@ for f in glob.glob(sys.argv[1] + "/*.pcap"):
         s, ns, cl, _ = struct.unpack("<IIII", d[off:off + 16])
         ts.append(s * 10**9 + ns)
         off += 16 + cl
-assert len(ts) > 600 and len(set(ts)) == len(ts), (len(ts), len(set(ts)))
+shared = max(collections.Counter(ts).values())
+assert len(ts) > 600 and shared <= 64, (len(ts), shared)
 assert t0 <= min(ts) and max(ts) <= t1, (t0, min(ts), max(ts), t1)
 p = json.load(open(sys.argv[4]))["ports"][0]
 assert p["time_source"] == "host", p
 PY
 grep -q "port 0 (net_pcap0): arrival times from the host clock (the port gives no rx timestamps)" \
 	"$T/cap.log" || fail "no time source line"
-ok "pcap arrival times: one per packet (all distinct), inside the run, source said (host)"
+ok "pcap arrival times: one per burst (at most 64 packets share one), inside the run, source said (host)"
 
 for fmt in codif raw pcap; do
 	python3 "$VER" "$T/sent.pcap" --format $fmt "$T/$fmt" > "$T/$fmt.ver" ||
