@@ -281,3 +281,55 @@ qlb_result(const struct qlb_acc *a, int g, const struct qlb_cfg *c, struct qlb_r
 	else
 		r->verdict = QLB_OK;
 }
+
+void
+qlb_clear(struct qlb_acc *a)
+{
+	unsigned int g;
+
+	memset(a->n, 0, sizeof(a->n));
+	memset(a->cnt, 0, sizeof(a->cnt));
+	memset(a->zero, 0, sizeof(a->zero));
+	memset(a->ext, 0, sizeof(a->ext));
+	memset(a->sum, 0, sizeof(a->sum));
+	memset(a->sum2, 0, sizeof(a->sum2));
+	memset(a->bits_or, 0, sizeof(a->bits_or));
+	for (g = 0; g < QLB_MAX_GROUPS; g++)
+		a->bits_and[g] = UINT32_MAX;
+}
+
+/* the same encoding and channel groups */
+static bool
+same_format(const struct qlb_acc *x, const struct qlb_acc *y)
+{
+	return x->e.nbits == y->e.nbits && x->e.repr == y->e.repr &&
+	       x->e.complex == y->e.complex && x->e.nchan == y->e.nchan &&
+	       x->ngroup == y->ngroup && x->chan_per_group == y->chan_per_group;
+}
+
+int
+qlb_merge(struct qlb_acc *dst, const struct qlb_acc *src)
+{
+	unsigned int g, s;
+
+	if (src->nstate == 0)
+		return 0;
+	if (dst->nstate == 0) {
+		*dst = *src;
+		return 0;
+	}
+	if (!same_format(dst, src))
+		return -EINVAL;
+	for (g = 0; g < src->ngroup; g++) {
+		for (s = 0; s < src->nstate; s++)
+			dst->cnt[g][s] += src->cnt[g][s];
+		dst->n[g] += src->n[g];
+		dst->zero[g] += src->zero[g];
+		dst->ext[g] += src->ext[g];
+		dst->sum[g] += src->sum[g];
+		dst->sum2[g] += src->sum2[g];
+		dst->bits_or[g] |= src->bits_or[g];
+		dst->bits_and[g] &= src->bits_and[g];
+	}
+	return 0;
+}
