@@ -297,7 +297,7 @@ def plot(tel, d, nfft):
     for ant in bs:
         b = bstate_detail(tel.query("/ibvcap/bstate,%s" % ant))
         if b.get("occupancy"):
-            done.append(plot_bstate(d, ant, b, bs[ant]))
+            done.append(plot_bstate(d, ant, b, b["row"]))
         sp = spectrum(tel, ant, nfft, 2.5 * window + 1)
         if isinstance(sp, dict) and sp:
             done.append(plot_bandpass(d, ant, sp, nfft))
@@ -308,7 +308,7 @@ def plot(tel, d, nfft):
 
 def bstate_detail(r):
     """/ibvcap/bstate,ANT -> its occupancy (ratios), the expected, the states'
-    values (steps), the verdict's name and its channel groups' rows."""
+    values (steps), the verdict's name, its row and its channel groups' rows."""
     if not isinstance(r, dict):
         return {}
     g = rows({"fields": r.get("fields", []),
@@ -317,6 +317,7 @@ def bstate_detail(r):
             "expected": [x / 1e6 for x in r.get("expected_ppm", [])],
             "state_value": [x / 1e3 for x in r.get("state_value", [])],
             "verdict": r.get("verdict_name", "nodata"), "nbits": r.get("nbits", 0),
+            "row": dict(zip(r.get("fields", []), r.get("antenna", []))),
             "chan_per_group": r.get("chan_per_group", 0), "groups": g}
 
 
