@@ -313,7 +313,7 @@ ibv_ql_tick(struct ibv_app *app, bool force)
 		for (k = 0; k < n; k++) {
 			lc->ql->win[k].prev = lc->ql->win[k].cur;
 			ql_read(&lc->ql->pool[k], &lc->ql->win[k].cur);
-			ql_grant(&lc->ql->pool[k], &lc->ql->win[k].cur);
+			ql_grant(&lc->ql->pool[k], &lc->ql->win[k].cur, &lc->ql->win[k].prev);
 			if (lc->ql->live != NULL)
 				live_window(&lc->ql->live[k]);
 		}

@@ -50,10 +50,12 @@
  * most one per min_gap, whatever the stream's rate. The minimum: it also
  * says yes while the stream's sampled frames are fewer than its floor, and
  * a reader moves the floor on once per interval of its own (ql_grant: the
- * sampled count it read plus cfg.min), so every interval has at least
- * cfg.min sampled frames (or all of them, when the stream has fewer): a
- * slow stream is not left without figures. The writer never reads a clock
- * for it. It costs an increment and two compares per frame. A sampled frame with the invalid bit set, or
+ * sampled count it read plus cfg.min, unless one in `every` gave at least
+ * cfg.min in the interval before), so every interval has at least cfg.min
+ * sampled frames (or all of them, when the stream has fewer): a slow
+ * stream is not left without figures, a fast one gets nothing added. The
+ * writer never reads a clock for it. It costs an increment and two
+ * compares per frame. A sampled frame with the invalid bit set, or
  * whose data length is not framelength8 * 8, is counted and not used.
  *
  * Cost (bench/quicklook_bench.c measures it): a sampled frame is read once.
@@ -256,13 +258,18 @@ ql_sample(struct ql_acc *a, uint64_t now)
 
 /**
  * A new interval of the minimum (one reader, the interval's owner): at
- * least cfg.min more frames are sampled from now. s: a ql_read() of a,
- * just now.
+ * least cfg.min more frames are sampled from now, unless one in `every`
+ * of the frames offered in the interval that ended gave that many (then
+ * none are added). now: a ql_read() of a, just now; prev: the one at the
+ * interval's start (zeroed: the stream's start).
  */
 static inline void
-ql_grant(struct ql_acc *a, const struct ql_snap *s)
+ql_grant(struct ql_acc *a, const struct ql_snap *now, const struct ql_snap *prev)
 {
-	__atomic_store_n(&a->floor, s->sampled + a->cfg.min, __ATOMIC_RELAXED);
+	uint64_t by_every = (now->offered - prev->offered) / a->cfg.every;
+
+	__atomic_store_n(&a->floor, now->sampled + (by_every >= a->cfg.min ? 0 : a->cfg.min),
+			 __ATOMIC_RELAXED);
 }
 
 /**
