@@ -129,10 +129,9 @@ ok "spectrum: NFFT 100 and antenna ant9 refused, naming the value"
 # Prometheus and the screen
 python3 "$STAT" --file-prefix "$PREFIX" --once --prom "$T/q.prom"
 python3 "$SRC/tests/tools/promcheck.py" "$T/q.prom" > "$T/prom.json" || { cat "$T/prom.json"; fail "Prometheus format"; }
-for a in "0 2" "1 1" "2 3" "3 1"; do
-	set -- $a
-	grep -Eq "^ibvcap_bstate_verdict\{.*antenna=\"ant$1\"\} $2\$" "$T/q.prom" ||
-		{ grep bstate_verdict "$T/q.prom"; fail "Prometheus: ant$1's verdict not $2"; }
+for a in 0:2 1:1 2:3 3:1; do  # antenna:verdict
+	grep -Eq "^ibvcap_bstate_verdict\{.*antenna=\"ant${a%:*}\"\} ${a#*:}\$" "$T/q.prom" ||
+		{ grep bstate_verdict "$T/q.prom"; fail "Prometheus: ant${a%:*}'s verdict not ${a#*:}"; }
 done
 expect_eq "Prometheus: ant1's occupancy states" \
 	"$(grep -c '^ibvcap_bstate_occupancy_ratio{.*antenna="ant1",state=' "$T/q.prom")" 4
