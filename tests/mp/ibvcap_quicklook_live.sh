@@ -52,7 +52,15 @@ for ((i = 0; i < 600; i++)); do
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=r.pop("fields"); sys.exit(not r or any(dict(zip(f, v))["samples"] < 32768 for v in r.values()))' "$T/bs.json" && break
 	sleep 0.2
 done
-for a in 0 1 2 3; do q "/ibvcap/bstate,ant$a" > "$T/bs$a.json"; done
+# each antenna's detail from a window with its frames (a loaded machine
+# stretches the main lcore's loop: a window may miss a slow stream)
+for a in 0 1 2 3; do
+	for ((i = 0; i < 100; i++)); do
+		q "/ibvcap/bstate,ant$a" > "$T/bs$a.json"
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(dict(zip(r["fields"], r["antenna"]))["samples"] < 32768)' "$T/bs$a.json" && break
+		sleep 0.2
+	done
+done
 python3 - "$T" <<'PY' || { cat "$T/bs.json" "$T"/bs?.json; fail "live occupancy or verdicts"; }
 import json, math, sys
 d = sys.argv[1]
