@@ -295,7 +295,13 @@ def plot(tel, d, nfft):
     window = max([float(r.get("window", 1)) for r in ql.values()] + [1.0])
     done = []
     for ant in bs:
-        b = bstate_detail(tel.query("/ibvcap/bstate,%s" % ant))
+        # a window with the antenna's frames (a slow stream may miss one)
+        t_end = time.time() + 2.5 * window + 1
+        while True:
+            b = bstate_detail(tel.query("/ibvcap/bstate,%s" % ant))
+            if b.get("row", {}).get("samples", 0) > 0 or time.time() > t_end:
+                break
+            time.sleep(0.2)
         if b.get("occupancy"):
             done.append(plot_bstate(d, ant, b, b["row"]))
         sp = spectrum(tel, ant, nfft, 2.5 * window + 1)
