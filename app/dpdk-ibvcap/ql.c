@@ -66,7 +66,9 @@ struct ibv_ql_live {
 	bool ok;                   /**< cur counts (else why) */
 	uint32_t taken;            /**< kept frames read in this window */
 	uint32_t last_frames;      /**< ... in the last */
+	uint64_t run_frames;       /**< ... in the ended windows */
 	struct qlb_acc cur, last;  /**< this window's counts, the last window's */
+	struct qlb_acc run;        /**< the ended windows' (the summary) */
 	struct qls_acc spec, spec_last; /**< spectra of this window, the last (nfft 0: none) */
 	uint64_t spec_key;         /**< format of spec */
 	char why[96];
@@ -200,6 +202,9 @@ live_window(struct ibv_ql_live *lv)
 
 	lv->last = lv->cur;
 	lv->last_frames = lv->taken;
+	lv->run_frames += lv->taken;
+	if (qlb_merge(&lv->run, &lv->cur) != 0)
+		lv->run = lv->cur; /* the format changed: the run since then */
 	qlb_clear(&lv->cur);
 	lv->taken = 0;
 	t = lv->spec_last;
@@ -630,12 +635,64 @@ figs_json(json_t *o, const struct ql_snap *run, const struct ql_figs *f, double 
 	}
 }
 
+struct run_ctx {
+	struct qlb_acc *sum;
+	uint64_t frames;
+};
+
+/* an entry's whole run: the ended windows and the one in progress */
+static void
+run_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
+{
+	struct run_ctx *c = ctx;
+	const struct ibv_ql_live *lv = &lc->ql->live[k];
+
+	qlb_merge(c->sum, &lv->run);
+	qlb_merge(c->sum, &lv->cur);
+	c->frames += lv->run_frames + lv->taken;
+}
+
+/* root's antenna x: its sampler statistics over the run (kept frames) */
+static void
+bstate_json(const struct ibv_app *app, unsigned int a, json_t *x, double run_s,
+	    struct qlb_acc *sum)
+{
+	struct run_ctx c = { sum, 0 };
+	struct qlb_result res;
+	struct stats_qlb r;
+	struct qlb_cfg cfg;
+	json_t *o, *occ, *exp, *val;
+	unsigned int s;
+
+	memset(sum, 0, sizeof(*sum));
+	ant_each(app, a, run_one, &c);
+	qlb_cfg_defaults(&cfg);
+	if (sum->nstate != 0)
+		qlb_result(sum, -1, &cfg, &res);
+	else
+		memset(&res, 0, sizeof(res));
+	stats_qlb_of(&r, &res, c.frames, (uint64_t)(run_s * 1e9));
+	r.states = sum->nstate;
+	o = js_obj(x, "bstate");
+	stats_json(&stats_bstate, &r, STATS_ANTENNA, o);
+	js_str(o, "state", qlb_verdict_name(res.verdict));
+	occ = js_arr(o, "occupancy");
+	exp = js_arr(o, "expected");
+	val = js_arr(o, "state_value");
+	for (s = 0; s < sum->nstate; s++) {
+		json_array_append_new(occ, json_real(res.occ[s]));
+		json_array_append_new(exp, json_real(res.expect[s]));
+		json_array_append_new(val, json_real(qlb_state_value(sum, s)));
+	}
+}
+
 void
 ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 {
 	const struct acct_layout *l = &app->cfg.layout;
 	struct ql_snap run;
 	struct ql_figs *f;
+	struct qlb_acc *sum;
 	json_t *o, *arr;
 	unsigned int a, i, k, n;
 	uint64_t unbound = 0, cycles = 0, offered = 0;
@@ -647,6 +704,8 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return;
+	/* the sampler statistics of the kept frames (--quicklook-min) */
+	sum = app->cfg.quicklook_min ? malloc(sizeof(*sum)) : NULL;
 	arr = js_arr(o, "antennas");
 	for (a = 0; a < l->nant; a++) {
 		json_t *x = js_obj(arr, NULL);
@@ -656,6 +715,8 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 		js_u64(x, "streams", ant_sum(app, a, W_FINAL, &run));
 		ql_figs(&run, NULL, f);
 		figs_json(x, &run, f, run_s);
+		if (sum != NULL)
+			bstate_json(app, a, x, run_s, sum);
 	}
 	arr = js_arr(o, "streams");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
@@ -694,6 +755,10 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 	/* the rx lcores' TSC cycles reading sampled frames: its cost */
 	js_u64(o, "cycles", cycles);
 	js_dbl(o, "cycles_per_frame", offered ? (double)cycles / (double)offered : 0);
+	/* the main lcore's TSC cycles reading kept frames: their cost */
+	js_u64(o, "kept_frames_read", app->ql.drain_frames);
+	js_u64(o, "kept_cycles", app->ql.drain_cycles);
+	free(sum);
 	free(f);
 }
 

@@ -32,7 +32,7 @@ LAYOUT="--antennas 4 --groups 1 --threads 1"
 # shellcheck disable=SC2086
 "$CAP" --lcores 0@0,1@1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --stats-period 0 --duration 300s \
-	--quicklook 1024 --quicklook-window 1s > "$T/cap.log" 2>&1 &
+	--quicklook 1024 --quicklook-window 1s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 90 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
@@ -193,4 +193,17 @@ kill -INT "$GPID" 2>/dev/null || true
 wait "$GPID" 2>/dev/null || true
 kill -INT "$CPID"
 wait "$CPID" || { tail -20 "$T/cap.log"; fail "capture exit"; }
+# the summary: each antenna's sampler statistics over the run
+python3 - "$T/sum.json" <<'PY' || fail "summary JSON: quicklook.antennas[].bstate"
+import json, sys
+q = json.load(open(sys.argv[1]))["quicklook"]
+got = [(a["name"], a["bstate"]["state"]) for a in q["antennas"]]
+assert got == [("ant0", "under-driven"), ("ant1", "ok"), ("ant2", "over-driven"), ("ant3", "ok")], got
+for a in q["antennas"]:
+    b = a["bstate"]
+    assert b["samples"] == 32768 * b["frames"] > 0 and abs(sum(b["occupancy"]) - 1) < 1e-9, b
+assert q["kept_frames_read"] == sum(a["bstate"]["frames"] for a in q["antennas"]), q["kept_frames_read"]
+print(got, q["kept_frames_read"], "kept frames read in", q["kept_cycles"], "cycles")
+PY
+ok "summary JSON: each antenna's sampler verdict over the run; kept frames read = the antennas' frames"
 echo "$CHECKS checks passed"
