@@ -3,7 +3,10 @@
  * sampled 8 KiB CODIF frame at each sample encoding, in ns and TSC cycles,
  * and amortised per received frame at the default sampling rate (one in
  * QL_EVERY_DEFAULT), min/median/max over several runs, against the wire
- * time of one such frame at 100 Gb/s. */
+ * time of one such frame at 100 Gb/s; then the rx lcore's copy of a
+ * sampled frame for the main lcore (ql_keep.h) and the main lcore's cost
+ * per kept frame: the sampler statistics (ql_bstate) and a spectrum
+ * (ql_spec, FFTW), and what that is per second at the defaults. */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +16,9 @@
 
 #include "codif.h"
 #include "codif_signal.h"
+#include "ql_bstate.h"
+#include "ql_keep.h"
+#include "ql_spec.h"
 #include "quicklook.h"
 #include "tconv.h"
 
@@ -54,6 +60,12 @@ static const struct enc encs[] = {
 static uint8_t data[NFRAME][DATA_BYTES];
 static struct codif_hdr hdrs[NFRAME];
 static struct ql_acc acc;
+static struct ql_keep keep;
+static struct qlb_acc qlb;
+static struct qls_acc qls;
+
+/* what one pass over the frames does to frame i (keep_pass's jobs) */
+enum job { J_COPY, J_BSTATE, J_SPECTRUM };
 
 static int
 cmp_double(const void *a, const void *b)
@@ -133,6 +145,34 @@ run_received(unsigned int passes, bool sample, double *ns, double *cyc)
 	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
 }
 
+/* Per kept frame: the rx lcore's copy (the consumer frees the slot, not
+ * timed apart: a load and a store), or the main lcore's analysis. */
+static void
+keep_pass(unsigned int passes, enum job j, double *ns, double *cyc)
+{
+	uint8_t hdr[CODIF_HDR_LEN];
+	double t0 = (double)mono_ns();
+	uint64_t c0 = tsc_cycles();
+	unsigned int p, i;
+	size_t len;
+
+	codif_encode(&hdrs[0], hdr);
+	for (p = 0; p < passes; p++)
+		for (i = 0; i < NFRAME; i++) {
+			if (j == J_COPY) {
+				qlk_put(&keep, hdr, data[i], DATA_BYTES);
+				if (qlk_peek(&keep, &len) != NULL)
+					qlk_done(&keep);
+			} else if (j == J_BSTATE) {
+				qlb_add(&qlb, data[i], DATA_BYTES);
+			} else {
+				qls_add(&qls, data[i], DATA_BYTES);
+			}
+		}
+	*cyc = (double)(tsc_cycles() - c0) / ((double)passes * NFRAME);
+	*ns = ((double)mono_ns() - t0) / ((double)passes * NFRAME);
+}
+
 static void
 print_row(const char *name, double *ns, double *cyc, unsigned int nrun, bool wire)
 {
@@ -143,6 +183,50 @@ print_row(const char *name, double *ns, double *cyc, unsigned int nrun, bool wir
 	if (wire)
 		printf("   %5.2f%%", 100.0 * ns[nrun / 2] / WIRE_NS);
 	printf("\n");
+}
+
+/* The kept frames: the rx lcore's copy, the main lcore's analysis. */
+static int
+keep_rows(unsigned int nrun, unsigned int passes)
+{
+	static const unsigned int which[] = { 1, 3, 5 }; /* 2, 8 and 16-bit c4 */
+	double ns[NRUN_MAX], cyc[NRUN_MAX], bst[3];
+	char name[64], err[128];
+	unsigned int e, r;
+
+	printf("\nper kept frame (--quicklook-min): the rx lcore's copy; the main "
+	       "lcore's sampler statistics and spectrum (nfft 128)\n");
+	printf("%-24s %9s %9s %9s   %9s %9s %9s\n", "", "ns min", "median", "max",
+	       "cyc min", "median", "max");
+	for (e = 0; e < 3; e++) {
+		make_frames(&encs[which[e]]);
+		keep_pass(passes, J_COPY, &ns[0], &cyc[0]);
+		for (r = 0; r < nrun; r++)
+			keep_pass(passes, J_COPY, &ns[r], &cyc[r]);
+		snprintf(name, sizeof(name), "copy %s", encs[which[e]].name);
+		print_row(name, ns, cyc, nrun, false);
+		if (qlb_init(&qlb, &hdrs[0], 4, err, sizeof(err)) != 0 ||
+		    qls_init(&qls, &hdrs[0], 128, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s: %s\n", encs[which[e]].name, err);
+			return 1;
+		}
+		for (r = 0; r < nrun; r++)
+			keep_pass(passes / 8 + 1, J_BSTATE, &ns[r], &cyc[r]);
+		snprintf(name, sizeof(name), "bstate %s", encs[which[e]].name);
+		print_row(name, ns, cyc, nrun, false);
+		bst[e] = ns[nrun / 2];
+		for (r = 0; r < nrun; r++)
+			keep_pass(passes / 8 + 1, J_SPECTRUM, &ns[r], &cyc[r]);
+		snprintf(name, sizeof(name), "spectrum %s", encs[which[e]].name);
+		print_row(name, ns, cyc, nrun, false);
+		qls_free(&qls);
+	}
+	printf("(main lcore at the defaults, --quicklook-min %u a 1 s window: per stream "
+	       "%.2f / %.2f / %.2f ms of CPU a second (2 / 8 / 16-bit c4), plus the "
+	       "spectrum of the one antenna asked for)\n", QL_MIN_DEFAULT,
+	       QL_MIN_DEFAULT * bst[0] / 1e6, QL_MIN_DEFAULT * bst[1] / 1e6,
+	       QL_MIN_DEFAULT * bst[2] / 1e6);
+	return 0;
 }
 
 int
@@ -199,5 +283,5 @@ main(int argc, char **argv)
 	printf("(the sampled frames here are warm in cache: an rx lcore's are too,\n"
 	       " just received; cycles are TSC ticks; 16-bit c4: per sampled frame / %u "
 	       "= %.1f ns)\n", QL_EVERY_DEFAULT, med_frame[5] / QL_EVERY_DEFAULT);
-	return 0;
+	return keep_rows(nrun, passes);
 }

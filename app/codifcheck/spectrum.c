@@ -7,7 +7,7 @@
  * real channels 0 .. fs/2, complex -fs/2 .. +fs/2 about the channel's
  * centre), power in dB of the mean |X|^2 / nfft (steps^2). */
 
-#include <fftw3.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,71 +17,33 @@
 #include "check.h"
 #include "inspect.h"
 #include "json.h"
-#include "ql_bstate.h"
+#include "ql_spec.h"
 #include "spectrum.h"
 
 #define MAX_STREAMS 64
-#define MAX_CHAN 64
 
 struct sp_stream {
 	const struct cc_stream *st;
 	char name[96];
 	bool ok;
 	char why[128];
-	struct codif_signal_enc e;
-	double fs_hz;               /* samples per second per channel */
-	unsigned int nchan, nbin;
-	double *acc;                /* nchan x nfft sums of |X|^2 */
-	uint64_t blocks;            /* per channel */
-	fftw_complex *buf;          /* nchan x nfft: the block being filled */
-	size_t fill;                /* samples in buf (per channel) */
+	struct qls_acc q;
 };
 
 struct sp_ctx {
 	const struct cc_spectrum_opts *o;
 	struct sp_stream *s[MAX_STREAMS];
 	unsigned int n;
-	fftw_complex *in, *out;
-	fftw_plan plan;
 	int err;
 };
-
-static void
-block_done(struct sp_ctx *c, struct sp_stream *b)
-{
-	unsigned int ch, k, n = c->o->nfft;
-
-	for (ch = 0; ch < b->nchan; ch++) {
-		memcpy(c->in, b->buf + (size_t)ch * n, n * sizeof(fftw_complex));
-		fftw_execute(c->plan);
-		for (k = 0; k < n; k++)
-			b->acc[(size_t)ch * n + k] += c->out[k][0] * c->out[k][0] +
-						      c->out[k][1] * c->out[k][1];
-	}
-	b->blocks++;
-	b->fill = 0;
-}
-
-static double
-value(const struct codif_signal_enc *e, const uint8_t *d, size_t k)
-{
-	if (e->is_float) {
-		float f;
-
-		memcpy(&f, d + 4 * k, 4);
-		return isfinite(f) ? f : 0;
-	}
-	return codif_signal_value(e, qlb_code(e, d, k));
-}
 
 static int
 sp_frame(void *ctx, const struct cc_frame_ev *ev)
 {
 	struct sp_ctx *c = ctx;
 	struct sp_stream *b = NULL;
-	const uint8_t *d = ev->codif + CODIF_HDR_LEN;
-	size_t len = ev->len - CODIF_HDR_LEN, nsamp, t;
-	unsigned int i, ch, n = c->o->nfft;
+	unsigned int i;
+	int rc;
 
 	if (ev->filled || ev->h->invalid || ev->len <= CODIF_HDR_LEN)
 		return 0;
@@ -97,67 +59,21 @@ sp_frame(void *ctx, const struct cc_frame_ev *ev)
 		c->s[c->n++] = b;
 		b->st = ev->st;
 		cc_stream_name(ev->st, b->name, sizeof(b->name));
-		b->ok = codif_signal_enc_init(&b->e, ev->h, b->why, sizeof(b->why)) == 0;
-		if (b->ok && b->e.nchan > MAX_CHAN) {
-			snprintf(b->why, sizeof(b->why), "%u channels, at most %d", b->e.nchan,
-				 MAX_CHAN);
-			b->ok = false;
-		}
-		if (!b->ok)
-			return 0;
-		b->nchan = b->e.nchan;
-		b->nbin = b->e.complex ? n : n / 2 + 1;
-		b->fs_hz = ev->h->period ? (double)ev->h->totalsamples / ev->h->period : 0;
-		b->acc = calloc((size_t)b->nchan * n, sizeof(double));
-		b->buf = fftw_malloc((size_t)b->nchan * n * sizeof(fftw_complex));
-		if (b->acc == NULL || b->buf == NULL)
+		rc = qls_init(&b->q, ev->h, c->o->nfft, b->why, sizeof(b->why));
+		if (rc == -ENOMEM)
 			return c->err = -1;
+		b->ok = rc == 0;
 	}
-	if (!b->ok)
-		return 0;
-	nsamp = len * 8 / b->e.nbits / b->e.S;
-	for (t = 0; t < nsamp; t++) {
-		for (ch = 0; ch < b->nchan; ch++) {
-			size_t k = t * b->e.S + (size_t)ch * b->e.ncomp;
-			fftw_complex *z = b->buf + (size_t)ch * n + b->fill;
-
-			(*z)[0] = value(&b->e, d, k);
-			(*z)[1] = b->e.complex ? value(&b->e, d, k + 1) : 0;
-		}
-		if (++b->fill == n)
-			block_done(c, b);
-	}
+	if (b->ok)
+		qls_add(&b->q, ev->codif + CODIF_HDR_LEN, ev->len - CODIF_HDR_LEN);
 	return 0;
-}
-
-/* bin j of the output (0 .. nbin-1): its FFT index and frequency (MHz) */
-static unsigned int
-bin_index(const struct sp_stream *b, unsigned int n, unsigned int j)
-{
-	return b->e.complex ? (j + n / 2) % n : j;
-}
-
-static double
-bin_mhz(const struct sp_stream *b, unsigned int n, unsigned int j)
-{
-	double df = b->fs_hz / n / 1e6;
-
-	return b->e.complex ? ((double)j - n / 2) * df : j * df;
-}
-
-static double
-bin_db(const struct sp_stream *b, unsigned int n, unsigned int ch, unsigned int j)
-{
-	double p = b->acc[(size_t)ch * n + bin_index(b, n, j)] / (double)b->blocks / n;
-
-	return p > 0 ? 10 * log10(p) : -300;
 }
 
 static int
 plot(const struct sp_ctx *c, const char *png, const char *title)
 {
 	char dat[PATH_MAX + 8], cmd[2 * PATH_MAX + 64];
-	unsigned int i, ch, j, n = c->o->nfft, lines = 0;
+	unsigned int i, ch, j, lines = 0;
 	FILE *f, *g;
 	int rc;
 
@@ -168,15 +84,15 @@ plot(const struct sp_ctx *c, const char *png, const char *title)
 	/* one block per stream: its channels side by side on the band */
 	for (i = 0; i < c->n; i++) {
 		const struct sp_stream *b = c->s[i];
-		double bw = b->e.complex ? b->fs_hz / 1e6 : b->fs_hz / 2e6;
+		double bw = qls_chan_mhz(&b->q);
 
-		if (!b->ok || b->blocks == 0)
+		if (!b->ok || b->q.blocks == 0)
 			continue;
 		fprintf(f, "# %s\n", b->name);
-		for (ch = 0; ch < b->nchan; ch++)
-			for (j = 0; j < b->nbin; j++)
-				fprintf(f, "%.6f %.4f\n", ch * bw + bin_mhz(b, n, j) +
-					(b->e.complex ? bw / 2 : 0), bin_db(b, n, ch, j));
+		for (ch = 0; ch < b->q.nchan; ch++)
+			for (j = 0; j < b->q.nbin; j++)
+				fprintf(f, "%.6f %.4f\n", ch * bw + qls_bin_mhz(&b->q, j) +
+					(b->q.e.complex ? bw / 2 : 0), qls_bin_db(&b->q, ch, j));
 		fprintf(f, "\n\n");
 		lines++;
 	}
@@ -195,7 +111,7 @@ plot(const struct sp_ctx *c, const char *png, const char *title)
 	for (i = 0, j = 0; i < c->n; i++) {
 		const struct sp_stream *b = c->s[i];
 
-		if (!b->ok || b->blocks == 0)
+		if (!b->ok || b->q.blocks == 0)
 			continue;
 		fprintf(g, "%s '%s' index %u with lines title \"%s\" noenhanced", j ? "," : "",
 			dat, j, b->name);
@@ -216,13 +132,6 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
-	c.in = fftw_malloc(n * sizeof(fftw_complex));
-	c.out = fftw_malloc(n * sizeof(fftw_complex));
-	if (c.in == NULL || c.out == NULL) {
-		fprintf(stderr, "codifcheck spectrum: out of memory\n");
-		return CC_EXIT_PROBLEMS;
-	}
-	c.plan = fftw_plan_dft_1d((int)n, c.in, c.out, FFTW_FORWARD, FFTW_ESTIMATE);
 	for (i = 0; i < np; i++) {
 		struct cc_file f;
 		json_t *jf = NULL, *js = NULL;
@@ -254,7 +163,7 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 			} else {
 				printf(" stream %s\n", b->name);
 			}
-			if (!b->ok || b->blocks == 0) {
+			if (!b->ok || b->q.blocks == 0) {
 				const char *why = b->ok ? "fewer samples than one FFT" : b->why;
 
 				if (o->json)
@@ -268,37 +177,34 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 				json_t *fr = js_arr(so, "freq_mhz");
 
 				js_u64(so, "nfft", n);
-				js_u64(so, "blocks", b->blocks);
-				js_dbl(so, "sample_rate_hz", b->fs_hz);
-				js_bool(so, "complex", b->e.complex);
-				for (j = 0; j < b->nbin; j++)
-					json_array_append_new(fr, json_real(bin_mhz(b, n, j)));
+				js_u64(so, "blocks", b->q.blocks);
+				js_dbl(so, "sample_rate_hz", b->q.fs_hz);
+				js_bool(so, "complex", b->q.e.complex);
+				for (j = 0; j < b->q.nbin; j++)
+					json_array_append_new(fr, json_real(qls_bin_mhz(&b->q, j)));
 				chs = js_arr(so, "channels");
 			}
-			for (ch = 0; ch < b->nchan; ch++) {
-				unsigned int pk = 0;
+			for (ch = 0; ch < b->q.nchan; ch++) {
+				unsigned int pk = qls_peak(&b->q, ch);
 				double sum = 0;
 
-				for (j = 0; j < b->nbin; j++) {
-					if (bin_db(b, n, ch, j) > bin_db(b, n, ch, pk))
-						pk = j;
-					sum += bin_db(b, n, ch, j);
-				}
+				for (j = 0; j < b->q.nbin; j++)
+					sum += qls_bin_db(&b->q, ch, j);
 				if (o->json) {
 					json_t *x = json_object(), *db = js_arr(x, "power_db");
 
 					js_u64(x, "channel", ch);
 					js_u64(x, "peak_bin", pk);
-					js_dbl(x, "peak_mhz", bin_mhz(b, n, pk));
-					js_dbl(x, "peak_db", bin_db(b, n, ch, pk));
-					js_dbl(x, "mean_db", sum / b->nbin);
-					for (j = 0; j < b->nbin; j++)
-						json_array_append_new(db, json_real(bin_db(b, n, ch, j)));
+					js_dbl(x, "peak_mhz", qls_bin_mhz(&b->q, pk));
+					js_dbl(x, "peak_db", qls_bin_db(&b->q, ch, pk));
+					js_dbl(x, "mean_db", sum / b->q.nbin);
+					for (j = 0; j < b->q.nbin; j++)
+						json_array_append_new(db, json_real(qls_bin_db(&b->q, ch, j)));
 					json_array_append_new(chs, x);
 				} else {
 					printf("  ch %-3u peak %+.6f MHz (bin %u) %.2f dB, mean %.2f dB "
-					       "(%" PRIu64 " FFTs of %u)\n", ch, bin_mhz(b, n, pk), pk,
-					       bin_db(b, n, ch, pk), sum / b->nbin, b->blocks, n);
+					       "(%" PRIu64 " FFTs of %u)\n", ch, qls_bin_mhz(&b->q, pk), pk,
+					       qls_bin_db(&b->q, ch, pk), sum / b->q.nbin, b->q.blocks, n);
 				}
 			}
 		}
@@ -308,8 +214,7 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 			status = CC_EXIT_PROBLEMS;
 		}
 		for (k = 0; k < c.n; k++) {
-			free(c.s[k]->acc);
-			fftw_free(c.s[k]->buf);
+			qls_free(&c.s[k]->q);
 			free(c.s[k]);
 		}
 		c.n = 0;
@@ -320,8 +225,5 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 		putchar('\n');
 	}
 	json_decref(root);
-	fftw_destroy_plan(c.plan);
-	fftw_free(c.in);
-	fftw_free(c.out);
 	return status;
 }

@@ -9,7 +9,8 @@ frames, its newest frame's UTC and age; per writer (by the --name it was
 given) its lag behind the newest frame, lost frames, files, write rate and
 the disk space left to it; the ports' figures -- or one snapshot (--once),
 as JSON (--json), or the counters in the Prometheus text format for
-node_exporter's textfile collector (--prom).
+node_exporter's textfile collector (--prom), or PNG figures of each
+antenna's bandpass and sampler-state occupancy (--plot DIR).
 """
 import argparse
 import json
@@ -17,6 +18,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -25,7 +27,10 @@ import time
 RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
 # every counter's name, unit, kind and help come from the capture
 # (/ibvcap/counters, the tables of lib/stats): none is written here
-GROUPS = ("counts", "buffer", "writer", "port", "capture", "quicklook")
+GROUPS = ("counts", "buffer", "writer", "port", "capture", "quicklook", "bstate")
+# /ibvcap/bstate's verdicts (lib/quicklook ql_bstate.h), and as the screen shows them
+BSTATE = ("nodata", "ok", "under-driven", "over-driven", "dead", "saturated", "stuck bit")
+BSTATE_SHORT = ("-", "ok", "UNDER", "OVER", "DEAD", "SAT", "STUCK")
 
 
 class TelemetryError(Exception):
@@ -201,6 +206,11 @@ def snapshot(tel):
     # quick look: values come as text (22.11's telemetry has no floats)
     s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
                       for k, r in rows(tel.query("/ibvcap/quicklook")).items()}
+    # sampler statistics (integers: ppm, milli-steps), per antenna, and each
+    # antenna's occupancy and channel groups
+    s["bstate"] = rows(tel.query("/ibvcap/bstate"))
+    s["bstate_detail"] = {n: bstate_detail(tel.query("/ibvcap/bstate,%s" % n))
+                          for n in s["bstate"]}
     # the --write writers' scans: the current and the next (rec.c)
     rec = tel.query("/ibvcap/record,status")
     s["record"] = rec if isinstance(rec, dict) and rec.get("result") == "status" else {}
@@ -211,6 +221,138 @@ def snapshot(tel):
         if isinstance(st, dict):
             s["ports"][str(p)] = st
     return s
+
+
+# ---- the figures (--plot DIR) -----------------------------------------------
+
+def spectrum(tel, ant, nfft, wait_s):
+    """/ibvcap/spectrum,ANT,NFFT once the capture has a window of it (asking
+    starts it): {stream: {"fields": {...}, "freq_mhz": [...], "db": [[...] per
+    channel]}}, or a string saying why not."""
+    t_end = time.time() + wait_s
+    while True:
+        r = tel.query("/ibvcap/spectrum,%s,%d" % (ant, nfft))
+        state = r.get("state") if isinstance(r, dict) else None
+        if state == "ready":
+            break
+        if state != "pending" or time.time() > t_end:
+            return r.get("error", state) if isinstance(r, dict) else "no quick look"
+        time.sleep(0.2)
+    out = {}
+    cols = r.get("stream_fields", [])
+    for k, v in r.items():
+        if k.startswith("g") and isinstance(v, list) and "_" in k and k + "_freq_hz" in r:
+            f = dict(zip(cols, v))
+            out[k] = {"fields": f, "freq_mhz": [x / 1e6 for x in r[k + "_freq_hz"]],
+                      "db": [[x / 1e3 for x in r["%s_c%d_power_mdb" % (k, c)]]
+                             for c in range(f["nchan"])]}
+    return out
+
+
+def gnuplot(script, png):
+    """Draw with gnuplot (pngcairo); an error names the figure."""
+    try:
+        p = subprocess.run(["gnuplot"], input=script.encode(), capture_output=True,
+                           timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TelemetryError("--plot %s: gnuplot could not run (%s): is gnuplot installed?"
+                             % (png, e))
+    if p.returncode != 0 or not os.path.exists(png):
+        raise TelemetryError("--plot %s: gnuplot failed: %s"
+                             % (png, p.stderr.decode(errors="replace").strip()[-300:]))
+
+
+def plot_bandpass(d, ant, sp, nfft):
+    """ANT-bandpass.png: each stream's channels side by side along its band
+    (MHz from the header's sample rate) against power (dB, steps^2 a bin)."""
+    png, dat = os.path.join(d, "%s-bandpass.png" % ant), os.path.join(d, "%s-bandpass.dat" % ant)
+    with open(dat, "w") as f:
+        for k, s in sorted(sp.items()):
+            bw = s["fields"]["chan_bw_hz"] / 1e6
+            mid = bw / 2 if s["fields"]["complex"] else 0
+            f.write("# %s\n" % k)
+            for c, db in enumerate(s["db"]):
+                for x, y in zip(s["freq_mhz"], db):
+                    f.write("%.6f %.3f\n" % (c * bw + mid + x, y))
+            f.write("\n\n")
+    lines = ",".join("'%s' index %d with lines title '%s'" % (dat, i, k)
+                     for i, k in enumerate(sorted(sp)))
+    gnuplot("set terminal pngcairo size 1000,500 font 'sans,10'\nset output '%s'\n"
+            "set title \"%s: bandpass, %d points per FFT, the last window\" noenhanced\n"
+            "set xlabel 'frequency across the channels (MHz)'\n"
+            "set ylabel 'power (dB, steps^2 per bin)'\nset grid\nset key outside below "
+            "noenhanced\nplot %s\n" % (png, ant, nfft, lines), png)
+    return png
+
+
+def plot_bstate(d, ant, b, row):
+    """ANT-bstate.png: the share of each sampler state as bars, the Gaussian's
+    at the optimal level as points, the verdict and RMS in the title."""
+    png, dat = os.path.join(d, "%s-bstate.png" % ant), os.path.join(d, "%s-bstate.dat" % ant)
+    with open(dat, "w") as f:
+        f.write("# state_value_steps occupancy expected\n")
+        for v, o, e in zip(b["state_value"], b["occupancy"], b["expected"]):
+            f.write("%g %.6f %.6f\n" % (v, o, e))
+    vals = b["state_value"]
+    width = 0.8 * (vals[1] - vals[0]) if len(vals) > 1 else 1
+    rms = "RMS %.3f steps" % (row.get("rms", 0) / 1e3) if row.get("rms_known") else \
+        "RMS below what the states tell"
+    gnuplot("set terminal pngcairo size 800,500 font 'sans,10'\nset output '%s'\n"
+            "set title \"%s: sampler states (%d-bit), %s: %s (optimal %.2f), %d samples\" "
+            "noenhanced\nset xlabel 'sampler state (value, steps)'\n"
+            "set ylabel 'share of the samples'\nset yrange [0:*]\nset grid\n"
+            "set boxwidth %g\nset style fill solid 0.5\nset key top center\n"
+            "plot '%s' using 1:2 with boxes title 'occupancy', '' using 1:3 with points "
+            "pt 7 ps 1.5 title 'expected at the optimal level'\n"
+            % (png, ant, b["nbits"], b["verdict"], rms, row.get("rms_optimal", 0) / 1e3,
+               row.get("samples", 0), width, dat), png)
+    return png
+
+
+def plot(tel, d, nfft):
+    """--plot DIR: each antenna's bandpass and sampler-state figures, the data
+    each one draws beside it (.dat). @return the files written."""
+    os.makedirs(d, exist_ok=True)
+    ql = rows(tel.query("/ibvcap/quicklook"))
+    bs = rows(tel.query("/ibvcap/bstate"))
+    if not bs:
+        raise TelemetryError("--plot: the capture keeps no frames (--quicklook or "
+                             "--quicklook-min off)")
+    # the capture computes one antenna's spectra at a time, from the window
+    # after it was asked: up to two windows and a half each
+    window = max([float(r.get("window", 1)) for r in ql.values()] + [1.0])
+    done = []
+    for ant in bs:
+        # a window with the antenna's frames (a slow stream may miss one)
+        t_end = time.time() + 2.5 * window + 1
+        while True:
+            b = bstate_detail(tel.query("/ibvcap/bstate,%s" % ant))
+            if b.get("row", {}).get("samples", 0) > 0 or time.time() > t_end:
+                break
+            time.sleep(0.2)
+        if b.get("occupancy"):
+            done.append(plot_bstate(d, ant, b, b["row"]))
+        sp = spectrum(tel, ant, nfft, 2.5 * window + 1)
+        if isinstance(sp, dict) and sp:
+            done.append(plot_bandpass(d, ant, sp, nfft))
+        else:
+            print("dpdk-ibvcap-stat: --plot: %s: no bandpass (%s)" % (ant, sp), file=sys.stderr)
+    return done
+
+
+def bstate_detail(r):
+    """/ibvcap/bstate,ANT -> its occupancy (ratios), the expected, the states'
+    values (steps), the verdict's name, its row and its channel groups' rows."""
+    if not isinstance(r, dict):
+        return {}
+    g = rows({"fields": r.get("fields", []),
+              **{k: v for k, v in r.items() if k.startswith("group")}})
+    return {"occupancy": [x / 1e6 for x in r.get("occupancy_ppm", [])],
+            "expected": [x / 1e6 for x in r.get("expected_ppm", [])],
+            "state_value": [x / 1e3 for x in r.get("state_value", [])],
+            "verdict": r.get("verdict_name", "nodata"), "nbits": r.get("nbits", 0),
+            "row": dict(zip(r.get("fields", []), r.get("antenna", []))),
+            "chan_per_group": r.get("chan_per_group", 0), "groups": g}
 
 
 # ---- the status screen ------------------------------------------------------
@@ -412,6 +554,12 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
         v = ql.get(n, {}).get("verdict")
         return "-" if v is None else {1: "ok", 2: "DEAD", 3: "SAT"}.get(int(v), "-")
 
+    bs = cur.get("bstate", {})
+
+    def sampler(n, a):  # the sampler statistics' verdict over the last window
+        v = bs.get(n, {}).get("verdict")
+        return "-" if v is None or not 0 <= v < len(BSTATE_SHORT) else BSTATE_SHORT[v]
+
     def power(n, a):
         v = ql.get(n, {}).get("power_db")
         return "-" if v is None or v != v or v in (float("inf"), float("-inf")) else "%.1f" % v
@@ -436,7 +584,8 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
                   left=True),
               Col("age", 6, 1, age),
               Col("signal", 6, 2, signal),
-              Col("dB", 6, 3, power)]
+              Col("dB", 6, 3, power),
+              Col("sampler", 7, 4, sampler)]
     body = [""] + block("antenna", sorted(ants, key=natural), acols, width, ants)
 
     def state(n, w):  # dead: its process died without ending (the primary saw it)
@@ -560,6 +709,32 @@ def fringe_metrics(out, inst, fringes):
                               c["thread"], c["channel"], "%.9g" % (c[key] * scale)))
 
 
+def bstate_rows(cur):
+    """The sampler statistics' rows: each antenna's, and each of its channel
+    groups' labelled (antenna, group)."""
+    r = dict(cur.get("bstate", {}))
+    for n, d in sorted(cur.get("bstate_detail", {}).items()):
+        for g, v in d.get("groups", {}).items():
+            r[(("antenna", n), ("group", g[len("group"):]))] = v
+    return r
+
+
+def occupancy_metrics(out, inst, cur):
+    """Each antenna's share of each sampler state and the Gaussian's at the
+    optimal level, labelled by the state's value in steps."""
+    for what, help_ in (("occupancy", "share of the samples in each sampler state"),
+                        ("expected", "that share for Gaussian noise at the optimal level")):
+        name = "ibvcap_bstate_%s_ratio" % what
+        lines = []
+        for n, d in sorted(cur.get("bstate_detail", {}).items()):
+            for v, x in zip(d.get("state_value", []), d.get(what, [])):
+                lines.append('%s{%s,antenna="%s",state="%g"} %s'
+                             % (name, inst, prom_escape(n), v, repr(x)))
+        if lines:
+            out += ["# HELP %s The last --quicklook-window's %s (dpdk-ibvcap /ibvcap/bstate)."
+                    % (name, help_), "# TYPE %s gauge" % name] + lines
+
+
 def prom_escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
@@ -573,7 +748,8 @@ def prometheus(prefix, cur, desc):
     # metric names: ibvcap_<what>_<counter>[_<unit>][_total], what: antenna,
     # buffer, writer, port, or nothing for the capture's own figures
     prefix = {"counts": "antenna_", "buffer": "buffer_", "writer": "writer_",
-              "port": "port_", "capture": "", "quicklook": "quicklook_"}
+              "port": "port_", "capture": "", "quicklook": "quicklook_",
+              "bstate": "bstate_"}
 
     def metric(group, key, label, samples):
         unit, kind, help_, _ = desc[group].get(key, ("", "gauge", key, ()))
@@ -582,6 +758,9 @@ def prometheus(prefix, cur, desc):
         if unit == "ns":
             name = (name[:-3] if name.endswith("_ns") else name) + "_seconds"
             scale = 1e-9
+        elif unit in ("ppm", "milli-steps"):  # telemetry's integers: base units
+            name += "_ratio" if unit == "ppm" else "_steps"
+            scale = 1e-6 if unit == "ppm" else 1e-3
         elif unit.endswith("/s"):  # bytes/s: ..._bytes_per_second
             name += "_%s_per_second" % unit[:-2]
         elif unit and unit not in ("errno",):
@@ -606,6 +785,9 @@ def prometheus(prefix, cur, desc):
                 v = "+Inf" if v > 0 else "-Inf"
             out.append("%s{%s} %s" % (name, labs, v))
 
+    def by_name(kv):  # row keys: names, or (label, value) pairs
+        return str(kv[0])
+
     st = cur["stats"]
     for key in desc["capture"]:
         if key in st:
@@ -614,7 +796,8 @@ def prometheus(prefix, cur, desc):
                                ("buffer", cur["buffers"], "antenna"),
                                ("writer", cur["writers"], "writer"),
                                ("port", cur["ports"], "port"),
-                               ("quicklook", cur.get("quicklook", {}), "antenna")):
+                               ("quicklook", cur.get("quicklook", {}), "antenna"),
+                               ("bstate", bstate_rows(cur), "antenna")):
         # every figure of the group's table (docs/counters.md), an
         # array's elements as one metric labelled by cause
         for key, (_, _, _, elems) in desc[group].items():
@@ -623,12 +806,14 @@ def prometheus(prefix, cur, desc):
                            for n, v in sorted(data.items()) for e in elems
                            if tel_key(key, e) in v]
             else:
-                samples = [(n, v[key]) for n, v in sorted(data.items()) if key in v]
+                samples = [(n, v[key]) for n, v in sorted(data.items(), key=by_name)
+                           if key in v]
             if samples:
                 metric(group, key, label, samples)
     stream_metrics(out, inst, cur, desc)
     if cur.get("fringe"):
         fringe_metrics(out, inst, cur["fringe"])
+    occupancy_metrics(out, inst, cur)
     out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
     out.append("# TYPE ibvcap_uptime_seconds gauge")
     out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
@@ -844,6 +1029,15 @@ def main():
                     "input) instead of asking a capture, as --once would (the screen "
                     "COLUMNS wide, 80 when not a terminal; --json, --prom FILE); given "
                     "twice, the earlier first, the rates between the two")
+    ap.add_argument("--plot", metavar="DIR",
+                    help="write PNG figures (gnuplot) of each antenna's bandpass "
+                         "(DIR/ANT-bandpass.png, over the last --quicklook-window) and "
+                         "sampler-state occupancy with the expected levels "
+                         "(DIR/ANT-bstate.png), the data each draws beside it (.dat), "
+                         "and exit")
+    ap.add_argument("--plot-nfft", type=int, default=128, metavar="N",
+                    help="points per FFT of --plot's bandpasses (a power of two, "
+                         "16..512; default 128)")
     ap.add_argument("--query", metavar="COMMAND",
                     help="send one raw telemetry command (e.g. /ethdev/xstats,0) and "
                          "print its JSON reply")
@@ -854,6 +1048,8 @@ def main():
     ap.add_argument("--fringe-seconds", type=seconds, default=1.0, metavar="DURATION",
                     help="how long each fringe check correlates (default: 1s)")
     a = ap.parse_args()
+    if a.plot_nfft not in [1 << k for k in range(4, 10)]:
+        ap.error("--plot-nfft %d: expected a power of two, 16..512" % a.plot_nfft)
     baselines = []
     for f in a.fringe:
         ab = f.split("-")
@@ -868,6 +1064,10 @@ def main():
         tel = Telemetry(a.file_prefix, a.timeout)
         if a.query:
             print(json.dumps(tel.query(a.query), indent=2))
+            return 0
+        if a.plot:
+            for f in plot(tel, a.plot, a.plot_nfft):
+                print(f)
             return 0
         desc = describe(tel)
         while True:

@@ -64,6 +64,7 @@ ibv_config_defaults(struct ibv_config *c)
 	c->link_timeout_ns = 5 * NS_PER_S;
 	c->quicklook_every = 1024; /* bench/capture_bench.sh QL="off 256 1024": ~1% of the zero-copy path */
 	c->quicklook_window_ns = NS_PER_S;
+	c->quicklook_min = QL_MIN_DEFAULT;
 	codif_tl_cfg_defaults(&c->layout.tl);
 	c->buffers = true;
 	c->ring_frames = 1024;
@@ -768,6 +769,11 @@ static const struct opt_def ibv_opts[] = {
 	 .min = NS_PER_S / 10, .max = 3600ULL * NS_PER_S, OPT_AT(C, quicklook_window_ns),
 	 .help = "the live quick-look figures (telemetry /ibvcap/quicklook) are those of the "
 		 "last T"},
+	{"quicklook-min", .kind = OPT_UINT, .flags = OPT_F_ZERO, .section = "reporting",
+	 .metavar = "M", .min = 1, .max = 4096, .zero = "off", OPT_AT(C, quicklook_min),
+	 .help = "quick look also samples at least M frames of every stream per "
+		 "--quicklook-window (a slow stream still has figures); the sampler statistics "
+		 "and spectra read M of each window's (0 or off: one in N only, and none)"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,

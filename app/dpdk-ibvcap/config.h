@@ -83,6 +83,7 @@ struct ibv_config {
 	uint64_t link_timeout_ns;
 	uint32_t quicklook_every;    /**< quick look: one frame in N per stream, 0 off */
 	uint64_t quicklook_window_ns; /**< the live figures' window */
+	uint32_t quicklook_min;      /**< and at least this many frames per window */
 
 	char summary_json[PATH_MAX];
 	char config_file[PATH_MAX];

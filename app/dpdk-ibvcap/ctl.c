@@ -69,7 +69,7 @@ static const struct stats_group lcore_g = {
 /* every group, for /ibvcap/counters */
 static const struct stats_group *const groups[] = {
 	&stats_counts, &stats_buffer, &stats_writer, &stats_port, &capture_g, &lcore_g,
-	&stats_quicklook,
+	&stats_quicklook, &stats_bstate,
 };
 
 void
@@ -1015,6 +1015,12 @@ static const struct {
 	{ "/ibvcap/fringe/status", ibv_fringe_tel_status,
 	  "The latest fringe check: its state, then per thread and channel lag and "
 	  "coefficient. No parameters." },
+	{ "/ibvcap/bstate", ibv_ql_tel_bstate,
+	  "Sampler statistics of the last --quicklook-window, a row per antenna. Parameter: "
+	  "antenna (its occupancy, groups, streams)." },
+	{ "/ibvcap/spectrum", ibv_ql_tel_spectrum,
+	  "Spectra of an antenna's streams over the last --quicklook-window (asking starts "
+	  "them). Parameters: ANTENNA[,NFFT]" },
 	{ "/ibvcap/counters", tel_counters,
 	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
 	  "[unit, kind, help]." },

@@ -20,6 +20,7 @@
 #include "gpumem.h"
 #include "hwclock.h"
 #include "json.h"
+#include "ql_keep.h"
 #include "quicklook.h"
 #include "shm.h"
 #include "steer.h"
@@ -37,6 +38,7 @@ struct ibv_rxq {
 
 struct ibv_ql_ent;
 struct ibv_ql_win;
+struct ibv_ql_live;
 
 /**
  * An rx lcore's quick look (ql.c): an accumulator of a pool bound to each
@@ -48,6 +50,8 @@ struct ibv_qlc {
 	struct ql_acc *pool;        /**< npool accumulators, ready at setup */
 	struct ibv_ql_ent *ent;     /**< each bound entry's antenna and stream */
 	struct ibv_ql_win *win;     /**< the main lcore's window of each entry */
+	struct ql_keep *keep;       /**< each entry's kept frames (NULL: none kept) */
+	struct ibv_ql_live *live;   /**< the main lcore's analysis of them */
 	unsigned int npool;
 	unsigned int used;          /**< entries bound (release) */
 	uint64_t unbound;           /**< frames of streams beyond the pool */
@@ -185,6 +189,11 @@ struct ibv_ql {
 	uint32_t every;
 	pthread_mutex_t lock;     /**< the windows: main lcore vs telemetry */
 	uint64_t next_tsc;        /**< next window boundary */
+	uint32_t min;             /**< --quicklook-min: kept frames read per window */
+	int spec_ant;             /**< /ibvcap/spectrum's antenna (-1: none asked) */
+	unsigned int spec_nfft;   /**< ... and its points per FFT */
+	uint64_t drain_cycles;    /**< main lcore's TSC cycles reading kept frames */
+	uint64_t drain_frames;
 	uint64_t prev_tsc, cur_tsc; /**< the window's two ends */
 };
 
@@ -459,6 +468,14 @@ void ibv_ql_free(struct ibv_app *app);
 struct ql_acc *ibv_ql_bind(struct ibv_qlc *q, unsigned int ant, unsigned int stream);
 /** Move the live window on when it is due (force: now). Main lcore. */
 void ibv_ql_tick(struct ibv_app *app, bool force);
+/** Read the kept frames into the sampler statistics and the spectrum
+ * asked for (at most --quicklook-min a stream per window). Main lcore. */
+void ibv_ql_drain(struct ibv_app *app);
+/** /ibvcap/bstate[,ANT]: the sampler statistics of the last window. */
+int ibv_ql_tel_bstate(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+/** /ibvcap/spectrum,ANT[,NFFT]: the last window's spectra of ANT's streams
+ * (asking starts them: "pending" until a window has them). */
+int ibv_ql_tel_spectrum(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 /** /ibvcap/quicklook[,ANT]: the last window, per antenna or one antenna's
  * streams and bins; /ibvcap/quicklook/run: the run so far. Run by ctl.c's
  * telemetry dispatcher (its lock). */
@@ -477,6 +494,7 @@ ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data
 {
 	struct ql_acc *a = q->acc[r->fd.ant][r->fd.stream];
 	uint32_t off = (uint32_t)r->fd.codif_off + CODIF_HDR_LEN;
+	const uint8_t *hdr = data + r->fd.codif_off;
 
 	if (unlikely(a == NULL) && (a = ibv_ql_bind(q, (unsigned int)r->fd.ant,
 						    (unsigned int)r->fd.stream)) == NULL)
@@ -497,6 +515,10 @@ ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data
 		uint64_t t0 = rte_rdtsc();
 
 		ql_frame(a, &r->hdr, data + off, r->fd.codif_len - CODIF_HDR_LEN);
+		/* a copy for the sampler statistics and spectra (main lcore) */
+		if (q->keep != NULL)
+			qlk_put(&q->keep[a - q->pool], hdr, data + off,
+				r->fd.codif_len - CODIF_HDR_LEN);
 		q->cycles += rte_rdtsc() - t0;
 	}
 }

@@ -452,6 +452,7 @@ main(int argc, char **argv)
 			ibv_bufs_writers_check(app, stdout);
 		check_stop(app);
 		ibv_ql_tick(app, false);
+		ibv_ql_drain(app);
 		ibv_events_print(app, stdout, false);
 		ibv_unrecorded_print(app, stdout);
 		ibv_bufs_retain_check(app, stdout);

@@ -91,37 +91,85 @@ qlb_code(const struct codif_signal_enc *e, const uint8_t *d, size_t k)
 	}
 }
 
+/* Count one sample of code (value s steps, state st) in group g. */
+static inline void
+count(struct qlb_acc *a, unsigned int g, uint32_t code, int64_t s, unsigned int st, uint64_t n)
+{
+	const struct codif_signal_enc *e = &a->e;
+
+	a->cnt[g][st] += n;
+	a->n[g] += n;
+	a->zero[g] += code == e->zero_code ? n : 0;
+	a->ext[g] += code == e->lo_code || code == e->hi_code ? n : 0;
+	a->sum[g] += (double)n * (double)s;
+	a->sum2[g] += (double)n * (double)s * (double)s;
+	a->bits_or[g] |= code;
+	a->bits_and[g] &= code;
+}
+
+/*
+ * nbits <= 4: a code is its state, so the frame is counted into a
+ * histogram of codes per group (an increment a sample) and each code's
+ * figures are added once afterwards. The group follows the component:
+ * a counter, not a division, per sample.
+ */
+static void
+add_codes(struct qlb_acc *a, const uint8_t *data, size_t ncomp)
+{
+	const struct codif_signal_enc *e = &a->e;
+	uint64_t h[QLB_MAX_GROUPS][16];
+	uint32_t mask = e->ncode - 1, span = e->ncomp * a->chan_per_group, c = 0, cg = 0;
+	int64_t lo = -(int64_t)(e->ncode / 2);
+	unsigned int g = 0, code;
+	size_t k, bit = 0;
+
+	memset(h, 0, sizeof(h));
+	for (k = 0; k < ncomp; k++, bit += e->nbits) {
+		h[g][(data[bit >> 3] >> (bit & 7)) & mask]++;
+		if (++cg == span) {
+			cg = 0;
+			g++;
+		}
+		if (++c == e->S) {
+			c = cg = 0;
+			g = 0;
+		}
+	}
+	for (g = 0; g < a->ngroup; g++)
+		for (code = 0; code < e->ncode; code++)
+			if (h[g][code] != 0)
+				count(a, g, code, (int64_t)a->state_of[code] + lo, a->state_of[code],
+				      h[g][code]);
+}
+
 void
 qlb_add(struct qlb_acc *a, const uint8_t *data, size_t len)
 {
 	const struct codif_signal_enc *e = &a->e;
 	size_t ncomp = len * 8 / e->nbits, k;
-	uint32_t S = e->S;
+	uint32_t S = e->S, span = e->ncomp * a->chan_per_group, c = 0, cg = 0;
 	int64_t lo = e->nbits >= 32 ? INT32_MIN : -(int64_t)(e->ncode / 2);
 	unsigned int shift = e->nbits > 6 ? e->nbits - 6 : 0; /* 64 bins */
+	unsigned int g = 0;
 
 	ncomp -= ncomp % S; /* whole time samples */
+	if (e->nbits <= 4) {
+		add_codes(a, data, ncomp);
+		return;
+	}
 	for (k = 0; k < ncomp; k++) {
 		uint32_t code = qlb_code(e, data, k);
-		unsigned int g = (unsigned int)((k % S) / e->ncomp) / a->chan_per_group;
-		int64_t s;
-		unsigned int st;
+		int64_t s = sval(e, code);
 
-		if (e->nbits <= 4) {
-			st = a->state_of[code];
-			s = (int64_t)st + lo;
-		} else {
-			s = sval(e, code);
-			st = (unsigned int)((uint64_t)(s - lo) >> shift);
+		count(a, g, code, s, (unsigned int)((uint64_t)(s - lo) >> shift), 1);
+		if (++cg == span) {
+			cg = 0;
+			g++;
 		}
-		a->cnt[g][st]++;
-		a->n[g]++;
-		a->zero[g] += code == e->zero_code;
-		a->ext[g] += code == e->lo_code || code == e->hi_code;
-		a->sum[g] += (double)s;
-		a->sum2[g] += (double)s * (double)s;
-		a->bits_or[g] |= code;
-		a->bits_and[g] &= code;
+		if (++c == S) {
+			c = cg = 0;
+			g = 0;
+		}
 	}
 }
 
@@ -280,4 +328,56 @@ qlb_result(const struct qlb_acc *a, int g, const struct qlb_cfg *c, struct qlb_r
 		r->verdict = QLB_OVER;
 	else
 		r->verdict = QLB_OK;
+}
+
+void
+qlb_clear(struct qlb_acc *a)
+{
+	unsigned int g;
+
+	memset(a->n, 0, sizeof(a->n));
+	memset(a->cnt, 0, sizeof(a->cnt));
+	memset(a->zero, 0, sizeof(a->zero));
+	memset(a->ext, 0, sizeof(a->ext));
+	memset(a->sum, 0, sizeof(a->sum));
+	memset(a->sum2, 0, sizeof(a->sum2));
+	memset(a->bits_or, 0, sizeof(a->bits_or));
+	for (g = 0; g < QLB_MAX_GROUPS; g++)
+		a->bits_and[g] = UINT32_MAX;
+}
+
+/* the same encoding and channel groups */
+static bool
+same_format(const struct qlb_acc *x, const struct qlb_acc *y)
+{
+	return x->e.nbits == y->e.nbits && x->e.repr == y->e.repr &&
+	       x->e.complex == y->e.complex && x->e.nchan == y->e.nchan &&
+	       x->ngroup == y->ngroup && x->chan_per_group == y->chan_per_group;
+}
+
+int
+qlb_merge(struct qlb_acc *dst, const struct qlb_acc *src)
+{
+	unsigned int g, s;
+
+	if (src->nstate == 0)
+		return 0;
+	if (dst->nstate == 0) {
+		*dst = *src;
+		return 0;
+	}
+	if (!same_format(dst, src))
+		return -EINVAL;
+	for (g = 0; g < src->ngroup; g++) {
+		for (s = 0; s < src->nstate; s++)
+			dst->cnt[g][s] += src->cnt[g][s];
+		dst->n[g] += src->n[g];
+		dst->zero[g] += src->zero[g];
+		dst->ext[g] += src->ext[g];
+		dst->sum[g] += src->sum[g];
+		dst->sum2[g] += src->sum2[g];
+		dst->bits_or[g] |= src->bits_or[g];
+		dst->bits_and[g] &= src->bits_and[g];
+	}
+	return 0;
 }

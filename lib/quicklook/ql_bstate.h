@@ -106,6 +106,18 @@ uint32_t qlb_code(const struct codif_signal_enc *e, const uint8_t *d, size_t k);
 /** Count the samples of one frame's data (len bytes: whole time samples). */
 void qlb_add(struct qlb_acc *a, const uint8_t *data, size_t len);
 
+/** Zero the counts, keep the format (a new interval). */
+void qlb_clear(struct qlb_acc *a);
+
+/**
+ * Add src's counts into dst (the streams of one antenna). A dst with no
+ * format yet (zeroed: nstate 0) becomes a copy of src; a src with none adds
+ * nothing.
+ * @return 0, or -EINVAL: the two differ in encoding, channels or groups
+ *   (dst unchanged).
+ */
+int qlb_merge(struct qlb_acc *dst, const struct qlb_acc *src);
+
 /** The value (steps) at the middle of state s. */
 double qlb_state_value(const struct qlb_acc *a, unsigned int s);
 

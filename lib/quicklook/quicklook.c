@@ -674,6 +674,7 @@ ql_cfg_defaults(struct ql_cfg *c)
 {
 	c->every = QL_EVERY_DEFAULT;
 	c->min_gap = 0;
+	c->min = 0;
 }
 
 /* Publish the first nbytes of the writer's copy (a sequence lock). */
@@ -707,6 +708,7 @@ ql_init(struct ql_acc *a, const struct ql_cfg *cfg)
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
 	a->since = cfg->every - 1; /* the first frame is sampled */
+	a->floor = cfg->min;       /* and the first interval's minimum */
 	return 0;
 }
 

@@ -47,8 +47,15 @@
  * frame at least cfg.every frames after the last sampled one that is also
  * at least cfg.min_gap (caller's clock, e.g. TSC cycles) after it. With
  * min_gap 0 that is exactly one frame in every; with min_gap it is also at
- * most one per min_gap, whatever the stream's rate. It costs an increment
- * and a compare per frame. A sampled frame with the invalid bit set, or
+ * most one per min_gap, whatever the stream's rate. The minimum: it also
+ * says yes while the stream's sampled frames are fewer than its floor, and
+ * a reader moves the floor on once per interval of its own (ql_grant: the
+ * sampled count it read plus cfg.min, unless one in `every` gave at least
+ * cfg.min in the interval before), so every interval has at least cfg.min
+ * sampled frames (or all of them, when the stream has fewer): a slow
+ * stream is not left without figures, a fast one gets nothing added. The
+ * writer never reads a clock for it. It costs an increment and two
+ * compares per frame. A sampled frame with the invalid bit set, or
  * whose data length is not framelength8 * 8, is counted and not used.
  *
  * Cost (bench/quicklook_bench.c measures it): a sampled frame is read once.
@@ -112,6 +119,8 @@ extern "C" {
 #define QL_MAX_BINS 64
 /** Default: one frame sampled in this many per stream. */
 #define QL_EVERY_DEFAULT 256u
+/** Default of the capture's --quicklook-min: frames per window, at least. */
+#define QL_MIN_DEFAULT 8u
 /** Dead: at least this fraction of zero samples ... */
 #define QL_DEAD_ZERO_FRAC 0.99
 /** ... or a constant signal: variance <= this * power. */
@@ -126,6 +135,8 @@ struct ql_cfg {
 	uint32_t every;    /**< sample one frame in `every` (>= 1) */
 	uint64_t min_gap;  /**< and at least this much of the caller's clock
 			        between two samples (0: no time limit) */
+	uint32_t min;      /**< and at least this many per interval (ql_grant;
+				0: no minimum) */
 };
 
 /** Cumulative sums of one bin (or the whole stream). */
@@ -195,6 +206,7 @@ struct ql_acc {
 	uint64_t since;          /**< frames offered since the last sample */
 	uint64_t last;           /**< clock of the last sample */
 	bool have_last;
+	uint64_t floor;          /**< sample while own.sampled < floor (ql_grant) */
 	struct ql_layout lay;
 	struct ql_snap own;      /**< cumulative, the writer's copy */
 	/* shared with readers */
@@ -231,14 +243,33 @@ static inline bool
 ql_sample(struct ql_acc *a, uint64_t now)
 {
 	a->own.offered++;
-	if (++a->since < a->cfg.every)
-		return false;
+	if (++a->since < a->cfg.every) {
+		/* the interval's minimum (a reader's floor, relaxed: it moves
+		 * once per interval) */
+		return a->own.sampled < __atomic_load_n(&a->floor, __ATOMIC_RELAXED);
+	}
 	if (a->cfg.min_gap != 0 && a->have_last && now - a->last < a->cfg.min_gap)
 		return false;
 	a->since = 0;
 	a->last = now;
 	a->have_last = true;
 	return true;
+}
+
+/**
+ * A new interval of the minimum (one reader, the interval's owner): at
+ * least cfg.min more frames are sampled from now, unless one in `every`
+ * of the frames offered in the interval that ended gave that many (then
+ * none are added). now: a ql_read() of a, just now; prev: the one at the
+ * interval's start (zeroed: the stream's start).
+ */
+static inline void
+ql_grant(struct ql_acc *a, const struct ql_snap *now, const struct ql_snap *prev)
+{
+	uint64_t by_every = (now->offered - prev->offered) / a->cfg.every;
+
+	__atomic_store_n(&a->floor, now->sampled + (by_every >= a->cfg.min ? 0 : a->cfg.min),
+			 __ATOMIC_RELAXED);
 }
 
 /**

@@ -109,6 +109,28 @@ extern const struct stats_group stats_quicklook;
 void stats_ql_of(struct stats_ql *r, const struct ql_snap *run, const struct ql_figs *f,
 		 double window);
 
+struct qlb_result;
+
+/** Sampler statistics (lib/quicklook ql_bstate.h) as stats_bstate describes
+ * them: fixed-point integers (telemetry has only integers), a window's. */
+struct stats_qlb {
+	uint64_t frames, samples;
+	uint64_t rms, rms_optimal;  /**< milli-steps */
+	uint64_t zero, saturated;   /**< ppm */
+	uint64_t window;            /**< ns */
+	uint32_t verdict, rms_known, stuck_mask, states;
+};
+
+/** The sampler-statistics table: struct stats_qlb. */
+extern const struct stats_group stats_bstate;
+
+/** Fill r from q (qlb_result), frames read, the window's length. */
+void stats_qlb_of(struct stats_qlb *r, const struct qlb_result *q, uint64_t frames,
+		  uint64_t window_ns);
+
+/** x (a share, 0..1) in parts per million, rounded. */
+uint64_t stats_ppm(double x);
+
 /** Whether field f has every flag of scope (scope 0: every field does). */
 static inline bool
 stats_in(const struct stats_field *f, unsigned int scope)

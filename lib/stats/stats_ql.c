@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ql_bstate.h"
 #include "quicklook.h"
 #include "stats.h"
 
@@ -85,3 +86,73 @@ stats_ql_of(struct stats_ql *r, const struct ql_snap *run, const struct ql_figs 
 	r->nchan = f->nchan;
 }
 
+
+/* ---- the sampler statistics (ql_bstate.h) -------------------------------- */
+
+#define B(f) offsetof(struct stats_qlb, f)
+static const struct stats_field qlb_f[] = {
+	STATS_FIELD_U64("frames", NULL, 0, "frames", A_L, STATS_MAX, B(frames),
+			"kept frames read in the window (at most --quicklook-min a stream)"),
+	STATS_FIELD_U64("samples", NULL, 0, "samples", A_L, STATS_MAX, B(samples),
+			"samples counted in the window (I and Q are two)"),
+	{ .name = "verdict", .unit = "", .off = B(verdict), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L,
+	  .help = "0 nodata, 1 ok, 2 under-driven, 3 over-driven, 4 dead, 5 saturated, "
+		  "6 stuck bit" },
+	STATS_FIELD_U64("rms", NULL, 0, "milli-steps", A_L, STATS_MAX, B(rms),
+			"RMS estimated from the occupancy (8 bits and more: the samples'), "
+			"1/1000 step; see rms_known"),
+	{ .name = "rms_known", .unit = "", .off = B(rms_known), .type = STATS_U32,
+	  .merge = STATS_MIN, .flags = A_L,
+	  .help = "1: rms is an estimate; 0: none (1 bit, or no sample beyond the innermost "
+		  "states)" },
+	STATS_FIELD_U64("rms_optimal", NULL, 0, "milli-steps", A_L, STATS_MAX, B(rms_optimal),
+			"the encoding's optimal RMS (2 bits 1.0, 4 bits 2.98 steps; 0: 1 bit)"),
+	STATS_FIELD_U64("zero", NULL, 0, "ppm", A_L, STATS_MAX, B(zero),
+			"share of samples at the zero code, parts per million"),
+	STATS_FIELD_U64("saturated", NULL, 0, "ppm", A_L, STATS_MAX, B(saturated),
+			"share of samples at the extreme codes, parts per million"),
+	{ .name = "stuck_mask", .unit = "", .off = B(stuck_mask), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L, .help = "bits of the code that never changed" },
+	{ .name = "states", .unit = "", .off = B(states), .type = STATS_U32,
+	  .merge = STATS_MAX, .flags = A_L,
+	  .help = "sampler states (2^nbits up to 4 bits) or histogram bins (64)" },
+	STATS_FIELD_U64("window", NULL, 0, "ns", A_L, STATS_MAX, B(window),
+			"the figures' time: the last --quicklook-window"),
+};
+
+const struct stats_group stats_bstate = {
+	.name = "bstate",
+	.help = "an antenna's, stream's or channel group's sampler statistics, from kept frames",
+	.f = qlb_f, .n = sizeof(qlb_f) / sizeof(qlb_f[0]), .size = sizeof(struct stats_qlb),
+};
+
+/* a share in parts per million, rounded */
+static uint64_t
+ppm(double x)
+{
+	return x > 0 ? (uint64_t)llround(x * 1e6) : 0;
+}
+
+void
+stats_qlb_of(struct stats_qlb *r, const struct qlb_result *q, uint64_t frames,
+	     uint64_t window_ns)
+{
+	memset(r, 0, sizeof(*r));
+	r->frames = frames;
+	r->samples = q->samples;
+	r->verdict = q->verdict;
+	r->rms_known = isfinite(q->rms);
+	r->rms = r->rms_known ? (uint64_t)llround(q->rms * 1e3) : 0;
+	r->rms_optimal = (uint64_t)llround(q->sigma_opt * 1e3);
+	r->zero = ppm(q->zero);
+	r->saturated = ppm(q->sat);
+	r->stuck_mask = q->stuck_mask;
+	r->window = window_ns;
+}
+
+uint64_t
+stats_ppm(double x)
+{
+	return ppm(x);
+}

@@ -4,8 +4,8 @@
 # accepts them, and its unit test (config/prometheus/dpdk-ibvcap.tests.yml) shows each
 # alert firing on the series the export writes -- frames lost (a 2 s
 # outage), a timeline resync and the frames it skipped, frames received but
-# recorded nowhere, malformed packets by cause -- and quiet when they stop
-# growing. Every ibvcap_ metric the rules name is one docs/counters.md
+# recorded nowhere, malformed packets by cause, a sampler's wrong levels --
+# and quiet when they stop growing. Every ibvcap_ metric the rules name is one docs/counters.md
 # documents (its naming rule), so a renamed figure fails here.
 . "$(dirname "$0")/../lib.sh"
 set -e

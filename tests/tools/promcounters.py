@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Check that every figure of docs/counters.md is in a Prometheus export
 (dpdk-ibvcap-stat --prom): each table row's name, under the name the page's
-rule gives it (ibvcap_<antenna|buffer|writer|port|quicklook>_<name>, the
-unit added unless the name has it, reduced to [a-z0-9_], ns as _seconds,
+rule gives it (ibvcap_<antenna|buffer|writer|port|quicklook|bstate>_<name>,
+the unit added unless the name has it, reduced to [a-z0-9_], ns as _seconds,
+ppm as _ratio, milli-steps as _steps,
 bytes/s as _bytes_per_second, _total for counters), with a sample for each
 labelled thing; an array's figure (a "by cause" row) with a sample for
 every element its row lists (label cause). Reads the page, not the code:
@@ -16,7 +17,7 @@ import re
 import sys
 
 GROUP_PREFIX = {"counts": "antenna", "buffer": "buffer", "writer": "writer",
-                "port": "port", "quicklook": "quicklook"}
+                "port": "port", "quicklook": "quicklook", "bstate": "bstate"}
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
@@ -49,6 +50,8 @@ def prom_name(group, name, unit, kind):
         n = (n[:-3] if n.endswith("_ns") else n) + "_seconds"
     elif unit.endswith("/s"):
         n += "_%s_per_second" % unit[:-2]
+    elif unit in ("ppm", "milli-steps"):  # fixed-point in telemetry: base units
+        n += "_ratio" if unit == "ppm" else "_steps"
     elif unit and unit != "errno":
         u = re.sub(r"[^a-z0-9_]", "", unit.lower())
         if u not in n:

@@ -51,9 +51,11 @@ main(void)
 	       "(`/ibvcap/counters,GROUP` describes them live) or export to Prometheus\n"
 	       "has one of these names; codifgen's ground truth uses the same names.\n"
 	       "Prometheus names are\n"
-	       "`ibvcap_<antenna|buffer|writer|port|quicklook>_<name>_<unit>` (the unit\n"
-	       "left out where the name has it, reduced to `[a-z0-9_]`: `steps^2` is\n"
-	       "`steps2`), with `_total` for counters and `_seconds` for times.\n");
+	       "`ibvcap_<antenna|buffer|writer|port|quicklook|bstate>_<name>_<unit>`\n"
+	       "(the unit left out where the name has it, reduced to `[a-z0-9_]`:\n"
+	       "`steps^2` is `steps2`), with `_total` for counters and `_seconds` for\n"
+	       "times; fixed-point units are exported in their base unit (`ppm` as\n"
+	       "`_ratio`, `milli-steps` as `_steps`).\n");
 	group(&stats_counts, "Frame counts (group `counts`)",
 	      "Per stream (summary JSON `streams`, codifcheck, truth) and per antenna "
 	      "(`antennas`, `totals`, the summary table, telemetry `/ibvcap/antennas`).");
@@ -76,5 +78,14 @@ main(void)
 	      "gives every value as text (DPDK 22.11 telemetry has no floating-point "
 	      "value). Figures are in steps of the encoding (docs/formats.md, "
 	      "\"Quick look\"); a sample is one component (I and Q are two).");
+	group(&stats_bstate, "Sampler statistics (group `bstate`)",
+	      "Per antenna, stream and channel group (`/ibvcap/bstate[,ANTENNA]`, "
+	      "Prometheus, `dpdk-ibvcap-stat`), over the last `--quicklook-window`: "
+	      "the kept frames (`--quicklook-min` M a stream per window, read on the "
+	      "main lcore) counted by sampler state as `codifcheck bstate` does "
+	      "(docs/codifcheck.md, \"bstate\": the states, the RMS estimate, the "
+	      "verdict). Telemetry gives them as JSON integers: shares in parts per "
+	      "million, RMS in milli-steps (DPDK 22.11 telemetry has only integers); "
+	      "Prometheus in ratios and steps.");
 	return 0;
 }

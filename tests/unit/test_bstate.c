@@ -202,6 +202,53 @@ test_wide(unsigned int nbits, double rms)
 	CHECK_EQ_I(r.verdict, QLB_OK);
 }
 
+/* Two streams merged = their frames counted together; cleared: no counts,
+ * the format kept; another format refused. Hand-built: channel c's code
+ * is c (2-bit real, 4 channels, 2 groups): each group holds its two. */
+static void
+test_merge(void)
+{
+	static struct qlb_acc a, b, both, other;
+	static uint8_t buf[D];
+	struct codif_hdr h = hdr(2, 4, false), h8 = hdr(8, 4, false);
+	struct codif_signal s, t;
+	char err[128];
+
+	codif_signal_noise(&s, 1.0, 41);
+	codif_signal_noise(&t, 3.0, 42);
+	CHECK_EQ_I(qlb_init(&a, &h, 2, err, sizeof(err)), 0);
+	CHECK_EQ_I(qlb_init(&b, &h, 2, err, sizeof(err)), 0);
+	CHECK_EQ_I(qlb_init(&both, &h, 2, err, sizeof(err)), 0);
+	feed(&a, h, &s, 5, -1);
+	feed(&b, h, &t, 5, -1);
+	feed(&both, h, &s, 5, -1);
+	feed(&both, h, &t, 5, -1);
+	CHECK_EQ_I(qlb_merge(&a, &b), 0);
+	CHECK(memcmp(a.cnt, both.cnt, sizeof(a.cnt)) == 0);
+	CHECK(memcmp(a.n, both.n, sizeof(a.n)) == 0 && memcmp(a.zero, both.zero, sizeof(a.zero)) == 0);
+	CHECK(memcmp(a.sum2, both.sum2, sizeof(a.sum2)) == 0);
+	qlb_clear(&a);
+	CHECK_EQ_U(a.n[0] + a.n[1], 0);
+	CHECK_EQ_U(a.nstate, 4);
+	CHECK_EQ_I(qlb_init(&other, &h8, 2, err, sizeof(err)), 0);
+	CHECK_EQ_I(qlb_merge(&a, &other), -EINVAL);
+	memset(&other, 0, sizeof(other));
+	CHECK_EQ_I(qlb_merge(&other, &both), 0); /* an empty dst: a copy */
+	CHECK(memcmp(other.cnt, both.cnt, sizeof(a.cnt)) == 0);
+	/* codes 0, 1, 2, 3 in channels 0..3 (2 bits each, from the LSB) */
+	memset(buf, 0xe4, sizeof(buf));
+	CHECK_EQ_I(qlb_init(&a, &h, 2, err, sizeof(err)), 0);
+	qlb_add(&a, buf, D);
+	CHECK_EQ_U(a.cnt[0][a.state_of[0]], D);
+	CHECK_EQ_U(a.cnt[0][a.state_of[1]], D);
+	CHECK_EQ_U(a.cnt[1][a.state_of[2]], D);
+	CHECK_EQ_U(a.cnt[1][a.state_of[3]], D);
+	CHECK_EQ_U(a.n[0], 2 * D);
+	CHECK_EQ_U(a.zero[0], D); /* code 0: all bits clear */
+	CHECK_EQ_U(a.bits_or[1], 3);
+	CHECK_EQ_U(a.bits_and[1], 2);
+}
+
 int
 main(void)
 {
@@ -213,6 +260,7 @@ main(void)
 	test_4bit();
 	test_wide(8, 20);
 	test_wide(16, 5000);
+	test_merge();
 	h.representation = CODIF_SIGNAL_REPR_FLOAT;
 	CHECK_EQ_I(qlb_init(&a, &h, 1, err, sizeof(err)), -ENOTSUP);
 	h = hdr(2, 4, false);

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "codif.h"
 #include "codif_signal.h"
+#include "ql_keep.h"
 #include "quicklook.h"
 
 #define FRAME_BYTES 8192
@@ -743,6 +744,90 @@ test_counts(void)
 
 /* ---- The sampling rule -------------------------------------------------- */
 
+/* sample n frames as the rx path does: ql_frame's count stands in for it */
+static unsigned int
+offer(struct ql_acc *q, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (ql_sample(q, 0)) {
+			q->own.sampled++;
+			k++;
+		}
+	return k;
+}
+
+/* The minimum: at least cfg.min a reader's interval (ql_grant), the one in
+ * N counted in it; nothing more once the interval has its share. */
+static void
+test_sampling_min(struct ql_acc *q)
+{
+	struct ql_cfg cfg;
+	struct ql_snap s, s0;
+
+	memset(&s0, 0, sizeof(s0));
+	ql_cfg_defaults(&cfg);
+	cfg.every = 1024;
+	cfg.min = 8;
+	ql_init(q, &cfg);
+	/* the first interval: the first 8 frames (the first is one in N's) */
+	CHECK_EQ_U(offer(q, 100), 8);
+	/* no grant yet: one in 1024 only (frame 1024 of the stream) */
+	CHECK_EQ_U(offer(q, 1000), 1);
+	/* a new interval (one in 1024 gave 1 of the 1100 offered): 8 more,
+	 * at once */
+	s = q->own;
+	ql_grant(q, &s, &s0);
+	CHECK_EQ_U(offer(q, 20), 8);
+	/* a fast stream: one in 8 gave 8 in the interval, none added */
+	cfg.every = 8;
+	ql_init(q, &cfg);
+	CHECK_EQ_U(offer(q, 64), 8 + 7);  /* frames 0..7 (the first floor), 8, 16 ... 56 */
+	s = q->own;
+	ql_grant(q, &s, &s0);
+	CHECK_EQ_U(offer(q, 64), 8);
+	/* ... and one that slowed down: 8 offered, 1 by one in 8: 8 added */
+	s0 = s;
+	s = q->own;
+	s.offered = s0.offered + 8;
+	ql_grant(q, &s, &s0);
+	CHECK_EQ_U(offer(q, 8), 8);
+	/* min 0: one in N alone */
+	cfg.min = 0;
+	ql_init(q, &cfg);
+	CHECK_EQ_U(offer(q, 64), 8);
+}
+
+/* The kept frames: one producer, one consumer, full slots copy nothing. */
+static void
+test_keep(void)
+{
+	static struct ql_keep k;
+	uint8_t hdr[QLK_HDR], d[100];
+	const uint8_t *f;
+	size_t len;
+	unsigned int i;
+
+	snprintf(ctx, sizeof(ctx), "keep");
+	memset(&k, 0, sizeof(k));
+	CHECK(qlk_peek(&k, &len) == NULL);
+	for (i = 0; i < QLK_SLOTS + 2; i++) {
+		memset(hdr, (int)i, sizeof(hdr));
+		memset(d, (int)(100 + i), sizeof(d));
+		CHECK(qlk_put(&k, hdr, d, sizeof(d)) == (i < QLK_SLOTS));
+	}
+	CHECK_EQ_U(k.full, 2);
+	for (i = 0; i < QLK_SLOTS; i++) {
+		f = qlk_peek(&k, &len);
+		CHECK(f != NULL && len == QLK_HDR + sizeof(d) && f[0] == i && f[QLK_HDR] == 100 + i);
+		qlk_done(&k);
+	}
+	CHECK(qlk_peek(&k, &len) == NULL);
+	CHECK(!qlk_put(&k, hdr, d, QLK_FRAME_MAX));
+	CHECK_EQ_U(k.too_long, 1);
+}
+
 static void
 test_sampling(void)
 {
@@ -755,6 +840,7 @@ test_sampling(void)
 	/* one in 16: frames 0, 16, 32, ... */
 	cfg.every = 16;
 	cfg.min_gap = 0;
+	cfg.min = 0;
 	ql_init(&q, &cfg);
 	for (i = 0, n = 0, first_bad = 0; i < 1000; i++)
 		if (ql_sample(&q, 0)) {
@@ -803,6 +889,7 @@ test_sampling(void)
 	for (i = 0, n = 0; i < 100; i++)
 		n += ql_sample(&q, UINT64_MAX - 500 + 10 * (uint64_t)i);
 	CHECK_EQ_U(n, 100);
+	test_sampling_min(&q);
 }
 
 /* ---- Snapshots under a concurrent writer -------------------------------- */
@@ -890,6 +977,7 @@ test_race(void)
 	snprintf(ctx, sizeof(ctx), "race");
 	cfg.every = 1;
 	cfg.min_gap = 0;
+	cfg.min = 0;
 	CHECK_EQ_I(ql_init(&r.q, &cfg), 0);
 	memset(r.dead, 0, sizeof(r.dead));
 	memset(r.sat, 0x7F, sizeof(r.sat));
@@ -920,6 +1008,7 @@ main(void)
 	test_tone();
 	test_counts();
 	test_sampling();
+	test_keep();
 	test_race();
 	return check_report("quicklook");
 }
