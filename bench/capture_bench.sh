@@ -47,6 +47,8 @@
 #   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
 #   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="testpmd account copy copy-llc zerocopy"
 #        QL="off" (e.g. "off 256") COPY_SECS=2 LLC_POOL=2048
+#        STREAM_GROUPS=G: each antenna's streams G groups x 2 threads (default: 4 up
+#        to 8 antennas, else 1; STREAM_GROUPS=4 ANTENNAS=64: 512 streams)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$ROOT/build}
@@ -115,8 +117,11 @@ capture_run() { # mode size antennas run quicklook
 	q=$((nant + 1))
 	[ "$q" -gt 16 ] && q=1  # net_ring has 16 queues: software steering
 	# ringgen's layout: 4 groups x 2 threads up to 8 antennas, else 1 group
-	rows=1024 spa=8
-	[ "$nant" -gt 8 ] && rows=256 spa=2
+	# (STREAM_GROUPS: that many)
+	local ng=${STREAM_GROUPS:-}
+	[ -n "$ng" ] || { ng=4; [ "$nant" -gt 8 ] && ng=1; }
+	rows=1024 spa=$((ng * 2))
+	[ "$nant" -gt 8 ] && rows=256
 	# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
 	pool=$((nant * rows * spa + 16384))
 	# copy-llc: the same copy from a pool that fits the last-level cache
@@ -131,13 +136,13 @@ capture_run() { # mode size antennas run quicklook
 		return
 	fi
 	"$CAP" -l 0-1 --no-pci --file-prefix "$pfx" --vdev "net_ring0,nodeaction=$ring:0:CREATE" \
-		-- --antennas "$nant" $( [ "$nant" -gt 8 ] && echo --groups 1 ) --ring "$rows" \
+		-- --antennas "$nant" --groups "$ng" --ring "$rows" \
 		--data-bytes "$size" --count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 \
 		--zero-copy "$zc" $nb --quicklook "$ql" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
 	receiver_up "$cpid" "$W/cap.log" 'capturing on' "the capture"
 	[ -n "$kind" ] && q=1 # garbage has no antenna's queue: all on one
-	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool" "${gen[@]+"${gen[@]}"}"
+	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool" --groups "$ng" "${gen[@]+"${gen[@]}"}"
 	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
 	python3 - "$W/sum.json" "$FRAMES" "$mode" "$ql" <<'PY'
 import json, sys
@@ -194,7 +199,7 @@ testpmd_run() { # size run prefix ring [ringgen args: garbage]
 		--rxq=1 --txq=1 --record-core-cycles --disable-link-check < "$W/tp.in" > "$W/tp.log" 2>&1 &
 	tpid=$!
 	receiver_up "$tpid" "$W/tp.log" 'Press enter to exit' "dpdk-testpmd"
-	ringgen "$pfx" "$ring" "$size" --queues 1 --pool-of mb_pool_0 "$@"
+	ringgen "$pfx" "$ring" "$size" --queues 1 --pool-of mb_pool_0 --groups "$ng" "$@"
 	echo >&7
 	exec 7>&-
 	wait "$tpid" || { cat "$W/tp.log" >&2; echo "FAIL: dpdk-testpmd failed" >&2; exit 1; }

@@ -100,7 +100,8 @@ static void
 usage(const char *p)
 {
 	fprintf(stderr, "usage: %s [--data-bytes 1024|2048|4096|8192] [--antennas 1..64] "
-		"[--runs 1..%d] [--seconds S] [--mode copy|ref|account]\n\t[--groups 1..8] [--rows 128..2^k]\n", p, MAX_RUNS);
+		"[--runs 1..%d] [--seconds S] [--mode copy|ref|account]\n"
+		"\t[--groups 1..8] [--rows 128..2^k]\n", p, MAX_RUNS);
 	exit(2);
 }
 

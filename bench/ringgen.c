@@ -12,7 +12,9 @@
  *    joined to the capture or to dpdk-testpmd: the same input for both).
  *
  *   ringgen [EAL args] -- (--ring NAME | --tx-port P) --count N
- *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M]
+ *           [--antennas A] [--data-bytes D] [--queues Q] [--pool M] [--groups G]
+ *  --groups G: each antenna's streams G groups x 2 threads (default: 4 up
+ *    to 8 antennas, else 1), the capture's --groups G.
  *  --pool M: mbufs in its pool; a capture in --zero-copy keeps what its
  *    rings hold, so give it more than that (rows x streams, all antennas).
  *  --garbage unknown|malformed: besides the frames, G (--garbage-ratio,
@@ -83,13 +85,13 @@ main(int argc, char **argv)
 		{ "data-bytes", 1, NULL, 'd' }, { "queues", 1, NULL, 'q' },
 		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { "pool-of", 1, NULL, 'o' },
 		{ "garbage", 1, NULL, 'g' }, { "garbage-ratio", 1, NULL, 'G' },
-		{ "garbage-count", 1, NULL, 'N' },
+		{ "garbage-count", 1, NULL, 'N' }, { "groups", 1, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ring = NULL, *pool_of = NULL;
 	struct rte_ring *pr = NULL; /* --pool-of: that pool's own ring */
 	int txport = -1;
-	unsigned int nant = 6, data = 8192, nq = 1, k, q;
+	unsigned int nant = 6, data = 8192, nq = 1, ngroup = 0, k, q;
 	uint64_t frames = 0, sent = 0, full = 0, garbage = 0, gsent = 0, nburst = 0;
 	const char *gkind = NULL;
 	unsigned int gratio = 1;
@@ -129,6 +131,7 @@ main(int argc, char **argv)
 		case 'g': gkind = optarg; break;
 		case 'G': gratio = (unsigned int)atoi(optarg); break;
 		case 'N': garbage = strtoull(optarg, NULL, 10); break;
+		case 'R': ngroup = (unsigned int)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
@@ -162,7 +165,7 @@ main(int argc, char **argv)
 	/* one template frame per stream, in the capture's default layout */
 	gen_cfg_defaults(&gc);
 	gc.nant = nant;
-	gc.ngroup = nant <= 8 ? 4 : 1;
+	gc.ngroup = ngroup != 0 ? ngroup : nant <= 8 ? 4 : 1;
 	for (k = 0; k < nant; k++) { /* the capture's --antenna-base + i */
 		gc.ant_ip[k] = gc.ant_ip[0] + k;
 		gc.ant_groups[k] = (1ULL << gc.ngroup) - 1;
