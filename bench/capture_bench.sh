@@ -102,7 +102,7 @@ ringgen() {
 		> "$W/gen.log" 2>&1 || { cat "$W/gen.log" >&2; echo "FAIL: ringgen $*" >&2; exit 1; }
 }
 
-# one run of the capture; prints "cycles_per_packet tsc_hz"
+# one run of the capture; prints "cycles_per_packet tsc_hz ql_cycles pkts_per_busy_poll"
 capture_run() { # mode size antennas run quicklook
 	local mode=$1 size=$2 nant=$3 r=$4 ql=$5 pfx=$P${r}q$5 ring=cbr${r}q$5 zc=no q cpid rows spa pool nb=
 	local gen=() kind=
@@ -176,7 +176,9 @@ if every:
 if bad:
     sys.exit("FAIL: counts: " + ", ".join(bad))
 ql = s["quicklook"].get("cycles", 0) / n if every else 0
-print("%.1f %d %.2f" % (t["cycles_per_packet"], t["tsc_hz"], ql))
+# packets per poll that brought any: a poll's own cost is shared by them
+busy = t["polls"] - t["busy_wait"]
+print("%.1f %d %.2f %.1f" % (t["cycles_per_packet"], t["tsc_hz"], ql, n / busy if busy else 0))
 PY
 }
 
@@ -213,7 +215,7 @@ m = re.search(r"CPU cycles/packet=([0-9.]+) .* at (\d+) MHz", log)
 if rx != n or drop != 0 or m is None:
     sys.exit("FAIL: dpdk-testpmd counts: received %d (expected %d), dropped %d, cycles %s"
              % (rx, n, drop, "found" if m else "missing"))
-print("%s %d 0" % (m.group(1), int(m.group(2)) * 1000000))
+print("%s %d 0 0" % (m.group(1), int(m.group(2)) * 1000000))
 PY
 }
 
@@ -226,29 +228,32 @@ printf '%-9s %4s %6s %4s  %-22s %-18s %-16s %s\n' mode ql bytes ant "cycles/fram
 for nant in $ANTENNAS; do
 	for size in $SIZES; do
 		for mode in $MODES; do
-			declare -A v=() qc=()
+			declare -A v=() qc=() pps=()
 			# quick look settings alternate within each run: the VM's
 			# drift falls on both alike
 			for r in $(seq "$RUNS"); do
 				for ql in $QL; do
 					x=$(capture_run "$mode" "$size" "$nant" "$r" "$ql")
-					read -r c hz q <<< "$x"
+					read -r c hz q pp <<< "$x"
 					v[$ql]="${v[$ql]:-} $c"
+					pps[$ql]="${pps[$ql]:-} $pp"
 					qc[$ql]="${qc[$ql]:-} $q"
 				done
 			done
 			for ql in $QL; do
 				# shellcheck disable=SC2086
-				python3 - "$mode" "$size" "$nant" "$hz" "$ql" ${v[$ql]} <<'PY' | tee -a "$RES"
+				python3 - "$mode" "$size" "$nant" "$hz" "$ql" "${pps[$ql]}" ${v[$ql]} <<'PY' | tee -a "$RES"
 import statistics as st, sys
 mode, size, nant, hz, ql = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
-v = sorted(map(float, sys.argv[6:])); med = st.median(v)
+pp = st.median(map(float, sys.argv[6].split()))
+v = sorted(map(float, sys.argv[7:])); med = st.median(v)
 fps = hz / med
 wire = size + 64 + 42 + 4  # data, CODIF header, Eth/IPv4/UDP, FCS
 print("%-9s %4s %6d %4s  %-22s %-18s %-16s %s" % (mode, ql, size, nant,
       "%.0f/%.0f/%.0f" % (v[0], med, v[-1]), "%.2f" % (fps / 1e6),
       "%.1f" % (fps * wire / 1e9),
-      "%.2f of it (%.0f cycles at 2.6 GHz)" % (med * 2.6e9 / hz / 1730, med * 2.6e9 / hz)))
+      "%.2f of it (%.0f cycles at 2.6 GHz)" % (med * 2.6e9 / hz / 1730, med * 2.6e9 / hz))
+      + ("  %.1f pkts/poll" % pp if pp else ""))
 PY
 			done
 			set -- $QL
@@ -270,7 +275,7 @@ print("%-9s quick look %s: %.1f/%.1f/%.1f cycles per received frame in ql_frame 
          st.median(a), 100 * st.median(q) / min(a)))
 PY
 			fi
-			unset v qc
+			unset v qc pps
 		done
 	done
 done

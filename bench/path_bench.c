@@ -15,6 +15,11 @@
  * Streams: G groups (default 4 up to 8 antennas, else 1) x 2 threads per
  * antenna; each antenna's ring N rows (default 1024, the capture's).
  *
+ * --garbage unknown|malformed: instead, lib/acct alone on 60-byte packets
+ * (ringgen's): from an address no antenna has, or from antenna 0's with an
+ * 18-byte payload that cannot be CODIF; cycles per packet (best pass), and
+ * the check that each was counted where it belongs.
+ *
  * Besides each run's mean, the path's best pass (the least cycles per
  * frame of one pass over the held frames, a few ms) is printed: on a
  * shared VM the mean carries whatever preempted the core, the best pass
@@ -101,8 +106,79 @@ usage(const char *p)
 {
 	fprintf(stderr, "usage: %s [--data-bytes 1024|2048|4096|8192] [--antennas 1..64] "
 		"[--runs 1..%d] [--seconds S] [--mode copy|ref|account]\n"
-		"\t[--groups 1..8] [--rows 128..2^k]\n", p, MAX_RUNS);
+		"\t[--groups 1..8] [--rows 128..2^k] [--garbage unknown|malformed]\n", p, MAX_RUNS);
 	exit(2);
+}
+
+/* lib/acct alone on a flood of ringgen's 60-byte garbage packets (built
+ * from frame f's headers); checks each was counted where it belongs */
+static int
+garbage_bench(const char *kind, const uint8_t *f, const struct acct_layout *l,
+	      unsigned int runs, double secs, double hz)
+{
+	enum { NG = 4096 };
+	static uint8_t g[NG][64];
+	bool unknown = strcmp(kind, "unknown") == 0;
+	struct fig fg;
+	unsigned int r, i;
+	uint16_t sum;
+
+	memcpy(g[0], f, 42);
+	memset(g[0] + 42, 0xa5, 18);
+	g[0][16] = 0;
+	g[0][17] = 46;   /* IPv4 total length: 20 + 8 + 18 */
+	g[0][38] = 0;
+	g[0][39] = 26;   /* UDP length: 8 + 18 */
+	g[0][40] = g[0][41] = 0;
+	if (unknown) {
+		g[0][26] = 10; /* source 10.99.0.1: no antenna's */
+		g[0][27] = 99;
+		g[0][28] = 0;
+		g[0][29] = 1;
+	}
+	g[0][24] = g[0][25] = 0;
+	sum = pkt_ip_csum(g[0] + 14, 20);
+	g[0][24] = (uint8_t)(sum >> 8);
+	g[0][25] = (uint8_t)sum;
+	for (i = 1; i < NG; i++)
+		memcpy(g[i], g[0], 60);
+	for (r = 0; r < runs; r++) {
+		struct acct *a = acct_create(l);
+		uint64_t n = 0, c0, got;
+		double t0 = mono_s();
+
+		fg.cyc[r] = 1e30;
+		if (a == NULL)
+			return 1;
+		a->quiet = true;
+		while (mono_s() - t0 < secs) {
+			c0 = __rdtsc();
+			for (i = 0; i < NG; i++) {
+				struct acct_result res;
+
+				acct_frame(a, 0, g[i], 60, &res);
+			}
+			c0 = __rdtsc() - c0;
+			if ((double)c0 / NG < fg.cyc[r])
+				fg.cyc[r] = (double)c0 / NG;
+			n += NG;
+		}
+		got = unknown ? a->port[0].cause[ACCT_C_UNKNOWN_SOURCE] : a->ant[0].mal[ACCT_M_NOT_CODIF];
+		if (got != n) {
+			fprintf(stderr, "path_bench: FAILED its own check: %" PRIu64 " %s packets in, "
+				"%" PRIu64 " counted %s\n", n, kind, got,
+				unknown ? "unknown-source" : "not-codif");
+			return 1;
+		}
+		fg.fps[r] = hz / fg.cyc[r];
+		acct_free(a);
+	}
+	printf("%-34s %9s %9s %9s  %6s %6s  %7s %7s %7s\n", "per core, 60-byte packets", "pps min",
+	       "median", "max", "", "", "cyc min", "median", "max");
+	print_fig(unknown ? "garbage unknown-source, best pass" : "garbage malformed, best pass",
+		  &fg, runs, 0);
+	printf("check: every packet counted %s\n", unknown ? "unknown-source" : "not-codif");
+	return 0;
 }
 
 /* the held frames' CODIF time moves on by `shift` frames: fresh again */
@@ -131,12 +207,13 @@ main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "data-bytes", 1, NULL, 'd' }, { "antennas", 1, NULL, 'a' },
 		{ "runs", 1, NULL, 'r' }, { "seconds", 1, NULL, 's' }, { "mode", 1, NULL, 'm' },
-		{ "groups", 1, NULL, 'g' }, { "rows", 1, NULL, 'n' },
+		{ "groups", 1, NULL, 'g' }, { "rows", 1, NULL, 'n' }, { "garbage", 1, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int data = 8192, nant = 6, runs = 5, ngroup = 0, nrows = 1024, k, r, c;
 	double secs = 2.0, hz;
 	bool ref = false, acct_only = false;
+	const char *garbage = NULL;
 	struct gen_cfg gc;
 	struct gen g;
 	struct gen_pkt p;
@@ -161,6 +238,10 @@ main(int argc, char **argv)
 		case 's': secs = atof(optarg); break;
 		case 'g': ngroup = (unsigned int)atoi(optarg); break;
 		case 'n': nrows = (unsigned int)atoi(optarg); break;
+		case 'G': garbage = optarg;
+			if (strcmp(garbage, "unknown") != 0 && strcmp(garbage, "malformed") != 0)
+				usage(argv[0]);
+			break;
 		case 'm': ref = strcmp(optarg, "ref") == 0;
 			acct_only = strcmp(optarg, "account") == 0;
 			if (!ref && !acct_only && strcmp(optarg, "copy") != 0)
@@ -219,6 +300,8 @@ main(int argc, char **argv)
 	ring = aligned_alloc(ANTBUF_PAGE, ringbytes);
 	memset(ring, 0, ringbytes);
 	hz = tsc_hz();
+	if (garbage != NULL)
+		return garbage_bench(garbage, pkt[0], &l, runs, secs, hz);
 
 	printf("path_bench: %u antennas x %u streams, %u data bytes, %zu frames held "
 	       "(%.0f MiB), %s, TSC %.3f GHz\n", nant, g.nstream / nant, data, npkt,

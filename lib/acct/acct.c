@@ -57,6 +57,41 @@ find_ant(const struct acct *a, uint32_t ip)
 	return -1;
 }
 
+static inline uint32_t
+ld_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
+
+/* The early drop: an IPv4 packet without a VLAN tag from an address no
+ * antenna has is unknown-source before anything else of it is read or
+ * checked (its other faults are no antenna's business): a flood of them
+ * costs a hash lookup each. Tagged packets and learn mode go the long
+ * way (pkt_parse: the first fault found names the cause). */
+static inline bool
+unknown_source(const struct acct *a, const uint8_t *f, uint32_t caplen, struct acct_result *r)
+{
+	uint32_t src;
+
+	if (a->layout->learn || caplen < PKT_ETH_LEN + PKT_IPV4_MIN_LEN || f[12] != 0x08 ||
+	    f[13] != 0x00 || f[14] >> 4 != 4)
+		return false;
+	src = ld_be32(f + PKT_ETH_LEN + 12);
+	if (find_ant(a, src) >= 0)
+		return false;
+	memset(&r->pi, 0, sizeof(r->pi));
+	r->pi.ethertype = PKT_ETHERTYPE_IPV4;
+	r->pi.have_ip = true;
+	r->pi.l3_off = PKT_ETH_LEN;
+	r->pi.src_ip = src;
+	r->pi.dst_ip = ld_be32(f + PKT_ETH_LEN + 16);
+	r->cause = ACCT_C_UNKNOWN_SOURCE;
+	return true;
+}
+
 struct acct *
 acct_create(const struct acct_layout *layout)
 {
@@ -388,6 +423,10 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	pt->pkts++;
 	pt->bytes += len;
 
+	if (unlikely(unknown_source(a, f, caplen, r))) {
+		pt->cause[ACCT_C_UNKNOWN_SOURCE]++;
+		return;
+	}
 	pe = pkt_parse_csum(f, caplen, len,
 			    rx != NULL ? (enum pkt_csum)rx->ip_csum : PKT_CSUM_UNKNOWN, &r->pi);
 	if (r->pi.have_ip) {

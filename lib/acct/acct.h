@@ -20,9 +20,13 @@
 
 /** Why a packet was not attributed to an antenna (per port counters). */
 enum acct_cause {
-	/* PKT_ERR_* values 1..PKT__ERR_COUNT-1 come first, from a source
-	 * that is not a known antenna (or not IPv4 at all) */
-	ACCT_C_UNKNOWN_SOURCE = PKT__ERR_COUNT, /**< IPv4/UDP from no antenna */
+	/* PKT_ERR_* values 1..PKT__ERR_COUNT-1 come first: a packet that is
+	 * not IPv4, or a VLAN-tagged one whose source is no known antenna, by
+	 * its first fault */
+	ACCT_C_UNKNOWN_SOURCE = PKT__ERR_COUNT, /**< IPv4 from no antenna (an
+						     untagged one counted before
+						     its other faults are looked
+						     for: the early drop) */
 	ACCT_C_UNKNOWN_GROUP,  /**< antenna, but destination not a group */
 	ACCT_C_UNKNOWN_PORT,   /**< antenna and group, wrong UDP port */
 	ACCT_C__COUNT
