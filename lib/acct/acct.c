@@ -2,7 +2,6 @@
 /* Per-packet classification: L2-L4, CODIF, stream lookup, timeline, counters,
  * and the frame descriptor for placement. */
 
-#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "acct.h"
+#include "wire.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -55,15 +55,6 @@ find_ant(const struct acct *a, uint32_t ip)
 		h = (h + 1) % ACCT_ANT_HASH;
 	}
 	return -1;
-}
-
-static inline uint32_t
-ld_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
 }
 
 /* The early drop: an IPv4 packet without a VLAN tag from an address no
@@ -307,15 +298,6 @@ static void malformed_drop(struct acct *a, struct acct_ant *an, enum codif_drop 
 /* Word 1's bits that may change from frame to frame of one stream with the
  * same parameters: atypical (16), invalid (17), cal (19). */
 #define W1_FRAME_FLAGS (1ull << 16 | 1ull << 17 | 1ull << 19)
-
-static inline uint64_t
-ld_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
 
 /* The header fast path: the stream of group g whose cached words 1-4 this
  * CODIF header's equal (its ids, its parameters as seq.ref has them) with

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codif.h"
+#include "wire.h"
 
 static void
 seterr(char *errbuf, size_t errlen, const char *fmt, ...)
@@ -27,37 +28,6 @@ seterr(char *errbuf, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(errbuf, errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* Explicit little-endian loads/stores: the wire order, whatever the host
- * (memcpy + le64toh: one unaligned load on x86, no bit-fields). */
-static inline uint64_t
-ld_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
-static inline uint32_t
-ld_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static inline void
-st_le64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
 }
 
 #ifndef likely

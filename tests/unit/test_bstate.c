@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "testhdr.h"
 #include "codif.h"
 #include "codif_signal.h"
 #include "ql_bstate.h"
@@ -19,23 +20,7 @@
 static struct codif_hdr
 hdr(unsigned int nbits, unsigned int nchan, bool cplx)
 {
-	struct codif_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.epoch = 50;
-	h.nbits = (uint8_t)nbits;
-	h.nchan = (uint16_t)nchan;
-	h.complex = cplx;
-	h.representation = CODIF_SIGNAL_REPR_TWOS;
-	h.period = 1;
-	h.framelength8 = D / 8;
-	h.totalsamples = 100ULL * (D * 8 / nbits / nchan / (cplx ? 2 : 1));
-	h.protocol = 7;
-	h.version = 3;
-	h.sync = CODIF_SYNC;
-	h.groupid = 257;
-	h.seconds = 1000;
-	return h;
+	return test_signal_hdr(nbits, nchan, cplx, CODIF_SIGNAL_REPR_TWOS, D);
 }
 
 /* nframes frames of signal s into a, optionally with bit `stuck` of every
