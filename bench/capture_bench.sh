@@ -47,6 +47,8 @@
 #   bench/capture_bench.sh [OUT] [RUNS] [FRAMES]
 #   env: SIZES="8192 4096 2048 1024" ANTENNAS="6 64" MODES="testpmd account copy copy-llc zerocopy"
 #        QL="off" (e.g. "off 256") COPY_SECS=2 LLC_POOL=2048
+#        ONE_QUEUE=1: every antenna on one queue (software steering), as
+#        above 15 antennas: compares stream counts on the same steering
 #        STREAM_GROUPS=G: each antenna's streams G groups x 2 threads (default: 4 up
 #        to 8 antennas, else 1; STREAM_GROUPS=4 ANTENNAS=64: 512 streams)
 set -euo pipefail
@@ -116,6 +118,7 @@ capture_run() { # mode size antennas run quicklook
 	esac
 	q=$((nant + 1))
 	[ "$q" -gt 16 ] && q=1  # net_ring has 16 queues: software steering
+	[ -n "${ONE_QUEUE:-}" ] && q=1 # every antenna on one queue, as above 15
 	# ringgen's layout: 4 groups x 2 threads up to 8 antennas, else 1 group
 	# (STREAM_GROUPS: that many)
 	local ng=${STREAM_GROUPS:-}

@@ -157,9 +157,10 @@ def describe(tel):
 def saved_counters(desc):
     """describe()'s tables for a saved snapshot: per group a list of [name,
     unit, kind, help, elements...], in the capture's order (JSON objects
-    are written with sorted keys)."""
+    are written with sorted keys). A group the snapshot had none of (one
+    saved before the capture had that table) is left out, as it was."""
     return {g: [[k, v[0], v[1], v[2]] + list(v[3]) for k, v in t.items()]
-            for g, t in desc.items()}
+            for g, t in desc.items() if t}
 
 
 def load_snapshot(path):
