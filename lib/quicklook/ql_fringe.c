@@ -173,7 +173,11 @@ load(const struct qlf *f, const uint8_t *d, fftw_complex *v, double *pw)
 		for (t = 0; t < n; t++) {
 			size_t k = (size_t)t * f->e.S + (size_t)ch * f->e.ncomp;
 
-			x[t] = CMPLX(value(f, d, k), f->e.complex ? value(f, d, k + 1) : 0);
+			/* re + im I, not CMPLX: glibc defines CMPLX for clang
+			 * only where it has __builtin_complex (clang 14 not) */
+			double re = value(f, d, k), im = f->e.complex ? value(f, d, k + 1) : 0;
+
+			x[t] = re + im * I;
 			m += x[t];
 		}
 		m /= n;
