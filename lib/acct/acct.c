@@ -57,22 +57,28 @@ find_ant(const struct acct *a, uint32_t ip)
 	return -1;
 }
 
-/* The early drop: an IPv4 packet without a VLAN tag from an address no
- * antenna has is unknown-source before anything else of it is read or
- * checked (its other faults are no antenna's business): a flood of them
- * costs a hash lookup each. Tagged packets and learn mode go the long
- * way (pkt_parse: the first fault found names the cause). */
-static inline bool
-unknown_source(const struct acct *a, const uint8_t *f, uint32_t caplen, struct acct_result *r)
+/* early_antenna: the packet is from no antenna (counted unknown-source) */
+#define EARLY_UNKNOWN (-2)
+
+/* The antenna of an IPv4 packet without a VLAN tag, from its source address
+ * before anything else of it is read or checked; -1 undecided (tagged, not
+ * IPv4, short, learn mode: the long way, pkt_parse's first fault names the
+ * cause). From no antenna: the early drop, EARLY_UNKNOWN with r's address
+ * fields set (its other faults are no antenna's business: a flood of them
+ * costs a hash lookup each). */
+static inline int
+early_antenna(const struct acct *a, const uint8_t *f, uint32_t caplen, struct acct_result *r)
 {
 	uint32_t src;
+	int ant;
 
 	if (a->layout->learn || caplen < PKT_ETH_LEN + PKT_IPV4_MIN_LEN || f[12] != 0x08 ||
 	    f[13] != 0x00 || f[14] >> 4 != 4)
-		return false;
+		return -1;
 	src = ld_be32(f + PKT_ETH_LEN + 12);
-	if (find_ant(a, src) >= 0)
-		return false;
+	ant = find_ant(a, src);
+	if (ant >= 0)
+		return ant;
 	memset(&r->pi, 0, sizeof(r->pi));
 	r->pi.ethertype = PKT_ETHERTYPE_IPV4;
 	r->pi.have_ip = true;
@@ -80,7 +86,7 @@ unknown_source(const struct acct *a, const uint8_t *f, uint32_t caplen, struct a
 	r->pi.src_ip = src;
 	r->pi.dst_ip = ld_be32(f + PKT_ETH_LEN + 16);
 	r->cause = ACCT_C_UNKNOWN_SOURCE;
-	return true;
+	return EARLY_UNKNOWN;
 }
 
 struct acct *
@@ -384,7 +390,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	struct codif_out o;
 	enum pkt_err pe;
 	bool params_ok;
-	int g;
+	int g, early;
 
 	r->ant = -1;
 	r->group = -1;
@@ -405,14 +411,16 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	pt->pkts++;
 	pt->bytes += len;
 
-	if (unlikely(unknown_source(a, f, caplen, r))) {
+	early = early_antenna(a, f, caplen, r);
+	if (unlikely(early == EARLY_UNKNOWN)) {
 		pt->cause[ACCT_C_UNKNOWN_SOURCE]++;
 		return;
 	}
 	pe = pkt_parse_csum(f, caplen, len,
 			    rx != NULL ? (enum pkt_csum)rx->ip_csum : PKT_CSUM_UNKNOWN, &r->pi);
 	if (r->pi.have_ip) {
-		r->ant = find_ant(a, r->pi.src_ip);
+		/* found early by the same address bytes, or looked up now */
+		r->ant = early >= 0 ? early : find_ant(a, r->pi.src_ip);
 		if (r->ant < 0 && l->learn)
 			r->ant = learn_antenna(a, r->pi.src_ip);
 	}
