@@ -178,24 +178,7 @@ static const struct opt_def lopts[] = {
 	 .help = "the primary's EAL --file-prefix (or give it among EAL-ARGS)"},
 	{"write", .kind = OPT_STRING, .metavar = "FORMAT:DIR[,key=value...]", OPT_AT(O, spec),
 	 OPT_SEEN(O, have_spec),
-	 .help = "raw | codif | pcap | pcapng into DIR; keys:\n"
-		 "  prefix=NAME       file name prefix (ibvcap)\n"
-		 "  rotate-size=SIZE  new file past SIZE (e.g. 1G)\n"
-		 "  rotate-time=T     new file past T of data (e.g. 60s)\n"
-		 "  snaplen=N         pcap bytes per packet (65535)\n"
-		 "  all=yes           pcap(ng): every antenna in one file\n"
-		 "  direct=no         no O_DIRECT (default: where possible)\n"
-		 "  io=sync           one write at a time (default uring: O_DIRECT\n"
-		 "                    writes in flight through io_uring; raw rows\n"
-		 "                    then go from the ring, no copy)\n"
-		 "  oldest=yes        start at the oldest frame in the ring\n"
-		 "  count=N           stop after N frames\n"
-		 "  buffer=SIZE       staging per file (8M; at least two rows)\n"
-		 "  min-free=SIZE|P%  keep SIZE (2G) or P% of the disk\n"
-		 "                    free in DIR (default: no limit)\n"
-		 "  on-full=stop      then finish its files, exit 3\n"
-		 "  on-full=remove-oldest\n"
-		 "                    then remove its own oldest files"},
+	 .kv = &wr_opts_kv, .help = "raw | codif | pcap | pcapng into DIR"},
 	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", .def = "all",
 	 OPT_AT(O, antennas), .help = "antennas by name or index"},
 	{"count", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,

@@ -819,18 +819,9 @@ static const struct opt_def ibv_opts[] = {
 		 "mbufs, payload copied to GPU memory"},
 	{"write", .kind = OPT_LIST, .section = "writers", .metavar = "FORMAT:DIR[,key=value...]",
 	 .unit = "writers", .unset = "none", .example = "codif:/tmp",
-	 OPT_LIST_AT(C, write, nwrite),
-	 .help = "a writer on an lcore of its own: raw|codif|pcap|pcapng; keys prefix, rotate-size, "
-		 "rotate-time, snaplen, all, direct, io (uring|sync; uring: raw rows go from the ring to "
-		 "O_DIRECT files, no copy), min-free (SIZE or P%: the "
-		 "free space it leaves in DIR), on-full (stop: finish its files and end, exit 3 "
-		 "at the capture's end; remove-oldest: remove its own oldest finished files), "
-		 "lcores (N: its antennas spread over N writer lcores, antenna i on the (i mod "
-		 "N)th, each a writer entry primary-W-FORMAT-J, the files one writer would "
-		 "write; not with all=yes or count=). DIR "
-		 "must exist and take new files; files "
-		 "are DIR/PREFIX_ANTENNA_TIME.FORMAT, so two writers share a directory only "
-		 "with different formats or prefixes"},
+	 OPT_LIST_AT(C, write, nwrite), .kv = &wr_opts_kv,
+	 .help = "a writer on an lcore of its own: FORMAT raw, codif, pcap or pcapng into DIR, "
+		 "which must exist and take new files"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "

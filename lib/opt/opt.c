@@ -254,22 +254,14 @@ set_value(const struct opt_arg *a, void *p, char *err, size_t errlen)
 	}
 }
 
-int
-opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx,
-	const char *val, char *err, size_t errlen)
+/* Apply one value of row d, naming it opt in messages. */
+static int
+apply(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx, const char *opt,
+      const char *val, char *err, size_t errlen)
 {
-	char opt[NAME_MAX_LEN + 3];
 	struct opt_arg a;
 	int rc;
 
-	if (d->flags & OPT_F_GONE)
-		return err_set(err, errlen, -ENOENT, "--%s: renamed: use %s%s", d->name,
-			    d->help != NULL ? "" : "--", d->help != NULL ? d->help : d->alias_of);
-	if (d->alias_of != NULL && d->set == NULL) {
-		opt_note(cmd, "--%s is an old name: use --%s", d->name, d->alias_of);
-		d = target(cmd, d);
-	}
-	snprintf(opt, sizeof(opt), "--%s", d->name);
 	a.cmd = cmd;
 	a.def = d;
 	a.opt = opt;
@@ -283,6 +275,128 @@ opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx
 	rc = set_value(&a, where(d, obj, ctx, d->off), err, errlen);
 	if (rc == 0 && d->seen != 0)
 		*(bool *)where(d, obj, ctx, d->seen - 1) = true;
+	return rc;
+}
+
+int
+opt_set(const struct opt_cmd *cmd, const struct opt_def *d, void *obj, void *ctx,
+	const char *val, char *err, size_t errlen)
+{
+	char opt[NAME_MAX_LEN + 3];
+
+	if (d->flags & OPT_F_GONE)
+		return err_set(err, errlen, -ENOENT, "--%s: renamed: use %s%s", d->name,
+			    d->help != NULL ? "" : "--", d->help != NULL ? d->help : d->alias_of);
+	if (d->alias_of != NULL && d->set == NULL) {
+		opt_note(cmd, "--%s is an old name: use --%s", d->name, d->alias_of);
+		d = target(cmd, d);
+	}
+	snprintf(opt, sizeof(opt), "--%s", d->name);
+	return apply(cmd, d, obj, ctx, opt, val, err, errlen);
+}
+
+/* ---- key=value lists ---------------------------------------------------- */
+
+#define KV_MAX_KEYS 64
+
+const struct opt_def *
+opt_kv_find(const struct opt_kv *kv, const char *name, unsigned int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; kv->keys[i].name != NULL; i++)
+		if (strcmp(kv->keys[i].name, name) == 0) {
+			if (idx != NULL)
+				*idx = i;
+			return &kv->keys[i];
+		}
+	return NULL;
+}
+
+bool
+opt_kv_given(const struct opt_kv *kv, uint64_t given, const char *name)
+{
+	unsigned int i;
+
+	return opt_kv_find(kv, name, &i) != NULL && (given >> i & 1) != 0;
+}
+
+void
+opt_kv_names(const struct opt_kv *kv, char *buf, size_t len)
+{
+	unsigned int i, n = rows_in(kv->keys);
+	size_t off = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", kv->keys[i].name);
+}
+
+/* The command a list's rows are applied under (notes name the list). */
+static struct opt_cmd
+kv_cmd(const struct opt_kv *kv)
+{
+	struct opt_cmd c = { .prog = kv->name, .opts = kv->keys };
+
+	return c;
+}
+
+int
+opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, uint64_t *given,
+	     char *err, size_t errlen)
+{
+	const char *first[KV_MAX_KEYS] = { NULL };
+	struct opt_cmd cmd = kv_cmd(kv);
+	char sep = kv->sep != 0 ? kv->sep : ',', names[512], opt[NAME_MAX_LEN * 2 + 2];
+	char *buf, *item, *next;
+	uint64_t got = 0;
+	int rc = 0;
+
+	if (given != NULL)
+		*given = 0;
+	if (list == NULL || list[0] == '\0')
+		return 0;
+	buf = strdup(list);
+	if (buf == NULL)
+		return err_set(err, errlen, -ENOMEM, "%s: out of memory", kv->name);
+	opt_kv_names(kv, names, sizeof(names));
+	for (item = buf; rc == 0 && item != NULL; item = next) {
+		const struct opt_def *d;
+		unsigned int i;
+		char *eq;
+
+		next = strchr(item, sep);
+		if (next != NULL)
+			*next++ = '\0';
+		eq = strchr(item, '=');
+		if (eq == NULL || eq == item) {
+			rc = err_set(err, errlen, -EINVAL, "%s: '%s': expected KEY=VALUE, KEY one of "
+				  "%s", kv->name, item, names);
+			break;
+		}
+		*eq = '\0';
+		d = opt_kv_find(kv, item, &i);
+		if (d == NULL) {
+			rc = err_set(err, errlen, -EINVAL, "%s: '%s': unknown key, expected %s",
+				  kv->name, item, names);
+			break;
+		}
+		snprintf(opt, sizeof(opt), "%s %s", kv->name, d->name);
+		if (got >> i & 1) {
+			rc = err_set(err, errlen, -EINVAL, "%s: '%s': given twice (first '%s'): "
+				  "expected each key once", opt, eq + 1, first[i]);
+			break;
+		}
+		first[i] = eq + 1;
+		got |= 1ULL << i;
+		rc = apply(&cmd, d, obj, ctx, opt, eq + 1, err, errlen);
+	}
+	free(buf);
+	if (given != NULL)
+		*given = got;
 	return rc;
 }
 
@@ -703,42 +817,97 @@ help_suffix(const struct opt_def *d, const void *obj, const void *ctx, char *buf
 		buf[len - 1] = '\0';
 }
 
-static void
-help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, const void *ctx,
-	 FILE *f)
-{
-	char left[256], suffix[320], metavar[128], *text;
-	size_t n;
-	int len;
+static bool in_help(const struct opt_def *d);
 
+/* The value's syntax for --help: .metavar, an enum's words, yes|no, VALUE. */
+static void
+metavar_of(const struct opt_def *d, char *metavar, size_t len)
+{
 	metavar[0] = '\0';
 	if (d->metavar != NULL) {
-		snprintf(metavar, sizeof(metavar), " %s", d->metavar);
+		snprintf(metavar, len, "%s", d->metavar);
 	} else if (d->kind == OPT_ENUM) {
 		unsigned int i;
 		size_t off = 0;
 
-		for (i = 0; i < nnames(d) && off < sizeof(metavar); i++)
-			off += (size_t)snprintf(metavar + off, sizeof(metavar) - off, "%c%s",
-						i ? '|' : ' ', d->names[i]);
+		for (i = 0; i < nnames(d) && off < len; i++)
+			off += (size_t)snprintf(metavar + off, len - off, "%s%s", i ? "|" : "",
+						d->names[i]);
 	} else if (d->kind == OPT_BOOL) {
-		snprintf(metavar, sizeof(metavar), " yes|no");
+		snprintf(metavar, len, "yes|no");
 	} else if (has_value(d)) {
-		snprintf(metavar, sizeof(metavar), " VALUE");
+		snprintf(metavar, len, "VALUE");
 	}
+}
+
+#define KV_KEY_COL 20 /* where a key's help starts, after "  KEY=VALUE" */
+
+char *
+opt_kv_help(const struct opt_kv *kv)
+{
+	void *obj = NULL;
+	char *text = NULL, left[160], mv[128], suffix[320];
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	unsigned int i;
+
+	if (f == NULL)
+		return NULL;
+	if (kv->defaults != NULL && kv->obj_size > 0 && (obj = calloc(1, kv->obj_size)) != NULL)
+		kv->defaults(obj);
+	for (i = 0; kv->keys[i].name != NULL; i++) {
+		const struct opt_def *d = &kv->keys[i];
+
+		if (!in_help(d))
+			continue;
+		metavar_of(d, mv, sizeof(mv));
+		snprintf(left, sizeof(left), "  %s=%s", d->name, mv);
+		help_suffix(d, obj, NULL, suffix, sizeof(suffix));
+		/* a long KEY=VALUE on a line of its own, its help under the others' */
+		if (strlen(left) > KV_KEY_COL - 2)
+			fprintf(f, "%s\n%*s", left, KV_KEY_COL, "");
+		else
+			fprintf(f, "%-*s  ", KV_KEY_COL - 2, left);
+		fprintf(f, "%s%s%s%s\n", d->help, suffix[0] ? " (" : "", suffix,
+			suffix[0] ? ")" : "");
+	}
+	free(obj);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void
+help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, const void *ctx,
+	 FILE *f)
+{
+	char left[256], suffix[320], metavar[128], *text, *keys = NULL;
+	size_t n;
+	int len;
+
+	metavar_of(d, metavar, sizeof(metavar));
 	if (d->flags & OPT_F_INI) /* a key of the file only */
-		len = snprintf(left, sizeof(left), "  %s =%s", d->name, metavar);
+		len = snprintf(left, sizeof(left), "  %s =%s%s", d->name, metavar[0] ? " " : "",
+			       metavar);
 	else if (d->letter != 0)
-		len = snprintf(left, sizeof(left), "  -%c, --%s%s", d->letter, d->name, metavar);
+		len = snprintf(left, sizeof(left), "  -%c, --%s%s%s", d->letter, d->name,
+			       metavar[0] ? " " : "", metavar);
 	else
-		len = snprintf(left, sizeof(left), "  --%s%s", d->name, metavar);
+		len = snprintf(left, sizeof(left), "  --%s%s%s", d->name, metavar[0] ? " " : "",
+			       metavar);
 	help_suffix(d, obj, ctx, suffix, sizeof(suffix));
-	n = strlen(d->help ? d->help : "") + strlen(suffix) + 4;
-	text = malloc(n);
-	if (text == NULL)
+	if (d->kv != NULL && (keys = opt_kv_help(d->kv)) == NULL)
 		return;
-	snprintf(text, n, "%s%s%s%s", d->help ? d->help : "", suffix[0] ? " (" : "", suffix,
-		 suffix[0] ? ")" : "");
+	n = strlen(d->help ? d->help : "") + strlen(suffix) + (keys ? strlen(keys) : 0) + 16;
+	text = malloc(n);
+	if (text == NULL) {
+		free(keys);
+		return;
+	}
+	snprintf(text, n, "%s%s%s%s%s%s", d->help ? d->help : "", suffix[0] ? " (" : "", suffix,
+		 suffix[0] ? ")" : "", keys ? "; keys:\n" : "", keys ? keys : "");
 	(void)cmd;
 	if (len < HELP_COL - 1) {
 		fprintf(f, "%-*s", HELP_COL, left);
@@ -747,6 +916,7 @@ help_row(const struct opt_cmd *cmd, const struct opt_def *d, const void *obj, co
 	}
 	wrap(f, text, HELP_COL, HELP_COL);
 	free(text);
+	free(keys);
 }
 
 static bool
@@ -917,6 +1087,32 @@ opt_example(const struct opt_def *d, char *buf, size_t len)
 	}
 }
 
+/* Help text on one line: its line breaks and tabs as spaces. */
+static void
+dump_text(const char *text, FILE *f)
+{
+	for (const char *p = text ? text : ""; *p; p++)
+		fputc(*p == '\n' || *p == '\t' ? ' ' : *p, f);
+	fputc('\n', f);
+}
+
+/* The keys of row d's list, one row each, named "OPTION.KEY". */
+static void
+dump_keys(const struct opt_def *d, FILE *f)
+{
+	const struct opt_def *k;
+	char ex[256];
+
+	for (k = d->kv->keys; k->name != NULL; k++) {
+		if (opt_example(k, ex, sizeof(ex)) != 0)
+			snprintf(ex, sizeof(ex), "-");
+		fprintf(f, "%s.%s\t-\t%s\tkey\t%s\t%s\t%s\t", d->name, k->name,
+			kind_names[k->kind], d->section ? d->section : "-",
+			in_help(k) ? "no" : "yes", ex);
+		dump_text(k->help, f);
+	}
+}
+
 void
 opt_dump(const struct opt_cmd *cmd, FILE *f)
 {
@@ -940,9 +1136,9 @@ opt_dump(const struct opt_cmd *cmd, FILE *f)
 		if (d->alias_of != NULL && d->help == NULL) /* an old name's */
 			fprintf(f, "%suse --%s", (d->flags & OPT_F_GONE) ? "renamed: " : "",
 				d->alias_of);
-		for (const char *p = d->help ? d->help : ""; *p; p++)
-			fputc(*p == '\n' || *p == '\t' ? ' ' : *p, f);
-		fputc('\n', f);
+		dump_text(d->help, f);
+		if (d->kv != NULL)
+			dump_keys(d, f);
 	}
 }
 
@@ -1056,6 +1252,8 @@ opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen)
 			return bad_row(err, errlen, n, "unknown section '%s'", d->section);
 		if ((rc = check_kind(d, err, errlen)) != 0)
 			return rc;
+		if (d->kv != NULL && (rc = opt_kv_check(d->kv, err, errlen)) != 0)
+			return rc;
 		if (!(cmd->flags & OPT_CMD_INI) || (d->flags & OPT_F_CLI) || d->kind == OPT_ACTION)
 			continue;
 		/* an INI key */
@@ -1070,5 +1268,40 @@ opt_cmd_check(const struct opt_cmd *cmd, char *err, size_t errlen)
 	if ((cmd->flags & OPT_CMD_INI) && (cmd->defaults == NULL || cmd->obj_size == 0))
 		return err_set(err, errlen, -EINVAL, "option table: INI keys need .defaults and "
 			    ".obj_size (overridden keys are checked on a scratch copy)");
+	return 0;
+}
+
+int
+opt_kv_check(const struct opt_kv *kv, char *err, size_t errlen)
+{
+	const struct opt_def *d;
+	unsigned int i, j;
+	int rc;
+
+	if (kv->keys == NULL || rows_in(kv->keys) == 0 || rows_in(kv->keys) > KV_MAX_KEYS)
+		return err_set(err, errlen, -EINVAL, "key list %s: expected 1 to %d keys",
+			    kv->name, KV_MAX_KEYS);
+	for (i = 0; (d = &kv->keys[i])->name != NULL; i++) {
+		const char *n = d->name;
+
+		if (n[0] == '\0' || strlen(n) > NAME_MAX_LEN ||
+		    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n))
+			return err_set(err, errlen, -EINVAL, "key list %s: row %u '%s': expected a "
+				    "name of lower-case letters, digits and '-'", kv->name, i, n);
+		for (j = 0; j < i; j++)
+			if (strcmp(kv->keys[j].name, n) == 0)
+				return err_set(err, errlen, -EINVAL, "key list %s: '%s': two rows",
+					    kv->name, n);
+		if (d->help == NULL || d->help[0] == '\0')
+			return err_set(err, errlen, -EINVAL, "key list %s: '%s': no help text",
+				    kv->name, n);
+		if (d->kind == OPT_ACTION || d->kind == OPT_FLAG || d->kind == OPT_LIST ||
+		    d->alias_of != NULL || d->ptr)
+			return err_set(err, errlen, -EINVAL, "key list %s: '%s': expected a value "
+				    "stored in the list's struct (no action, flag, list, alias or "
+				    "pointer)", kv->name, n);
+		if ((rc = check_kind(d, err, errlen)) != 0)
+			return rc;
+	}
 	return 0;
 }

@@ -74,6 +74,7 @@ enum opt_kind {
 
 struct opt_def;
 struct opt_cmd;
+struct opt_kv;
 
 /** One value being applied: what a .set callback gets. */
 struct opt_arg {
@@ -133,6 +134,9 @@ struct opt_def {
 				     replaces "use --new" in --help */
 	opt_set_fn set;         /**< OPT_CUSTOM, OPT_ACTION */
 	opt_print_fn print;     /**< the effective configuration, if not generic */
+	const struct opt_kv *kv; /**< The value holds this key=value list. --help
+				      lists its keys under the row, and
+				      --dump-options gives each key a row. */
 };
 
 /** Where a member of T is: a row's .off and .size. */
@@ -172,6 +176,63 @@ struct opt_cmd {
 	/** Where a note goes (an old name used): NULL = "PROG: NOTE" on stderr. */
 	void (*note)(const struct opt_cmd *cmd, const char *note);
 };
+
+/**
+ * A key=value list: the keys of one option's value (--write's prefix=,
+ * rotate-size=...) or a command's fields. Each key is a struct opt_def row
+ * as an option is (name, kind, range, storage, help, example), ended by a
+ * row whose name is NULL; rows store into the list's own struct. A list is
+ * parsed once, by opt_kv_parse, into that struct, and the caller passes
+ * the struct on.
+ */
+struct opt_kv {
+	const char *name;        /**< The input it is, for messages ("--write"):
+				      a key's errors name "--write KEY". */
+	const struct opt_def *keys; /**< The rows, at most 64. */
+	char sep;                /**< Between items (0 means ','). */
+	/** The list's struct with its defaults, so that --help can show them.
+	 * May be NULL. */
+	void (*defaults)(void *obj);
+	size_t obj_size;
+};
+
+/**
+ * Parse "KEY=VALUE[,KEY=VALUE...]" (list NULL or "" is no items) with the
+ * rows of kv: each value parsed, checked and stored as opt_set does for an
+ * option, its errors naming "NAME KEY". Each key may be given once.
+ *
+ * @param given  Set to the rows given (bit i for row i); may be NULL.
+ * @return 0; -EINVAL (an item without '=', an unknown key, a key given
+ *   twice, a bad value; unknown keys are answered with the list of keys),
+ *   -ERANGE, -E2BIG or -ENOMEM, with the message in err.
+ */
+int opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list,
+		 uint64_t *given, char *err, size_t errlen);
+
+/** The row of key name in kv, or NULL. @param idx Its index (may be NULL). */
+const struct opt_def *opt_kv_find(const struct opt_kv *kv, const char *name, unsigned int *idx);
+
+/** Whether row name of kv is among the rows given (opt_kv_parse's given). */
+bool opt_kv_given(const struct opt_kv *kv, uint64_t given, const char *name);
+
+/** The keys of kv as "a, b or c" in buf (truncated to len). */
+void opt_kv_names(const struct opt_kv *kv, char *buf, size_t len);
+
+/**
+ * Check the rows of kv as opt_cmd_check checks an option table: names well
+ * formed and unique, help present, what each kind needs, at most 64 rows.
+ *
+ * @return 0, or -EINVAL with the row and the fault in err.
+ */
+int opt_kv_check(const struct opt_kv *kv, char *err, size_t errlen);
+
+/**
+ * The keys of kv for --help, one a line: "  KEY=VALUE  help (range;
+ * default: D)" (each '\n'-ended), into a string the caller frees.
+ *
+ * @return The text, or NULL when out of memory.
+ */
+char *opt_kv_help(const struct opt_kv *kv);
 
 /** A one-line note (an old name used) to cmd->note, else "PROG: NOTE" on stderr. */
 void opt_note(const struct opt_cmd *cmd, const char *fmt, ...)
@@ -293,6 +354,8 @@ void opt_help(const struct opt_cmd *cmd, FILE *f);
  * files: name, letter ('-'), kind, where (cli+ini, cli, ini, action, or gone:
  * an old name refused, OPT_F_GONE),
  * section ('-'), hidden (yes/no), example value ('-'), help.
+ * After a row with a key list (.kv) come its keys, one row each, named
+ * "OPTION.KEY" with where "key" and the option's section.
  */
 void opt_dump(const struct opt_cmd *cmd, FILE *f);
 

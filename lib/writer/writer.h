@@ -14,6 +14,7 @@
 
 #include "antbuf.h"
 #include "fmt.h"
+#include "opt.h"
 #include "wr_sched.h"
 
 #define WR_MAX_ANT 64
@@ -68,11 +69,20 @@ struct wr_opts {
 void wr_opts_defaults(struct wr_opts *o);
 
 /**
- * Parse "FORMAT:DIR[,key=value...]" (keys: prefix, rotate-size,
- * rotate-time, snaplen, direct=yes|no, io=uring|sync, all=yes|no,
- * oldest=yes|no, count, buffer, min-free=SIZE|P%, on-full=stop|remove-oldest,
- * lcores=N: not with all=yes or count=, which one writer must keep).
- * @return 0 or -EINVAL with "option key: 'value': expected".
+ * The keys of "FORMAT:DIR[,KEY=VALUE...]" (prefix, rotate-size, rotate-time,
+ * snaplen, all, direct, io, oldest, count, buffer, min-free, on-full,
+ * lcores), one row each: wr_opts_parse parses with them, and an option
+ * row's .kv points at them so that --help, the man pages and
+ * --dump-options list them.
+ */
+extern const struct opt_kv wr_opts_kv;
+
+/**
+ * Parse "FORMAT:DIR[,KEY=VALUE...]" into o (defaults first) with the rows
+ * of wr_opts_kv, then check what the keys allow only together (on-full
+ * needs min-free; all=yes is for pcap and pcapng; lcores=N is not with
+ * all=yes or count=). Each key may be given once.
+ * @return 0, -EINVAL or -ERANGE with "OPTION KEY: 'VALUE': expected ..." in err.
  */
 int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);

@@ -37,6 +37,12 @@ for r in rows:
         bad.append('--%s: no help text' % opt)
     if hidden == 'yes':
         continue
+    if where == 'key':  # a key of an option's KEY=VALUE list, under that option
+        parent, key = opt.split('.', 1)
+        if not re.search(r'^  (-., )?--%s ' % re.escape(parent), helptext, re.M) or \
+           not re.search(r'^ {20,}%s=' % re.escape(key), helptext, re.M):
+            bad.append('--%s: key %s: no entry of its own in --help' % (parent, key))
+        continue
     if where == 'ini':
         entry = r'^  %s = ' % re.escape(opt)
     else:
@@ -124,5 +130,11 @@ grep -v '^burst = ' "$T/capture.print" > "$T/forgot.print"
 if check_table doctored "$T/capture.tab" "$T/capture.help" "$T/forgot.print" > "$T/doctored.out"; then
 	fail "an option missing from the effective configuration passed"
 fi
-ok "the checker finds a row without help, and an option --help or the print leaves out"
+grep -v -- '^ *on-full=' "$T/dump.help" > "$T/forgot.help"
+if check_table doctored "$T/dump.tab" "$T/forgot.help" > "$T/doctored.out"; then
+	fail "a --write key missing from --help passed"
+fi
+grep -q -- "--write: key on-full: no entry of its own in --help" "$T/doctored.out" ||
+	fail "checker: $(cat "$T/doctored.out")"
+ok "the checker finds a row without help, an option or a key --help leaves out, and an option the print leaves out"
 echo "$CHECKS checks passed"

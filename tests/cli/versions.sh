@@ -79,6 +79,13 @@ for tool in dpdk-ibvcap dpdk-ibvcap-dump codifgen codifcheck dpdk-ibvcap-stat dp
 			[ "$hidden" = yes ] && continue
 			[ "$where" = ini ] && continue # an INI key only
 			[ "$tool" = codifcheck ] && continue
+			if [ "$where" = key ]; then # a key of an option's KEY=VALUE list
+				esc=${name#*.}
+				esc=${esc//-/\\-}
+				grep -qF -- "$esc=" "$page" || fail "$page lacks the key $name"
+				n=$((n + 1))
+				continue
+			fi
 			esc=${name//-/\\-} # help2man writes each - as \-
 			grep -qF -- "\\-\\-$esc" "$page" || fail "$page lacks --$name"
 			n=$((n + 1))

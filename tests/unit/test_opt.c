@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -599,6 +600,154 @@ test_addresses_files(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* Key=value lists: a table of keys parsed into its own struct, refusals
+ * generated from the rows, --help and --dump-options listing the keys. */
+struct kvs {
+	bool fast;
+	uint32_t depth;
+	int mode;
+	char tag[8];
+};
+
+static const char *const mode_words[] = { "a", "b", NULL };
+
+static void
+kvs_defaults(void *obj)
+{
+	struct kvs *k = obj;
+
+	memset(k, 0, sizeof(*k));
+	k->depth = 4;
+}
+
+static const struct opt_def kv_rows[] = {
+	{"fast", .kind = OPT_BOOL, OPT_AT(struct kvs, fast), .help = "go fast"},
+	{"depth", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = 9,
+	 OPT_AT(struct kvs, depth), .help = "how deep"},
+	{"mode", .kind = OPT_ENUM, .names = mode_words, OPT_AT(struct kvs, mode),
+	 .help = "which mode"},
+	{"tag", .kind = OPT_STRING, .metavar = "T", OPT_AT(struct kvs, tag), .help = "a tag"},
+	{ .name = NULL },
+};
+
+static const struct opt_kv kv_list = {
+	.name = "--thing", .keys = kv_rows, .defaults = kvs_defaults,
+	.obj_size = sizeof(struct kvs),
+};
+
+static const struct opt_def kv_opts[] = {
+	{"thing", .kind = OPT_STRING, .metavar = "KEY=VALUE[,...]", OPT_AT(struct cfg, summary),
+	 .kv = &kv_list, .help = "a thing"},
+	{ .name = NULL },
+};
+
+static const struct opt_cmd kv_cmd = { .prog = "k", .opts = kv_opts };
+
+static void
+kv_help_to(FILE *f, const void *arg)
+{
+	(void)arg;
+	opt_help(&kv_cmd, f);
+}
+
+static void
+kv_dump_to(FILE *f, const void *arg)
+{
+	(void)arg;
+	opt_dump(&kv_cmd, f);
+}
+
+static void
+test_kv(void)
+{
+	struct kvs k;
+	struct opt_kv semi = kv_list;
+	char err[512], names[128];
+	uint64_t given;
+	char *h;
+
+	kvs_defaults(&k);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "fast=on,depth=7,mode=b,tag=x1", &given, err,
+				sizeof(err)), 0);
+	CHECK(k.fast && k.depth == 7 && k.mode == 1);
+	CHECK_STR(k.tag, "x1");
+	CHECK_EQ_U(given, 0xf);
+	CHECK(opt_kv_given(&kv_list, given, "mode") && !opt_kv_given(&kv_list, 0x1, "mode"));
+	kvs_defaults(&k);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=2", &given, err, sizeof(err)), 0);
+	CHECK(!k.fast && k.depth == 2 && given == 0x2);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "", &given, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, NULL, &given, err, sizeof(err)), 0);
+	CHECK_EQ_U(given, 0);
+	/* parse_bool's words, every one */
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "fast=off", NULL, err, sizeof(err)), 0);
+	CHECK(!k.fast);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "fast=TRUE", NULL, err, sizeof(err)), 0);
+	CHECK(k.fast);
+	/* another separator */
+	semi.sep = ';';
+	CHECK_EQ_I(opt_kv_parse(&semi, &k, NULL, "depth=3;mode=a", NULL, err, sizeof(err)), 0);
+	CHECK(k.depth == 3 && k.mode == 0);
+
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "fast=perhaps", NULL, err, sizeof(err)),
+		   -EINVAL);
+	CHECK_STR(err, "--thing fast: 'perhaps': expected yes or no");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=10", NULL, err, sizeof(err)), -ERANGE);
+	CHECK_STR(err, "--thing depth: '10': expected an integer between 1 and 9");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "mode=c", NULL, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--thing mode: 'c': expected a or b");
+	CHECK(opt_kv_parse(&kv_list, &k, NULL, "tag=toolongtag", NULL, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--thing tag: 'toolongtag': expected 1..7 characters");
+	opt_kv_names(&kv_list, names, sizeof(names));
+	CHECK_STR(names, "fast, depth, mode or tag");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=2,colour=red", &given, err, sizeof(err)),
+		   -EINVAL);
+	CHECK_STR(err, "--thing: 'colour': unknown key, expected fast, depth, mode or tag");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth", NULL, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--thing: 'depth': expected KEY=VALUE, KEY one of fast, depth, mode or tag");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "=3", NULL, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=2,,mode=a", NULL, err, sizeof(err)),
+		   -EINVAL);
+	CHECK_HAS(err, "--thing: '': expected KEY=VALUE");
+	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=2,mode=a,depth=3", NULL, err,
+				sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--thing depth: '3': given twice (first '2'): expected each key once");
+
+	/* the table is checked as an option table is */
+	CHECK_EQ_I(opt_kv_check(&kv_list, err, sizeof(err)), 0);
+	CHECK_EQ_I(opt_cmd_check(&kv_cmd, err, sizeof(err)), 0);
+	{
+		struct opt_def bad[3] = { kv_rows[0], kv_rows[0], { .name = NULL } };
+		struct opt_kv b = { .name = "--bad", .keys = bad };
+
+		CHECK_EQ_I(opt_kv_check(&b, err, sizeof(err)), -EINVAL);
+		CHECK_HAS(err, "'fast': two rows");
+		bad[1].name = "Fast";
+		CHECK_EQ_I(opt_kv_check(&b, err, sizeof(err)), -EINVAL);
+		bad[1].name = "slow";
+		bad[1].help = NULL;
+		CHECK_EQ_I(opt_kv_check(&b, err, sizeof(err)), -EINVAL);
+		CHECK_HAS(err, "'slow': no help text");
+	}
+
+	/* --help: the keys under the option, with their ranges and defaults */
+	h = capture(kv_help_to, NULL);
+	CHECK_HAS(h, "a thing; keys:\n");
+	CHECK_HAS(h, "  fast=yes|no");
+	CHECK_HAS(h, "  depth=N           how deep (1..9; default: 4)\n");
+	CHECK_HAS(h, "  mode=a|b          which mode (default: a)\n");
+	CHECK_HAS(h, "  tag=T             a tag\n");
+	free(h);
+	/* --dump-options: a row per key after its option's */
+	h = capture(kv_dump_to, NULL);
+	CHECK_HAS(h, "\nthing\t-\tstring\tcli\t-\tno\t-\ta thing\n"
+		  "thing.fast\t-\tbool\tkey\t-\tno\tyes\tgo fast\n"
+		  "thing.depth\t-\tuint\tkey\t-\tno\t1\thow deep\n"
+		  "thing.mode\t-\tenum\tkey\t-\tno\ta\twhich mode\n"
+		  "thing.tag\t-\tstring\tkey\t-\tno\t-\ta tag\n");
+	free(h);
+}
+
 int
 main(void)
 {
@@ -608,5 +757,6 @@ main(void)
 	test_check();
 	test_ini();
 	test_addresses_files();
+	test_kv();
 	return check_report("opt");
 }

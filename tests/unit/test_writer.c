@@ -571,6 +571,117 @@ test_overrun(const char *tmp)
 	free(b);
 }
 
+/* The --write grammar: every key taken and stored, each refusal naming the
+ * input, the value and what was expected, one boolean parser (parse_bool's
+ * words: direct=on is taken as --buffers on is). */
+static void
+test_write_keys(void)
+{
+	struct wr_opts o;
+	char err[600], names[512];
+	const char *bools[] = { "yes", "on", "true", "1", "YES", "On" };
+	const char *nots[] = { "no", "off", "false", "0", "NO", "Off" };
+	unsigned int i;
+
+	CHECK(wr_opts_parse(&o, "--write", "pcapng:/tmp/x,prefix=p1,rotate-size=1G,"
+			    "rotate-time=90s,snaplen=128,all=yes,direct=off,io=sync,oldest=on,"
+			    "count=7,buffer=2M,min-free=5%,on-full=remove-oldest", err,
+			    sizeof(err)) == 0);
+	CHECK(o.format == WR_PCAPNG);
+	CHECK_STR(o.dir, "/tmp/x");
+	CHECK_STR(o.prefix, "p1");
+	CHECK_EQ_U(o.rotate_bytes, 1ULL << 30);
+	CHECK_EQ_U(o.rotate_ns, 90ULL * 1000000000ULL);
+	CHECK_EQ_U(o.snaplen, 128);
+	CHECK(o.all && !o.direct && o.sync && o.from_oldest);
+	CHECK_EQ_U(o.count, 7);
+	CHECK_EQ_U(o.bufsize, 2u << 20);
+	CHECK(o.budget && o.min_free == 0 && o.min_free_bp == 500);
+	CHECK(o.on_full == WR_FULL_REMOVE_OLDEST);
+	CHECK_EQ_U(o.lcores, 1);
+	CHECK(wr_opts_parse(&o, "--write", "raw:/d,lcores=3,io=uring", err, sizeof(err)) == 0);
+	CHECK(o.format == WR_RAW && o.lcores == 3 && !o.sync);
+	/* defaults where no key is given */
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d", err, sizeof(err)) == 0);
+	CHECK(o.format == WR_CODIF && o.direct && !o.sync && !o.all && !o.from_oldest);
+	CHECK_STR(o.prefix, "ibvcap");
+	CHECK(o.snaplen == 65535 && o.bufsize == 8u << 20 && o.lcores == 1 && o.count == 0);
+	CHECK(o.rotate_bytes == 0 && o.rotate_ns == 0 && !o.budget);
+
+	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		char spec[64];
+
+		snprintf(spec, sizeof(spec), "codif:/d,direct=no,oldest=%s", bools[i]);
+		CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+		CHECK(o.from_oldest && !o.direct);
+		snprintf(spec, sizeof(spec), "codif:/d,direct=%s", nots[i]);
+		CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+		CHECK(!o.direct);
+		snprintf(spec, sizeof(spec), "codif:/d,direct=%s", bools[i]);
+		CHECK(wr_opts_parse(&o, "--write", spec, err, sizeof(err)) == 0);
+		CHECK(o.direct);
+	}
+
+	/* a bad value of each kind: the input, the value, what was expected */
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:/d,direct=maybe", err, sizeof(err)),
+		   -EINVAL);
+	CHECK_STR(err, "--write direct: 'maybe': expected yes or no");
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "pcap:/d,snaplen=10", err, sizeof(err)),
+		   -ERANGE);
+	CHECK_HAS(err, "--write snaplen: '10': expected an integer between 64 and 262144");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,rotate-size=1Q", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write rotate-size: '1Q': expected a size");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,rotate-time=soon", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write rotate-time: 'soon': expected a duration");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,count=0", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write count: '0': expected an integer between 1 and");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,buffer=4K", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write buffer: '4K': expected a size");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,io=async", err, sizeof(err)) < 0);
+	CHECK_STR(err, "--write io: 'async': expected uring or sync");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,lcores=65", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write lcores: '65': expected an integer between 1 and 64");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,prefix=a/b", err, sizeof(err)) < 0);
+	CHECK_STR(err, "--write prefix: 'a/b': expected a file name prefix: a name of 1 to 63 "
+		  "characters, without control characters or '/'");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,prefix=a\nb", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write prefix: 'a\\nb': expected a file name prefix");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,prefix=", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write prefix: '': expected a file name prefix");
+
+	/* an unknown key: the keys listed from the table, every one of them */
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:/d,colour=red", err, sizeof(err)),
+		   -EINVAL);
+	opt_kv_names(&wr_opts_kv, names, sizeof(names));
+	CHECK_HAS(err, "--write: 'colour': unknown key, expected prefix, rotate-size");
+	CHECK_HAS(err, names);
+	CHECK_HAS(names, "min-free, on-full or lcores");
+	/* an item that is no key=value */
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:/d,direct", err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "--write: 'direct': expected KEY=VALUE, KEY one of prefix");
+	/* a key given twice: refused, naming both values */
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:/d,prefix=a,count=2,prefix=b", err,
+				 sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--write prefix: 'b': given twice (first 'a'): expected each key once");
+	/* the head */
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "tar:/d", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--write: 'tar:/d': format 'tar', expected raw, codif, pcap or pcapng");
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif", err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "--write: 'codif': expected FORMAT:DIR");
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:", err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "--write: 'codif:': expected FORMAT:DIR");
+	CHECK_EQ_I(wr_opts_parse(&o, "--write", "codif:prefix=x", err, sizeof(err)), -EINVAL);
+	/* what the keys allow only together */
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,all=yes", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "all=yes is for pcap and pcapng");
+	CHECK(wr_opts_parse(&o, "--write", "pcap:/d,all=yes,lcores=2", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write lcores: '2': all=yes writes every antenna into one file");
+	CHECK(wr_opts_parse(&o, "--write", "codif:/d,count=5,lcores=2", err, sizeof(err)) < 0);
+	CHECK_HAS(err, "--write lcores: '2': count=5 stops the writer");
+	/* the table itself passes lib/opt's check */
+	CHECK_EQ_I(opt_kv_check(&wr_opts_kv, err, sizeof(err)), 0);
+}
+
 int
 main(void)
 {
@@ -587,6 +698,7 @@ main(void)
 	test_window(tmp);
 	test_overrun(tmp);
 	test_budget_keys();
+	test_write_keys();
 	test_budget_stop(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
