@@ -921,13 +921,13 @@ ibv_config_load_ini(struct ibv_config *c, const char *path, char *err,
 	return opt_ini_load(&ibv_cmd, c, &ps, path, err, errlen);
 }
 
-/* Everything that can be checked without a device. */
+/* --antennas, --antenna-base, --groups, --group-base and --udp-port-base
+ * expanded into the layout's lists, where no list was given. */
 static int
-finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
+expand_layout(struct ibv_config *c, const struct pstate *ps, char *err, size_t len)
 {
 	struct acct_layout *l = &c->layout;
-	unsigned int i, j, np;
-	char a[16], b[16];
+	unsigned int i;
 
 	if (ps->ant_list && (ps->ant_count || ps->ant_base)) {
 		if (ps->ant_count && ps->ant_n != l->nant)
@@ -961,6 +961,18 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 			c->group_port[i] = -1;
 		}
 	}
+	return 0;
+}
+
+/* The layout's antennas and groups, each once and usable, and what refers
+ * to them by index (--group's port, --join-iface, --lcore-map). */
+static int
+check_layout(const struct ibv_config *c, char *err, size_t len)
+{
+	const struct acct_layout *l = &c->layout;
+	unsigned int i, j, np;
+	char a[16], b[16];
+
 	for (i = 0; i < l->nant; i++)
 		for (j = i + 1; j < l->nant; j++) {
 			if (l->ant_ip[i] == l->ant_ip[j])
@@ -1012,12 +1024,26 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 				return err_set(err, len, -EINVAL, "--lcore-map: queue %u.%u mapped twice",
 					    c->map[i].port_idx, c->map[i].queue);
 	}
+	return 0;
+}
+
+/* Steering and mbufs: what the port options allow together. */
+static int
+check_ports(struct ibv_config *c, char *err, size_t len)
+{
 	if (c->isolate && c->steer == IBV_STEER_SOFTWARE)
 		return err_set(err, len, -EINVAL, "--isolate needs rte_flow rules: it excludes --steer software");
 	if (c->isolate)
 		c->steer = IBV_STEER_FLOW;
 	if (c->mbuf_size != 0 && c->mbuf_size < 2048)
 		return err_set(err, len, -EINVAL, "--mbuf-size %u: expected >= 2048", c->mbuf_size);
+	return 0;
+}
+
+/* The timeline's window and the antenna buffers' geometry. */
+static int
+buffer_geometry(struct ibv_config *c, char *err, size_t len)
+{
 	/* the timeline takes at once what the buffers can still place late:
 	 * frames up to the reorder window ahead */
 	c->layout.nthread = c->threads;
@@ -1042,6 +1068,14 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 			return err_set(err, len, -EINVAL, "antenna buffers (--ring, --reorder-window, "
 				    "--slots (auto: groups x threads + spare), --data-bytes): %s", why);
 	}
+	return 0;
+}
+
+/* The payload modes (--no-buffers, --gpu, --zero-copy and their splits):
+ * what each needs of the others. */
+static int
+check_payload_modes(const struct ibv_config *c, char *err, size_t len)
+{
 	if (c->nwrite > 0 && !c->buffers)
 		return err_set(err, len, -EINVAL, "--write needs the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
@@ -1057,27 +1091,50 @@ finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
 			    "rings keep: it needs --zero-copy yes");
 	if (c->gpu_split == IBV_SPLIT_ON && c->gpu < 0)
 		return err_set(err, len, -EINVAL, "--gpu-split on splits payload into GPU memory: it needs --gpu DEV");
+	return 0;
+}
+
+/* Each --write parsed once, into c->wo: the host checks, the writers and
+ * the scan commands take it from there. */
+static int
+parse_writers(struct ibv_config *c, char *err, size_t len)
+{
+	unsigned int i;
+	int rc;
+
 	c->nwlcore = 0;
 	for (i = 0; i < c->nwrite; i++) {
-		struct wr_opts wo;
-
-		int rc = wr_opts_parse(&wo, "--write", c->write[i], err, len);
-
+		rc = wr_opts_parse(&c->wo[i], "--write", c->write[i], err, len);
 		if (rc != 0)
 			return rc;
-		/* antenna i on its (i mod N)th lcore: each lcore one at least */
-		if (wo.lcores > l->nant)
+		/* Antenna i goes on its (i mod N)th lcore, so each lcore needs one. */
+		if (c->wo[i].lcores > c->layout.nant)
 			return err_set(err, len, -EINVAL, "--write %s: lcores: '%u': more writer "
 				    "lcores than the %u antennas it writes (antenna i on lcore i mod "
-				    "N): expected 1..%u", c->write[i], wo.lcores, l->nant, l->nant);
-		c->write_lcores[i] = wo.lcores;
-		c->nwlcore += wo.lcores;
+				    "N): expected 1..%u", c->write[i], c->wo[i].lcores,
+				    c->layout.nant, c->layout.nant);
+		c->nwlcore += c->wo[i].lcores;
 	}
 	if (c->nwlcore > IBV_MAX_WLCORES)
 		return err_set(err, len, -EINVAL, "--write: %u writer lcores in all (lcores= of "
 			    "each --write summed): at most %d, the writer table's entries",
 			    c->nwlcore, IBV_MAX_WLCORES);
 	return 0;
+}
+
+/* Everything that can be checked without a device. */
+static int
+finish(struct ibv_config *c, struct pstate *ps, char *err, size_t len)
+{
+	int rc;
+
+	if ((rc = expand_layout(c, ps, err, len)) != 0 ||
+	    (rc = check_layout(c, err, len)) != 0 ||
+	    (rc = check_ports(c, err, len)) != 0 ||
+	    (rc = buffer_geometry(c, err, len)) != 0 ||
+	    (rc = check_payload_modes(c, err, len)) != 0)
+		return rc;
+	return parse_writers(c, err, len);
 }
 
 int

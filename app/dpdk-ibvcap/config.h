@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "acct.h"
+#include "writer.h"
 
 #define IBV_MAX_PORTS ACCT_MAX_PORTS
 #define IBV_MAX_QUEUES (ACCT_MAX_ANTENNAS + 1)
@@ -110,7 +111,9 @@ struct ibv_config {
 	enum ibv_split_mode zc_split;  /**< --zero-copy-split */
 	unsigned int nwrite;
 	char write[IBV_MAX_WRITERS][PATH_MAX + 64]; /**< --write specs */
-	unsigned int write_lcores[IBV_MAX_WRITERS]; /**< each one's lcores=N */
+	/** Each --write parsed once (when the configuration is finished): the
+	 * host checks, the writers and the scan commands take it from here. */
+	struct wr_opts wo[IBV_MAX_WRITERS];
 	unsigned int nwlcore;        /**< writer lcores: their sum */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
 	int record;                  /**< enum ibv_record_mode: before any scan */

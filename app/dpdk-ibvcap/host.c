@@ -926,15 +926,12 @@ static int
 check_writers(const struct ibv_config *c, char *err, size_t len)
 {
 	static char real[IBV_MAX_WRITERS][PATH_MAX];
-	struct wr_opts o[IBV_MAX_WRITERS];
+	const struct wr_opts *o = c->wo; /* parsed with the configuration */
 	char why[PATH_MAX + 128];
 	unsigned int i, j;
 	int rc;
 
 	for (i = 0; i < c->nwrite; i++) {
-		rc = wr_opts_parse(&o[i], "--write", c->write[i], err, len);
-		if (rc != 0)
-			return rc;
 		rc = fs_dir_takes_files(o[i].dir, why, sizeof(why));
 		if (rc != 0)
 			return err_set(err, len, rc, "--write %s: directory '%s' %s", c->write[i],

@@ -83,9 +83,9 @@ writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char 
 		/* the name wr.c gives it: primary-I-FORMAT (FORMAT: --write's) */
 		for (i = 0; i < n; i++) {
 			char name[64];
-			size_t fl = strcspn(c->write[i], ":");
 
-			snprintf(name, sizeof(name), "primary-%u-%.*s", i, (int)fl, c->write[i]);
+			snprintf(name, sizeof(name), "primary-%u-%s", i,
+				 wr_format_name(c->wo[i].format));
 			if (strcmp(tok, name) == 0) {
 				*mask |= 1ULL << i;
 				found = true;

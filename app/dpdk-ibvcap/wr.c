@@ -64,13 +64,11 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 	}
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_writer *part[WR_MAX_ANT];
-		struct wr_opts o;
+		const struct wr_opts *o = &c->wo[i]; /* parsed with the configuration */
 
-		if (wr_opts_parse(&o, "--write", c->write[i], e, sizeof(e)) != 0)
-			return err_set(err, len, -EINVAL, "%s", e);
 		/* lcores=N: N writers, antenna a on the (a mod N)th; each writes
 		 * the files one writer would, under the one schedule bit i */
-		for (j = 0; j < o.lcores; j++) {
+		for (j = 0; j < o->lcores; j++) {
 			struct ibv_wlcore *wl = rte_zmalloc("ibvcap_writer", sizeof(*wl), 64);
 			char name[SHM_NAMELEN];
 
@@ -82,27 +80,27 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			wl->reg = -1;
 			wl->spec_idx = i;
 			wl->part = j;
-			wl->parts = o.lcores;
+			wl->parts = o->lcores;
 			str_copy(wl->spec, sizeof(wl->spec), c->write[i]);
-			if (wr_init(&wl->w, &o, bufs, payloads, c->layout.nant,
-				    part_mask(c->layout.nant, j, o.lcores), e, sizeof(e)) != 0)
+			if (wr_init(&wl->w, o, bufs, payloads, c->layout.nant,
+				    part_mask(c->layout.nant, j, o->lcores), e, sizeof(e)) != 0)
 				return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
 			if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
 				return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 			part[j] = &wl->w;
-			if (o.lcores > 1)
+			if (o->lcores > 1)
 				snprintf(name, sizeof(name), "primary-%u-%s-%u", i,
-					 wr_format_name(o.format), j);
+					 wr_format_name(o->format), j);
 			else
 				snprintf(name, sizeof(name), "primary-%u-%s", i,
-					 wr_format_name(o.format));
+					 wr_format_name(o->format));
 			wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
-						   wr_format_name(o.format), NULL);
+						   wr_format_name(o->format), NULL);
 		}
 		/* one index per scan, with every antenna of its lcores, and one
 		 * min-free kept by all of them */
-		if (wr_gate_share(part, o.lcores, e, sizeof(e)) != 0 ||
-		    wr_budget_share(part, o.lcores, e, sizeof(e)) != 0)
+		if (wr_gate_share(part, o->lcores, e, sizeof(e)) != 0 ||
+		    wr_budget_share(part, o->lcores, e, sizeof(e)) != 0)
 			return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 		if (wr_ring_direct(part[0], e, sizeof(e)) != NULL)
 			fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", c->write[i], e);
