@@ -348,14 +348,6 @@ struct ibv_trig_req {
 	struct wr_opts o;         /**< format, dir, prefix; the window */
 };
 
-/** Why a trigger was refused: the input, its value (escaped), what was
- * expected. */
-struct ibv_trig_refusal {
-	char input[32];
-	char value[128];
-	char expected[128];
-};
-
 /** Why a dump ended. */
 enum ibv_trig_end {
 	IBV_TRIG_DONE = 0,     /**< every antenna reached T1 or was blocked */
@@ -417,7 +409,7 @@ void ibv_trig_defaults(struct ibv_trig_req *r);
  * @return 0, or -EINVAL with the input, its value and what was expected in e.
  */
 int ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
-		   struct ibv_trig_refusal *e);
+		   struct err_refusal *e);
 const char *ibv_trig_end_name(enum ibv_trig_end e);
 const char *ibv_trig_outcome_name(enum ibv_trig_outcome o);
 /** /ibvcap/trigger: start a job (its id at once), or refuse (nothing
@@ -448,6 +440,19 @@ struct rte_tel_data;
 int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+
+/**
+ * A refusal as the reply of a telemetry command (record, scan, trigger),
+ * into the dict d the caller started: result "refused", command, error
+ * ("COMMAND refused: nothing changed"), input, value, expected and changed
+ * "nothing". Nothing was changed or written.
+ */
+void ibv_refusal_tel(struct rte_tel_data *d, const char *command, const struct err_refusal *r);
+
+/** The refusal's log line: "dpdk-ibvcap: COMMAND PARAMS refused: INPUT 'VALUE':
+ * expected EXPECTED" (PARAMS escaped). */
+void ibv_refusal_log(FILE *f, const char *command, const char *params,
+		     const struct err_refusal *r);
 /** /ibvcap/scan,NAME[,WRITER]: one scan's ledger (per writer; per antenna
  * of WRITER). */
 int ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d);

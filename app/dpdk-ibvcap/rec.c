@@ -28,15 +28,6 @@ now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int
-why_set(struct wr_sched_why *why, const char *input, const char *value, const char *expected)
-{
-	str_copy(why->input, sizeof(why->input), input);
-	str_escape(value, why->value, sizeof(why->value)); /* no control character out */
-	str_copy(why->expected, sizeof(why->expected), expected);
-	return -EINVAL;
-}
-
 _Static_assert(WR_SCHED_DUMP_SLOTS == SHM_MAX_WRITERS, "a schedule bit per registry slot");
 _Static_assert(IBV_MAX_WRITERS <= WR_SCHED_DUMP_BASE, "--write writers' bits below the dumps'");
 
@@ -57,7 +48,7 @@ dump_slot(const struct shm_ctl *reg, unsigned int i)
  * exists: --write writers and all). */
 static int
 writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char *v,
-	      uint64_t *mask, struct wr_sched_why *why)
+	      uint64_t *mask, struct err_refusal *why)
 {
 	char buf[256], *save = NULL, *tok, e[128];
 	unsigned int i;
@@ -67,10 +58,10 @@ writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char 
 	snprintf(e, sizeof(e), "all, --write writers by index 0..%u or name primary-I-FORMAT, "
 		 "or dump writers by --name, comma-separated", n ? n - 1 : 0);
 	if (n == 0 && !c->buffers)
-		return why_set(why, "writer", v, "a capture with --write writers or buffers for "
+		return err_refuse(why, "writer", v, "a capture with --write writers or buffers for "
 			       "dpdk-ibvcap-dump (it has neither)");
 	if (strlen(v) >= sizeof(buf))
-		return why_set(why, "writer", v, e);
+		return err_refuse(why, "writer", v, "%s", e);
 	if (strcmp(v, "all") == 0) {
 		*mask = (n >= 64 ? ~0ULL : (1ULL << n) - 1) | (c->buffers ? WR_SCHED_DUMPS : 0);
 		return 0;
@@ -100,17 +91,17 @@ writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char 
 		if (found)
 			continue;
 		if (n == 0 || parse_u64("writer", tok, 0, n - 1, &k, NULL, 0) != 0)
-			return why_set(why, "writer", tok, e);
+			return err_refuse(why, "writer", tok, "%s", e);
 		*mask |= 1ULL << k;
 	}
 	if (*mask == 0)
-		return why_set(why, "writer", v, e);
+		return err_refuse(why, "writer", v, "%s", e);
 	return 0;
 }
 
 /* Antennas by name or index, "all". */
 static int
-ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_sched_why *why)
+ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct err_refusal *why)
 {
 	const struct acct_layout *l = &c->layout;
 	char buf[512], *save = NULL, *tok;
@@ -120,7 +111,7 @@ ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_
 	if (strcmp(v, "all") == 0 || strlen(v) >= sizeof(buf)) {
 		*mask = ~0ULL;
 		return strcmp(v, "all") == 0 ? 0 :
-			why_set(why, "antenna", v, "all, or antenna names or indexes, comma-separated");
+			err_refuse(why, "antenna", v, "all, or antenna names or indexes, comma-separated");
 	}
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
@@ -131,7 +122,7 @@ ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_
 				break;
 		if (a == l->nant) {
 			if (parse_u64("antenna", tok, 0, l->nant - 1, &k, NULL, 0) != 0)
-				return why_set(why, "antenna", tok,
+				return err_refuse(why, "antenna", tok,
 					       "an antenna name or index of this capture (see "
 					       "/ibvcap/antennas)");
 			a = (unsigned int)k;
@@ -142,7 +133,7 @@ ants_parse(const struct ibv_config *c, const char *v, uint64_t *mask, struct wr_
 }
 
 static int
-time_parse(const char *input, const char *v, int64_t now, int64_t *t, struct wr_sched_why *why)
+time_parse(const char *input, const char *v, int64_t now, int64_t *t, struct err_refusal *why)
 {
 	if (strcmp(v, "now") == 0) {
 		*t = now;
@@ -151,18 +142,18 @@ time_parse(const char *input, const char *v, int64_t now, int64_t *t, struct wr_
 	int rc = codif_parse_time(v, t);
 
 	if (rc == -ERANGE)
-		return why_set(why, input, v, CODIF_TIME_RANGE_EXPECTED);
+		return err_refuse(why, input, v, CODIF_TIME_RANGE_EXPECTED);
 	if (rc != 0)
-		return why_set(why, input, v,
+		return err_refuse(why, input, v,
 			       "now, or a UTC time YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds");
 	return 0;
 }
 
 static int
-dur_parse(const char *input, const char *v, uint64_t *ns, struct wr_sched_why *why)
+dur_parse(const char *input, const char *v, uint64_t *ns, struct err_refusal *why)
 {
 	if (parse_duration_ns(input, v, 1, 366ULL * 86400 * 1000000000ULL, ns, NULL, 0) != 0)
-		return why_set(why, input, v, "a duration above 0, e.g. 500ms, 10m, 2h");
+		return err_refuse(why, input, v, "a duration above 0, e.g. 500ms, 10m, 2h");
 	return 0;
 }
 
@@ -173,7 +164,7 @@ struct rec_req {
 };
 
 static int
-req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
+req_parse(char *s, struct rec_req *r, struct err_refusal *why)
 {
 	char *save = NULL, *tok;
 	bool first = true;
@@ -188,14 +179,14 @@ req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
 			if (eq == NULL) {
 				if (strcmp(tok, "on") && strcmp(tok, "off") && strcmp(tok, "cancel") &&
 				    strcmp(tok, "status"))
-					return why_set(why, "command", tok,
+					return err_refuse(why, "command", tok,
 						       "on, off, cancel or status");
 				snprintf(r->verb, sizeof(r->verb), "%s", tok);
 				continue;
 			}
 		}
 		if (eq == NULL)
-			return why_set(why, "parameter", tok, "KEY=VALUE: scan, at, for, until, "
+			return err_refuse(why, "parameter", tok, "KEY=VALUE: scan, at, for, until, "
 				       "writer, antenna");
 		*eq = '\0';
 		if (strcmp(tok, "scan") == 0)
@@ -211,10 +202,10 @@ req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
 		else if (strcmp(tok, "antenna") == 0)
 			slot = &r->antenna;
 		else
-			return why_set(why, "parameter", tok, "one of scan, at, for, until, writer, "
+			return err_refuse(why, "parameter", tok, "one of scan, at, for, until, writer, "
 				       "antenna");
 		if (*slot != NULL)
-			return why_set(why, tok, eq + 1, "each key once");
+			return err_refuse(why, tok, eq + 1, "each key once");
 		*slot = eq + 1;
 	}
 	if (r->verb[0] == '\0')
@@ -226,14 +217,14 @@ req_parse(char *s, struct rec_req *r, struct wr_sched_why *why)
 static int
 scan_make(const struct ibv_config *c, const struct shm_ctl *reg, struct wr_scan *sc, const char *name, const char *at,
 	  const char *dur, const char *until, const char *writer, const char *antenna,
-	  int64_t now, struct wr_sched_why *why)
+	  int64_t now, struct err_refusal *why)
 {
 	uint64_t d;
 	int rc;
 
 	memset(sc, 0, sizeof(*sc));
 	if (strlen(name) >= sizeof(sc->name) || !wr_scan_name_ok(name))
-		return why_set(why, "scan", name,
+		return err_refuse(why, "scan", name,
 			       "a name of 1 to 31 letters, digits, '_', '.' or '-' (not first)");
 	snprintf(sc->name, sizeof(sc->name), "%s", name);
 	sc->start_ns = now;
@@ -241,7 +232,7 @@ scan_make(const struct ibv_config *c, const struct shm_ctl *reg, struct wr_scan 
 		return rc;
 	sc->stop_ns = WR_SCAN_OPEN;
 	if (dur != NULL && until != NULL)
-		return why_set(why, "for", dur, "for or until, not both");
+		return err_refuse(why, "for", dur, "for or until, not both");
 	if (dur != NULL) {
 		if ((rc = dur_parse("for", dur, &d, why)) != 0)
 			return rc;
@@ -273,7 +264,7 @@ ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *w[8], *save = NULL, *tok, *hash = strchr(line, '#');
 		const char *writer = NULL, *antenna = NULL, *dur = NULL, *until = NULL;
-		struct wr_sched_why why;
+		struct err_refusal why;
 		struct wr_scan sc;
 		unsigned int n = 0, k;
 		int rc = 0;
@@ -288,7 +279,7 @@ ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size
 			continue;
 		memset(&why, 0, sizeof(why));
 		if (n < 3 || tok != NULL) {
-			why_set(&why, "line", w[0], "NAME START STOP|+DURATION [writer=W,...] "
+			err_refuse(&why, "line", w[0], "NAME START STOP|+DURATION [writer=W,...] "
 				"[antenna=A,...]");
 			rc = -EINVAL;
 		}
@@ -298,7 +289,7 @@ ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size
 			else if (strncmp(w[k], "antenna=", 8) == 0 && antenna == NULL)
 				antenna = w[k] + 8;
 			else
-				rc = why_set(&why, "field", w[k], "writer=W,... or antenna=A,... (once "
+				rc = err_refuse(&why, "field", w[k], "writer=W,... or antenna=A,... (once "
 					     "each)");
 		}
 		if (rc == 0) {
@@ -311,7 +302,7 @@ ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size
 		if (rc == 0 && sc.stop_ns <= now) {
 			char ts[CODIF_TIMESTR_LEN];
 
-			rc = why_set(&why, "stop", codif_time_str(sc.stop_ns, ts, sizeof(ts)),
+			rc = err_refuse(&why, "stop", codif_time_str(sc.stop_ns, ts, sizeof(ts)),
 				     "a scan not over before the capture starts");
 		}
 		if (rc == 0) {
@@ -458,22 +449,21 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 	}
 }
 
+/* A record command refused: the command is "record VERB". */
 static void
-refused(struct rte_tel_data *d, const char *verb, const struct wr_sched_why *why)
+refused(struct rte_tel_data *d, const char *verb, const struct err_refusal *why)
 {
-	rte_tel_data_add_dict_string(d, "result", "refused");
-	rte_tel_data_add_dict_string(d, "command", verb);
-	rte_tel_data_add_dict_string(d, "input", why->input);
-	rte_tel_data_add_dict_string(d, "value", why->value);
-	rte_tel_data_add_dict_string(d, "expected", why->expected);
-	rte_tel_data_add_dict_string(d, "changed", "nothing");
+	char command[32];
+
+	snprintf(command, sizeof(command), "record %s", verb);
+	ibv_refusal_tel(d, command, why);
 }
 
 int
 ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
 	char buf[1024], did[128], name[WR_SCAN_NAMELEN];
-	struct wr_sched_why why;
+	struct err_refusal why;
 	struct rec_req r;
 	int64_t now = now_ns();
 	int rc;
@@ -481,7 +471,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	memset(&why, 0, sizeof(why));
 	rte_tel_data_start_dict(d);
 	if (params != NULL && strlen(params) >= sizeof(buf)) {
-		why_set(&why, "parameters", "(too long)", "at most 1023 characters");
+		err_refuse(&why, "parameters", "(too long)", "at most 1023 characters");
 		refused(d, "?", &why);
 		return 0;
 	}
@@ -523,7 +513,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		uint64_t mask;
 
 		if (r.dur != NULL || r.until != NULL) {
-			why_set(&why, r.dur ? "for" : "until", r.dur ? r.dur : r.until,
+			err_refuse(&why, r.dur ? "for" : "until", r.dur ? r.dur : r.until,
 				"record off takes at= (a UTC time or now), not for= or until=");
 			refused(d, r.verb, &why);
 			return 0;
@@ -534,7 +524,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		if (rc == 0)
 			rc = writers_parse(&app->cfg, app->bufs.ctl, r.writer != NULL ? r.writer : "all", &mask, &why);
 		if (rc == 0 && r.antenna != NULL)
-			rc = why_set(&why, "antenna", r.antenna, "record off for whole writers "
+			rc = err_refuse(&why, "antenna", r.antenna, "record off for whole writers "
 				     "(scan or writer=)");
 		if (rc == 0) {
 			unsigned int w;
@@ -557,7 +547,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		tel_time(d, "stop_utc", stop);
 	} else { /* cancel */
 		if (r.scan == NULL) {
-			why_set(&why, "scan", "(none)", "the name of the scan to cancel");
+			err_refuse(&why, "scan", "(none)", "the name of the scan to cancel");
 			refused(d, r.verb, &why);
 			return 0;
 		}
@@ -1275,7 +1265,7 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 	struct rte_tel_data *c[RTE_DIM(ak)] = { NULL };
 	const struct scan_watch *x = NULL;
 	const struct scan_ledger *g = NULL;
-	struct wr_sched_why why;
+	struct err_refusal why;
 	char buf[WR_SCAN_NAMELEN + SHM_NAMELEN + 32], *wn;
 	unsigned int i, k, n;
 
@@ -1288,9 +1278,9 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 		if (strcmp(lg.w[i].sc.name, buf) == 0)
 			x = &lg.w[i]; /* the newest of that name */
 	if (x == NULL) {
-		why_set(&why, "scan", buf, "a scan this capture knows (scan_names of "
+		err_refuse(&why, "scan", buf, "a scan this capture knows (scan_names of "
 			"/ibvcap/record,status)");
-		refused(d, "scan", &why);
+		ibv_refusal_tel(d, "scan", &why);
 		return 0;
 	}
 	rte_tel_data_add_dict_string(d, "scan", x->sc.name);
@@ -1309,9 +1299,9 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 			if (strcmp(x->l[k].writer, wn) == 0)
 				g = &x->l[k];
 		if (g == NULL || g->ant == NULL) {
-			why_set(&why, "writer", wn, "a writer of the scan's ledger "
+			err_refuse(&why, "writer", wn, "a writer of the scan's ledger "
 				"(/ibvcap/scan,NAME: writer)");
-			refused(d, "scan", &why);
+			ibv_refusal_tel(d, "scan", &why);
 			return 0;
 		}
 		rte_tel_data_add_dict_string(d, "writer", g->writer);

@@ -42,24 +42,6 @@ ibv_trig_defaults(struct ibv_trig_req *r)
 	r->timeout_ns = TRIG_TIMEOUT_NS;
 }
 
-static int
-refuse(struct ibv_trig_refusal *e, const char *input, const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int
-refuse(struct ibv_trig_refusal *e, const char *input, const char *value, const char *fmt, ...)
-{
-	va_list ap;
-
-	str_copy(e->input, sizeof(e->input), input);
-	/* whatever came in: no control character reaches a reply or the log */
-	str_escape(value != NULL ? value : "", e->value, sizeof(e->value));
-	va_start(ap, fmt);
-	vsnprintf(e->expected, sizeof(e->expected), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int
 ibv_antenna_of(const struct ibv_config *c, const char *s)
 {
@@ -76,7 +58,7 @@ ibv_antenna_of(const struct ibv_config *c, const char *s)
 
 int
 ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
-	       struct ibv_trig_refusal *e)
+	       struct err_refusal *e)
 {
 	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *tok, why[PATH_MAX + 64];
 	unsigned int n = 0, i;
@@ -84,11 +66,11 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 
 	ibv_trig_defaults(r);
 	if (params == NULL || *params == '\0')
-		return refuse(e, "parameters", "", "T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T]"
+		return err_refuse(e, "parameters", "", "T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T]"
 			      "[,prefix=P]");
 	buf = strdup(params);
 	if (buf == NULL)
-		return refuse(e, "parameters", "", "memory for them");
+		return err_refuse(e, "parameters", "", "memory for them");
 	/* empty fields count: "T0,,codif,DIR" names a missing T1 */
 	for (tok = buf; tok != NULL && n < RTE_DIM(f); n++) {
 		f[n] = tok;
@@ -97,36 +79,36 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 			*tok++ = '\0';
 	}
 	if (tok != NULL) {
-		refuse(e, "parameters", params, "at most %zu fields", RTE_DIM(f));
+		err_refuse(e, "parameters", params, "at most %zu fields", RTE_DIM(f));
 		goto out;
 	}
 	if (n < 4) {
-		refuse(e, n < 2 ? "T1" : n < 3 ? "FORMAT" : "DIR", "", "T0,T1,FORMAT,DIR"
+		err_refuse(e, n < 2 ? "T1" : n < 3 ? "FORMAT" : "DIR", "", "T0,T1,FORMAT,DIR"
 		       "[,ANTENNA...][,timeout=T][,prefix=P]: %u field%s given", n, n == 1 ? "" : "s");
 		goto out;
 	}
 	trc = codif_parse_time(f[0], &r->t0);
 	if (trc != 0) {
 		if (trc == -ERANGE)
-			refuse(e, "T0", f[0], "%s", CODIF_TIME_RANGE_EXPECTED);
+			err_refuse(e, "T0", f[0], "%s", CODIF_TIME_RANGE_EXPECTED);
 		else
-			refuse(e, "T0", f[0], "a UTC time (CODIF data time): "
+			err_refuse(e, "T0", f[0], "a UTC time (CODIF data time): "
 			       "YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds[.frac]");
 		goto out;
 	}
 	trc = codif_parse_time(f[1], &r->t1);
 	if (trc != 0) {
 		if (trc == -ERANGE)
-			refuse(e, "T1", f[1], "%s", CODIF_TIME_RANGE_EXPECTED);
+			err_refuse(e, "T1", f[1], "%s", CODIF_TIME_RANGE_EXPECTED);
 		else
-			refuse(e, "T1", f[1], "a UTC time (CODIF data time): "
+			err_refuse(e, "T1", f[1], "a UTC time (CODIF data time): "
 			       "YYYY-MM-DDThh:mm:ss[.frac]Z or @unix-seconds[.frac]");
 		goto out;
 	}
 	if (r->t1 <= r->t0) {
 		char t0[48];
 
-		refuse(e, "T1", f[1], "a time after T0 (%s): the window is [T0, T1)",
+		err_refuse(e, "T1", f[1], "a time after T0 (%s): the window is [T0, T1)",
 		       codif_time_str(r->t0, t0, sizeof(t0)));
 		goto out;
 	}
@@ -134,22 +116,14 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		int64_t len;
 
 		if (__builtin_sub_overflow(r->t1, r->t0, &len) || len > IBV_TRIG_MAX_WINDOW_NS) {
-			refuse(e, "T1", f[1], "at most %lld s (1 h) after T0: a trigger keeps a "
+			err_refuse(e, "T1", f[1], "at most %lld s (1 h) after T0: a trigger keeps a "
 			       "moment (record on --scan records longer)",
 			       IBV_TRIG_MAX_WINDOW_NS / 1000000000LL);
 			goto out;
 		}
 	}
-	if (strcmp(f[2], "codif") == 0)
-		r->o.format = WR_CODIF;
-	else if (strcmp(f[2], "raw") == 0)
-		r->o.format = WR_RAW;
-	else if (strcmp(f[2], "pcap") == 0)
-		r->o.format = WR_PCAP;
-	else if (strcmp(f[2], "pcapng") == 0)
-		r->o.format = WR_PCAPNG;
-	else {
-		refuse(e, "FORMAT", f[2], "codif, raw, pcap or pcapng (one file per antenna, as the "
+	if (wr_format_parse(f[2], &r->o.format) != 0) {
+		err_refuse(e, "FORMAT", f[2], "codif, raw, pcap or pcapng (one file per antenna, as the "
 		       "writers write them)");
 		goto out;
 	}
@@ -157,16 +131,16 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 		if ((unsigned char)f[3][i] < 0x20 || f[3][i] == 0x7f)
 			break;
 	if (f[3][i] != '\0') {
-		refuse(e, "DIR", f[3], "a directory whose path has no control character");
+		err_refuse(e, "DIR", f[3], "a directory whose path has no control character");
 		goto out;
 	}
 	if (f[3][0] != '/' || strlen(f[3]) >= sizeof(r->o.dir)) {
-		refuse(e, "DIR", f[3], "a directory (an absolute path: the capture's working "
+		err_refuse(e, "DIR", f[3], "a directory (an absolute path: the capture's working "
 		       "directory is not the caller's)");
 		goto out;
 	}
 	if (fs_dir_takes_files(f[3], why, sizeof(why)) != 0) {
-		refuse(e, "DIR", f[3], "a directory that takes new files; it %s", why);
+		err_refuse(e, "DIR", f[3], "a directory that takes new files; it %s", why);
 		goto out;
 	}
 	str_copy(r->o.dir, sizeof(r->o.dir), f[3]);
@@ -178,23 +152,22 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 			if (strcmp(f[i], "timeout") == 0) {
 				if (parse_duration_ns("timeout", eq + 1, 0, IBV_TRIG_MAX_TIMEOUT_NS,
 						      &r->timeout_ns, NULL, 0) != 0) {
-					refuse(e, "timeout", eq + 1, "a duration of at most %llu s "
+					err_refuse(e, "timeout", eq + 1, "a duration of at most %llu s "
 					       "(10 min), e.g. 10s or 500ms (0: do not wait)",
 					       IBV_TRIG_MAX_TIMEOUT_NS / 1000000000ULL);
 					goto out;
 				}
 			} else if (strcmp(f[i], "prefix") == 0) {
-				char x[96];
+				char x[160];
 
-				if (parse_name("prefix", eq + 1, sizeof(r->o.prefix) - 1, NULL, 0) != 0) {
-					refuse(e, "prefix", eq + 1, "a file name prefix: %s",
-					       parse_name_expected(sizeof(r->o.prefix) - 1, x,
-								   sizeof(x)));
+				if (wr_prefix_check("prefix", eq + 1, NULL, 0) != 0) {
+					err_refuse(e, "prefix", eq + 1, "%s",
+						   wr_prefix_expected(x, sizeof(x)));
 					goto out;
 				}
 				str_copy(r->o.prefix, sizeof(r->o.prefix), eq + 1);
 			} else {
-				refuse(e, f[i], eq + 1, "an antenna, timeout=T or prefix=P");
+				err_refuse(e, f[i], eq + 1, "an antenna, timeout=T or prefix=P");
 				goto out;
 			}
 			continue;
@@ -204,7 +177,7 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 			int a = ibv_antenna_of(c, ant);
 
 			if (a < 0) {
-				refuse(e, "antenna", ant, "one of %s .. %s, or an index 0 .. %u",
+				err_refuse(e, "antenna", ant, "one of %s .. %s, or an index 0 .. %u",
 				       c->layout.ant_name[0], c->layout.ant_name[c->layout.nant - 1],
 				       c->layout.nant - 1);
 				goto out;
@@ -212,7 +185,7 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 			r->ants |= 1ULL << a;
 		}
 		if (f[i][0] == '\0') {
-			refuse(e, "antenna", "", "an antenna name or index");
+			err_refuse(e, "antenna", "", "an antenna name or index");
 			goto out;
 		}
 	}
@@ -583,16 +556,6 @@ add_span(struct rte_tel_data *d, const char *what, int64_t from, int64_t to, uin
 	rte_tel_data_add_dict_u64(d, k, frames);
 }
 
-static void
-refusal_tel(const struct ibv_trig_refusal *e, struct rte_tel_data *d)
-{
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "error", "trigger refused: nothing written");
-	rte_tel_data_add_dict_string(d, "input", e->input);
-	rte_tel_data_add_dict_string(d, "value", e->value);
-	rte_tel_data_add_dict_string(d, "expected", e->expected);
-}
-
 /* What a job was asked: in every reply about it. */
 static void
 req_tel(const struct ibv_app *app, const struct trig_job *j, struct rte_tel_data *d)
@@ -762,17 +725,6 @@ job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
 	fflush(out);
 }
 
-static void
-refusal_log(const char *params, const struct ibv_trig_refusal *e, FILE *f)
-{
-	char p[512];
-
-	fprintf(f, "dpdk-ibvcap: trigger %s refused: %s '%s': expected %s\n",
-		str_escape(params != NULL ? params : "", p, sizeof(p)), e->input, e->value,
-		e->expected);
-	fflush(f);
-}
-
 /* ---- the jobs ---------------------------------------------------------- */
 
 static void *
@@ -828,7 +780,7 @@ job_slot(void)
 int
 ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_trig_refusal e;
+	struct err_refusal e;
 	struct ibv_trig_req r;
 	struct trig_job *j;
 	char name[RTE_MAX_THREAD_NAME_LEN], t0[48], t1[48];
@@ -837,7 +789,7 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 
 	memset(&e, 0, sizeof(e));
 	if (!app->bufs.on) {
-		refuse(&e, "--no-buffers", "", "a capture with antenna buffers: this one keeps none");
+		err_refuse(&e, "--no-buffers", "", "a capture with antenna buffers: this one keeps none");
 		goto refused;
 	}
 	if (ibv_trig_parse(&app->cfg, params, &r, &e) != 0)
@@ -845,12 +797,12 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 	pthread_mutex_lock(&J.lock);
 	if (J.closed || J.closing) {
 		pthread_mutex_unlock(&J.lock);
-		refuse(&e, "trigger", "", "a capture that is not stopping");
+		err_refuse(&e, "trigger", "", "a capture that is not stopping");
 		goto refused;
 	}
 	if (J.running >= IBV_TRIG_RUNNING) {
 		pthread_mutex_unlock(&J.lock);
-		refuse(&e, "trigger", "", "at most %u triggers running at once (%u are: "
+		err_refuse(&e, "trigger", "", "at most %u triggers running at once (%u are: "
 		       "/ibvcap/trigger/status lists them)", IBV_TRIG_RUNNING, IBV_TRIG_RUNNING);
 		goto refused;
 	}
@@ -858,7 +810,7 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 	j->res = calloc(1, sizeof(*j->res));
 	if (j->res == NULL) {
 		pthread_mutex_unlock(&J.lock);
-		refuse(&e, "trigger", "", "memory for its result");
+		err_refuse(&e, "trigger", "", "memory for its result");
 		goto refused;
 	}
 	j->id = id = J.next_id++;
@@ -871,7 +823,7 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 		free(j->res);
 		memset(j, 0, sizeof(*j));
 		pthread_mutex_unlock(&J.lock);
-		refuse(&e, "trigger", "", "a thread for it (%s)", strerror(rc < 0 ? -rc : rc));
+		err_refuse(&e, "trigger", "", "a thread for it (%s)", strerror(rc < 0 ? -rc : rc));
 		goto refused;
 	}
 	J.running++;
@@ -884,15 +836,16 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 	fflush(stdout);
 	return 0;
 refused:
-	refusal_log(params, &e, stdout);
-	refusal_tel(&e, d);
+	ibv_refusal_log(stdout, "trigger", params, &e);
+	rte_tel_data_start_dict(d);
+	ibv_refusal_tel(d, "trigger", &e);
 	return 0;
 }
 
 int
 ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 {
-	struct ibv_trig_refusal e;
+	struct err_refusal e;
 	unsigned int i, running = 0, kept = 0;
 	uint64_t id, lo = UINT64_MAX, hi = 0;
 
@@ -932,8 +885,9 @@ ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data
 	}
 	if (parse_u64("id", params, 1, UINT64_MAX, &id, NULL, 0) != 0) {
 		pthread_mutex_unlock(&J.lock);
-		refuse(&e, "id", params, "a trigger's id (a number that /ibvcap/trigger answered)");
-		refusal_tel(&e, d);
+		err_refuse(&e, "id", params, "a trigger's id (a number that /ibvcap/trigger answered)");
+		rte_tel_data_start_dict(d);
+		ibv_refusal_tel(d, "trigger/status", &e);
 		return 0;
 	}
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
@@ -942,17 +896,18 @@ ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data
 	if (i == IBV_TRIG_JOBS) {
 		pthread_mutex_unlock(&J.lock);
 		if (kept == 0)
-			refuse(&e, "id", params, "a trigger's id: none is kept (%" PRIu64
+			err_refuse(&e, "id", params, "a trigger's id: none is kept (%" PRIu64
 			       " started so far)", J.next_id - 1);
 		else if (hi - lo + 1 == kept)
-			refuse(&e, "id", params, "a trigger's id: ids %" PRIu64 " .. %" PRIu64
+			err_refuse(&e, "id", params, "a trigger's id: ids %" PRIu64 " .. %" PRIu64
 			       " are kept (the last %u; older finished ones aged out)", lo, hi,
 			       IBV_TRIG_JOBS);
 		else
-			refuse(&e, "id", params, "a trigger's id: %u between %" PRIu64 " and %"
+			err_refuse(&e, "id", params, "a trigger's id: %u between %" PRIu64 " and %"
 			       PRIu64 " are kept (/ibvcap/trigger/status lists them; older "
 			       "finished ones aged out)", kept, lo, hi);
-		refusal_tel(&e, d);
+		rte_tel_data_start_dict(d);
+		ibv_refusal_tel(d, "trigger/status", &e);
 		return 0;
 	}
 	{

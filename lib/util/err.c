@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "parse.h"
 
 int
 err_set(char *err, size_t len, int rc, const char *fmt, ...)
@@ -16,4 +17,17 @@ err_set(char *err, size_t len, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc < 0 ? rc : -EINVAL;
+}
+
+int
+err_refuse(struct err_refusal *r, const char *input, const char *value, const char *fmt, ...)
+{
+	va_list ap;
+
+	str_copy(r->input, sizeof(r->input), input);
+	str_escape(value != NULL ? value : "", r->value, sizeof(r->value));
+	va_start(ap, fmt);
+	vsnprintf(r->expected, sizeof(r->expected), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }

@@ -22,4 +22,25 @@
 int err_set(char *err, size_t len, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/**
+ * Why a request was refused (a telemetry command, a line of a file, a
+ * field): the input, the value given and what was expected, each short
+ * enough for a telemetry string (DPDK's 128 bytes). The one refusal of the
+ * scan, record and trigger commands and of the scan schedule.
+ */
+struct err_refusal {
+	char input[32];
+	char value[128];
+	char expected[128];
+};
+
+/**
+ * Fill r: input copied, value escaped (str_escape: no control character
+ * reaches a reply or a log line; NULL is ""), expected formatted.
+ *
+ * @return -EINVAL
+ */
+int err_refuse(struct err_refusal *r, const char *input, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

@@ -31,20 +31,52 @@ kv_defaults(void *obj)
 	wr_opts_defaults(obj);
 }
 
+char *
+wr_prefix_expected(char *buf, size_t len)
+{
+	char what[96];
+
+	snprintf(buf, len, "a file name prefix: %s",
+		 parse_name_expected(WR_PREFIX_MAX, what, sizeof(what)));
+	return buf;
+}
+
+int
+wr_prefix_check(const char *opt, const char *val, char *err, size_t len)
+{
+	char what[160], v[96];
+
+	if (parse_name(opt, val, WR_PREFIX_MAX, NULL, 0) == 0)
+		return 0;
+	return err_set(err, len, -EINVAL, "%s: '%s': expected %s", opt,
+		       str_escape(val != NULL ? val : "", v, sizeof(v)),
+		       wr_prefix_expected(what, sizeof(what)));
+}
+
+int
+wr_format_parse(const char *name, enum wr_format *f)
+{
+	static const enum wr_format formats[] = { WR_RAW, WR_CODIF, WR_PCAP, WR_PCAPNG };
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (name != NULL && strcmp(name, wr_format_name(formats[i])) == 0) {
+			*f = formats[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* prefix=: a name that goes into file names. */
 static int
 set_prefix(const struct opt_arg *a, char *err, size_t len)
 {
 	struct wr_opts *o = a->obj;
-	char what[96], v[96];
-	int rc = parse_name(a->opt, a->val, sizeof(o->prefix) - 1, NULL, 0);
+	int rc = wr_prefix_check(a->opt, a->val, err, len);
 
-	if (rc != 0)
-		return err_set(err, len, rc, "%s: '%s': expected a file name prefix: %s", a->opt,
-			       str_escape(a->val, v, sizeof(v)),
-			       parse_name_expected(sizeof(o->prefix) - 1, what, sizeof(what)));
-	str_copy(o->prefix, sizeof(o->prefix), a->val);
-	return 0;
+	if (rc == 0)
+		str_copy(o->prefix, sizeof(o->prefix), a->val);
+	return rc;
 }
 
 /* min-free=: bytes, or a share of the filesystem ("5%"). */
@@ -137,9 +169,7 @@ static int
 parse_head(struct wr_opts *o, const char *opt, const char *spec, char *buf, size_t bufsize,
 	   char **keys, char *err, size_t len)
 {
-	static const enum wr_format formats[] = { WR_RAW, WR_CODIF, WR_PCAP, WR_PCAPNG };
 	char *colon, *comma;
-	size_t i;
 
 	if (spec == NULL || strlen(spec) >= bufsize || strchr(spec, ':') == NULL)
 		return err_set(err, len, -EINVAL, "%s: '%s': expected FORMAT:DIR[,key=value...], "
@@ -147,13 +177,9 @@ parse_head(struct wr_opts *o, const char *opt, const char *spec, char *buf, size
 	str_copy(buf, bufsize, spec);
 	colon = strchr(buf, ':');
 	*colon = '\0';
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (strcmp(buf, wr_format_name(formats[i])) == 0)
-			break;
-	if (i == sizeof(formats) / sizeof(formats[0]))
+	if (wr_format_parse(buf, &o->format) != 0)
 		return err_set(err, len, -EINVAL, "%s: '%s': format '%s', expected raw, codif, "
 			       "pcap or pcapng", opt, spec, buf);
-	o->format = formats[i];
 	comma = strchr(colon + 1, ',');
 	if (comma != NULL)
 		*comma = '\0';

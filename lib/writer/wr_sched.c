@@ -90,15 +90,6 @@ wr_scan_name_ok(const char *name)
 	return true;
 }
 
-static int
-refuse(struct wr_sched_why *why, const char *input, const char *value, const char *expected)
-{
-	str_copy(why->input, sizeof(why->input), input);
-	str_copy(why->value, sizeof(why->value), value);
-	str_copy(why->expected, sizeof(why->expected), expected);
-	return -EINVAL;
-}
-
 static const char *
 tstr(int64_t t, char *buf, size_t len)
 {
@@ -120,25 +111,25 @@ wr_sched_find(const struct wr_sched *sc, const char *name)
 
 int
 wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now, unsigned int *idx,
-	     struct wr_sched_why *why)
+	     struct err_refusal *why)
 {
 	char a[40], b[40], e[128];
 	unsigned int i, w;
 
 	if (!wr_scan_name_ok(in->name))
-		return refuse(why, "scan", in->name,
+		return err_refuse(why, "scan", in->name,
 			      "a name of 1 to 31 letters, digits, '_', '.' or '-' (not first)");
 	if (wr_sched_find(sc, in->name) != NULL)
-		return refuse(why, "scan", in->name, "a name no other scan has");
+		return err_refuse(why, "scan", in->name, "a name no other scan has");
 	if (in->writers == 0)
-		return refuse(why, "writer", "none", "at least one writer");
+		return err_refuse(why, "writer", "none", "at least one writer");
 	if (now != INT64_MIN && in->start_ns < now) {
 		snprintf(e, sizeof(e), "a start not in the past (now %s)", tstr(now, b, sizeof(b)));
-		return refuse(why, "at", tstr(in->start_ns, a, sizeof(a)), e);
+		return err_refuse(why, "at", tstr(in->start_ns, a, sizeof(a)), "%s", e);
 	}
 	if (in->stop_ns <= in->start_ns) {
 		snprintf(e, sizeof(e), "a stop after the start %s", tstr(in->start_ns, b, sizeof(b)));
-		return refuse(why, "until", tstr(in->stop_ns, a, sizeof(a)), e);
+		return err_refuse(why, "until", tstr(in->stop_ns, a, sizeof(a)), "%s", e);
 	}
 	for (i = 0; i < sc->n; i++) {
 		const struct wr_scan *s = &sc->s[i];
@@ -147,7 +138,7 @@ wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now, unsigne
 		    s->start_ns < in->stop_ns) {
 			snprintf(e, sizeof(e), "no overlap: scan %s of a same writer is %s..%s",
 				 s->name, tstr(s->start_ns, a, sizeof(a)), tstr(s->stop_ns, b, sizeof(b)));
-			return refuse(why, "scan", in->name, e);
+			return err_refuse(why, "scan", in->name, "%s", e);
 		}
 	}
 	if (sc->n == WR_MAX_SCANS) {
@@ -158,7 +149,7 @@ wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now, unsigne
 		if (i == sc->n) {
 			snprintf(e, sizeof(e), "at most %d scans kept, finished ones forgotten after "
 				 "a minute", WR_MAX_SCANS);
-			return refuse(why, "scan", in->name, e);
+			return err_refuse(why, "scan", in->name, "%s", e);
 		}
 		wr_sched_begin(sc);
 		memmove(&sc->s[i], &sc->s[i + 1], (sc->n - i - 1) * sizeof(sc->s[0]));
@@ -178,7 +169,7 @@ wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now, unsigne
 
 int
 wr_sched_stop(struct wr_sched *sc, const char *name, uint64_t mask, int64_t stop, int64_t now,
-	      struct wr_sched_why *why)
+	      struct err_refusal *why)
 {
 	char a[40], b[40], e[128];
 	unsigned int i, w;
@@ -187,24 +178,24 @@ wr_sched_stop(struct wr_sched *sc, const char *name, uint64_t mask, int64_t stop
 
 	if (stop < now) {
 		snprintf(e, sizeof(e), "a stop not in the past (now %s)", tstr(now, b, sizeof(b)));
-		return refuse(why, "at", tstr(stop, a, sizeof(a)), e);
+		return err_refuse(why, "at", tstr(stop, a, sizeof(a)), "%s", e);
 	}
 	if (name != NULL) {
 		const struct wr_scan *s = wr_sched_find(sc, name);
 
 		if (s == NULL)
-			return refuse(why, "scan", name, "the name of a scheduled scan (see status)");
+			return err_refuse(why, "scan", name, "the name of a scheduled scan (see status)");
 		if (s->stop_ns <= now)
-			return refuse(why, "scan", name, "a scan not finished yet");
+			return err_refuse(why, "scan", name, "a scan not finished yet");
 		if (stop <= s->start_ns) {
 			snprintf(e, sizeof(e), "a stop after the scan's start %s (or 'record cancel')",
 				 tstr(s->start_ns, b, sizeof(b)));
-			return refuse(why, "at", tstr(stop, a, sizeof(a)), e);
+			return err_refuse(why, "at", tstr(stop, a, sizeof(a)), "%s", e);
 		}
 		if (stop >= s->stop_ns) {
 			snprintf(e, sizeof(e), "a stop before the scan's own stop %s",
 				 tstr(s->stop_ns, b, sizeof(b)));
-			return refuse(why, "at", tstr(stop, a, sizeof(a)), e);
+			return err_refuse(why, "at", tstr(stop, a, sizeof(a)), "%s", e);
 		}
 		wr_sched_begin(sc);
 		((struct wr_scan *)s)->stop_ns = stop;
@@ -221,7 +212,7 @@ wr_sched_stop(struct wr_sched *sc, const char *name, uint64_t mask, int64_t stop
 			changed++;
 	}
 	if (changed == 0 && freerun == 0)
-		return refuse(why, "writer", "the writers given",
+		return err_refuse(why, "writer", "the writers given",
 			      "a writer recording at that time (a running scan, or no scan yet)");
 	wr_sched_begin(sc);
 	for (i = 0; i < sc->n; i++) {
@@ -238,18 +229,18 @@ wr_sched_stop(struct wr_sched *sc, const char *name, uint64_t mask, int64_t stop
 }
 
 int
-wr_sched_cancel(struct wr_sched *sc, const char *name, int64_t now, struct wr_sched_why *why)
+wr_sched_cancel(struct wr_sched *sc, const char *name, int64_t now, struct err_refusal *why)
 {
 	const struct wr_scan *s = wr_sched_find(sc, name);
 	char b[40], e[128];
 	unsigned int i;
 
 	if (s == NULL)
-		return refuse(why, "scan", name, "the name of a scheduled scan (see status)");
+		return err_refuse(why, "scan", name, "the name of a scheduled scan (see status)");
 	if (s->start_ns <= now) {
 		snprintf(e, sizeof(e), "a scan not begun yet (it began %s: use record off)",
 			 tstr(s->start_ns, b, sizeof(b)));
-		return refuse(why, "scan", name, e);
+		return err_refuse(why, "scan", name, "%s", e);
 	}
 	i = (unsigned int)(s - sc->s);
 	wr_sched_begin(sc);

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
 #define WR_SCAN_NAMELEN 32
 #define WR_MAX_SCANS 64
 #define WR_SCHED_MAX_WRITERS 64
@@ -89,16 +91,6 @@ uint32_t wr_sched_lookup(const struct wr_sched *sc, unsigned int wi, unsigned in
 bool wr_scan_name_ok(const char *name);
 
 /**
- * Why a change was refused: the input (option or key), the value given and
- * what was expected, each short enough for a telemetry string.
- */
-struct wr_sched_why {
-	char input[32];
-	char value[96];
-	char expected[128];
-};
-
-/**
  * Add scan in (its id and origin are set here). Refused, changing nothing,
  * when its name is bad or taken, stop <= start, start before now (now
  * INT64_MIN: no check, a schedule file's rows before the capture starts
@@ -108,7 +100,7 @@ struct wr_sched_why {
  * @return 0, or -EINVAL with *why set; the new scan's index in *idx.
  */
 int wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now,
-		 unsigned int *idx, struct wr_sched_why *why);
+		 unsigned int *idx, struct err_refusal *why);
 
 /**
  * Stop recording at data time stop (>= now): the scan named (NULL: every
@@ -119,14 +111,14 @@ int wr_sched_add(struct wr_sched *sc, const struct wr_scan *in, int64_t now,
  *   nothing recording) with *why set, nothing changed.
  */
 int wr_sched_stop(struct wr_sched *sc, const char *name, uint64_t mask, int64_t stop,
-		  int64_t now, struct wr_sched_why *why);
+		  int64_t now, struct err_refusal *why);
 
 /**
  * Remove scan name, which has not begun at now.
  * @return 0, or -EINVAL (unknown, or begun) with *why set.
  */
 int wr_sched_cancel(struct wr_sched *sc, const char *name, int64_t now,
-		    struct wr_sched_why *why);
+		    struct err_refusal *why);
 
 /** The scan named, or NULL. */
 const struct wr_scan *wr_sched_find(const struct wr_sched *sc, const char *name);

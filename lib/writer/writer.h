@@ -18,6 +18,7 @@
 #include "wr_sched.h"
 
 #define WR_MAX_ANT 64
+#define WR_PREFIX_MAX 63 /**< a file name prefix's length at most */
 
 /** The formats a writer writes (lib/fmt's kinds). */
 enum wr_format { WR_RAW = FMT_RAW, WR_CODIF = FMT_CODIF, WR_PCAP = FMT_PCAP,
@@ -33,7 +34,7 @@ enum wr_on_full {
 struct wr_opts {
 	enum wr_format format;
 	char dir[PATH_MAX];
-	char prefix[64];        /**< file name prefix ("ibvcap") */
+	char prefix[WR_PREFIX_MAX + 1]; /**< file name prefix ("ibvcap") */
 	uint64_t rotate_bytes;  /**< new file past this size (0: never) */
 	uint64_t rotate_ns;     /**< new file past this much data time (0: never) */
 	uint32_t snaplen;       /**< pcap: bytes kept per packet */
@@ -88,6 +89,21 @@ int wr_opts_parse(struct wr_opts *o, const char *opt, const char *spec,
 		  char *err, size_t len);
 
 const char *wr_format_name(enum wr_format f);
+
+/** The format named name (raw, codif, pcap, pcapng). @return 0, or -EINVAL
+ * when no format has that name. */
+int wr_format_parse(const char *name, enum wr_format *f);
+
+/**
+ * Check a file name prefix (prefix= of --write and of a trigger): 1 to
+ * WR_PREFIX_MAX characters, no control character, no '/'.
+ * @return 0, or -EINVAL with "OPT: 'VALUE': expected a file name prefix: ..."
+ *   in err (VALUE escaped).
+ */
+int wr_prefix_check(const char *opt, const char *val, char *err, size_t len);
+
+/** What wr_prefix_check expects, in words, into buf. @return buf. */
+char *wr_prefix_expected(char *buf, size_t len);
 
 /** A ring row written from the ring (no copy) whose write is in flight:
  * checked once it completed (antbuf_intact). */

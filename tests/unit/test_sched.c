@@ -200,7 +200,7 @@ main(void)
 {
 	static struct wr_sched sc, before, snap;
 	const struct wr_scan *p, *cur, *next;
-	struct wr_sched_why why;
+	struct err_refusal why;
 	struct wr_scan x;
 	unsigned int idx;
 	uint64_t seen = UINT64_MAX;
@@ -235,6 +235,15 @@ main(void)
 	CHECK_EQ_I(wr_sched_add(&sc, &x, now, &idx, &why), -EINVAL); /* name taken */
 	x = scan("../x", now + 40 * S, now + 50 * S, 2, ~0ULL);
 	CHECK_EQ_I(wr_sched_add(&sc, &x, now, &idx, &why), -EINVAL); /* bad name */
+	CHECK_STR(why.input, "scan");
+	CHECK_STR(why.value, "../x");
+	/* the one refusal: the value escaped, the expectation formatted */
+	CHECK_EQ_I(err_refuse(&why, "prefix", "a\nb\\", "a name of %d characters", 3), -EINVAL);
+	CHECK_STR(why.input, "prefix");
+	CHECK_STR(why.value, "a\\nb\\\\");
+	CHECK_STR(why.expected, "a name of 3 characters");
+	CHECK_EQ_I(err_refuse(&why, "at", NULL, "now"), -EINVAL);
+	CHECK_STR(why.value, "");
 	CHECK_EQ_I(wr_sched_stop(&sc, "nope", 1, now, now, &why), -EINVAL);
 	CHECK_EQ_I(wr_sched_stop(&sc, "s1", 1, now + 5 * S, now, &why), -EINVAL); /* before start */
 	CHECK_EQ_I(wr_sched_stop(&sc, NULL, 1, now, now, &why), -EINVAL); /* nothing recording */

@@ -678,6 +678,20 @@ test_write_keys(void)
 	CHECK_HAS(err, "--write lcores: '2': all=yes writes every antenna into one file");
 	CHECK(wr_opts_parse(&o, "--write", "codif:/d,count=5,lcores=2", err, sizeof(err)) < 0);
 	CHECK_HAS(err, "--write lcores: '2': count=5 stops the writer");
+	/* the format names and the prefix check that a trigger shares */
+	{
+		enum wr_format f = WR_RAW;
+
+		CHECK(wr_format_parse("pcapng", &f) == 0 && f == WR_PCAPNG);
+		CHECK(wr_format_parse("codif", &f) == 0 && f == WR_CODIF);
+		CHECK_EQ_I(wr_format_parse("vdif", &f), -EINVAL);
+		CHECK_EQ_I(wr_format_parse(NULL, &f), -EINVAL);
+		CHECK(f == WR_CODIF);
+		CHECK_EQ_I(wr_prefix_check("prefix", "ok_1", err, sizeof(err)), 0);
+		CHECK_EQ_I(wr_prefix_check("prefix", "a/b", err, sizeof(err)), -EINVAL);
+		CHECK_STR(err, "prefix: 'a/b': expected a file name prefix: a name of 1 to 63 "
+			  "characters, without control characters or '/'");
+	}
 	/* the table itself passes lib/opt's check */
 	CHECK_EQ_I(opt_kv_check(&wr_opts_kv, err, sizeof(err)), 0);
 }
