@@ -14,6 +14,14 @@ CLEANUP_PIDS=()
 CLEANUP_NETNS=()
 CLEANUP_CMDS=()
 CHECKS=0
+# python3 is Debian's, as the tools run in production (/usr/bin/python3 with
+# the python3-* packages scripts/setup.sh installs): a python3 earlier on
+# PATH (a pyenv shim, seconds a call on a loaded host) is not what ships
+if [ -x /usr/bin/python3 ]; then
+	mkdir -p "$T/bin"
+	ln -s /usr/bin/python3 "$T/bin/python3"
+	PATH="$T/bin:$PATH"
+fi
 
 cleanup() {
 	local pid ns c

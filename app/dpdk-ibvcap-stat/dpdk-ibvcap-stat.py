@@ -117,12 +117,13 @@ class Telemetry:
 
 
 def rows(reply):
-    """A reply of rows: {"fields": [names], key: [values], ...} -> {key: {name: value}}."""
+    """A reply of rows: {"fields": [names], key: [values] or {name: value},
+    ...} -> {key: {name: value}}."""
     if not isinstance(reply, dict):
         return {}
     fields = reply.get("fields", [])
-    return {k: dict(zip(fields, v)) for k, v in reply.items()
-            if k != "fields" and isinstance(v, list)}
+    return {k: dict(v) if isinstance(v, dict) else dict(zip(fields, v))
+            for k, v in reply.items() if k != "fields" and isinstance(v, (list, dict))}
 
 
 def writers(tel):
@@ -204,9 +205,12 @@ def snapshot(tel):
     for i in range(len(s["antennas"])):
         s["streams"].update(rows(tel.query("/ibvcap/streams,%d" % i)))
     s["writers"] = writers(tel)
-    # quick look: values come as text (22.11's telemetry has no floats)
-    s["quicklook"] = {k: {f: float(v) for f, v in r.items()}
-                      for k, r in rows(tel.query("/ibvcap/quicklook")).items()}
+    # quick look: integers in fixed-point units (/ibvcap/counters,quicklook);
+    # a figure the row leaves out is not a number (power_db of zeros, no data)
+    ql = tel.query("/ibvcap/quicklook")
+    names = ql.get("fields", []) if isinstance(ql, dict) else []
+    s["quicklook"] = {k: {f: r.get(f, float("nan")) for f in names}
+                      for k, r in rows(ql).items()}
     # sampler statistics (integers: ppm, milli-steps), per antenna, and each
     # antenna's occupancy and channel groups
     s["bstate"] = rows(tel.query("/ibvcap/bstate"))
@@ -314,6 +318,7 @@ def plot(tel, d, nfft):
     """--plot DIR: each antenna's bandpass and sampler-state figures, the data
     each one draws beside it (.dat). @return the files written."""
     os.makedirs(d, exist_ok=True)
+    desc = describe(tel)
     ql = rows(tel.query("/ibvcap/quicklook"))
     bs = rows(tel.query("/ibvcap/bstate"))
     if not bs:
@@ -321,7 +326,8 @@ def plot(tel, d, nfft):
                              "--quicklook-min off)")
     # the capture computes one antenna's spectra at a time, from the window
     # after it was asked: up to two windows and a half each
-    window = max([float(r.get("window", 1)) for r in ql.values()] + [1.0])
+    window = max([in_base(desc, "quicklook", "window", r.get("window", 1e9))
+                  for r in ql.values()] + [1.0])
     done = []
     for ant in bs:
         # a window with the antenna's frames (a slow stream may miss one)
@@ -561,9 +567,11 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
         v = bs.get(n, {}).get("verdict")
         return "-" if v is None or not 0 <= v < len(BSTATE_SHORT) else BSTATE_SHORT[v]
 
-    def power(n, a):
+    def power(n, a):  # left out (telemetry) or not finite (an old snapshot): none
         v = ql.get(n, {}).get("power_db")
-        return "-" if v is None or v != v or v in (float("inf"), float("-inf")) else "%.1f" % v
+        if v is None or v != v or v in (float("inf"), float("-inf")):
+            return "-"
+        return "%.1f" % in_base(desc, "quicklook", "power_db", v)
 
     # per antenna: the rate, lost, late, newest frame and its age first;
     # the signal (quick look) and more counts as the terminal widens
@@ -736,6 +744,23 @@ def occupancy_metrics(out, inst, cur):
                     % (name, help_), "# TYPE %s gauge" % name] + lines
 
 
+# fixed-point units of the telemetry's integers -> (base unit, scale)
+FIXED = {"ns": ("seconds", 1e-9), "ppm": ("ratio", 1e-6), "milli-steps": ("steps", 1e-3),
+         "micro-steps^2": ("steps^2", 1e-6), "milli-dB": ("dB", 1e-3)}
+
+
+def base_unit(unit):
+    """A telemetry unit's base unit and the factor to it."""
+    return FIXED.get(unit, (unit, 1))
+
+
+def in_base(desc, group, key, v):
+    """A telemetry value of group's field key in its base unit (a snapshot
+    saved before the figures were integers holds them in base units, and
+    its counters table says so)."""
+    return v * base_unit(desc[group].get(key, ("",))[0])[1]
+
+
 def prom_escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
@@ -754,19 +779,16 @@ def prometheus(prefix, cur, desc):
 
     def metric(group, key, label, samples):
         unit, kind, help_, _ = desc[group].get(key, ("", "gauge", key, ()))
+        base, scale = base_unit(unit)
         name = "ibvcap_%s%s" % (prefix[group], key)
-        scale = 1
-        if unit == "ns":
-            name = (name[:-3] if name.endswith("_ns") else name) + "_seconds"
-            scale = 1e-9
-        elif unit in ("ppm", "milli-steps"):  # telemetry's integers: base units
-            name += "_ratio" if unit == "ppm" else "_steps"
-            scale = 1e-6 if unit == "ppm" else 1e-3
-        elif unit.endswith("/s"):  # bytes/s: ..._bytes_per_second
-            name += "_%s_per_second" % unit[:-2]
-        elif unit and unit not in ("errno",):
+        if base == "seconds":
+            name = (name[:-3] if name.endswith("_ns") else name)
+            name += "" if name.endswith("_seconds") else "_seconds"
+        elif base.endswith("/s"):  # bytes/s: ..._bytes_per_second
+            name += "_%s_per_second" % base[:-2]
+        elif base and base not in ("errno",):
             # metric names: [a-z0-9_] ("steps^2" -> steps2, "dB" -> db)
-            u = re.sub(r"[^a-z0-9_]", "", unit.lower())
+            u = re.sub(r"[^a-z0-9_]", "", base.lower())
             if u not in name:
                 name += "_" + u
         if kind == "counter":

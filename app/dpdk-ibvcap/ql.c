@@ -431,21 +431,24 @@ tel_ql_start(struct rte_tel_data *d)
 	return 0;
 }
 
+/* A row: a dictionary of numbers, name -> value (the doubles as integers
+ * in their telemetry unit, /ibvcap/describe,quicklook). */
 static void
 tel_ql_row(struct rte_tel_data *d, const char *key, const struct stats_ql *r)
 {
-	struct rte_tel_data *arr = rte_tel_data_alloc();
+	struct rte_tel_data *row = rte_tel_data_alloc();
 
-	if (arr == NULL)
+	if (row == NULL)
 		return;
-	stats_tel_row_text(&stats_quicklook, r, STATS_ANTENNA | STATS_LIVE, arr);
-	if (rte_tel_data_add_dict_container(d, key, arr, 0) != 0)
-		rte_tel_data_free(arr);
+	rte_tel_data_start_dict(row);
+	if (stats_tel_dict(&stats_quicklook, r, STATS_ANTENNA | STATS_LIVE, row) != 0 ||
+	    rte_tel_data_add_dict_container(d, key, row, 0) != 0)
+		rte_tel_data_free(row);
 }
 
-/* The bins' columns in telemetry, "bin_NAME" -> [text of each bin]: a
- * double of struct ql_stat at off, or (off < 0) the bin's first channel
- * (-1) or its verdict (-2). */
+/* The channel bins' columns, "bin_NAME" -> [a number per bin]: the first
+ * channel, the verdict, or a figure of struct ql_stat at off in the unit
+ * of the quick-look table's field of the same name. */
 static const struct {
 	const char *name;
 	long off;
@@ -459,31 +462,65 @@ static const struct {
 	{ "verdict", -2 },
 };
 
+/* The table's field called name (a double). */
+static const struct stats_field *
+ql_field(const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < stats_quicklook.n; k++)
+		if (strcmp(stats_quicklook.f[k].name, name) == 0)
+			return &stats_quicklook.f[k];
+	return NULL;
+}
+
+/* One column of the bins: unsigned numbers, or (a mean) signed ones. */
+static struct rte_tel_data *
+tel_bin_col(const struct ql_figs *f, unsigned int c)
+{
+	const struct stats_field *fd = tel_bin_cols[c].off >= 0 ? ql_field(tel_bin_cols[c].name) :
+								  NULL;
+	bool sgn = strncmp(tel_bin_cols[c].name, "mean", 4) == 0;
+	struct rte_tel_data *arr = rte_tel_data_alloc();
+	unsigned int b;
+
+	if (arr == NULL)
+		return NULL;
+	rte_tel_data_start_array(arr, sgn ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
+	for (b = 0; b < f->nbin; b++) {
+		const struct ql_stat *s = &f->bin[b];
+		double x;
+		int64_t v;
+
+		if (tel_bin_cols[c].off == -1) {
+			v = b * f->chan_per_bin;
+		} else if (tel_bin_cols[c].off == -2) {
+			v = s->verdict;
+		} else {
+			x = *(const double *)((const char *)s + tel_bin_cols[c].off) *
+			    (double)fd->tel_scale;
+			v = isfinite(x) ? llround(x) : 0;
+		}
+		if (sgn)
+			rte_tel_data_add_array_int(arr, v < INT32_MIN ? INT32_MIN :
+							v > INT32_MAX ? INT32_MAX : (int)v);
+		else
+			rte_tel_data_add_array_u64(arr, v < 0 ? 0 : (uint64_t)v);
+	}
+	return arr;
+}
+
 static void
 tel_bins(struct rte_tel_data *d, const struct ql_figs *f)
 {
-	char key[64], v[32];
-	unsigned int b, c;
+	char key[64];
+	unsigned int c;
 
 	for (c = 0; c < RTE_DIM(tel_bin_cols); c++) {
-		struct rte_tel_data *arr = rte_tel_data_alloc();
-		long off = tel_bin_cols[c].off;
+		struct rte_tel_data *arr = tel_bin_col(f, c);
 
 		if (arr == NULL)
 			return;
-		rte_tel_data_start_array(arr, RTE_TEL_STRING_VAL);
-		for (b = 0; b < f->nbin; b++) {
-			const struct ql_stat *s = &f->bin[b];
-
-			if (off == -1)
-				snprintf(v, sizeof(v), "%u", b * f->chan_per_bin);
-			else if (off == -2)
-				snprintf(v, sizeof(v), "%u", (unsigned int)s->verdict);
-			else
-				snprintf(v, sizeof(v), "%.10g",
-					 *(const double *)((const char *)s + off));
-			rte_tel_data_add_array_string(arr, v);
-		}
 		snprintf(key, sizeof(key), "bin_%s", tel_bin_cols[c].name);
 		if (rte_tel_data_add_dict_container(d, key, arr, 0) != 0)
 			rte_tel_data_free(arr);

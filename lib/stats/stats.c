@@ -3,6 +3,7 @@
  * that merge, print and write them as JSON. */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -228,6 +229,18 @@ stats_get_f64(const struct stats_field *f, const void *rec)
 
 	memcpy(&v, (const uint8_t *)rec + f->off, sizeof(v));
 	return v;
+}
+
+bool
+stats_tel_fixed(const struct stats_field *f, const void *rec, int64_t *v)
+{
+	double x = stats_get_f64(f, rec) * (double)f->tel_scale;
+
+	if (!isfinite(x))
+		return false;
+	/* beyond int64: the telemetry's types end there (never in practice) */
+	*v = x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : llround(x);
+	return true;
 }
 
 void

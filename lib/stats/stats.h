@@ -29,7 +29,8 @@ enum stats_type {
 	STATS_U32,       /**< uint32_t */
 	STATS_I32,       /**< int32_t */
 	STATS_F64,       /**< double (a figure, not a count: mean, power, fraction);
-			      telemetry gives it as a decimal string */
+			      JSON gives it as a number, telemetry as an integer
+			      in tel_unit (x tel_scale) */
 };
 
 /** How two records combine (an antenna's streams, all antennas). */
@@ -60,6 +61,8 @@ struct stats_field {
 	uint16_t n;          /**< STATS_ARRAY: elements */
 	uint16_t first;      /**< STATS_ARRAY: first element shown */
 	const char *(*elem)(unsigned int i); /**< STATS_ARRAY: element names */
+	const char *tel_unit; /**< STATS_F64: the unit of its telemetry integer */
+	uint32_t tel_scale;  /**< STATS_F64: telemetry value = llround(value x this) */
 };
 
 /** A uint64_t field: name, heading, width, unit, flags, merge, offset, help. */
@@ -67,10 +70,14 @@ struct stats_field {
 	{ .name = n_, .head = h_, .unit = u_, .help = help_, .off = off_,          \
 	  .type = STATS_U64, .merge = m_, .flags = fl_, .width = w_ }
 
-/** A double field (a gauge): name, unit, flags, offset, help. */
-#define STATS_FIELD_F64(n_, u_, fl_, off_, help_)                               \
+/**
+ * A double field (a gauge): name, unit, the unit and scale of its
+ * telemetry integer (22.11's telemetry has no floating-point value: "ppm",
+ * 1000000 gives a ratio in parts per million), flags, offset, help.
+ */
+#define STATS_FIELD_F64(n_, u_, tu_, ts_, fl_, off_, help_)                     \
 	{ .name = n_, .unit = u_, .help = help_, .off = off_, .type = STATS_F64,   \
-	  .merge = STATS_MAX, .flags = fl_ }
+	  .merge = STATS_MAX, .flags = fl_, .tel_unit = tu_, .tel_scale = ts_ }
 
 struct stats_group {
 	const char *name;    /**< "counts", "buffer", "writer" */
@@ -150,6 +157,13 @@ uint64_t stats_get(const struct stats_field *f, const void *rec, unsigned int i)
 
 /** Value of a STATS_F64 field f in rec. */
 double stats_get_f64(const struct stats_field *f, const void *rec);
+
+/**
+ * A STATS_F64 field's value in its telemetry unit, rounded, into *v.
+ * @return false when the value is not finite (no data, or -inf dB): the
+ * telemetry leaves such a value out.
+ */
+bool stats_tel_fixed(const struct stats_field *f, const void *rec, int64_t *v);
 
 /** Field f's scalar value as text (a number; times as Unix ns, "" none). */
 void stats_text_value(const struct stats_field *f, const void *rec, char *buf, size_t len);

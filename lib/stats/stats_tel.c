@@ -72,10 +72,14 @@ stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
 									  f->elem(i)),
 							       stats_get(f, rec, i));
 		} else if (f->type == STATS_F64) {
-			char v[32];
+			int64_t v;
 
-			stats_text_value(f, rec, v, sizeof(v));
-			rc = rte_tel_data_add_dict_string(d, f->name, v);
+			/* fixed point; a value that is not finite is left out */
+			if (!stats_tel_fixed(f, rec, &v))
+				continue;
+			rc = v >= 0 ? rte_tel_data_add_dict_u64(d, f->name, (uint64_t)v) :
+				      rte_tel_data_add_dict_int(d, f->name,
+								v < INT32_MIN ? INT32_MIN : (int)v);
 		} else if (f->type == STATS_TIME) {
 			rc = rte_tel_data_add_dict_u64(d, tel_key(key, sizeof(key), f->name, "ns"),
 						       scalar(f, rec));
@@ -139,32 +143,6 @@ stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 	}
 }
 
-void
-stats_tel_row_text(const struct stats_group *g, const void *rec, unsigned int scope,
-		   struct rte_tel_data *d)
-{
-	char v[32];
-	unsigned int k;
-
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (k = 0; k < g->n; k++) {
-		const struct stats_field *f = &g->f[k];
-		unsigned int i;
-
-		if (!stats_in(f, scope))
-			continue;
-		if (f->type == STATS_ARRAY) {
-			for (i = f->first; i < f->n; i++) {
-				snprintf(v, sizeof(v), "%" PRIu64, stats_get(f, rec, i));
-				rte_tel_data_add_array_string(d, v);
-			}
-			continue;
-		}
-		stats_text_value(f, rec, v, sizeof(v));
-		rte_tel_data_add_array_string(d, v);
-	}
-}
-
 int
 stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_tel_data *d)
 {
@@ -182,7 +160,8 @@ stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_t
 		if (a == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
-		rte_tel_data_add_array_string(a, f->unit);
+		/* the unit of the telemetry's value (a double's fixed point) */
+		rte_tel_data_add_array_string(a, f->type == STATS_F64 ? f->tel_unit : f->unit);
 		rte_tel_data_add_array_string(a, f->merge == STATS_SUM ? "counter" : "gauge");
 		rte_tel_data_add_array_string(a, f->help);
 		/* an array: its element names follow (its values are

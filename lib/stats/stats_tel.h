@@ -16,7 +16,8 @@ extern const struct stats_group stats_port;
 /**
  * Add rec's fields in scope to dictionary d, name -> value (arrays as
  * NAME_ELEMENT, '-' as '_'; times as NAME_ns, 0 when none; doubles as
- * decimal strings).
+ * integers in their tel_unit, left out when not finite; a negative value
+ * as a 32-bit int, clamped).
  * @return 0, or -ENOSPC when d is full.
  */
 int stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
@@ -35,16 +36,9 @@ void stats_tel_row(const struct stats_group *g, const void *rec, unsigned int sc
 		   struct rte_tel_data *d);
 
 /**
- * Start array d as rec's scalar fields in scope as text (stats_tel_names'
- * order): for groups with STATS_F64 fields (22.11's telemetry has no
- * floating-point value), every value a decimal string.
- */
-void stats_tel_row_text(const struct stats_group *g, const void *rec, unsigned int scope,
-			struct rte_tel_data *d);
-
-/**
  * Fill dictionary d with the fields in scope: name -> [unit, kind, help]
- * (kind "counter" or "gauge"); an array's element names follow its help:
+ * (the unit of the value telemetry gives, a double's tel_unit; kind
+ * "counter" or "gauge"); an array's element names follow its help:
  * [unit, kind, help, element...].
  * @return 0, or -ENOMEM.
  */

@@ -98,8 +98,8 @@ python3 - "$T/ql.json" <<'PY' || fail "--quicklook-min: sampled frames"
 import json, sys
 r = json.load(open(sys.argv[1]))
 f = r.pop("fields")
-for k, v in r.items():
-    x = dict(zip(f, map(float, v)))
+for k, x in r.items():
+    assert all(type(v) is int and n in f for n, v in x.items()), (k, x)  # JSON integers
     assert x["sampled"] > 1 + x["offered"] // 1024 + 4, (k, x["sampled"], x["offered"])
     print(k, "offered", int(x["offered"]), "sampled", int(x["sampled"]))
 PY

@@ -3,7 +3,11 @@
 """Check dpdk-ibvcap's quick-look figures against codifgen's truth.
 
   qlcheck.py TRUTH.json summary SUMMARY.json EVERY
-  qlcheck.py TRUTH.json rows ROWS.json          (telemetry rows: antenna -> {field: value})
+  qlcheck.py TRUTH.json rows ROWS.json          (rows in base units: antenna -> {field: value})
+  qlcheck.py TRUTH.json tel REPLY.json UNITS.json
+        (/ibvcap/quicklook[/run] as served: every value a JSON integer in the
+        unit /ibvcap/counters,quicklook (UNITS.json) gives; the rounding to
+        that unit, half of it, is added to each tolerance)
   qlcheck.py TRUTH.json prom PROM.json          (promcheck.py's samples)
 
 Per antenna with a --signal in the truth: the state (ok, dead, saturated)
@@ -26,6 +30,11 @@ import math
 import sys
 
 K = 6.0
+# the telemetry's fixed-point units, as docs/counters.md states them (this
+# test's own reading: the tool under test has its own)
+FIXED = {"milli-steps": 1e-3, "micro-steps^2": 1e-6, "milli-dB": 1e-3, "ppm": 1e-6,
+         "ns": 1e-9}
+QUANT = {}  # field -> half its telemetry unit (tel mode)
 
 
 def close(what, got, want, sd, n, frac, errs):
@@ -33,6 +42,7 @@ def close(what, got, want, sd, n, frac, errs):
         errs.append("%s: got %r, expected %r" % (what, got, want))
         return
     tol = K * sd / math.sqrt(max(n, 1)) + 1e-9 * max(abs(want), 1.0) + (4.0 / n if frac else 0)
+    tol += QUANT.get(what.split()[-1], 0)
     if not abs(got - want) <= tol:
         errs.append("%s: got %.9g, expected %.9g +- %.3g (n %d)" % (what, got, want, tol, n))
 
@@ -90,6 +100,23 @@ def main():
             errs.append("unsampled_frames %s" % ql["unsampled_frames"])
     elif mode == "rows":
         ants = {int(k[3:]): v for k, v in json.load(open(path)).items()}
+    elif mode == "tel":
+        units = {k: v[0] for k, v in json.load(open(sys.argv[4])).items()}
+        reply = json.load(open(path))
+        fields = reply.pop("fields")
+        ants = {}
+        for k, row in reply.items():
+            if not isinstance(row, dict):
+                errs.append("%s: a row that is not a dictionary: %r" % (k, row))
+                continue
+            for f, v in row.items():
+                if f not in fields:
+                    errs.append("%s: %s is not in fields" % (k, f))
+                if not isinstance(v, int) or isinstance(v, bool):
+                    errs.append("%s: %s = %r, not a JSON integer" % (k, f, v))
+            ants[int(k[3:])] = {f: v * FIXED.get(units[f], 1) for f, v in row.items()
+                                if isinstance(v, int)}
+        QUANT.update({f: FIXED[u] / 2 for f, u in units.items() if u in FIXED})
     else:
         ants = {}
         for smp in json.load(open(path)):

@@ -30,6 +30,9 @@ group(const struct stats_group *g, const char *title, const char *where)
 		if (f->type == STATS_TIME)
 			printf("| `%s_utc`, `%s_ns` | UTC, ns | %s | %s | %s (as text; as Unix ns)",
 			       f->name, f->name, kind(f), scope, f->help);
+		else if (f->type == STATS_F64)
+			printf("| `%s` | %s | %s | %s | %s; telemetry: %s", f->name, f->unit,
+			       kind(f), scope, f->help, f->tel_unit);
 		else
 			printf("| `%s` | %s | %s | %s | %s", f->name, f->unit, kind(f), scope, f->help);
 		if (f->type == STATS_ARRAY) {
@@ -75,8 +78,12 @@ main(void)
 	      "figures over `window`: the last `--quicklook-window` in telemetry "
 	      "`/ibvcap/quicklook` and Prometheus, the whole run in "
 	      "`/ibvcap/quicklook/run` and the summary JSON `quicklook`. Telemetry "
-	      "gives every value as text (DPDK 22.11 telemetry has no floating-point "
-	      "value). Figures are in steps of the encoding (docs/formats.md, "
+	      "gives each figure as an integer in a fixed-point unit (DPDK 22.11 "
+	      "telemetry has no floating-point value; its unit follows `telemetry:` "
+	      "below) "
+	      "and leaves out a figure that is not finite (`power_db` of zeros; NaN in "
+	      "Prometheus). "
+	      "Figures are in steps of the encoding (docs/formats.md, "
 	      "\"Quick look\"); a sample is one component (I and Q are two).");
 	group(&stats_bstate, "Sampler statistics (group `bstate`)",
 	      "Per antenna, stream and channel group (`/ibvcap/bstate[,ANTENNA]`, "
