@@ -6,102 +6,45 @@
 #define QUICKLOOK_H
 
 /*
- * What it owns
- * ------------
- * Whether a stream's signal is alive: per stream (one struct ql_acc), from
- * one frame in `every` (and at most one per `min_gap` of the caller's
- * clock), the mean, power (mean square), RMS, fraction of saturated and of
- * zero samples of the whole frame and of each channel (or channel group),
- * and a verdict (ok, dead, saturated, no data). A dead or saturated
- * digitiser looks healthy in packet counts; these figures show it.
+ * This library keeps, per stream, live sample statistics of a sampled
+ * subset of its frames: the mean, the power (mean square), the RMS and
+ * the fractions of saturated and of zero samples, for the whole frame and
+ * for each channel bin, and a verdict (ok, dead, saturated, no data). A
+ * dead or saturated digitiser looks healthy in packet counts; these
+ * figures show it.
  *
- * It does not own the sample encoding: lib/codif's codif_signal.h defines
- * the layout (time-major, channels in order, I then Q, sub-byte components
- * from the least significant bit, 16/32-bit little-endian), the value of
- * each code, the zero code and the extreme codes. Read it there; in short:
+ * The sample encoding belongs to lib/codif (codif_signal.h): the layout,
+ * the value of each code in steps, the zero code and the extreme codes.
+ * Encodings it does not decode are counted as unsupported. A sample is one
+ * component, so I and Q of a complex channel are two. Up to QL_MAX_BINS
+ * channels each have a bin; with more, each bin holds ceil(nchan / 64)
+ * adjacent channels, so the whole band is always seen.
  *
- *   nbits 1, 2, 4, 8, 16, 32, representation 0 (offset binary) or 1 (two's
- *   complement); nbits 32 representation 2 (IEEE binary32). Values in steps
- *   of the encoding: nbits >= 4 are the integers (mid-tread), nbits 1 and 2
- *   the half-integers +-1/2, +-3/2 (mid-rise, no zero level). Zero = the
- *   code of value 0, or for 1/2 bits the code with every bit clear (what a
- *   zero-filled payload holds). Saturated = the most negative or positive
- *   level (1 bit: every sample; floats: Inf/NaN, left out of the sums).
- *   Other encodings are counted (unsupported) and not decoded.
+ * The sampling rule: ql_sample() is called for every accepted frame of the
+ * stream. It says yes to the first frame, then to the first frame at least
+ * cfg.every frames after the last sampled one (and, when cfg.min_gap is
+ * set, at least min_gap of the caller's clock after it). It also says yes
+ * while the stream has fewer sampled frames than the floor a reader sets
+ * once per interval with ql_grant(), so that a slow stream still gets
+ * cfg.min frames an interval. It costs an increment and two compares per
+ * frame and never reads a clock. A sampled frame with the invalid bit set
+ * or a data length other than framelength8 * 8 is counted and not used.
  *
- * Figures (struct ql_stat), over the samples of an interval: a sample is
- * one component (I and Q of a complex channel are two). mean_re/mean_im:
- * mean of the real / imaginary parts; power: mean of x^2 over all parts
- * (for complex data E|z|^2 = 2 * power); rms: sqrt(power - mean^2), the
- * parts' mean square deviation; sat, zero: fractions of samples.
+ * Threads: one writer per struct ql_acc (the rx lcore that owns the
+ * stream) calls ql_sample() and ql_frame(); it never blocks, allocates or
+ * logs. Any number of readers call ql_read() at any time. The writer
+ * publishes its cumulative sums after each sampled frame under a sequence
+ * lock, so a reader never sees a torn copy and never holds the writer up.
+ * The sums only grow; a reader keeps the copy it read last, and
+ * ql_figs(now, prev) gives the figures of the interval between the two.
+ * When a stream's format (nbits, representation, complex, nchan) changes,
+ * the writer restarts its sums and moves the generation (gen).
  *
- * Channels: at most QL_MAX_BINS (64) bins per stream. With nchan <= 64 each
- * channel is its own bin; otherwise bin b holds channels [b*g, (b+1)*g),
- * g = ceil(nchan / 64) (the last bin may hold fewer), so the whole band is
- * always seen, averaged in groups.
- *
- * The sampling rule
- * -----------------
- * ql_sample() is called for every frame of the stream that the rx path
- * accepts (after accounting); it says yes to the first, then to the first
- * frame at least cfg.every frames after the last sampled one that is also
- * at least cfg.min_gap (caller's clock, e.g. TSC cycles) after it. With
- * min_gap 0 that is exactly one frame in every; with min_gap it is also at
- * most one per min_gap, whatever the stream's rate. The minimum: it also
- * says yes while the stream's sampled frames are fewer than its floor, and
- * a reader moves the floor on once per interval of its own (ql_grant: the
- * sampled count it read plus cfg.min, unless one in `every` gave at least
- * cfg.min in the interval before), so every interval has at least cfg.min
- * sampled frames (or all of them, when the stream has fewer): a slow
- * stream is not left without figures, a fast one gets nothing added. The
- * writer never reads a clock for it. It costs an increment and two
- * compares per frame. A sampled frame with the invalid bit set, or
- * whose data length is not framelength8 * 8, is counted and not used.
- *
- * Cost (bench/quicklook_bench.c measures it): a sampled frame is read once.
- * 1, 2 and 4-bit data (when a period -- S components rounded up to whole
- * bytes -- is at most 64 components in at most 16 bytes) by byte
- * histograms, one increment a byte, the codes read off them per lane
- * afterwards; 8-bit data (and sub-byte data with longer periods, expanded
- * through a table) by rows of 16 int8 lanes in 16-byte vectors; 16/32-bit
- * and float data by lanes the compiler vectorises. Up to 1024 components per time sample the lanes
- * are kept apart and folded into bins once per 8192 components; beyond,
- * each bin's run of components per time sample is reduced on its own. On
- * x86-64 the kernels are also compiled for AVX2 and picked at load time.
- * An 8 KiB frame of 4 complex channels costs ~0.7-5 us (1.7k-13k TSC
- * cycles on a shared EPYC vCPU; 32-bit the least, sub-byte the most), so at
- * the default one frame in QL_EVERY_DEFAULT (256) ~5-23 ns per received
- * frame, 1-3.5% of an 8298-byte frame's time at 100 Gb/s (ASKAP's streams
- * come far slower: ~2315 frames/s each). The writer's stack holds ~40 KiB
- * of lanes and histograms while it decodes; struct ql_acc is ~12 KiB.
- *
- * Writer and readers
- * ------------------
- * One writer per struct ql_acc (the rx lcore that owns the stream) calls
- * ql_sample() and ql_frame(); any number of reader threads call ql_read()
- * at any time. The writer keeps cumulative sums in its own copy and, after
- * each sampled frame, publishes them through a sequence lock: the count
- * is odd while it copies, and a reader retries until it has copied the
- * words between two equal even counts, so it never sees a torn set of
- * figures and never blocks the writer (the writer neither waits nor
- * allocates). The sums only grow (doubles for the value sums, integers for
- * the counts), so a reader's "reset" is its own: it keeps the snapshot it
- * read last and ql_figs(now, prev) gives the figures of the interval
- * between the two. When a stream's format (nbits, representation,
- * complex, nchan) changes, the writer starts the sums afresh and bumps
- * the generation (gen): an interval across a change reports the sums since
- * the change.
- *
- * Tolerances (tests/unit/test_quicklook.c)
- * ----------------------------------------
- * The figures are sums over the sampled samples: per frame in integers up
- * to 16 bits, in doubles for 32-bit and float data; then added to doubles
- * (exact while below 2^53, relative 1e-16 beyond).
- * Against codif_signal's expectation over N samples the tests allow 6
- * standard deviations of the per-sample figure / sqrt(N) plus 1e-9
- * (relative), and for the fractions 4 / N more (rare events are Poisson);
- * hand-built frames must give exact figures; dead and saturated channels
- * must get exactly those verdicts.
+ * Cost: a sampled frame is read once, by kernels picked per encoding (also
+ * built for AVX2 on x86-64 and chosen at load time). The writer's stack
+ * holds about 40 KiB while it decodes; struct ql_acc is about 12 KiB.
+ * bench/quicklook_bench.c measures the cost per frame; docs/performance.md
+ * has the figures. The tests' tolerances are in tests/unit/test_quicklook.c.
  */
 
 #include <stdbool.h>
@@ -117,7 +60,7 @@ extern "C" {
 
 /** Channel bins per stream, at most. */
 #define QL_MAX_BINS 64
-/** Default: one frame sampled in this many per stream. */
+/** ql_cfg_defaults' one frame in this many (the capture sets its own). */
 #define QL_EVERY_DEFAULT 256u
 /** Default of the capture's --quicklook-min: frames per window, at least. */
 #define QL_MIN_DEFAULT 8u
