@@ -14,6 +14,7 @@
 #include "check.h"
 #include "inspect.h"
 #include "json.h"
+#include "report.h"
 
 #define MAX_STREAMS 1024
 
@@ -206,13 +207,7 @@ one_file(const char *path, const struct cc_bstate_opts *o, json_t *files, bool l
 		struct qlb_result r;
 		json_t *so = NULL, *gs = NULL;
 
-		if (o->json) {
-			so = json_object();
-			js_str(so, "stream", b->name);
-			json_array_append_new(js, so);
-		} else {
-			printf(" stream %s\n", b->name);
-		}
+		so = cc_stream_head(o->json, js, b->name);
 		if (!b->ok) {
 			if (o->json)
 				js_str(so, "error", b->why);

@@ -255,11 +255,9 @@ set_window(const struct opt_arg *a, char *err, size_t errlen)
 	struct opts *o = a->obj;
 	bool from = strcmp(a->def->name, "from") == 0;
 
-	if (codif_parse_time(a->val, from ? &o->ext.from : &o->ext.to) != 0) {
-		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
-			 "2025-03-10T12:00:00.5Z or @1741608000.5", a->opt, a->val);
+	if (codif_parse_time_arg(a->opt, a->val, from ? &o->ext.from : &o->ext.to, err,
+				 errlen) != 0)
 		return -EINVAL;
-	}
 	if (from)
 		o->have_from = true;
 	else
@@ -272,18 +270,8 @@ set_since(const struct opt_arg *a, char *err, size_t errlen)
 {
 	struct opts *o = a->obj;
 
-	int rc = codif_parse_time(a->val, &o->chk.since_ns);
-
-	if (rc == -ERANGE) {
-		snprintf(err, errlen, "%s: '%s': expected %s", a->opt, a->val,
-			 CODIF_TIME_RANGE_EXPECTED);
+	if (codif_parse_time_arg(a->opt, a->val, &o->chk.since_ns, err, errlen) != 0)
 		return -EINVAL;
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
-			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
-		return -EINVAL;
-	}
 	o->chk.have_since = true;
 	return 0;
 }

@@ -536,3 +536,18 @@ cc_verify_json(json_t *arr, const struct cc_file *f, bool strict)
 	js_u64(x, "new_params", n.new_params);
 	js_u64(x, "unattributed", n.unattributed);
 }
+
+json_t *
+cc_stream_head(bool json, json_t *arr, const char *name)
+{
+	json_t *so;
+
+	if (!json) {
+		printf(" stream %s\n", name);
+		return NULL;
+	}
+	so = json_object();
+	js_str(so, "stream", name);
+	json_array_append_new(arr, so);
+	return so;
+}

@@ -37,4 +37,11 @@ void cc_problems_text(FILE *out, const struct cc_scan *s, const char *indent);
 /** The problems of a scan as members of o. */
 void cc_problems_json(json_t *o, const struct cc_scan *s);
 
+/**
+ * A stream's heading in a per-stream report (bstate, spectrum): with json,
+ * a new object {"stream": NAME} appended to arr, returned; else the text
+ * line " stream NAME" on stdout, and NULL.
+ */
+json_t *cc_stream_head(bool json, json_t *arr, const char *name);
+
 #endif /* CC_REPORT_H */

@@ -18,6 +18,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "ql_spec.h"
+#include "report.h"
 #include "spectrum.h"
 
 #define MAX_STREAMS 64
@@ -156,13 +157,7 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 			struct sp_stream *b = c.s[k];
 			json_t *so = NULL, *chs = NULL;
 
-			if (o->json) {
-				so = json_object();
-				js_str(so, "stream", b->name);
-				json_array_append_new(js, so);
-			} else {
-				printf(" stream %s\n", b->name);
-			}
+			so = cc_stream_head(o->json, js, b->name);
 			if (!b->ok || b->q.blocks == 0) {
 				const char *why = b->ok ? "fewer samples than one FFT" : b->why;
 

@@ -244,19 +244,8 @@ set_station(const struct opt_arg *a, char *err, size_t errlen)
 static int
 set_start(const struct opt_arg *a, char *err, size_t errlen)
 {
-	int rc = codif_parse_time(a->val, &((struct opts *)a->obj)->cfg.start_ns);
-
-	if (rc == -ERANGE) {
-		snprintf(err, errlen, "%s: '%s': expected %s", a->opt, a->val,
-			 CODIF_TIME_RANGE_EXPECTED);
-		return -EINVAL;
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: '%s': expected a UTC time such as "
-			 "2025-03-10T12:00:00Z or @1741608000", a->opt, a->val);
-		return -EINVAL;
-	}
-	return 0;
+	return codif_parse_time_arg(a->opt, a->val, &((struct opts *)a->obj)->cfg.start_ns, err,
+				    errlen);
 }
 
 static int

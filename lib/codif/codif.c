@@ -1557,3 +1557,23 @@ codif_tl_flush(struct codif_tl *t, struct codif_seq *const *streams, unsigned in
 	}
 	t->clist = NULL;
 }
+
+const char *
+codif_time_expected(int rc)
+{
+	return rc == -ERANGE ? CODIF_TIME_RANGE_EXPECTED :
+	       "a UTC time such as 2025-03-10T12:00:00Z or @1741608000 "
+	       "(YYYY-MM-DDThh:mm:ss[.frac]Z, or @unix-seconds[.frac])";
+}
+
+int
+codif_parse_time_arg(const char *what, const char *s, int64_t *unix_ns, char *err, size_t len)
+{
+	int rc = codif_parse_time(s, unix_ns);
+
+	if (rc == 0)
+		return 0;
+	if (err != NULL && len > 0)
+		snprintf(err, len, "%s: '%s': expected %s", what, s, codif_time_expected(rc));
+	return -EINVAL;
+}

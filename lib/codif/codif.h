@@ -161,6 +161,17 @@ char *codif_time_str(int64_t unix_ns, char *buf, size_t len);
  */
 int codif_parse_time(const char *s, int64_t *unix_ns);
 
+/** What a time was expected to be, for a codif_parse_time() result rc. */
+const char *codif_time_expected(int rc);
+
+/**
+ * codif_parse_time() for an option or field called what: on a refusal, err
+ * says "WHAT: 'S': expected ..." (codif_time_expected's words).
+ * @return 0, or -EINVAL.
+ */
+int codif_parse_time_arg(const char *what, const char *s, int64_t *unix_ns, char *err,
+			 size_t len);
+
 /** Station id as two printable chars (non-printables as '.'), NUL ended. */
 void codif_station_str(uint16_t stationid, char out[3]);
 
