@@ -260,41 +260,49 @@ check_stop(struct ibv_app *app)
 	}
 }
 
-int
-main(int argc, char **argv)
+/*
+ * The answers that need no EAL: --check-config, --dump-options (tests, man
+ * pages), --version (EAL's -v is its own) and --help wherever it is asked.
+ * @return the exit status, or -1 when none was asked.
+ */
+static int
+answer_without_eal(int argc, char **argv)
 {
-	static struct ibv_app app_store;
-	struct ibv_app *app = &app_store;
-	char err[IBV_ERRLEN];
-	struct sigaction sa;
-	uint64_t next_stats;
-	int n, rc, status = 1;
-	char *memory = NULL;
-	size_t memlen = 0;
-
-	signal(SIGPIPE, SIG_IGN);
-	/* no EAL either for the option table (--dump-options: tests, man pages) */
 	if (has_arg(argc, argv, "--check-config") || has_arg(argc, argv, "--dump-options"))
 		return check_config(argc, argv);
 	if (has_arg(argc, argv, "--version")) {
-		/* without EAL (whose -v is its own), before or after -- */
 		ibv_version(stdout);
 		return 0;
 	}
 	if (has_arg(argc, argv, "--help") || has_arg(argc, argv, "-h")) {
 		int dd = find_dashdash(argc, argv);
 
-		/* help without EAL, wherever it is asked */
 		if (dd < 0 || has_arg(argc - dd, argv + dd, "--help") ||
 		    has_arg(argc - dd, argv + dd, "-h")) {
 			ibv_usage(stdout);
 			return 0;
 		}
 	}
+	return -1;
+}
 
-	/* the whole configuration and this host before EAL: a refused start
-	 * leaves nothing behind (no hugepage file, no runtime directory) */
-	rc = parse_options(argc, argv, false, &app->cfg, err, sizeof(err));
+/*
+ * The whole configuration and this host, checked before EAL, so that a
+ * refused start leaves nothing behind (no hugepage file, no runtime
+ * directory). On success *argc and *argv are EAL's arguments and *memory
+ * holds the host check's report of what the buffers take.
+ * @return the exit status when the start ends here, or -1 to go on.
+ */
+static int
+prepare(struct ibv_app *app, int *argc, char ***argv, char **memory)
+{
+	static struct ibv_eal_view ev;
+	char err[IBV_ERRLEN];
+	size_t memlen = 0;
+	FILE *f;
+	int rc;
+
+	rc = parse_options(*argc, *argv, false, &app->cfg, err, sizeof(err));
 	if (rc != 0) {
 		if (rc < 0)
 			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
@@ -305,69 +313,83 @@ main(int argc, char **argv)
 			"always checks the host\n");
 		return 1;
 	}
-	argc = eal_argv(argc, argv, app->cfg.eal_args, &argv);
-	if (argc < 0)
+	*argc = eal_argv(*argc, *argv, app->cfg.eal_args, argv);
+	if (*argc < 0)
 		return 1;
-	{
-		static struct ibv_eal_view ev;
-		FILE *f = open_memstream(&memory, &memlen);
-
-		ibv_eal_view_parse(argc, argv, &ev);
-		rc = ibv_host_check(&app->cfg, &ev, f, "dpdk-ibvcap: ", err, sizeof(err));
-		if (f != NULL)
-			fclose(f);
-		if (rc != 0) {
-			fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-			free(memory);
-			return 1;
-		}
-	}
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		char prefix[256];
-		int holder = quirk_eal_prefix_holder(argc, argv, prefix, sizeof(prefix));
-
-		free(memory);
-
-		if (holder > 0) {
-			fprintf(stderr, "dpdk-ibvcap: EAL initialisation failed: another primary "
-				"process (pid %d) runs with --file-prefix %s; give this one "
-				"another --file-prefix, or stop that one\n", holder, prefix);
-			return 1;
-		}
-		fprintf(stderr,
-			"dpdk-ibvcap: EAL initialisation failed: %s. Check: hugepages "
-			"reserved and mounted (scripts/setup.sh; grep Huge /proc/meminfo), a "
-			"--file-prefix no other primary uses, the -l lcores, the devices "
-			"(-a/--vdev)\n", rte_strerror(rte_errno));
+	f = open_memstream(memory, &memlen);
+	ibv_eal_view_parse(*argc, *argv, &ev);
+	rc = ibv_host_check(&app->cfg, &ev, f, "dpdk-ibvcap: ", err, sizeof(err));
+	if (f != NULL)
+		fclose(f);
+	if (rc != 0) {
+		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
 		return 1;
 	}
-	ibv_g = app;
+	return -1;
+}
+
+/* rte_eal_init, with a refusal that says what to check. @return 0 or -1. */
+static int
+eal_start(int argc, char **argv)
+{
+	char prefix[256];
+	int holder;
+
+	if (rte_eal_init(argc, argv) >= 0)
+		return 0;
+	holder = quirk_eal_prefix_holder(argc, argv, prefix, sizeof(prefix));
+	if (holder > 0) {
+		fprintf(stderr, "dpdk-ibvcap: EAL initialisation failed: another primary "
+			"process (pid %d) runs with --file-prefix %s; give this one "
+			"another --file-prefix, or stop that one\n", holder, prefix);
+		return -1;
+	}
+	fprintf(stderr,
+		"dpdk-ibvcap: EAL initialisation failed: %s. Check: hugepages "
+		"reserved and mounted (scripts/setup.sh; grep Huge /proc/meminfo), a "
+		"--file-prefix no other primary uses, the -l lcores, the devices "
+		"(-a/--vdev)\n", rte_strerror(rte_errno));
+	return -1;
+}
+
+/* How far the start-up got; teardown() undoes exactly that much. */
+enum reached {
+	R_EAL,      /* EAL is up */
+	R_TAPS,     /* pdump and telemetry registered */
+	R_PORTS,    /* ports configured */
+	R_BUFS,     /* antenna buffers created */
+	R_WRITERS,  /* --write writers set up */
+	R_STARTED,  /* ports started */
+	R_LCORES,   /* rx lcores and quick look set up */
+	R_JOINED,   /* groups joined: ready to capture */
+};
+
+/* The checks and set-up after EAL, in order. @return the step reached. */
+static enum reached
+start_up(struct ibv_app *app, char **memory)
+{
+	char err[IBV_ERRLEN];
+	enum reached r = R_EAL;
+
 	app->ts_offset = -1;
 	app->sched = &app->sched_own;
-	if (ibv_rec_load(&app->cfg, app->sched, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_eal;
-	}
+	if (ibv_rec_load(&app->cfg, app->sched, err, sizeof(err)) != 0)
+		goto refused;
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
 		       "writers cannot attach\n");
-	if (ibv_ports_resolve(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_eal;
-	}
+	if (ibv_ports_resolve(app, err, sizeof(err)) != 0)
+		goto refused;
 	ibv_config_print(&app->cfg, stdout);
-	fputs(memory != NULL ? memory : "", stdout); /* what the buffers take, what EAL has */
-	free(memory);
-	memory = NULL;
+	fputs(*memory != NULL ? *memory : "", stdout); /* what the buffers take, what EAL has */
+	free(*memory);
+	*memory = NULL;
 
 	/* --gpu, --zero-copy: split headers from payload where every port
 	 * can; then the GPU itself (before any memory is taken) */
 	if (ibv_split_plan(app, err, sizeof(err)) != 0 ||
-	    (app->cfg.gpu >= 0 && ibv_gpu_setup(app, err, sizeof(err)) != 0)) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_eal;
-	}
+	    (app->cfg.gpu >= 0 && ibv_gpu_setup(app, err, sizeof(err)) != 0))
+		goto refused;
 
 	/* stock dpdk-pdump/dpdk-dumpcap attach through this; not with the
 	 * payload in GPU memory: a tap would copy it through a CPU pointer
@@ -381,35 +403,44 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	if (ibv_telemetry_register() != 0)
 		printf("dpdk-ibvcap: telemetry commands not registered\n");
+	r = R_TAPS;
 
 	app->tsc_hz = rte_get_tsc_hz();
 	app->start_unix_ns = real_ns();
 	app->start_tsc = app->last_tsc = rte_rdtsc();
-	if (ibv_ports_setup(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_ports;
-	}
-	if (ibv_bufs_create(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_bufs;
-	}
-	if (ibv_writers_setup(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_writers;
-	}
-	if (ibv_ports_start(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_stop;
-	}
+	if (ibv_ports_setup(app, err, sizeof(err)) != 0)
+		goto refused;
+	r = R_PORTS;
+	if (ibv_bufs_create(app, err, sizeof(err)) != 0)
+		goto refused;
+	r = R_BUFS;
+	if (ibv_writers_setup(app, err, sizeof(err)) != 0)
+		goto refused;
+	r = R_WRITERS;
+	if (ibv_ports_start(app, err, sizeof(err)) != 0)
+		goto refused;
+	r = R_STARTED;
 	if (ibv_lcores_setup(app, err, sizeof(err)) != 0 ||
-	    ibv_ql_setup(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_lcores;
-	}
-	if (ibv_join_all(app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "dpdk-ibvcap: %s\n", err);
-		goto out_join;
-	}
+	    ibv_ql_setup(app, err, sizeof(err)) != 0)
+		goto refused;
+	r = R_LCORES;
+	if (ibv_join_all(app, err, sizeof(err)) != 0)
+		goto refused;
+	return R_JOINED;
+refused:
+	fprintf(stderr, "dpdk-ibvcap: %s\n", err);
+	return r;
+}
+
+/* The rx lcores and writers start; the main lcore runs the control loop
+ * (links, clocks, scans, quick look, events, stop conditions) until a
+ * signal or a stop condition ends it. */
+static void
+capture(struct ibv_app *app)
+{
+	struct sigaction sa;
+	uint64_t next_stats;
+	unsigned int l, tick = 0;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -426,20 +457,14 @@ main(int argc, char **argv)
 	fflush(stdout);
 	ibv_ports_link_refresh(app);
 	ibv_writers_launch(app);
-	{
-		unsigned int l;
-
-		RTE_LCORE_FOREACH_WORKER(l)
-			if (app->lc[l] != NULL)
-				rte_eal_remote_launch(ibv_rx_main, app, l);
-	}
+	RTE_LCORE_FOREACH_WORKER(l)
+		if (app->lc[l] != NULL)
+			rte_eal_remote_launch(ibv_rx_main, app, l);
 	/* polling already: a peer (memif) brings the link up by connecting */
 	ibv_ports_wait_link(app);
 
 	next_stats = app->start_tsc + ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
 	while (!app->stop) {
-		static unsigned int tick;
-
 		rte_delay_us_sleep(10000);
 		__atomic_store_n(&app->loop_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 		if (++tick % 10 == 0)
@@ -462,27 +487,34 @@ main(int argc, char **argv)
 		}
 		stdout_check();
 	}
-	{
-		unsigned int l;
-
-		RTE_LCORE_FOREACH_WORKER(l)
-			if (app->lc[l] != NULL)
-				rte_eal_wait_lcore(l);
-	}
+	RTE_LCORE_FOREACH_WORKER(l)
+		if (app->lc[l] != NULL)
+			rte_eal_wait_lcore(l);
 	app->end_tsc = rte_rdtsc();
+}
+
+/*
+ * After the rx lcores stopped: every open row final, the writers (ours,
+ * then other processes) take the rest, every scan ends with its ledger,
+ * and the summary is printed. @return the exit status: 0, 2 (a writer
+ * failed or the summary JSON could not be written), 3 (a --write writer
+ * stopped at its min-free).
+ */
+static int
+finish(struct ibv_app *app)
+{
+	int rc, status = 0;
+
 	ibv_events_print(app, stdout, false);
 	ibv_unrecorded_print(app, stdout);
-	status = 0;
-	/* every open row final; writers (ours, then other processes) take
-	 * the rest: nothing captured is left behind */
 	ibv_bufs_stop(app);
 	rc = ibv_writers_wait(app);
 	if (rc < 0)
 		status = 2;
 	else if (rc > 0)
-		status = 3; /* a --write writer stopped at its min-free */
+		status = 3;
 	ibv_bufs_drain_external(app);
-	ibv_rec_tick(app, stdout, true); /* every scan ends: its final ledger */
+	ibv_rec_tick(app, stdout, true);
 
 	/* counts are final: the lcores have stopped, the ports still hold
 	 * their NIC counters */
@@ -491,33 +523,74 @@ main(int argc, char **argv)
 	if (app->cfg.summary_json[0] &&
 	    ibv_summary_json(app, app->cfg.summary_json) != 0)
 		status = 2;
-out_join:
-	ibv_telemetry_close(); /* nothing a reply reads is freed before */
-	ibv_leave_all(app);
-out_lcores:
-	ibv_ql_free(app);
-	ibv_lcores_free(app);
-out_stop:
-	/* taps first: a tap still attached must not see the ports go */
-	if (app->pdump)
-		rte_pdump_uninit();
-	app->pdump = false;
-	ibv_ports_stop(app);
-out_writers:
-	ibv_writers_free(app);
-out_bufs:
-	ibv_bufs_free(app);
-out_ports:
-	ibv_ports_close(app);
-	if (app->pdump)
-		rte_pdump_uninit();
-out_eal:
-	free(memory);
-	ibv_g = NULL;
+	return status;
+}
+
+/* Undo start_up() from the step it reached, in reverse order. */
+static void
+teardown(struct ibv_app *app, enum reached r)
+{
+	if (r >= R_LCORES) {
+		ibv_telemetry_close(); /* nothing a reply reads is freed before */
+		ibv_leave_all(app);
+	}
+	if (r >= R_STARTED) {
+		ibv_ql_free(app);
+		ibv_lcores_free(app);
+	}
+	if (r >= R_WRITERS) {
+		/* taps first: a tap still attached must not see the ports go */
+		if (app->pdump)
+			rte_pdump_uninit();
+		app->pdump = false;
+		ibv_ports_stop(app);
+	}
+	if (r >= R_BUFS)
+		ibv_writers_free(app);
+	if (r >= R_PORTS)
+		ibv_bufs_free(app);
+	if (r >= R_TAPS) {
+		ibv_ports_close(app);
+		if (app->pdump)
+			rte_pdump_uninit();
+	}
 	fflush(stdout);
 	quirk_hugepages_release(); /* 22.11 keeps them allocated: quirks.h */
 	if (quirk_eal_cleanup_safe()) /* not with net_memif ports: quirks.h */
 		rte_eal_cleanup();
 	quirk_runtime_release(); /* 22.11 leaves it behind: quirks.h */
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct ibv_app app_store;
+	struct ibv_app *app = &app_store;
+	char *memory = NULL;
+	enum reached r;
+	int status;
+
+	signal(SIGPIPE, SIG_IGN);
+	status = answer_without_eal(argc, argv);
+	if (status < 0)
+		status = prepare(app, &argc, &argv, &memory);
+	if (status >= 0) {
+		free(memory);
+		return status;
+	}
+	if (eal_start(argc, argv) != 0) {
+		free(memory);
+		return 1;
+	}
+	ibv_g = app;
+	r = start_up(app, &memory);
+	free(memory);
+	status = 1;
+	if (r == R_JOINED) {
+		capture(app);
+		status = finish(app);
+	}
+	ibv_g = NULL;
+	teardown(app, r);
 	return status;
 }
