@@ -91,9 +91,16 @@ plot(const struct sp_ctx *c, const char *png, const char *title)
 			continue;
 		fprintf(f, "# %s\n", b->name);
 		for (ch = 0; ch < b->q.nchan; ch++)
-			for (j = 0; j < b->q.nbin; j++)
-				fprintf(f, "%.6f %.4f\n", ch * bw + qls_bin_mhz(&b->q, j) +
-					(b->q.e.complex ? bw / 2 : 0), qls_bin_db(&b->q, ch, j));
+			for (j = 0; j < b->q.nbin; j++) {
+				double db = qls_bin_db(&b->q, ch, j);
+
+				/* a bin of no power (-300, a constant signal's)
+				 * is left out of the line: the axis keeps the
+				 * band's range */
+				fprintf(f, "%.6f ", ch * bw + qls_bin_mhz(&b->q, j) +
+					(b->q.e.complex ? bw / 2 : 0));
+				fprintf(f, db > -300 ? "%.4f\n" : "NaN\n", db);
+			}
 		fprintf(f, "\n\n");
 		lines++;
 	}
