@@ -17,6 +17,7 @@
 #include "err.h"
 #include "ibvcap.h"
 #include "json.h"
+#include "opt.h"
 #include "parse.h"
 
 static int64_t
@@ -157,57 +158,74 @@ dur_parse(const char *input, const char *v, uint64_t *ns, struct err_refusal *wh
 	return 0;
 }
 
-/* What a request says: verb and keys (KEY=VALUE words). */
+/* What a request says: its verb, and its fields as given (KEY=VALUE words),
+ * each NULL where not given. */
 struct rec_req {
 	char verb[16];
 	const char *scan, *at, *dur, *until, *writer, *antenna;
+	/* the fields' text, where rec_fields stores it */
+	char scan_s[64], at_s[64], dur_s[64], until_s[64], writer_s[512], antenna_s[512];
 };
+
+#define R struct rec_req
+static const struct opt_def rec_field_rows[] = {
+	{"scan", .kind = OPT_STRING, .metavar = "NAME", OPT_AT(R, scan_s),
+	 .help = "the scan's name: 1 to 31 letters, digits, '_', '.' or '-' (not first)"},
+	{"at", .kind = OPT_STRING, .metavar = "UTC|now", OPT_AT(R, at_s),
+	 .help = "its start (on), or when to stop (off), in data time"},
+	{"for", .kind = OPT_STRING, .metavar = "T", OPT_AT(R, dur_s),
+	 .help = "its length (on: not with until)"},
+	{"until", .kind = OPT_STRING, .metavar = "UTC", OPT_AT(R, until_s),
+	 .help = "its stop (on: not with for)"},
+	{"writer", .kind = OPT_STRING, .metavar = "W[,W...]", OPT_AT(R, writer_s),
+	 .help = "its writers: all, --write writers by index or name, dump writers by --name"},
+	{"antenna", .kind = OPT_STRING, .metavar = "A[,A...]", OPT_AT(R, antenna_s),
+	 .help = "its antennas: all, or names or indexes"},
+	{ .name = NULL },
+};
+#undef R
+
+/* The fields of a record command, after its verb, separated by spaces or tabs. */
+static const struct opt_kv rec_fields = {
+	.name = "parameter", .keys = rec_field_rows, .seps = " \t",
+};
+
+static const char *
+given_or_null(const char *s)
+{
+	return s[0] != '\0' ? s : NULL;
+}
 
 static int
 req_parse(char *s, struct rec_req *r, struct err_refusal *why)
 {
-	char *save = NULL, *tok;
-	bool first = true;
+	size_t n;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
-	for (tok = strtok_r(s, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
-		char *eq = strchr(tok, '=');
-		const char **slot;
+	s += strspn(s, " \t");
+	n = strcspn(s, " \t");
+	if (n > 0 && memchr(s, '=', n) == NULL) {
+		char verb[sizeof(r->verb)];
 
-		if (first) {
-			first = false;
-			if (eq == NULL) {
-				if (strcmp(tok, "on") && strcmp(tok, "off") && strcmp(tok, "cancel") &&
-				    strcmp(tok, "status"))
-					return err_refuse(why, "command", tok,
-						       "on, off, cancel or status");
-				snprintf(r->verb, sizeof(r->verb), "%s", tok);
-				continue;
-			}
+		snprintf(verb, sizeof(verb), "%.*s", (int)n, s);
+		if (n >= sizeof(verb) || (strcmp(verb, "on") && strcmp(verb, "off") &&
+					  strcmp(verb, "cancel") && strcmp(verb, "status"))) {
+			s[n] = '\0';
+			return err_refuse(why, "command", s, "on, off, cancel or status");
 		}
-		if (eq == NULL)
-			return err_refuse(why, "parameter", tok, "KEY=VALUE: scan, at, for, until, "
-				       "writer, antenna");
-		*eq = '\0';
-		if (strcmp(tok, "scan") == 0)
-			slot = &r->scan;
-		else if (strcmp(tok, "at") == 0)
-			slot = &r->at;
-		else if (strcmp(tok, "for") == 0)
-			slot = &r->dur;
-		else if (strcmp(tok, "until") == 0)
-			slot = &r->until;
-		else if (strcmp(tok, "writer") == 0)
-			slot = &r->writer;
-		else if (strcmp(tok, "antenna") == 0)
-			slot = &r->antenna;
-		else
-			return err_refuse(why, "parameter", tok, "one of scan, at, for, until, writer, "
-				       "antenna");
-		if (*slot != NULL)
-			return err_refuse(why, tok, eq + 1, "each key once");
-		*slot = eq + 1;
+		str_copy(r->verb, sizeof(r->verb), verb);
+		s += n;
 	}
+	rc = opt_kv_parse_why(&rec_fields, r, NULL, s, NULL, why);
+	if (rc != 0)
+		return rc;
+	r->scan = given_or_null(r->scan_s);
+	r->at = given_or_null(r->at_s);
+	r->dur = given_or_null(r->dur_s);
+	r->until = given_or_null(r->until_s);
+	r->writer = given_or_null(r->writer_s);
+	r->antenna = given_or_null(r->antenna_s);
 	if (r->verb[0] == '\0')
 		snprintf(r->verb, sizeof(r->verb), "status");
 	return 0;

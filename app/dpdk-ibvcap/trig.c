@@ -26,6 +26,7 @@
 
 #include "fsprobe.h"
 #include "ibvcap.h"
+#include "opt.h"
 #include "parse.h"
 #include "tconv.h"
 
@@ -56,11 +57,50 @@ ibv_antenna_of(const struct ibv_config *c, const char *s)
 	return -1;
 }
 
+/* timeout=T: how long to wait for a row of the window not yet in. */
+static int
+set_timeout(const struct opt_arg *a, char *err, size_t len)
+{
+	struct ibv_trig_req *r = a->obj;
+
+	if (parse_duration_ns(a->opt, a->val, 0, IBV_TRIG_MAX_TIMEOUT_NS, &r->timeout_ns, NULL,
+			      0) == 0)
+		return 0;
+	return err_set(err, len, -EINVAL, "%s: '%s': expected a duration of at most %llu s "
+		       "(10 min), e.g. 10s or 500ms (0: do not wait)", a->opt, a->val,
+		       IBV_TRIG_MAX_TIMEOUT_NS / 1000000000ULL);
+}
+
+/* prefix=P: the files' name prefix, checked as --write's prefix= is. */
+static int
+set_prefix(const struct opt_arg *a, char *err, size_t len)
+{
+	struct ibv_trig_req *r = a->obj;
+	char what[160];
+
+	if (wr_prefix_check(a->opt, a->val, NULL, 0) != 0)
+		return err_set(err, len, -EINVAL, "%s: '%s': expected %s", a->opt, a->val,
+			       wr_prefix_expected(what, sizeof(what)));
+	str_copy(r->o.prefix, sizeof(r->o.prefix), a->val);
+	return 0;
+}
+
+static const struct opt_def trig_key_rows[] = {
+	{"timeout", .kind = OPT_CUSTOM, .metavar = "T", .set = set_timeout, .def = "10s",
+	 .help = "wait at most T for a row of the window not yet in (0: do not wait)"},
+	{"prefix", .kind = OPT_CUSTOM, .metavar = "P", .set = set_prefix, .def = "trigger",
+	 .help = "the files' name prefix"},
+	{ .name = NULL },
+};
+
+/* The keys of a trigger's fields, after T0,T1,FORMAT,DIR and its antennas. */
+static const struct opt_kv trig_keys = { .name = "parameter", .keys = trig_key_rows };
+
 int
 ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
 	       struct err_refusal *e)
 {
-	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *tok, why[PATH_MAX + 64];
+	char *buf, *f[4 + ACCT_MAX_ANTENNAS + 4], *tok, why[PATH_MAX + 64], keys[1024] = "";
 	unsigned int n = 0, i;
 	int rc = -EINVAL, trc;
 
@@ -147,29 +187,15 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 	for (i = 4; i < n; i++) {
 		char *eq = strchr(f[i], '='), *ant, *save2 = NULL;
 
-		if (eq != NULL) {
-			*eq = '\0';
-			if (strcmp(f[i], "timeout") == 0) {
-				if (parse_duration_ns("timeout", eq + 1, 0, IBV_TRIG_MAX_TIMEOUT_NS,
-						      &r->timeout_ns, NULL, 0) != 0) {
-					err_refuse(e, "timeout", eq + 1, "a duration of at most %llu s "
-					       "(10 min), e.g. 10s or 500ms (0: do not wait)",
-					       IBV_TRIG_MAX_TIMEOUT_NS / 1000000000ULL);
-					goto out;
-				}
-			} else if (strcmp(f[i], "prefix") == 0) {
-				char x[160];
+		if (eq != NULL) { /* a key: parsed with the others after the antennas */
+			size_t kl = strlen(keys);
 
-				if (wr_prefix_check("prefix", eq + 1, NULL, 0) != 0) {
-					err_refuse(e, "prefix", eq + 1, "%s",
-						   wr_prefix_expected(x, sizeof(x)));
-					goto out;
-				}
-				str_copy(r->o.prefix, sizeof(r->o.prefix), eq + 1);
-			} else {
-				err_refuse(e, f[i], eq + 1, "an antenna, timeout=T or prefix=P");
+			if (kl + strlen(f[i]) + 2 > sizeof(keys)) {
+				err_refuse(e, "parameters", f[i], "keys of at most %zu characters "
+					   "in all", sizeof(keys) - 1);
 				goto out;
 			}
+			snprintf(keys + kl, sizeof(keys) - kl, "%s%s", kl ? "," : "", f[i]);
 			continue;
 		}
 		/* antennas: one a field, or joined with '+' */
@@ -193,6 +219,8 @@ ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_r
 	r->o.to_ns = r->t1;
 	if (r->ants == 0)
 		r->ants = c->layout.nant >= 64 ? ~0ULL : (1ULL << c->layout.nant) - 1;
+	if (opt_kv_parse_why(&trig_keys, r, NULL, keys, NULL, e) != 0)
+		goto out;
 	rc = 0;
 out:
 	free(buf);

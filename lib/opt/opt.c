@@ -344,13 +344,40 @@ kv_cmd(const struct opt_kv *kv)
 	return c;
 }
 
-int
-opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, uint64_t *given,
-	     char *err, size_t errlen)
+/* The part of a value's message after "OPT: 'VALUE': expected ", or all of it. */
+static const char *
+expected_part(const char *msg, const char *opt, const char *val)
+{
+	char head[NAME_MAX_LEN * 2 + 160];
+	int n = snprintf(head, sizeof(head), "%s: '%s': expected ", opt, val);
+
+	if (n > 0 && (size_t)n < sizeof(head) && strncmp(msg, head, (size_t)n) == 0)
+		return msg + n;
+	return msg;
+}
+
+/* Split buf at the next separator: the item's end, or NULL. A run of
+ * kv->seps counts as one; leading ones are skipped. */
+static char *
+next_item(const struct opt_kv *kv, char **item)
+{
+	char *end;
+
+	if (kv->seps != NULL) {
+		*item += strspn(*item, kv->seps);
+		end = *item + strcspn(*item, kv->seps);
+		return *end != '\0' ? end : NULL;
+	}
+	return strchr(*item, kv->sep != 0 ? kv->sep : ',');
+}
+
+static int
+kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, uint64_t *given,
+	 char *err, size_t errlen, struct err_refusal *why)
 {
 	const char *first[KV_MAX_KEYS] = { NULL };
 	struct opt_cmd cmd = kv_cmd(kv);
-	char sep = kv->sep != 0 ? kv->sep : ',', names[512], opt[NAME_MAX_LEN * 2 + 2];
+	char names[512], opt[NAME_MAX_LEN * 2 + 2], msg[512];
 	char *buf, *item, *next;
 	uint64_t got = 0;
 	int rc = 0;
@@ -360,19 +387,26 @@ opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, ui
 	if (list == NULL || list[0] == '\0')
 		return 0;
 	buf = strdup(list);
-	if (buf == NULL)
+	if (buf == NULL) {
+		if (why != NULL)
+			err_refuse(why, kv->name, "", "memory for a copy");
 		return err_set(err, errlen, -ENOMEM, "%s: out of memory", kv->name);
+	}
 	opt_kv_names(kv, names, sizeof(names));
 	for (item = buf; rc == 0 && item != NULL; item = next) {
 		const struct opt_def *d;
 		unsigned int i;
 		char *eq;
 
-		next = strchr(item, sep);
+		next = next_item(kv, &item);
 		if (next != NULL)
 			*next++ = '\0';
+		if (kv->seps != NULL && item[0] == '\0')
+			break; /* only separators were left */
 		eq = strchr(item, '=');
 		if (eq == NULL || eq == item) {
+			if (why != NULL)
+				err_refuse(why, kv->name, item, "KEY=VALUE: %s", names);
 			rc = err_set(err, errlen, -EINVAL, "%s: '%s': expected KEY=VALUE, KEY one of "
 				  "%s", kv->name, item, names);
 			break;
@@ -380,24 +414,48 @@ opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, ui
 		*eq = '\0';
 		d = opt_kv_find(kv, item, &i);
 		if (d == NULL) {
+			if (why != NULL)
+				err_refuse(why, kv->name, item, "one of %s", names);
 			rc = err_set(err, errlen, -EINVAL, "%s: '%s': unknown key, expected %s",
 				  kv->name, item, names);
 			break;
 		}
 		snprintf(opt, sizeof(opt), "%s %s", kv->name, d->name);
 		if (got >> i & 1) {
+			if (why != NULL)
+				err_refuse(why, d->name, eq + 1, "each key once");
 			rc = err_set(err, errlen, -EINVAL, "%s: '%s': given twice (first '%s'): "
 				  "expected each key once", opt, eq + 1, first[i]);
 			break;
 		}
 		first[i] = eq + 1;
 		got |= 1ULL << i;
-		rc = apply(&cmd, d, obj, ctx, opt, eq + 1, err, errlen);
+		rc = apply(&cmd, d, obj, ctx, opt, eq + 1, msg, sizeof(msg));
+		if (rc != 0) {
+			if (why != NULL)
+				err_refuse(why, d->name, eq + 1, "%s",
+					   expected_part(msg, opt, eq + 1));
+			err_set(err, errlen, rc, "%s", msg);
+		}
 	}
 	free(buf);
 	if (given != NULL)
 		*given = got;
 	return rc;
+}
+
+int
+opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list, uint64_t *given,
+	     char *err, size_t errlen)
+{
+	return kv_parse(kv, obj, ctx, list, given, err, errlen, NULL);
+}
+
+int
+opt_kv_parse_why(const struct opt_kv *kv, void *obj, void *ctx, const char *list,
+		 uint64_t *given, struct err_refusal *why)
+{
+	return kv_parse(kv, obj, ctx, list, given, NULL, 0, why);
 }
 
 void

@@ -190,6 +190,8 @@ struct opt_kv {
 				      a key's errors name "--write KEY". */
 	const struct opt_def *keys; /**< The rows, at most 64. */
 	char sep;                /**< Between items (0 means ','). */
+	const char *seps;        /**< Or several separators, where a run of them
+				      counts as one (" \t" for words). */
 	/** The list's struct with its defaults, so that --help can show them.
 	 * May be NULL. */
 	void (*defaults)(void *obj);
@@ -208,6 +210,20 @@ struct opt_kv {
  */
 int opt_kv_parse(const struct opt_kv *kv, void *obj, void *ctx, const char *list,
 		 uint64_t *given, char *err, size_t errlen);
+
+struct err_refusal;
+
+/**
+ * opt_kv_parse for a command's fields, whose refusal is a struct
+ * err_refusal (lib/util err.h) rather than a message: an item without '='
+ * or an unknown key refuses input kv->name with the item or key as the
+ * value; a key given twice or a bad value refuses the key with its value,
+ * expecting what the row's parser expects.
+ *
+ * @return 0, or a negative errno with why set.
+ */
+int opt_kv_parse_why(const struct opt_kv *kv, void *obj, void *ctx, const char *list,
+		     uint64_t *given, struct err_refusal *why);
 
 /** The row of key name in kv, or NULL. @param idx Its index (may be NULL). */
 const struct opt_def *opt_kv_find(const struct opt_kv *kv, const char *name, unsigned int *idx);

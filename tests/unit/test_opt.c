@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "err.h"
 #include "opt.h"
 #include "opt_ini.h"
 #include "parse.h"
@@ -712,6 +713,42 @@ test_kv(void)
 	CHECK_EQ_I(opt_kv_parse(&kv_list, &k, NULL, "depth=2,mode=a,depth=3", NULL, err,
 				sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--thing depth: '3': given twice (first '2'): expected each key once");
+
+	/* a command's words: runs of spaces and tabs, refusals as struct err_refusal */
+	{
+		struct opt_kv words = kv_list;
+		struct err_refusal why;
+
+		words.name = "parameter";
+		words.seps = " \t";
+		kvs_defaults(&k);
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "  depth=5 \t mode=b  ", &given, &why),
+			   0);
+		CHECK(k.depth == 5 && k.mode == 1 && given == 0x6);
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, " \t ", &given, &why), 0);
+		CHECK_EQ_U(given, 0);
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "depth=5 colour=red", NULL, &why),
+			   -EINVAL);
+		CHECK_STR(why.input, "parameter");
+		CHECK_STR(why.value, "colour");
+		CHECK_STR(why.expected, "one of fast, depth, mode or tag");
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "depth", NULL, &why), -EINVAL);
+		CHECK_STR(why.input, "parameter");
+		CHECK_STR(why.value, "depth");
+		CHECK_STR(why.expected, "KEY=VALUE: fast, depth, mode or tag");
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "mode=a mode=b", NULL, &why), -EINVAL);
+		CHECK_STR(why.input, "mode");
+		CHECK_STR(why.value, "b");
+		CHECK_STR(why.expected, "each key once");
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "depth=12", NULL, &why), -ERANGE);
+		CHECK_STR(why.input, "depth");
+		CHECK_STR(why.value, "12");
+		CHECK_STR(why.expected, "an integer between 1 and 9");
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "tag=a\nb", NULL, &why), 0);
+		CHECK_EQ_I(opt_kv_parse_why(&words, &k, NULL, "fast=maybe\x01", NULL, &why), -EINVAL);
+		CHECK_STR(why.value, "maybe\\x01");
+		CHECK_STR(why.expected, "yes or no");
+	}
 
 	/* the table is checked as an option table is */
 	CHECK_EQ_I(opt_kv_check(&kv_list, err, sizeof(err)), 0);
