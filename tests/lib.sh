@@ -119,6 +119,33 @@ run_expect_fail() {
 	ok "$name (exit $rc: ${msg})"
 }
 
+# json_get FILE KEY...: the value under KEY... in the JSON of FILE (- for
+# stdin), a list's KEY a number, printed as Python prints it (a list as
+# ['a', 'b']). The truth's frames sent: json_get "$T/truth.json" totals sent
+json_get() {
+	python3 -c 'import json, sys
+f = sys.argv[1]
+v = json.load(sys.stdin if f == "-" else open(f))
+for k in sys.argv[2:]:
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(v)' "$@"
+}
+
+# packets_in N TRIES: ask this test's primary (--file-prefix $PREFIX) for
+# /ibvcap/stats every 0.1 s, at most TRIES times, until it counts N packets;
+# prints the last count (empty if it never answered) for the caller to
+# assert: got=$(packets_in "$n" 600); expect_eq "packets in" "$got" "$n"
+packets_in() {
+	local want=$1 tries=$2 got='' i
+	for ((i = 0; i < tries; i++)); do
+		got=$(python3 "$SRC/app/dpdk-ibvcap-stat/dpdk-ibvcap-stat.py" --file-prefix "$PREFIX" \
+			--query /ibvcap/stats 2>/dev/null | json_get - packets 2>/dev/null || true)
+		[ "$got" = "$want" ] && break
+		sleep 0.1
+	done
+	echo "$got"
+}
+
 # Wait (up to $2 s) until file $1 has a line matching $3.
 wait_for_line() {
 	local f=$1 t=$2 re=$3 i
@@ -157,8 +184,7 @@ pcap_antennas() {
 	[ -s "$T/empty.pcap" ] || python3 "$SRC/tests/tools/emptypcap.py" "$T/empty.pcap"
 	VDEV="$VDEV,rx_pcap=$T/empty.pcap"
 	# shellcheck disable=SC2034 # for the caller
-	SENT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
-		"$dir/truth.json")
+	SENT=$(json_get "$dir/truth.json" totals sent)
 }
 
 # A recording test's capture, fed by codifgen through memif on hugepages,

@@ -107,7 +107,7 @@ run_expect_fail "short frame" 1 "offset $((2 * F)) (2025-01-01T00:00:00.00043200
 run_expect_fail "convert of a damaged codif keeps going" 1 "1 problem in the input" \
 	"$CC" convert --to pcap -o "$T/bs.pcap" "$T/badsync.codif"
 expect_eq "convert of a damaged codif: the 39 good frames written" \
-	"$("$CC" info --json "$T/bs.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')" 39
+	"$("$CC" info --json "$T/bs.pcap" | json_get - records)" 39
 
 # raw + index damage
 "$CC" convert --to raw -o "$T/r.raw" "$T/good.codif" > /dev/null

@@ -90,7 +90,7 @@ assert t["verdict"] == "ok"
 PY
 "$CC" bstate --json --antenna-ip 10.17.0.216 --over 1.5 "$T/b2.pcap" > "$T/o.json" || true
 expect_eq "--over 1.5: RMS 1.6 steps is over-driven" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["files"][0]["streams"][0]["verdict"])' "$T/o.json")" \
+	"$(json_get "$T/o.json" files 0 streams 0 verdict)" \
 	"over-driven"
 
 # 8 and 16 bits: the histogram's width is the injected RMS

@@ -45,14 +45,14 @@ for f in clean loss reorder duplicate invalid vlan bad-sync bad-length truncated
 	check_gaps "$T/$f.info.json" || fail "$f: gap lists do not add up"
 	ok "$f: info equals the truth ($(tail -1 "$T/$f.cmp")); gaps add up"
 
-	malformed=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['malformed'])" "$T/$f.truth.json")
+	malformed=$(json_get "$T/$f.truth.json" totals malformed)
 	set +e
 	"$CC" verify --json --pattern "$T/$f.pcap" > "$T/$f.verify.json"
 	rc=$?
 	"$CC" verify --strict "$T/$f.pcap" > "$T/$f.strict.txt"
 	src=$?
 	set -e
-	got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['problems'])" "$T/$f.verify.json")
+	got=$(json_get "$T/$f.verify.json" problems)
 	expect_eq "$f: verify problems = malformed packets" "$got" "$malformed"
 	expect_eq "$f: verify exit" "$rc" "$([ "$malformed" = 0 ] && echo 0 || echo 1)"
 	expect_eq "$f: verify --strict exit" "$src" "$(case $f in clean | vlan) echo 0 ;; *) echo 1 ;; esac)"
@@ -307,5 +307,5 @@ assert full["problems"] > 2, full["problems"]
 assert capped["problems"] == full["problems"]
 assert len(capped["files"][0]["problems"]) == 2 and capped["files"][0]["problems_total"] == full["problems"]
 PY
-ok "--max-problems 2: two listed, all $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$T/mp.json") counted"
+ok "--max-problems 2: two listed, all $(json_get "$T/mp.json" problems) counted"
 echo "$CHECKS checks passed"

@@ -25,12 +25,7 @@ N=300 # frames per antenna: more than the window of 64 rows (rows final), fewer 
 pid=$!
 CLEANUP_PIDS+=("$pid")
 wait_for_line "$T/cap.log" 60 "capturing on" || { cat "$T/cap.log"; fail "no start"; }
-for ((i = 0; i < 300; i++)); do
-	p=$(python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])')
-	[ "$p" = $((3 * N)) ] && break
-	sleep 0.1
-done
+p=$(packets_in $((3 * N)) 300)
 [ "$p" = $((3 * N)) ] || fail "the replay: $p packets of $((3 * N))"
 
 # fringe A B SECONDS: start, poll until done, the status in $T/A-B.json

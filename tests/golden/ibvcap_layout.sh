@@ -27,7 +27,7 @@ done
 # on their queues (as rte_flow would steer), the others' queues empty
 V0="net_pcap0,rx_pcap=$T/a0.pcap,rx_pcap=$T/a1.pcap,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap"
 V1="net_pcap1,rx_pcap=$T/e.pcap,rx_pcap=$T/e.pcap,rx_pcap=$T/a2.pcap,rx_pcap=$T/a3.pcap,rx_pcap=$T/e.pcap"
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
+n=$(json_get "$T/truth.json" totals sent)
 mkdir -p "$T/codif"
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --port net_pcap0,net_pcap1 \
@@ -91,7 +91,7 @@ cpid=$!
 CLEANUP_PIDS+=("$cpid")
 wait_for_line "$T/t.log" 30 'capturing on' || { cat "$T/t.log"; fail "primary did not start"; }
 # the stop comes once everything replayed was taken (the periodic line says so)
-received=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")
+received=$(json_get "$T/truth.json" totals received)
 wait_for_line "$T/t.log" 60 "\| received $received lost" || { tail "$T/t.log"; fail "the replay was not all received"; }
 kill -TERM "$cpid"
 wait "$cpid" || fail "exit status $? after SIGTERM"

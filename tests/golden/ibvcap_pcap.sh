@@ -20,7 +20,7 @@ run() {
 		vdev="$vdev,rx_pcap=$T/$name.$a.pcap"
 	done
 	vdev="$vdev,rx_pcap=$T/empty.pcap"
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
+	n=$(json_get "$T/$name.json" totals sent)
 	# shellcheck disable=SC2086
 	"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
 		--summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 ||
@@ -77,7 +77,7 @@ ok "one queue, --steer software: counts = truth"
 # a summary file), stopped with Ctrl-C as its users did once the replay is
 # in: one queue, 6 antennas, --steer auto by default: software steering,
 # said in one line, the counts exact
-want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/all.json")
+want=$(json_get "$T/all.json" totals received)
 # shellcheck disable=SC2086
 "$CAP" -l 0-1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/all.all.pcap" -- \
 	--antennas 6 --summary-json "$T/seed.sum.json" > "$T/seed.log" 2>&1 &

@@ -26,7 +26,7 @@ run() {
 	shift 2
 	"$GEN" --count 96 "$@" "${sig[@]}" --signal 3:dead --signal 4:saturated --pcap "$T/$name.pcap" \
 		--truth "$T/$name.json" --quiet
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/$name.json")
+	n=$(json_get "$T/$name.json" totals sent)
 	# telemetry on: the queries below; the first window ends 20 s after the
 	# start and holds the whole replay (net_pcap delivers it at once); the
 	# second, empty, ends at 40 s (its verdicts "no data": '-' on the
@@ -43,7 +43,7 @@ run() {
 	# the run so far, once the replay is in
 	for ((i = 0; i < 50; i++)); do
 		python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats > "$T/$name.st.json"
-		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["packets"])' "$T/$name.st.json")" = "$n" ] && break
+		[ "$(json_get "$T/$name.st.json" packets)" = "$n" ] && break
 		sleep 0.1
 	done
 	python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/quicklook/run > "$T/$name.run.json"

@@ -128,7 +128,7 @@ ok "step +3 h and -3 h: one resync per stream (both UTC times logged), 25000000 
 d=$T/step
 mkdir -p "$d/zc/codif" "$d/zc/raw"
 vdev=net_pcap0,rx_pcap=$d/a0.pcap,rx_pcap=$d/a1.pcap,rx_pcap=$T/empty.pcap
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$d/truth.json")
+n=$(json_get "$d/truth.json" totals sent)
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$vdev" -- --antennas 2 --groups 2 --threads 2 --ring 4096 --count-packets "$n" \
 	--idle-timeout 20s --stats-period 0 --zero-copy yes --write "codif:$d/zc/codif" \

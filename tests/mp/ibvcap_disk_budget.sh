@@ -76,7 +76,7 @@ OLD=$(ls "$T/rm")
 [ -n "$OLD" ] || fail "no earlier file in $T/rm"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 rm -f "$T/dry.pcap"
 
 # shellcheck disable=SC2086

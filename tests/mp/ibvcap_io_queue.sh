@@ -49,7 +49,7 @@ echo "# the directory that refuses O_DIRECT: $NODIRECT"
 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 rm -f "$T/dry.pcap"
 
 # shellcheck disable=SC2086

@@ -27,7 +27,7 @@ GENARGS="$LAYOUT --period 1 --total-samples 51200 --count 400 --seed 3
 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 # the truth, computed by the generator, against what this test expects of it
 python3 - "$T/dry.json" <<'PY' || fail "the generator's truth"
 import json, sys

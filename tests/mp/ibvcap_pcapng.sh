@@ -29,7 +29,7 @@ wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primar
 wait "$CPID" || { cat "$T/cap.log"; fail "capture failed"; }
 python3 "$CMP" "$T/truth.json" "$T/sum.json" --unattributed > "$T/cmp" ||
 	{ head "$T/cmp"; fail "capture counts differ from the truth"; }
-RECV=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")
+RECV=$(json_get "$T/truth.json" totals received)
 expect_eq "files: pcap, pcapng per antenna, pcapng all=yes, the dump's" \
 	"$(ls "$T/pcap" | wc -l) $(ls "$T/ng"/*.pcapng | wc -l) $(ls "$T/all" | wc -l) $(ls "$T/dump"/*.pcapng | wc -l)" "3 3 1 3"
 for f in "$T"/ng/*.pcapng "$T"/all/*.pcapng "$T"/dump/*.pcapng; do

@@ -23,7 +23,7 @@ GENARGS="$LAYOUT --count 2400 --seed 7 --loss 0.01 --start @$T0"
 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 
 cat > "$T/scans.txt" <<EOF
 # name  start  stop|+duration  [writer=] [antenna=]
@@ -194,7 +194,7 @@ MEMIF="socket=$T/memif2.sock,socket-abstract=no,bsize=16384,rsize=9"
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap_rt.log" 30 'capturing on' || { cat "$T/cap_rt.log"; fail "primary (live) did not start"; }
-expect_eq "--record idle: writer state" "$($CTL status | python3 -c 'import json,sys; print(json.load(sys.stdin)["writer_states"])')" "['idle', 'idle']"
+expect_eq "--record idle: writer state" "$($CTL status | json_get - writer_states)" "['idle', 'idle']"
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 --queue-per-antenna \

@@ -25,7 +25,7 @@ jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(
 
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 
 echo "sched_a $(utc 100) $(utc 400)" > "$T/scans.txt"
 mkdir -p "$T/w0" "$T/D" "$T/E" "$T/F"

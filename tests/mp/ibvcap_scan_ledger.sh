@@ -106,8 +106,8 @@ utc_ns() { python3 -c '
 import calendar, sys, time
 s = sys.argv[1]
 print(calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")) * 10**9 + int((s[20:].rstrip("Z") + "000000000")[:9]))' "$1"; }
-S1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_utc"])' "$T/on1.json")")
-E1=$(utc_ns "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_utc"])' "$T/on1.json")")
+S1=$(utc_ns "$(json_get "$T/on1.json" start_utc)")
+E1=$(utc_ns "$(json_get "$T/on1.json" stop_utc)")
 N1=$(span_frames "$S1" "$E1")
 r=$(echo "$end1" | sed -n "s/^dpdk-ibvcap: warning: scan s1 ended, primary-0-codif: 0 of $N1 frames recorded (missing: lost 0, not recorded 0, overrun 0, cut 0, not arrived $N1): data clock \([0-9.]*\) s ahead of the host clock$/\1/p")
 [ -n "$r" ] || fail "s1's end line: '$end1' (expected 0 of $N1 and the reason)"

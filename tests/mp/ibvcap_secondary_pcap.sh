@@ -39,8 +39,8 @@ if grep -E "Couldn't open|probe failed|failed to initialize" "$T/w.log"; then
 	fail "the buffers writer printed net_pcap's re-probe failure"
 fi
 ok "buffers writer beside a net_pcap primary with ${#vdev}-character devargs: no 'Couldn't open' or 'probe failed' line"
-got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/w.json")
-want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/sum.json")
+got=$(json_get "$T/w.json" written)
+want=$(json_get "$T/sum.json" totals received)
 expect_eq "its files: frames written = frames the capture received" "$got" "$want"
 "$CHK" verify "$T/files" > "$T/chk" 2>&1 || { cat "$T/chk"; fail "files not valid"; }
 echo "$CHECKS checks passed"

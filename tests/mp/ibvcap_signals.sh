@@ -106,7 +106,7 @@ expect_eq "capture after SIGHUP: exit status" "$rc" 0
 grep -q 'stopped by SIGHUP\|SIGHUP' "$T/cap1.log" || { tail -20 "$T/cap1.log"; fail "the capture's summary does not name SIGHUP"; }
 [ -s "$T/sum1.json" ] || { tail "$T/cap1.log"; fail "capture: no --summary-json after SIGHUP"; }
 expect_eq "capture's summary: stop reason" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_reason"])' "$T/sum1.json")" SIGHUP
+	"$(json_get "$T/sum1.json" stop_reason)" SIGHUP
 files_ok "capture's --write, SIGHUP" "$T/w1" "$T/sum1.json"
 expect_eq "after SIGHUP: hugepage and runtime files of $PREFIX" "$(leftovers)" none
 
@@ -140,7 +140,7 @@ expect_eq "capture | head -1: exit status" "$(cat "$T/cap2.rc")" 0
 grep -q 'stdout closed' "$T/cap2.err" || { cat "$T/cap2.err"; fail "the capture did not say its stdout closed"; }
 ok "capture | head -1: ran to its end, said on stderr: $(grep 'stdout closed' "$T/cap2.err")"
 expect_eq "capture | head -1: stop reason in the summary" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_reason"])' "$T/sum2.json")" --idle-timeout
+	"$(json_get "$T/sum2.json" stop_reason)" --idle-timeout
 files_ok "capture's --write, stdout closed" "$T/w2" "$T/sum2.json"
 expect_eq "dump 2>&1 | head -1: exit status" "$(cat "$T/d2.rc")" 0
 [ -s "$T/d2.json" ] || fail "dump writer: no --summary-json with its output closed"

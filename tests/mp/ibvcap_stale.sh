@@ -29,7 +29,7 @@ wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primar
 # fresh: --once answers, exit 0; the main loop turns (loop_age_ms small)
 $STAT --once > "$T/once0.txt" || fail "stat --once on a running capture"
 grep -q STALE "$T/once0.txt" && fail "a running capture's screen marked STALE: $(cat "$T/once0.txt")"
-age=$($STAT --query /ibvcap/stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["loop_age_ms"])')
+age=$($STAT --query /ibvcap/stats | json_get - loop_age_ms)
 [ "$age" -lt 1000 ] || fail "loop_age_ms of a running capture: $age"
 ok "running: stat --once exit 0, no STALE mark; loop_age_ms $age"
 

@@ -29,7 +29,7 @@ GENARGS="$LAYOUT --count 2500 --seed 21 --loss 0.01 --reorder 0.02 --duplicate 0
 # packets the run will send (the generator is deterministic)
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 
 # shellcheck disable=SC2086
 "$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
@@ -71,13 +71,7 @@ CLEANUP_PIDS+=("$GPID")
 
 # every packet in: the counts are final (nothing more arrives), the
 # throttled writer still behind
-got=
-for _ in $(seq 300); do
-	got=$(python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
-	[ "$got" = "$N" ] && break
-	sleep 0.1
-done
+got=$(packets_in "$N" 300)
 expect_eq "packets received" "$got" "$N"
 kill -0 "$SPID" 2>/dev/null || fail "the throttled writer ended before the screens were taken"
 sleep 1 # a few refreshes and publishes after the last packet

@@ -44,7 +44,7 @@ GENARGS="$LAYOUT --count $N --seed 7 --loss 0.01 --reorder 0.02 --reorder-depth 
 # what the run sends (the generator is deterministic)
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/truth.json" --quiet
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
+n=$(json_get "$T/truth.json" totals sent)
 mkdir -p "$T/full" "$T/a" "$T/araw" "$T/b" "$T/early" "$T/wait" "$T/late" "$T/bad" "$T/over"
 
 # the ring is sized at --frame-rate; the first frame tells the stream's own
@@ -92,13 +92,7 @@ wait_for_line "$T/cap.log" 30 'trigger 1 started' || { cat "$T/early.err"; fail 
 	$GENARGS --rate-fps 500 --linger 1000s --pcap "$T/sent.pcap" > "$T/gen.log" 2>&1 &
 GPID=$!
 CLEANUP_PIDS+=("$GPID")
-got=
-for _ in $(seq 600); do
-	got=$(python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
-	[ "$got" = "$n" ] && break
-	sleep 0.1
-done
+got=$(packets_in "$n" 600)
 expect_eq "packets in before the triggers" "$got" "$n"
 ! grep -q "warning: --retain" "$T/cap.log" || fail "--retain warned, though the stream's rate is --frame-rate's"
 wait "$EPID" || { cat "$T/early.json" "$T/early.err"; fail "the early trigger failed"; }
@@ -126,7 +120,7 @@ for a in ("ant0", "ant1"):
     print("%s: %d frames, %d gap frames, %d overwritten" % (a, x["frames"], x["placeholders"], over))
 assert r["result"] == ("complete" if overs == 0 else "partial"), r
 PY
-ok "a trigger asked before its data was sent waited for it ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wall_ms"])' "$T/early.json") ms): all of it written (or what it missed said exactly)"
+ok "a trigger asked before its data was sent waited for it ($(json_get "$T/early.json" wall_ms) ms): all of it written (or what it missed said exactly)"
 
 trig() { # DIR-NAME SPEC... -> $T/DIR-NAME.json
 	local name=$1

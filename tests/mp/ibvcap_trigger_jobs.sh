@@ -27,7 +27,7 @@ N=2000
 GENARGS="$LAYOUT --count $N --seed 11"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/truth.json" --quiet
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
+n=$(json_get "$T/truth.json" totals sent)
 mkdir -p "$T/jobs" "$T/blk" "$T/lim" "$T/stop" "$T/png"
 
 # a ring of 2048 rows holds all 2000 frames of each stream
@@ -110,13 +110,7 @@ print("each: %d frames an antenna" % ((i1 - i0) * 2))
 PY
 ok "the 16 triggers completed when their data came: each antenna's window whole (rows x streams), the 16 files of an antenna the same bytes"
 
-got=
-for _ in $(seq 600); do
-	got=$(python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
-	[ "$got" = "$n" ] && break
-	sleep 0.1
-done
+got=$(packets_in "$n" 600)
 expect_eq "packets in" "$got" "$n"
 
 # (b) [0.6 s, 0.65 s): ant1's first file is there already (a .part)

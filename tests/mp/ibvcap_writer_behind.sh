@@ -39,7 +39,7 @@ GENARGS="$LAYOUT --antennas 1 --data-bytes 256 --nchan 1 --nbits 8 --real --peri
 mkdir -p "$T/cw" "$T/dw"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 rm -f "$T/dry.pcap"
 expect_eq "frames of 60 s of data" "$N" 120000
 

@@ -25,7 +25,7 @@ LAYOUT="--antennas 1 --groups 1 --threads 2"
 GENARGS="$LAYOUT --count 10000 --seed 7 --start @$T0"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 rm -f "$T/dry.pcap"
 mkdir -p "$T/X" "$T/X2" "$T/X3"
 # shellcheck disable=SC2086

@@ -23,7 +23,7 @@ GENARGS="$LAYOUT --count 2500 --seed 13 --loss 0.01 --reorder 0.02 --duplicate 0
 # packets the run will send (the generator is deterministic)
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 
 start_primary() { # name, extra options...
 	local name=$1
@@ -102,7 +102,7 @@ ls "$T/C"/*.part > /dev/null 2>&1 || fail "the killed writer left no .part (did 
 ok "the killed writer's file in progress stays NAME.part (never mistaken for complete)"
 python3 "$VER" "$T/one.sent.pcap" --format raw --partial "$T/C2" > "$T/C2.ver" || { cat "$T/C2.ver"; fail "restarted writer"; }
 "$CHK" verify "$T/C2" > "$T/C2.chk" 2>&1 || { cat "$T/C2.chk"; fail "restarted writer's files"; }
-frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["written"])' "$T/C2.json")
+frames=$(json_get "$T/C2.json" written)
 [ "$frames" -gt 0 ] || fail "restarted writer wrote nothing"
 ok "restarted writer: $frames frames, valid and as sent ($(cat "$T/C2.ver"))"
 

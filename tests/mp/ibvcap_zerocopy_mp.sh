@@ -18,7 +18,7 @@ LAYOUT="--groups 1 --threads 2"
 GENARGS="$LAYOUT --count 1500 --seed 17 --loss 0.01 --reorder 0.02 --duplicate 0.01 --invalid 0.01"
 # shellcheck disable=SC2086
 "$GEN" $GENARGS --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
-N=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/dry.json")
+N=$(json_get "$T/dry.json" totals sent)
 
 mkdir -p "$T/out"
 # shellcheck disable=SC2086

@@ -191,7 +191,7 @@ ARRAY --json "$T/on.json" record on --scan a1 --at "$(utc 100)" --for 200ms > "$
 for h in "${HOSTS[@]}"; do
 	grep -q "^$h  accepted: scan a1 added" "$T/on.txt" || { cat "$T/on.txt"; fail "record on: $h"; }
 done
-ID1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/on.json")
+ID1=$(json_get "$T/on.json" id)
 ok "record on --at $(utc 100) --for 200ms: exit 0, 3 hosts accepted ($ID1)"
 
 # a command past its deadline when the agent sees it: refused, not applied.
@@ -207,7 +207,7 @@ sleep 1.5 # past the deadline (the tool returns at once when h1 is DOWN)
 kill -CONT "${APID[h1]}"
 [ $rc = 3 ] && grep -Eq '^h1  no answer (in 1 s|\(DOWN)' "$T/late.txt" ||
 	{ cat "$T/late.txt"; fail "late: exit $rc"; }
-IDL=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/late.json")
+IDL=$(json_get "$T/late.json" id)
 for _ in $(seq 150); do
 	ARRAY replies "$IDL" > "$T/late.rep" 2>/dev/null && break
 	sleep 0.2

@@ -144,12 +144,11 @@ done
 # every packet of its file in (telemetry), h2's writer at its min-free;
 # --timeout 20s: three niced captures beside another's load answer slowly
 for h in "${HOSTS[@]}"; do
-	want=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' \
-		"$T/$h.truth.json")
+	want=$(json_get "$T/$h.truth.json" totals sent)
 	end=$((SECONDS + WAIT))
 	while :; do
 		got=$($STAT --file-prefix "$PREFIX$h" --timeout 20s --query /ibvcap/stats 2>/dev/null |
-			$PY -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null) || true
+			json_get - packets 2>/dev/null) || true
 		[ "$got" = "$want" ] || [ $SECONDS -ge $end ] && break
 		sleep 0.5
 	done

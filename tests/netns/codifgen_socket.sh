@@ -37,7 +37,7 @@ run_pair() { # name, codifgen args...
 }
 
 run_pair clean --count 30 --rate-fps 150
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/clean.json")
+n=$(json_get "$T/clean.json" totals received)
 expect_eq "frames sent = received by the kernel socket receiver" "$n" 1440
 ok "clean: 6 antennas x 4 groups x 2 threads, every frame counted ($(tail -1 "$T/clean.cmp"))"
 

@@ -13,7 +13,7 @@ EAL="$EAL_COMMON --no-huge -m 512 --no-telemetry"
 	--truth "$T/tx.json" 2> "$T/tx.log" || { cat "$T/tx.log"; fail "codifgen DPDK mode failed"; }
 "$GEN" --count 25 --seed 3 --loss 0.02 --duplicate 0.02 --reorder 0.05 --vlan 0.02 \
 	--truncated 0.02 --pcap "$T/ref.pcap" --quiet
-want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/tx.json")
+want=$(json_get "$T/tx.json" totals sent)
 grep -q "port 0: $want frames sent" "$T/tx.log" || { cat "$T/tx.log"; fail "frames sent not $want"; }
 ok "codifgen says it sent $want frames on port 0"
 python3 "$SRC/tests/tools/pcapdiff.py" "$T/tx.pcap" "$T/ref.pcap" > "$T/diff" || { cat "$T/diff"; fail "DPDK output differs from pcap mode"; }

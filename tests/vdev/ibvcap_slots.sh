@@ -121,13 +121,7 @@ mkdir -p "$d/codif" "$d/raw" "$d/pcap"
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_for_line "$d/cap.log" 30 'capturing on' || { cat "$d/cap.log"; fail "nr: capture did not start"; }
-got=
-for _ in $(seq 100); do
-	got=$(python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats 2>/dev/null |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
-	[ "$got" = 600 ] && break
-	sleep 0.1
-done
+got=$(packets_in 600 100)
 expect_eq "nr: packets taken" "$got" 600
 python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/streams,0 > "$d/tel.json"
 python3 - "$d/tel.json" <<'PY' || fail "nr: telemetry /ibvcap/streams"

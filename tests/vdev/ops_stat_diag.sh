@@ -33,9 +33,9 @@ CLEANUP_PIDS+=("$CPID")
 wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
 grep -q '^port = net_pcap0' "$T/cap.log" || fail "EAL arguments from [eal] not used"
 ok "EAL arguments taken from the INI's [eal] section"
-n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["sent"])' "$T/truth.json")
+n=$(json_get "$T/truth.json" totals sent)
 for _ in $(seq 100); do
-	got=$(dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/stats 2>"$T/stat.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])' 2>/dev/null || true)
+	got=$(dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/stats 2>"$T/stat.err" | json_get - packets 2>/dev/null || true)
 	[ "$got" = "$n" ] && break
 	sleep 0.1
 done
@@ -225,7 +225,7 @@ ok "SIGINT: clean stop with the summary"
 "$BUILD/app/codifcheck/codifcheck" info --json "$T/w" > "$T/w.json" || fail "codifcheck info of the writer's files"
 expect_eq "the writer's files: frames received = the truth's" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(s["received"] for f in j["files"] for s in f["streams"]))' "$T/w.json")" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["received"])' "$T/truth.json")"
+	"$(json_get "$T/truth.json" totals received)"
 run_expect_fail "stat without a capture" 1 "no dpdk-ibvcap telemetry at /var/run/dpdk/${PREFIX}none" \
 	dpdk-ibvcap-stat --file-prefix "${PREFIX}none" --once
 run_expect_fail "stat bad option" 2 "--interval: '-1': expected a duration > 0 (10s, 500ms, 5m, 2h" \
