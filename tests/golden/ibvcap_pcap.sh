@@ -94,29 +94,7 @@ grep -q "port 0 (net_pcap0): rte_flow cannot steer antennas (the port has 1 rx q
 expect_eq "seed usage form: fallback lines" "$(grep -c 'steering in software' "$T/seed.log")" 1
 ok "dpdk-ibvcap -l 0-1 --vdev net_pcap0,rx_pcap=F -- --antennas 6: software steering, counts = truth"
 
-# -v: one header line per packet, as the original tool printed
-"$GEN" --count 3 --antennas 1 --groups 1 --threads 1 --pcap "$T/v.pcap" --quiet
-# shellcheck disable=SC2086
-"$CAP" $EAL --vdev "net_pcap0,rx_pcap=$T/v.pcap" -- --steer software -v --idle-timeout 1s \
-	--stats-period 0 > "$T/v.log" 2>&1
-expect_eq "-v lines" "$(grep -c '^lcore .* port 0 queue 0 len 8298' "$T/v.log")" 3
-grep -q '10.17.0.211 -> 239.17.0.1:36001 | ant 0 AK g257 s0 t0 sec 0 frame 0 (2025-01-01T00:00:00.000000000Z) nchan 4 nbits 16 complex period 27 inv 0 | first N=0' "$T/v.log" ||
-	{ grep '^lcore' "$T/v.log"; fail "-v first line"; }
-grep -q 'frame 2 (2025-01-01T00:00:00.000864000Z).* | in-order N=2' "$T/v.log" || fail "-v third line"
-ok "-v dumps each packet's headers and its classification"
-# the reasons of malformed packets are text only on -v's lines (the rx path
-# keeps the cause as a number): there, each named with what was expected
-"$GEN" --count 40 --antennas 1 --groups 1 --threads 1 --non-codif 0.1 --bad-length 0.1 --seed 5 \
-	--pcap "$T/vm.pcap" --quiet
-# shellcheck disable=SC2086
-"$CAP" $EAL --vdev "net_pcap0,rx_pcap=$T/vm.pcap" -- --antennas 1 --groups 1 --threads 1 \
-	--steer software -v --idle-timeout 1s --stats-period 0 > "$T/vm.log" 2>&1
-grep -q '| ant 0 malformed not-codif: VDIF version 0, not CODIF (VDIF frame length 8256 bytes; sync 0x[0-9A-F]*, expected 0xFEEDCAFE)$' "$T/vm.log" ||
-	{ grep malformed "$T/vm.log"; fail "-v: a not-CODIF packet's reason"; }
-grep -qE '\| bad-length: UDP payload [0-9]+ bytes, expected 64 \+ framelength8\*8 = 8256$' "$T/vm.log" ||
-	{ grep bad-length "$T/vm.log"; fail "-v: a short packet's reason"; }
-n=$(grep -cE '\| ant 0 malformed not-codif: |\| bad-length: UDP payload ' "$T/vm.log")
-expect_eq "-v: malformed lines = the summary's malformed" "$n" \
-	"$(awk '$1 == "all" && NF > 10 {print $9; exit}' "$T/vm.log")"
-ok "-v: each malformed packet's reason as text ($n lines)"
+# -v's lines (one per packet, the malformed ones with their reason as text)
+# are golden text: tests/golden/TESTLIST's capture-v and capture-v-malformed
+# (test golden-capture), each line byte for byte, their number the truth's
 echo "$CHECKS checks passed"

@@ -1,35 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Golden screens: every line of tests/golden/TESTLIST, dpdk-ibvcap-stat
-# (--from saved snapshots) or dpdk-ibvcap-fleet view (summary files) at
-# COLUMNS columns, equal byte for byte to screens/NAME.out; no line wider
-# than its COLUMNS; and against the inputs: the antennas in natural order
-# (ak2 before ak10), the remove-oldest writer's 'left' "recycles", the
-# other's its time left, each antenna's lost and late the input's.
+# Golden screens: the rows of tests/golden/TESTLIST named stat-* and
+# fleet-*: dpdk-ibvcap-stat (--from saved snapshots) or dpdk-ibvcap-fleet view
+# (summary files), run at COLUMNS columns by tests/golden/golden.sh, equal
+# byte for byte to out/NAME.out; no line wider than its COLUMNS; and
+# against the inputs: the antennas in natural order (ak2 before ak10), the
+# remove-oldest writer's 'left' "recycles", the other's its time left, each
+# antenna's lost and late the input's.
 # UPDATE=1 (tests/golden/update.sh) rewrites the .out files instead.
 . "$(dirname "$0")/../lib.sh"
 set -e
-G=$SRC/tests/golden
+. "$(dirname "$0")/golden.sh"
 n=0
-while read -r name cols tool args; do
-	case $name in '#'* | '') continue ;; esac
-	out=$G/screens/$name.out
-	# relative paths in the arguments: the text names the files as given
-	# shellcheck disable=SC2086
-	(cd "$G/screens" && COLUMNS=$cols LINES=50 python3 "$BUILD/app/dpdk-ibvcap-$tool" $args) \
-		> "$T/$name.out" 2> "$T/$name.err" || [ "$tool" = fleet ] ||
-		{ cat "$T/$name.err"; fail "$name: dpdk-ibvcap-$tool $args: exit status"; }
-	if [ "${UPDATE:-0}" = 1 ]; then
-		cp "$T/$name.out" "$out"
-		echo "updated $out"
-	else
-		[ -f "$out" ] || fail "$name: no $out (tests/golden/update.sh writes it)"
-		diff -u "$out" "$T/$name.out" > "$T/$name.diff" ||
-			{ cat "$T/$name.diff"; fail "$name: the text differs from $out"; }
-	fi
+while read -r name tool cols input args; do
+	# shellcheck disable=SC2086 # the row's arguments, split as written
+	golden_run "$name" "$tool" "$cols" "$input" $args
+	golden_check "$name" "$G/out"
 	python3 - "$T/$name.out" "$cols" "$tool" "$G/screens" $args <<'PY' || fail "$name: the screen against its input"
 import json, os, re, sys
-path, cols, tool, d = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, cols, tool, d = sys.argv[1], int(sys.argv[2]), sys.argv[3].split("-")[-1], sys.argv[4]
 args = sys.argv[5:]
 lines = open(path).read().split("\n")
 wide = [l for l in lines if len(l) > cols]
@@ -87,7 +76,7 @@ else:
                                                                        len(names)))
 PY
 	n=$((n + 1))
-done < "$G/TESTLIST"
+done < <(golden_rows screens)
 [ "$n" -ge 5 ] || fail "$G/TESTLIST: $n tests"
 ok "$n golden screens (tests/golden/TESTLIST) equal their text byte for byte, each within its columns, antennas in natural order, a remove-oldest writer 'recycles'"
 [ "${UPDATE:-0}" = 1 ] && exit 0
