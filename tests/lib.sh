@@ -156,6 +156,13 @@ wait_for_line() {
 	return 1
 }
 
+# wait_started LOG SECONDS MESSAGE: wait (up to SECONDS) until the capture
+# whose output is LOG says 'capturing on'; else print LOG and fail with
+# MESSAGE.
+wait_started() {
+	wait_for_line "$1" "$2" 'capturing on' || { cat "$1"; fail "$3"; }
+}
+
 # A dpdk-ibvcap-dump attached to this test's primary ($PREFIX), its stderr
 # in $1, the rest its arguments; its pid in DPID, registered for cleanup.
 start_dump() {

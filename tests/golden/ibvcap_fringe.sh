@@ -24,7 +24,7 @@ N=300 # frames per antenna: more than the window of 64 rows (rows final), fewer 
 	--antennas 3 --ring 512 --steer software --idle-timeout 600s --stats-period 0 > "$T/cap.log" 2>&1 &
 pid=$!
 CLEANUP_PIDS+=("$pid")
-wait_for_line "$T/cap.log" 60 "capturing on" || { cat "$T/cap.log"; fail "no start"; }
+wait_started "$T/cap.log" 60 "no start"
 p=$(packets_in $((3 * N)) 300)
 [ "$p" = $((3 * N)) ] || fail "the replay: $p packets of $((3 * N))"
 

@@ -89,7 +89,7 @@ ok "--count 20: stopped by --count with at least 20 frames per antenna (ports gi
 	--no-join --duration 60s --stats-period 100ms --summary-json "$T/t.json" > "$T/t.log" 2>&1 &
 cpid=$!
 CLEANUP_PIDS+=("$cpid")
-wait_for_line "$T/t.log" 30 'capturing on' || { cat "$T/t.log"; fail "primary did not start"; }
+wait_started "$T/t.log" 30 "primary did not start"
 # the stop comes once everything replayed was taken (the periodic line says so)
 received=$(json_get "$T/truth.json" totals received)
 wait_for_line "$T/t.log" 60 "\| received $received lost" || { tail "$T/t.log"; fail "the replay was not all received"; }

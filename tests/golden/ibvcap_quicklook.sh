@@ -39,7 +39,7 @@ run() {
 		--quicklook-window 20s --quicklook-min off --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
 	pid=$!
 	CLEANUP_PIDS+=("$pid")
-	wait_for_line "$T/$name.log" 60 "capturing on" || { cat "$T/$name.log"; fail "$name: no start"; }
+	wait_started "$T/$name.log" 60 "$name: no start"
 	# the run so far, once the replay is in
 	for ((i = 0; i < 50; i++)); do
 		python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/stats > "$T/$name.st.json"

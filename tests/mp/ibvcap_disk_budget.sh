@@ -87,7 +87,7 @@ rm -f "$T/dry.pcap"
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 declare -A WP
 for w in rm rmraw stop; do
 	case $w in

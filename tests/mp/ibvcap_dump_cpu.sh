@@ -33,7 +33,7 @@ MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 	--duration 120s --link-timeout 1s > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 # the CPU a process's main thread may run on (taskset), and the one it ran on last
 where() {

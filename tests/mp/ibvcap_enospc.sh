@@ -35,7 +35,7 @@ rm -f "$T/dry.pcap"
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 "$DUMP" --file-prefix "$PREFIX" --write "codif:$T/small,rotate-size=2M" --name full \
 	--summary-json "$T/w.json" 2> "$T/w.log" &
 WPID=$!

@@ -59,7 +59,7 @@ rm -f "$T/dry.pcap"
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 start_dump "$T/uring.log" --write "codif:$D/uring" --name io-uring --stats-period 300ms \
 	--summary-json "$T/uring.json"
 UPID=$DPID

@@ -26,7 +26,7 @@ for setting in "defaults:" "64 antennas:--antennas 64 --ring 256" "zero-copy:--z
 		> "$T/cap.log" 2>&1 &
 	CPID=$!
 	CLEANUP_PIDS+=("$CPID")
-	wait_for_line "$T/cap.log" 60 'capturing on' || { cat "$T/cap.log"; fail "$name: no start"; }
+	wait_started "$T/cap.log" 60 "$name: no start"
 	sleep 0.5
 	after=$(avail)
 	kill -INT "$CPID"

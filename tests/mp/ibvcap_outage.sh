@@ -42,7 +42,7 @@ PY
 	--count-packets "$N" --duration 60s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 t0=$(date +%s.%N)
 # real time: no --rate-fps, each packet sent when its CODIF time says
 # shellcheck disable=SC2086

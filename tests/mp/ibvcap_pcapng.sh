@@ -23,7 +23,7 @@ mkdir -p "$T/pcap" "$T/ng" "$T/all" "$T/dump"
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 "$DUMP" --file-prefix "$PREFIX" --write "pcapng:$T/dump,oldest=yes" --name ng \
 	--summary-json "$T/w.json" > "$T/w.log" 2>&1 || { cat "$T/w.log"; fail "dump exit status"; }
 wait "$CPID" || { cat "$T/cap.log"; fail "capture failed"; }

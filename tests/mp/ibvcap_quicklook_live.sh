@@ -35,7 +35,7 @@ LAYOUT="--antennas 4 --groups 1 --threads 1"
 	--quicklook 1024 --quicklook-window 1s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 90 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
+wait_started "$T/cap.log" 90 "capture did not start"
 # shellcheck disable=SC2086
 "$GEN" -l 0 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=client,$MEMIF" -- --tx-port 0 $LAYOUT --nbits 2 --real --nchan 4 \

@@ -58,7 +58,7 @@ mkdir -p "$T/w0" "$T/w1"
 	--count-packets "$N" --duration 120s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
@@ -193,7 +193,7 @@ MEMIF="socket=$T/memif2.sock,socket-abstract=no,bsize=16384,rsize=9"
 	--summary-json "$T/sum_rt.json" > "$T/cap_rt.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap_rt.log" 30 'capturing on' || { cat "$T/cap_rt.log"; fail "primary (live) did not start"; }
+wait_started "$T/cap_rt.log" 30 "primary (live) did not start"
 expect_eq "--record idle: writer state" "$($CTL status | json_get - writer_states)" "['idle', 'idle']"
 # shellcheck disable=SC2086
 "$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \

@@ -36,7 +36,7 @@ mkdir -p "$T/w0" "$T/D" "$T/E" "$T/F"
 	--count-packets "$N" --duration 120s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 start_dump "$T/D.log" --write "codif:$T/D" --name dumpD --summary-json "$T/D.json"
 DP=$DPID

@@ -42,7 +42,7 @@ mkdir -p "$T/w" "$T/d"
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 start_dump "$T/dump.log" --write "codif:$T/d" --name scanner --summary-json "$T/dump.json"
 DUMPPID=$DPID
 AHEAD=$(($(date +%s) + 30))

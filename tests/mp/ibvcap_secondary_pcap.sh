@@ -28,7 +28,7 @@ vdev="$vdev,rx_pcap=$D/default.pcap"
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 run_expect_fail "a pdump tap of a port net_pcap cannot attach in a secondary" 1 \
 	"--port 0: not usable in this process: net_pcap0 could not be attached here, as net_pcap re-opens its files in a secondary from the first 63 characters" \
 	"$DUMP" --file-prefix "$PREFIX" --lcore 0 --source pdump --port 0 --queue 0 --write "pcap:$T/tap"

@@ -86,7 +86,7 @@ mkdir -p "$T/w1" "$T/d1"
 	--write "codif:$T/w1" --duration 60s --summary-json "$T/sum1.json" > "$T/cap1.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap1.log" 30 'capturing on' || { cat "$T/cap1.log"; fail "primary did not start"; }
+wait_started "$T/cap1.log" 30 "primary did not start"
 start_dump "$T/d1.log" --write "codif:$T/d1" --name hup --summary-json "$T/d1.json"
 start_gen 100000
 wait_part "$T/d1"

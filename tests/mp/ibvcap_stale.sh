@@ -24,7 +24,7 @@ MEMIF="socket=$T/memif.sock,socket-abstract=no,bsize=16384,rsize=9"
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
 CLEANUP_CMDS+=("kill -CONT $CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 # fresh: --once answers, exit 0; the main loop turns (loop_age_ms small)
 $STAT --once > "$T/once0.txt" || fail "stat --once on a running capture"

@@ -37,7 +37,7 @@ N=$(json_get "$T/dry.json" totals sent)
 	--duration 300s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 # two writers, named as no telemetry key may be ('-', '.'); the slow one
 # takes 2000 frames/s of the 12000 the run sends per second; the fast one

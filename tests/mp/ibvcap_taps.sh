@@ -40,7 +40,7 @@ phase() {
 		--summary-json "$T/$name.sum.json" > "$T/$name.cap.log" 2>&1 &
 	cpid=$!
 	CLEANUP_PIDS+=("$cpid")
-	wait_for_line "$T/$name.cap.log" 30 'capturing on' || { cat "$T/$name.cap.log"; fail "$name: primary did not start"; }
+	wait_started "$T/$name.cap.log" 30 "$name: primary did not start"
 	if [ "$tap" = pdump ]; then
 		stdbuf -oL dpdk-pdump -l 0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error -- \
 			--pdump "port=0,queue=3,rx-dev=$T/q3.pcap,mbuf-size=10240,total-num-mbufs=4096" \

@@ -71,7 +71,7 @@ expect_eq "--retain warnings (ant0 only had frames)" "$(grep -c 'warning: --reta
 	--duration 1000s --write "codif:$T/full" --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
+wait_started "$T/cap.log" 30 "capture did not start"
 grep -q "^ring = 1024   # frames per antenna, from --retain" "$T/cap.log" || { grep '^ring\|^retain' "$T/cap.log"; fail "ring not sized from --retain"; }
 grep -q "^retain = 0.250s   # 579 frames" "$T/cap.log" || { grep '^retain' "$T/cap.log"; fail "retain line"; }
 ok "--retain 0.25s: a ring of 1024 rows (579 frames + the reorder window, a power of two)"

@@ -37,7 +37,7 @@ mkdir -p "$T/jobs" "$T/blk" "$T/lim" "$T/stop" "$T/png"
 	--duration 1000s --summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "capture did not start"; }
+wait_started "$T/cap.log" 30 "capture did not start"
 
 # (a) 16 triggers for [0.5 s, 0.55 s) of data time, before it is sent
 PIDS=()

@@ -51,7 +51,7 @@ expect_eq "frames of 60 s of data" "$N" 120000
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 # the capture's writer lcore (lcore 2: its thread rte-worker-2) on the rx
 # lcore's CPU (1): there
 WTID=

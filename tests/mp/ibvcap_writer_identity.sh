@@ -35,7 +35,7 @@ mkdir -p "$T/X" "$T/X2" "$T/X3"
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 
 start_dump "$T/X.log" --write "codif:$T/X" --name dumpX
 XP=$DPID

@@ -36,7 +36,7 @@ start_primary() { # name, extra options...
 		> "$T/$name.cap.log" 2>&1 &
 	CPID=$!
 	CLEANUP_PIDS+=("$CPID")
-	wait_for_line "$T/$name.cap.log" 30 'capturing on' || { cat "$T/$name.cap.log"; fail "$name: primary did not start"; }
+	wait_started "$T/$name.cap.log" 30 "$name: primary did not start"
 }
 
 start_gen() { # name, rate

@@ -28,7 +28,7 @@ mkdir -p "$T/out"
 	> "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 grep -q -- "--zero-copy: one mbuf pool of" "$T/cap.log" || { cat "$T/cap.log"; fail "no zero-copy pool line"; }
 "$DUMP" --file-prefix "$PREFIX" --write "codif:$T/out,oldest=yes" --name zc \
 	--summary-json "$T/dump.json" 2> "$T/dump.log" &

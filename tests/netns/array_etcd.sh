@@ -137,7 +137,7 @@ for h in "${HOSTS[@]}"; do
 	i=$((i + 1))
 done
 for h in "${HOSTS[@]}"; do
-	wait_for_line "$T/$h.log" 60 'capturing on' || { cat "$T/$h.log"; fail "$h did not start"; }
+	wait_started "$T/$h.log" 60 "$h did not start"
 done
 start_agent() {
 	ip netns exec "$PREFIX$1" $AGENT --etcd "$ETCD" --array "a$$" --host "$1" \

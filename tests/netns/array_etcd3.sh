@@ -55,7 +55,7 @@ for h in h0 h1; do
 	CLEANUP_PIDS+=("${CPID[$h]}")
 done
 for h in h0 h1; do
-	wait_for_line "$T/$h.log" 60 'capturing on' || { cat "$T/$h.log"; fail "$h did not start"; }
+	wait_started "$T/$h.log" 60 "$h did not start"
 	/usr/bin/python3 "$BUILD/app/dpdk-ibvcap-agent" --etcd "$EPS" --array "a$$" --host "$h" \
 		--file-prefix "$PREFIX$h" --ttl 3 --period 1 --rpc-timeout 2 > "$T/$h.agent.log" 2>&1 &
 	APID[$h]=$!

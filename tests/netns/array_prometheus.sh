@@ -139,7 +139,7 @@ for h in "${HOSTS[@]}"; do
 	CLEANUP_PIDS+=("${CPID[$h]}")
 done
 for h in "${HOSTS[@]}"; do
-	wait_for_line "$T/$h.log" $WAIT 'capturing on' || { cat "$T/$h.log"; fail "$h did not start"; }
+	wait_started "$T/$h.log" "$WAIT" "$h did not start"
 done
 # every packet of its file in (telemetry), h2's writer at its min-free;
 # --timeout 20s: three niced captures beside another's load answer slowly

@@ -94,7 +94,7 @@ for h in "${HOSTS[@]}"; do
 	CLEANUP_PIDS+=("${CPID[$h]}")
 done
 for h in "${HOSTS[@]}"; do
-	wait_for_line "$T/$h.log" 60 'capturing on' || { cat "$T/$h.log"; fail "$h did not start"; }
+	wait_started "$T/$h.log" 60 "$h did not start"
 done
 # each host joined its own groups, and only those (/proc/net/igmp: hex,
 # host byte order: 239.17.0.1 = 010011EF)

@@ -32,7 +32,7 @@ ip netns exec "$CAPNS" "$BUILD/app/dpdk-ibvcap" -l 0,1 --no-pci --file-prefix="$
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 cpid=$!
 CLEANUP_PIDS+=("$cpid")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "dpdk-ibvcap did not start"; }
+wait_started "$T/cap.log" 30 "dpdk-ibvcap did not start"
 grep -q 'joined 4 groups on br0' "$T/cap.log" || { cat "$T/cap.log"; fail "no join message"; }
 ip netns exec "$CAPNS" cat /proc/net/igmp > "$T/igmp.txt"
 # /proc/net/igmp lists groups in hex, host byte order: 239.17.0.1 = 010011EF

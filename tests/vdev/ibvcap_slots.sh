@@ -120,7 +120,7 @@ mkdir -p "$d/codif" "$d/raw" "$d/pcap"
 	--write "raw:$d/raw" --write "pcap:$d/pcap" --summary-json "$d/sum.json" > "$d/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$d/cap.log" 30 'capturing on' || { cat "$d/cap.log"; fail "nr: capture did not start"; }
+wait_started "$d/cap.log" 30 "nr: capture did not start"
 got=$(packets_in 600 100)
 expect_eq "nr: packets taken" "$got" 600
 python3 "$STAT" --file-prefix "$PREFIX" --query /ibvcap/streams,0 > "$d/tel.json"

@@ -37,7 +37,7 @@ EAL="-l 0,1 --no-pci --no-huge -m 512 --log-level=lib.eal:error"
 	--antennas 1 --steer software --duration 20s --stats-period 1s > "$T/first.log" 2>&1 &
 first=$!
 CLEANUP_PIDS+=("$first")
-wait_for_line "$T/first.log" 20 'capturing on' || { cat "$T/first.log"; fail "first primary did not start"; }
+wait_started "$T/first.log" 20 "first primary did not start"
 run_expect_fail "second primary, same --file-prefix" 1 \
 	"another primary process (pid $first) runs with --file-prefix ${PREFIX}c" \
 	"$C" $EAL --file-prefix "${PREFIX}c" --vdev "net_pcap0,rx_pcap=$T/e.pcap" -- --antennas 1

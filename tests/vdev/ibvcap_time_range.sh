@@ -94,7 +94,7 @@ CTL="python3 $BUILD/app/dpdk-ibvcap-ctl --file-prefix $PREFIX"
 	> "$T/live.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/live.log" 30 'capturing on' || { cat "$T/live.log"; fail "capture did not start"; }
+wait_started "$T/live.log" 30 "capture did not start"
 for args in "record on --scan far --at $FAR --for 1s" "record on --scan far2 --until $FAR" \
 	"trigger $FAR 9999-01-01T00:00:01Z --dir $T/w" "trigger 2025-01-01T00:00:00Z $FAR --dir $T/w"; do
 	rc=0

@@ -30,7 +30,7 @@ INI
 dpdk-ibvcap --file-prefix="$PREFIX" -- --config "$T/conf/lab.ini" > "$T/cap.log" 2>&1 &
 CPID=$!
 CLEANUP_PIDS+=("$CPID")
-wait_for_line "$T/cap.log" 30 'capturing on' || { cat "$T/cap.log"; fail "primary did not start"; }
+wait_started "$T/cap.log" 30 "primary did not start"
 grep -q '^port = net_pcap0' "$T/cap.log" || fail "EAL arguments from [eal] not used"
 ok "EAL arguments taken from the INI's [eal] section"
 n=$(json_get "$T/truth.json" totals sent)
