@@ -19,6 +19,7 @@ while read -r name tool cols input args; do
 	python3 "$CMP" "$T/$name.truth.json" "$T/$name.sum.json" --unattributed > "$T/$name.cmp" ||
 		{ cat "$T/$name.cmp" "$T/$name.raw"; fail "$name: the summary's counts differ from the truth"; }
 	# the summary's lines (unmasked) and -v's against the truth
+	# shellcheck disable=SC2086 # the row's arguments, as given
 	python3 - "$T/$name.truth.json" "$T/$name.sum.json" "$T/$name.raw" $args <<'PY' ||
 import json, re, sys
 t = json.load(open(sys.argv[1]))["totals"]

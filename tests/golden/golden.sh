@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # The golden rows' runner, sourced by screens.sh, text.sh and capture.sh after
 # tests/lib.sh. A row of tests/golden/TESTLIST is
 #     NAME TOOL COLUMNS INPUT ARGUMENTS...

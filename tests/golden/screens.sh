@@ -16,6 +16,7 @@ while read -r name tool cols input args; do
 	# shellcheck disable=SC2086 # the row's arguments, split as written
 	golden_run "$name" "$tool" "$cols" "$input" $args
 	golden_check "$name" "$G/out"
+	# shellcheck disable=SC2086 # the row's arguments, as given
 	python3 - "$T/$name.out" "$cols" "$tool" "$G/screens" $args <<'PY' || fail "$name: the screen against its input"
 import json, os, re, sys
 path, cols, tool, d = sys.argv[1], int(sys.argv[2]), sys.argv[3].split("-")[-1], sys.argv[4]
