@@ -27,7 +27,7 @@ tel() { # telemetry command -> JSON of the primary
 }
 
 stat_field() { # field of /ibvcap/stats
-	tel /ibvcap/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/ibvcap/stats']['$1'])"
+	tel /ibvcap/stats | json_get - /ibvcap/stats "$1"
 }
 
 # phase NAME TAP: start the primary, attach the tap, send, stop in order
