@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The primary's side of the shared memory: control block and one antenna
- * buffer memzone per antenna (payload in hugepages, or in GPU memory). */
+/* The primary's side of the shared memory: the control block and one
+ * antenna buffer memzone per antenna. Where the payload lives is the
+ * payload layer's (payload.h): inline in the memzone, or memory it gives
+ * each ring. */
 
 #define _GNU_SOURCE /* rte_cpuset_t, CPU_ISSET */
 
@@ -24,14 +26,6 @@
 #include "parse.h"
 #include "shm_eal.h"
 
-/* An indexed slot recycled: its payload mbuf goes back to the GPU pool. */
-static void
-release_mbuf(void *ctx, uintptr_t ref)
-{
-	(void)ctx;
-	rte_pktmbuf_free((struct rte_mbuf *)ref);
-}
-
 void
 ibv_instance_name(char out[SHM_NAMELEN])
 {
@@ -43,6 +37,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 {
 	const struct ibv_config *c = &app->cfg;
 	struct ibv_bufs *bf = &app->bufs;
+	const struct ibv_pl_ops *mode = app->pl.ops;
 	struct antbuf_geom g;
 	char name[SHM_NAMELEN];
 	unsigned int a;
@@ -78,15 +73,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 					shm_ctl_cpu_add(bf->ctl, cpu);
 		}
 	}
-	bf->zc = c->zero_copy;
-	bf->ctl->payload_mem = c->gpu >= 0 ? IBV_PAYLOAD_GPU :
-			       bf->zc ? IBV_PAYLOAD_MBUF : IBV_PAYLOAD_HOST;
-	if (bf->zc) {
-		/* the frame every gap slot points at */
-		bf->zc_zero = rte_zmalloc("ibvcap_zero", g.data_bytes, ANTBUF_PAGE);
-		if (bf->zc_zero == NULL)
-			return err_set(err, len, -EINVAL, "--zero-copy: out of memory for a zeroed frame");
-	}
+	bf->ctl->payload_mem = mode->mem;
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 	/* the schedule, where every writer reads it (--write and dump) */
 	shm_sched_name(bf->instance, name);
@@ -99,7 +86,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	snprintf(bf->ctl->sched_zone, sizeof(bf->ctl->sched_zone), "%s", name);
 	bf->ctl->sched_size = (uint32_t)sizeof(struct wr_sched);
 
-	sz = antbuf_size(&g, c->gpu < 0 && !bf->zc);
+	sz = antbuf_size(&g, mode->inline_payload);
 	for (a = 0; a < c->layout.nant; a++) {
 		const struct rte_memzone *mz;
 
@@ -114,37 +101,13 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 				    rte_strerror(rte_errno));
 		bf->mz[a] = mz;
 		bf->b[a] = mz->addr;
-		if (antbuf_init(mz->addr, sz, &g, c->gpu < 0 && !bf->zc, a, c->layout.ant_name[a],
+		if (antbuf_init(mz->addr, sz, &g, mode->inline_payload, a, c->layout.ant_name[a],
 				c->layout.ant_ip[a]) != 0)
 			return err_set(err, len, -EINVAL, "antenna %u buffer: bad geometry", a);
 		antbuf_prod_init(&bf->prod[a], bf->b[a], NULL, false);
-		if (app->split.on) {
-			/* frames stay where the NIC wrote them: the buffer keeps
-			 * a reference (the payload mbuf) per slot */
-			size_t nref = (size_t)g.nrows * g.nslots;
-
-			app->split.refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
-			if (app->split.refs[a] == NULL)
-				return err_set(err, len, -EINVAL, "antenna %u: out of memory for %zu payload "
-					    "references", a, nref);
-			antbuf_set_indexed(&bf->prod[a], c->gpu >= 0 ? app->split.l.zero_off :
-					   (uintptr_t)bf->zc_zero, app->split.refs[a], release_mbuf,
-					   NULL);
-			bf->payload[a] = app->split.cpu;
-			bf->prod[a].payload = app->split.cpu;
-		} else if (bf->zc) {
-			/* each slot refers to the mbuf its frame arrived in */
-			size_t nref = (size_t)g.nrows * g.nslots;
-
-			bf->zc_refs[a] = rte_zmalloc("ibvcap_refs", nref * sizeof(uintptr_t), 0);
-			if (bf->zc_refs[a] == NULL)
-				return err_set(err, len, -EINVAL, "antenna %u: out of memory for %zu mbuf "
-					    "references", a, nref);
-			antbuf_set_indexed(&bf->prod[a], (uintptr_t)bf->zc_zero, bf->zc_refs[a],
-					   release_mbuf, NULL);
-		} else if (c->gpu >= 0 && ibv_gpu_alloc_payload(app, a, err, len) != 0) {
+		/* its payload memory, or its table of references */
+		if (ibv_pl_ring_attach(&app->pl, a, &bf->prod[a], err, len) != 0)
 			return -1;
-		}
 		str_copy(bf->ctl->ant[a].zone, SHM_NAMELEN, name);
 		str_copy(bf->ctl->ant[a].name, ANTBUF_NAME_LEN, c->layout.ant_name[a]);
 		bf->ctl->ant[a].src_ip = c->layout.ant_ip[a];
@@ -153,8 +116,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	printf("dpdk-ibvcap: antenna buffers '%s': %u x %.1f MiB (%u frames x %u slots x "
 	       "%u bytes, window %u) in %s\n", bf->instance, c->layout.nant,
 	       (double)sz / 1048576.0, g.nrows, g.nslots, g.data_bytes, g.window,
-	       c->gpu >= 0 ? "GPU memory" :
-	       bf->zc ? "the received mbufs (--zero-copy; headers and references here)" :
+	       mode->where != NULL ? mode->where :
 	       rte_eal_has_hugepages() ? "hugepages" : "shared memory (no hugepages)");
 	return 0;
 }
@@ -302,28 +264,14 @@ ibv_bufs_free(struct ibv_app *app)
 	struct ibv_bufs *bf = &app->bufs;
 	unsigned int a;
 
+	/* no reader left: what the rings hold by reference goes back */
+	ibv_pl_rings_release(&app->pl, bf->prod, app->cfg.layout.nant);
 	for (a = 0; a < SHM_MAX_ANT; a++) {
-		/* no writer left: payload mbufs the rings still hold go back */
-		if (app->split.refs[a] != NULL) {
-			if (bf->b[a] != NULL)
-				antbuf_release_all(&bf->prod[a]);
-			rte_free(app->split.refs[a]);
-			app->split.refs[a] = NULL;
-		}
-		if (bf->zc_refs[a] != NULL) {
-			if (bf->b[a] != NULL)
-				antbuf_release_all(&bf->prod[a]);
-			rte_free(bf->zc_refs[a]);
-			bf->zc_refs[a] = NULL;
-		}
 		if (bf->mz[a] != NULL && !bf->keep_memory)
 			rte_memzone_free(bf->mz[a]);
 		bf->mz[a] = NULL;
 		bf->b[a] = NULL;
 	}
-	ibv_gpu_free(app);
-	rte_free(bf->zc_zero);
-	bf->zc_zero = NULL;
 	if (app->sched_mz != NULL) {
 		/* the summary still reads it */
 		memcpy(&app->sched_own, app->sched_mz->addr, sizeof(app->sched_own));
@@ -336,51 +284,4 @@ ibv_bufs_free(struct ibv_app *app)
 		rte_memzone_free(bf->ctl_mz);
 	bf->ctl_mz = NULL;
 	bf->ctl = NULL;
-}
-
-/* --zero-copy: the frame stays in the mbuf it arrived in; the antenna
- * buffer keeps a reference until its row is reused. */
-enum antbuf_result
-ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m)
-{
-	uint32_t pay = fd->codif_len - CODIF_HDR_LEN;
-	enum antbuf_result res;
-
-	/* whole in one segment, or the buffer counts it wrong-size */
-	res = antbuf_place_ref(&app->bufs.prod[fd->ant], fd,
-			       (uintptr_t)(fd->pkt + fd->codif_off + CODIF_HDR_LEN), (uintptr_t)m,
-			       m->nb_segs == 1 ? pay : 0);
-	/* placed: the caller's reference is the ring's now (no refcnt
-	 * traffic: the caller does not free it) */
-	return res;
-}
-
-/* Place a buffer-split frame by reference: the CODIF header was read from
- * the host segment; the payload stays in its own segment (GPU or host
- * memory), which the
- * antenna buffer keeps until its row is reused. Nothing here reads it. */
-enum antbuf_result
-ibv_place_split(struct ibv_app *app, const struct acct_fd *fd, struct rte_mbuf *m)
-{
-	struct ibv_bufs *bf = &app->bufs;
-	struct rte_mbuf *seg = m->next;
-	uint32_t pay = fd->codif_len - CODIF_HDR_LEN, have;
-	enum antbuf_result res;
-	uint64_t ext_off;
-
-	/* the payload must lie whole in the one GPU segment: else the size
-	 * offered is what is contiguous there and the buffer counts the frame
-	 * as wrong-size (never read across memories) */
-	have = gpumem_split_payload(m, fd->codif_off + CODIF_HDR_LEN, pay, app->split.gpu,
-				    &ext_off);
-	res = antbuf_place_ref(&bf->prod[fd->ant], fd, ext_off, (uintptr_t)seg, have);
-	if (res != ANTBUF_PLACED)
-		return res;
-	/* the buffer holds the payload segment now: cut it from the packet */
-	m->next = NULL;
-	m->nb_segs = 1;
-	m->pkt_len = m->data_len;
-	seg->nb_segs = 1;
-	seg->pkt_len = seg->data_len;
-	return res;
 }

@@ -351,7 +351,7 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 			bf->geom.window);
 		if (app->cfg.gpu >= 0)
 			fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
-				app->split.on ? "written there by the NIC (buffer split)" :
+				app->pl.split ? "written there by the NIC (buffer split)" :
 						"copied there by the rx lcores");
 		fprintf(f, "%-4s %-12s", "ant", "name");
 		stats_text_head(&stats_buffer, STATS_ANTENNA, f);
@@ -554,8 +554,8 @@ buffers_json(const struct ibv_app *app, json_t *root)
 	js_str(o, "memory", app->cfg.gpu >= 0 ? "gpu" : "hugepages");
 	if (app->cfg.gpu >= 0) {
 		/* how payload reaches the GPU: NIC (buffer split) or CPU copy */
-		js_str(o, "gpu_payload", app->split.on ? "buffer-split" : "cpu-copy");
-		js_str(o, "gpu_split_why", app->split.why);
+		js_str(o, "gpu_payload", app->pl.split ? "buffer-split" : "cpu-copy");
+		js_str(o, "gpu_split_why", app->pl.split_why);
 	}
 	arr = js_arr(o, "antennas");
 	for (a = 0; a < l->nant; a++) {

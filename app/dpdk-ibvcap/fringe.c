@@ -207,7 +207,7 @@ fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
 		unsigned int a = i ? r->b : r->a;
 
 		s[i].b = app->bufs.b[a];
-		s[i].base = app->bufs.payload[a];
+		s[i].base = ibv_pl_base(&app->pl, a);
 		s[i].data = malloc((size_t)s[i].b->g.nslots * s[i].b->g.data_bytes);
 		if (s[i].data == NULL) {
 			snprintf(res->why, sizeof(res->why), "out of memory for a row");
@@ -297,7 +297,7 @@ refuse(struct rte_tel_data *d, const char *input, const char *value, const char 
 static const char *
 unreadable(const struct ibv_app *app, unsigned int a)
 {
-	if (app->cfg.gpu >= 0 && app->bufs.payload[a] == NULL)
+	if (app->cfg.gpu >= 0 && ibv_pl_base(&app->pl, a) == NULL)
 		return "its payload is in GPU memory (--gpu) with no CPU view: a CPU "
 		       "cannot correlate it";
 	return NULL;

@@ -20,6 +20,7 @@
 #include "gpumem.h"
 #include "hwclock.h"
 #include "json.h"
+#include "payload.h"
 #include "ql_keep.h"
 #include "quicklook.h"
 #include "shm.h"
@@ -80,6 +81,11 @@ struct ibv_lcore {
 	bool verbose;
 	uint16_t burst;
 	uint8_t *bounce;          /**< linear copy of multi-segment packets */
+	/* the payload-memory mode, chosen once (payload.h) */
+	const struct ibv_pl *pl;
+	ibv_pl_place_fn place;    /**< pl's place function */
+	uint16_t head_segs;       /**< frames of at most this many segments are
+				       read in place (pl's head_segs) */
 	struct ibv_qlc *ql;       /**< quick look, NULL when off */
 
 	/* counters */
@@ -140,7 +146,8 @@ struct ibv_port {
 				       disconnect: rx then would crash) */
 };
 
-/** Antenna buffers in shared memory (buf.c, gpu.c). */
+/** Antenna buffers in shared memory (buf.c); their payload memory is the
+ * payload layer's (payload.h). */
 struct ibv_bufs {
 	bool on;
 	char instance[SHM_NAMELEN];
@@ -151,35 +158,8 @@ struct ibv_bufs {
 	const struct rte_memzone *mz[SHM_MAX_ANT];
 	struct antbuf *b[SHM_MAX_ANT];
 	struct antbuf_prod prod[SHM_MAX_ANT]; /**< the rx lcores' side of each */
-	uint8_t *payload[SHM_MAX_ANT];  /**< CPU view of external payload */
-	void *gpu_ptr[SHM_MAX_ANT];     /**< device memory (--gpu) */
-	size_t gpu_page;
 	bool keep_memory;   /**< a secondary lingers: no memzone_free at exit */
-	bool zc;            /**< --zero-copy: the rings hold the rx mbufs */
-	uintptr_t *zc_refs[SHM_MAX_ANT]; /**< the mbuf each slot holds */
-	uint8_t *zc_zero;   /**< the zeroed frame gap slots point at */
-	struct rte_mempool *zc_pool; /**< one pool for every port */
 	bool retain_checked[SHM_MAX_ANT]; /**< --retain checked at its first frame */
-};
-
-/**
- * --gpu with buffer split (gpu.c): the NIC writes each packet's first
- * hdr_len bytes into host mbufs and the rest (the CODIF payload) straight
- * into mbufs whose buffers are GPU memory; the antenna buffers then hold
- * references to those (indexed mode) instead of copies.
- */
-struct ibv_split {
-	bool on;
-	char why[256];              /**< the capability check's verdict */
-	uint16_t hdr_len;           /**< split point: Ethernet+IPv4+UDP+CODIF */
-	struct rte_mempool *hdr_mp; /**< host: headers */
-	struct rte_mempool *pay_mp; /**< payload: GPU (--gpu) or host memory */
-	struct gpumem_pool_layout l;
-	void *gpu;                  /**< the region (device address); NULL in
-					 host memory: references are addresses */
-	uint8_t *cpu;               /**< its CPU mapping (writers, zero frame) */
-	bool registered;
-	uintptr_t *refs[SHM_MAX_ANT]; /**< per antenna: mbuf per (pos, slot) */
 };
 
 /** Quick look's shared part (ql.c). */
@@ -227,7 +207,7 @@ struct ibv_app {
 	bool pdump;               /**< rte_pdump_init() succeeded */
 	struct ibv_clock host_clk; /**< the TSC as Unix ns (clock.c) */
 	struct ibv_bufs bufs;
-	struct ibv_split split;
+	struct ibv_pl pl;         /**< the payload-memory layer (payload.h) */
 	struct ibv_ql ql;
 	unsigned int nwlcore;
 	struct ibv_wlcore *wl[IBV_MAX_WLCORES]; /**< lcores=N: N of one --write */
@@ -280,40 +260,6 @@ void ibv_bufs_retain_check(struct ibv_app *app, FILE *f);
 unsigned int ibv_bufs_writers_check(struct ibv_app *app, FILE *f);
 void ibv_bufs_drain_external(struct ibv_app *app);
 void ibv_bufs_free(struct ibv_app *app);
-/** --zero-copy: place a frame by reference to the mbuf it arrived in. On
- * ANTBUF_PLACED the caller's reference becomes the buffer's: the caller
- * must not free m (no refcount traffic per frame); otherwise free it. */
-enum antbuf_result ibv_place_mbuf(struct ibv_app *app, const struct acct_fd *fd,
-				  struct rte_mbuf *m);
-/** Place a split packet by reference (its payload segment stays in GPU
- * memory, held by the antenna buffer). On ANTBUF_PLACED the buffer took
- * the payload segment (detached from m: free m as usual). */
-enum antbuf_result ibv_place_split(struct ibv_app *app, const struct acct_fd *fd,
-				   struct rte_mbuf *m);
-
-/* gpu.c */
-int ibv_gpu_setup(struct ibv_app *app, char *err, size_t len);
-int ibv_gpu_alloc_payload(struct ibv_app *app, unsigned int a, char *err, size_t len);
-void ibv_gpu_free(struct ibv_app *app);
-/** Header and GPU payload pools, sized for the rings (split.c). */
-int ibv_gpu_split_create(struct ibv_app *app, char *err, size_t len);
-/** After the pools (split.c): the GPU region they were in. */
-void ibv_gpu_split_free(struct ibv_app *app);
-
-/* split.c */
-/** Decide buffer split from the ports' capabilities (--gpu-split with
- * --gpu, --zero-copy-split with --zero-copy): every port splits, or none. */
-int ibv_split_plan(struct ibv_app *app, char *err, size_t len);
-/** The header and payload pools, sized for the rings (before the ports). */
-int ibv_split_create(struct ibv_app *app, char *err, size_t len);
-/** After the ports are closed: the pools (and with --gpu its region). */
-void ibv_split_free(struct ibv_app *app);
-/** Payload buffers the rings may hold, and those in flight besides. */
-void ibv_split_counts(const struct ibv_app *app, uint64_t *held, uint64_t *inflight);
-/** Data room of a payload buffer: the frame past the split point. */
-uint32_t ibv_split_payload_room(const struct ibv_app *app);
-/** The header mbuf pool, inflight mbufs. */
-int ibv_split_hdr_pool(struct ibv_app *app, uint64_t inflight, char *err, size_t len);
 
 /* clock.c */
 /** Fit the host and NIC clocks (after the ports start); says each port's source. */
@@ -495,7 +441,7 @@ void ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s);
  */
 static inline void
 ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data, uint32_t cap,
-	     const struct rte_mbuf *m, bool split)
+	     const struct rte_mbuf *m, const struct ibv_pl *pl)
 {
 	struct ql_acc *a = q->acc[r->fd.ant][r->fd.stream];
 	uint32_t off = (uint32_t)r->fd.codif_off + CODIF_HDR_LEN;
@@ -506,24 +452,21 @@ ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data
 		return;
 	if (likely(!ql_sample(a, 0)))
 		return;
-	if (split) {
-		/* --zero-copy with buffer split: the payload is the host
-		 * segment after the head (with --gpu quick look is off) */
-		uint64_t addr;
-
-		cap = gpumem_split_payload(m, off, r->fd.codif_len - CODIF_HDR_LEN, NULL, &addr);
-		data = (const uint8_t *)(uintptr_t)addr - off;
-		cap += off;
-	}
-	if (likely(r->fd.codif_len >= CODIF_HDR_LEN && off + r->fd.codif_len - CODIF_HDR_LEN <= cap)) {
+	if (likely(r->fd.codif_len >= CODIF_HDR_LEN)) {
+		uint32_t len = r->fd.codif_len - CODIF_HDR_LEN;
+		/* the payload where the mode keeps it (NULL: not whole for
+		 * the CPU here) */
+		const uint8_t *pay = ibv_pl_frame_payload(pl, m, data, cap, off, len);
 		/* its cost, measured where it is paid (one frame in --quicklook) */
-		uint64_t t0 = rte_rdtsc();
+		uint64_t t0;
 
-		ql_frame(a, &r->hdr, data + off, r->fd.codif_len - CODIF_HDR_LEN);
+		if (unlikely(pay == NULL))
+			return;
+		t0 = rte_rdtsc();
+		ql_frame(a, &r->hdr, pay, len);
 		/* a copy for the sampler statistics and spectra (main lcore) */
 		if (q->keep != NULL)
-			qlk_put(&q->keep[a - q->pool], hdr, data + off,
-				r->fd.codif_len - CODIF_HDR_LEN);
+			qlk_put(&q->keep[a - q->pool], hdr, pay, len);
 		q->cycles += rte_rdtsc() - t0;
 	}
 }

@@ -385,16 +385,27 @@ start_up(struct ibv_app *app, char **memory)
 	free(*memory);
 	*memory = NULL;
 
-	/* --gpu, --zero-copy: split headers from payload where every port
-	 * can; then the GPU itself (before any memory is taken) */
-	if (ibv_split_plan(app, err, sizeof(err)) != 0 ||
-	    (app->cfg.gpu >= 0 && ibv_gpu_setup(app, err, sizeof(err)) != 0))
-		goto refused;
+	/* the payload-memory mode, once (--gpu, --zero-copy: split headers
+	 * from payload where every port can; the GPU itself before any
+	 * memory is taken) */
+	{
+		uint16_t ids[IBV_MAX_PORTS];
+		const char *names[IBV_MAX_PORTS];
+		unsigned int i;
+
+		for (i = 0; i < app->nport; i++) {
+			ids[i] = app->port[i].port_id;
+			names[i] = app->port[i].name;
+		}
+		if (ibv_pl_plan(&app->pl, &app->cfg, ids, names, app->nport, err,
+				sizeof(err)) != 0)
+			goto refused;
+	}
 
 	/* stock dpdk-pdump/dpdk-dumpcap attach through this; not with the
 	 * payload in GPU memory: a tap would copy it through a CPU pointer
 	 * that is not mapped for it */
-	if (app->split.on && app->cfg.gpu >= 0)
+	if (!app->pl.ops->cpu_packets)
 		app->pdump = false;
 	else if (rte_pdump_init() == 0)
 		app->pdump = true;

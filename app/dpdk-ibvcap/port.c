@@ -133,181 +133,131 @@ set_mcast(struct ibv_app *app, struct ibv_port *p)
 		p->mcast_mode = "none (the port filters nothing it can be told)";
 }
 
+/* Rx queues: one per antenna and the default queue; software steering
+ * makes do with what the port has, and --steer auto falls back to it. */
 static int
-setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+port_queues(const struct ibv_config *c, struct ibv_port *p, const struct rte_eth_dev_info *info,
+	    char *err, size_t len)
 {
-	struct ibv_config *c = &app->cfg;
-	struct rte_eth_dev_info info;
-	struct rte_eth_conf conf;
-	struct rte_eth_rxconf rxc;
-	union rte_eth_rxseg seg[2];
-	unsigned int need = ibv_queues_needed(c), q, nlc;
-	uint32_t room, frame, nb;
-	uint16_t rxd = c->rx_desc, txd = 512;
-	int socket, rc;
-	char pool[RTE_MEMPOOL_NAMESIZE];
+	unsigned int need = ibv_queues_needed(c);
 
-	rc = rte_eth_dev_info_get(p->port_id, &info);
-	if (rc != 0)
-		return err_set(err, len, rc, "port %u (%s): cannot read device info: %s",
-			    p->port_id, p->name, strerror(-rc));
-	socket = rte_eth_dev_socket_id(p->port_id);
-	if (socket < 0)
-		socket = (int)rte_socket_id();
-
-	/* one queue per antenna + the default queue; software steering makes
-	 * do with what the port has, and --steer auto falls back to it */
 	p->few_queues = false;
-	if (info.max_rx_queues < need) {
+	if (info->max_rx_queues < need) {
 		if (c->steer == IBV_STEER_FLOW)
 			return err_set(err, len, -EINVAL,
 				    "port %u (%s) has %u rx queue%s; --steer flow needs %u (%u "
 				    "antennas + 1 default): use a port with more queues, fewer "
 				    "antennas, or --steer auto",
-				    p->port_id, p->name, info.max_rx_queues,
-				    info.max_rx_queues == 1 ? "" : "s", need, c->layout.nant);
+				    p->port_id, p->name, info->max_rx_queues,
+				    info->max_rx_queues == 1 ? "" : "s", need, c->layout.nant);
 		snprintf(p->steer_why, sizeof(p->steer_why),
 			 "the port has %u rx queue%s, one per antenna and a default one "
-			 "need %u", info.max_rx_queues, info.max_rx_queues == 1 ? "" : "s", need);
+			 "need %u", info->max_rx_queues, info->max_rx_queues == 1 ? "" : "s", need);
 		p->few_queues = true;
-		need = info.max_rx_queues;
+		need = info->max_rx_queues;
 	}
 	p->nq = need;
+	return 0;
+}
 
-	/* mbufs: one jumbo frame per mbuf unless the port can scatter */
-	frame = ibv_frame_bytes(c);
-	room = ibv_mbuf_room(c);
-	if (room > UINT16_MAX)
-		return err_set(err, len, -EINVAL, "mbuf data room %u bytes is over 65535", room);
-	memset(&conf, 0, sizeof(conf));
-	/* the IPv4 header checksum checked by the port where it can (rx.c
-	 * reads the verdict; lib/pkt checks in software otherwise) */
-	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
-	if (app->split.on) {
-		/* headers to host mbufs, payload to GPU mbufs (gpu.c) */
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
-		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) {
-			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-			p->scatter = true;
-		}
-		/* a tag would move the CODIF header past the split point */
-		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP)
-			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
-	} else {
-		if (room - RTE_PKTMBUF_HEADROOM < frame) {
-			if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
-				return err_set(err, len, -EINVAL,
-					    "port %u (%s): %u-byte frames (MTU %u) do not fit "
-					    "%u-byte mbufs and the port cannot scatter: raise "
-					    "--mbuf-size", p->port_id, p->name, frame, c->mtu,
-					    room - RTE_PKTMBUF_HEADROOM);
-			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-			p->scatter = true;
-		}
-		if (info.min_rx_bufsize > room - RTE_PKTMBUF_HEADROOM)
-			return err_set(err, len, -EINVAL,
-				    "port %u (%s): needs rx buffers of %u bytes, mbufs hold %u",
-				    p->port_id, p->name, info.min_rx_bufsize,
-				    room - RTE_PKTMBUF_HEADROOM);
-	}
-	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+/* The offloads asked for besides the payload mode's: the IPv4 header
+ * checksum where the port checks it (rx.c reads the verdict; lib/pkt
+ * checks in software otherwise) and the rx timestamp where it stamps. */
+static void
+port_offloads(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_info *info,
+	      struct rte_eth_conf *conf)
+{
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 		p->ts_offload = true;
 		if (app->ts_offset < 0 &&
 		    rte_mbuf_dyn_rx_timestamp_register(&app->ts_offset, &app->ts_flag) != 0) {
-			conf.rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+			conf->rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 			p->ts_offload = false;
 			app->ts_offset = -1;
 		}
 	}
+}
+
+/* The MTU: --mtu, or the device's largest where that is less (a warning,
+ * not a failure: af_packet and memif advertise 1500 yet deliver what the
+ * kernel or the peer sends). */
+static void
+port_mtu(const struct ibv_config *c, struct ibv_port *p, const struct rte_eth_dev_info *info,
+	 struct rte_eth_conf *conf)
+{
+	/* the device's largest MTU, as ethdev's configure checks it */
+	uint32_t ovh = (info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu) ?
+			       info->max_rx_pktlen - info->max_mtu :
+			       RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t dev_max = RTE_MIN((uint32_t)info->max_mtu,
+				   info->max_rx_pktlen > ovh ? info->max_rx_pktlen - ovh : 0);
+
 	p->mtu = c->mtu;
-	{
-		/* the device's largest MTU, as ethdev's configure checks it */
-		uint32_t ovh = (info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu) ?
-				       info.max_rx_pktlen - info.max_mtu :
-				       RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-		uint32_t dev_max = RTE_MIN((uint32_t)info.max_mtu,
-					   info.max_rx_pktlen > ovh ? info.max_rx_pktlen - ovh : 0);
-
-		if (dev_max < c->mtu) {
-			/* af_packet and memif advertise 1500 yet deliver what
-			 * the kernel (or the peer) sends: warn, do not fail */
-			printf("dpdk-ibvcap: port %u (%s): cannot set MTU %u (device maximum %u); "
-			       "receiving what the device delivers\n",
-			       p->port_id, p->name, c->mtu, dev_max);
-			p->mtu = dev_max;
-		}
+	if (dev_max < c->mtu) {
+		printf("dpdk-ibvcap: port %u (%s): cannot set MTU %u (device maximum %u); "
+		       "receiving what the device delivers\n",
+		       p->port_id, p->name, c->mtu, dev_max);
+		p->mtu = dev_max;
 	}
-	conf.rxmode.mtu = p->mtu;
+	conf->rxmode.mtu = p->mtu;
+}
+
+/* Software steering with several queues: spread by addresses (RSS) so
+ * each stream stays on one queue. */
+static void
+port_rss(const struct ibv_config *c, const struct ibv_port *p,
+	 const struct rte_eth_dev_info *info, struct rte_eth_conf *conf)
+{
 	if ((c->steer == IBV_STEER_SOFTWARE || p->few_queues) && p->nq > 1 &&
-	    (info.flow_type_rss_offloads & RTE_ETH_RSS_IP)) {
-		/* no rules: spread by addresses so each stream stays on one queue */
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
+	    (info->flow_type_rss_offloads & RTE_ETH_RSS_IP)) {
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info->flow_type_rss_offloads;
 	}
+}
 
-	if (!app->split.on) {
-		nlc = rte_lcore_count();
-		long held;
-		char why[160];
+/* The mbufs the port needs in flight (--mbufs, or its queues, the lcore
+ * caches and bursts, and what the driver keeps to itself: net_pcap's
+ * infinite_rx). The payload layer sizes its pool from it. */
+static int
+port_mbufs(const struct ibv_config *c, const struct ibv_port *p, uint32_t *nb, char *err,
+	   size_t len)
+{
+	char why[160];
+	long held;
 
-		nb = ibv_mbufs_auto(c, p->nq, nlc);
-		/* mbufs the driver keeps to itself (net_pcap infinite_rx) */
-		held = quirk_port_held_mbufs(p->port_id, why, sizeof(why));
-		if (held > 0 && c->nb_mbufs && c->nb_mbufs < nb + (uint64_t)held)
-			return err_set(err, len, -EINVAL,
-				    "port %u (%s): --mbufs %u leaves none to receive with: %s; "
-				    "give at least %" PRIu64 " (or leave --mbufs auto)", p->port_id,
-				    p->name, c->nb_mbufs, why, nb + (uint64_t)held);
-		if (held > 0 && !c->nb_mbufs) {
-			nb += (uint32_t)held;
-			printf("dpdk-ibvcap: port %u (%s): %u mbufs, as %s\n", p->port_id,
-			       p->name, nb, why);
-		}
-		if (c->nb_mbufs)
-			nb = c->nb_mbufs;
-		if (c->zero_copy && app->bufs.zc_pool != NULL) {
-			p->mp = app->bufs.zc_pool; /* one pool for every port */
-		} else if (c->zero_copy) {
-			/* the rings keep the received mbufs: the pool holds every
-			 * slot of every antenna's ring besides what the ports need
-			 * (one pool: an antenna's frames may come from any port) */
-			uint32_t rows, window;
-			uint64_t slots, total;
-
-			ibv_buffer_rows(c, &rows, &window);
-			slots = (uint64_t)c->layout.nant * rows * ibv_slots(c);
-			total = slots + (uint64_t)nb * app->nport;
-			if (total > UINT32_MAX)
-				return err_set(err, len, -EINVAL, "--zero-copy: %" PRIu64 " mbufs, more than a "
-					    "pool holds: a smaller --ring", total);
-			app->bufs.zc_pool = rte_pktmbuf_pool_create("ibvcap_rx_zc", (uint32_t)total,
-								    256, 0, (uint16_t)room, socket);
-			if (app->bufs.zc_pool == NULL)
-				return err_set(err, len, -rte_errno,
-					    "--zero-copy: mbuf pool of %" PRIu64 " x %u bytes (%.1f "
-					    "MiB: %" PRIu64 " ring slots + %u per port): %s (hugepages "
-					    "exhausted? reserve more, or a smaller --ring)", total, room,
-					    (double)total * (room + 128) / 1048576.0, slots, nb,
-					    rte_strerror(rte_errno));
-			printf("dpdk-ibvcap: --zero-copy: one mbuf pool of %" PRIu64 " x %u bytes "
-			       "(%.1f MiB) for every port: the rings keep up to %" PRIu64
-			       " received frames\n", total, room,
-			       (double)total * (room + 128) / 1048576.0, slots);
-			p->mp = app->bufs.zc_pool;
-		} else {
-			snprintf(pool, sizeof(pool), "ibvcap_rx_%u", p->port_id);
-			p->mp = rte_pktmbuf_pool_create(pool, nb, 256, 0, (uint16_t)room, socket);
-		}
-		if (p->mp == NULL)
-			return err_set(err, len, -rte_errno,
-				    "port %u (%s): mbuf pool of %u x %u bytes: %s (hugepages "
-				    "exhausted? reserve more, or lower --mbufs/--rx-desc)",
-				    p->port_id, p->name, nb, room, rte_strerror(rte_errno));
+	*nb = ibv_mbufs_auto(c, p->nq, rte_lcore_count());
+	held = quirk_port_held_mbufs(p->port_id, why, sizeof(why));
+	if (held > 0 && c->nb_mbufs && c->nb_mbufs < *nb + (uint64_t)held)
+		return err_set(err, len, -EINVAL,
+			    "port %u (%s): --mbufs %u leaves none to receive with: %s; "
+			    "give at least %" PRIu64 " (or leave --mbufs auto)", p->port_id,
+			    p->name, c->nb_mbufs, why, *nb + (uint64_t)held);
+	if (held > 0 && !c->nb_mbufs) {
+		*nb += (uint32_t)held;
+		printf("dpdk-ibvcap: port %u (%s): %u mbufs, as %s\n", p->port_id, p->name, *nb,
+		       why);
 	}
+	if (c->nb_mbufs)
+		*nb = c->nb_mbufs;
+	return 0;
+}
 
-	if (c->isolate) {
+/* Configure the port and set its queues up, the rx queues on the payload
+ * layer's memory (a pool, or the buffer-split pair). */
+static int
+port_configure(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_info *info,
+	       const struct rte_eth_conf *conf, struct ibv_pl_rx *rx, int socket, char *err,
+	       size_t len)
+{
+	struct rte_eth_rxconf rxc;
+	uint16_t rxd = app->cfg.rx_desc, txd = 512;
+	unsigned int q;
+	int rc;
+
+	if (app->cfg.isolate) {
 		char why[256];
 
 		if (steer_isolate(p->port_id, true, why, sizeof(why)) != 0)
@@ -315,28 +265,27 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 				    p->name, why);
 		p->isolated = true;
 	}
-	rc = rte_eth_dev_configure(p->port_id, (uint16_t)p->nq,
-				   info.max_tx_queues ? 1 : 0, &conf);
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)p->nq, info->max_tx_queues ? 1 : 0,
+				   conf);
 	if (rc != 0)
 		return err_set(err, len, rc, "port %u (%s): configure with %u rx queues: %s",
 			    p->port_id, p->name, p->nq, strerror(-rc));
 	p->configured = true;
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rxd, &txd);
-	rxc = info.default_rxconf;
-	rxc.offloads = conf.rxmode.offloads;
-	if (app->split.on) {
-		gpumem_split_rxseg(seg, app->split.hdr_mp, app->split.pay_mp, app->split.hdr_len);
-		rxc.rx_seg = seg;
-		rxc.rx_nseg = 2;
+	rxc = info->default_rxconf;
+	rxc.offloads = conf->rxmode.offloads;
+	if (rx->nseg > 0) {
+		rxc.rx_seg = rx->seg;
+		rxc.rx_nseg = rx->nseg;
 	}
 	for (q = 0; q < p->nq; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, rxd, (unsigned int)socket,
-					    &rxc, app->split.on ? NULL : p->mp);
+					    &rxc, rx->mp);
 		if (rc != 0)
 			return err_set(err, len, rc, "port %u (%s): rx queue %u: %s", p->port_id,
 				    p->name, q, strerror(-rc));
 	}
-	if (info.max_tx_queues) {
+	if (info->max_tx_queues) {
 		rc = rte_eth_tx_queue_setup(p->port_id, 0, txd, (unsigned int)socket, NULL);
 		if (rc != 0)
 			return err_set(err, len, rc, "port %u (%s): tx queue: %s", p->port_id,
@@ -345,12 +294,51 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	return 0;
 }
 
+static int
+setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+{
+	const struct ibv_config *c = &app->cfg;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct ibv_pl_port pp;
+	struct ibv_pl_rx rx;
+	int socket, rc;
+
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0)
+		return err_set(err, len, rc, "port %u (%s): cannot read device info: %s",
+			    p->port_id, p->name, strerror(-rc));
+	socket = rte_eth_dev_socket_id(p->port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	if (port_queues(c, p, &info, err, len) != 0)
+		return -1;
+	memset(&conf, 0, sizeof(conf));
+	port_offloads(app, p, &info, &conf);
+	port_mtu(c, p, &info, &conf);
+	port_rss(c, p, &info, &conf);
+	pp = (struct ibv_pl_port){ .port_id = p->port_id, .name = p->name, .socket = socket,
+				   .info = &info };
+	if (port_mbufs(c, p, &pp.nb, err, len) != 0)
+		return -1;
+	/* the payload layer's memory for the rx queues, and the offloads its
+	 * mode needs (buffer split, scatter) */
+	if (ibv_pl_port_rx(&app->pl, &pp, &rx, err, len) != 0)
+		return -1;
+	p->mp = rx.mp;
+	p->scatter = rx.scatter;
+	conf.rxmode.offloads |= rx.offloads;
+	return port_configure(app, p, &info, &conf, &rx, socket, err, len);
+}
+
 int
 ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
 {
 	unsigned int i;
 
-	if (ibv_split_create(app, err, len) != 0)
+	/* the payload layer's pools and device memory first, sized for the
+	 * rings */
+	if (ibv_pl_create(&app->pl, err, len) != 0)
 		return -1;
 	for (i = 0; i < app->nport; i++)
 		if (setup_one(app, &app->port[i], err, len) != 0)
@@ -579,16 +567,9 @@ ibv_ports_close(struct ibv_app *app)
 	}
 	if (!app->bufs.keep_memory)
 		mbuf_account(app);
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
-
-		if (!app->bufs.keep_memory && p->mp != app->bufs.zc_pool)
-			rte_mempool_free(p->mp); /* keep_memory: see ibv_bufs_drain_external */
-		p->mp = NULL;
-	}
-	if (!app->bufs.keep_memory)
-		rte_mempool_free(app->bufs.zc_pool);
-	app->bufs.zc_pool = NULL;
-	/* the queues are gone: the split pools (and GPU memory) can go */
-	ibv_split_free(app);
+	for (i = 0; i < app->nport; i++)
+		app->port[i].mp = NULL;
+	/* the queues are gone: the payload layer's pools (and GPU memory)
+	 * can go (keep_memory: see ibv_bufs_drain_external) */
+	ibv_pl_free(&app->pl, app->bufs.keep_memory);
 }

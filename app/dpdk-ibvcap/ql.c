@@ -89,7 +89,7 @@ ibv_ql_setup(struct ibv_app *app, char *err, size_t len)
 	app->ql.on = c->quicklook_every > 0;
 	if (!app->ql.on)
 		return 0;
-	if (app->split.on && c->gpu >= 0) {
+	if (!app->pl.ops->cpu_packets) {
 		/* the payload is in GPU memory: nothing for the CPU to read */
 		printf("dpdk-ibvcap: quick look off: with buffer split the payload goes "
 		       "to GPU memory\n");

@@ -57,6 +57,12 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	}
 	lc->verbose = app->cfg.verbose;
 	lc->burst = app->cfg.burst;
+	/* the payload mode, once: the burst loop calls its place function
+	 * and reads headers from the first head_segs segments, never asking
+	 * which mode it is */
+	lc->pl = &app->pl;
+	lc->place = app->pl.ops->place;
+	lc->head_segs = app->pl.ops->head_segs;
 	app->lc[lcore] = lc;
 	app->nlcore++;
 	return lc;
@@ -236,14 +242,15 @@ dump(const struct ibv_lcore *lc, const struct ibv_rxq *q, uint32_t len,
 	fwrite(line, 1, (size_t)n, stdout);
 }
 
-/* The readable bytes of m: in place, or copied into the lcore's bounce
- * buffer when the packet spans segments (not with buffer split: the head
- * segment holds everything read). */
+/* The readable bytes of m: its first segment, in place, when the payload
+ * mode says that segment holds every byte read (a whole packet in one
+ * segment; with buffer split, the head segment with the headers), else
+ * the packet copied into the lcore's bounce buffer. */
 static inline const uint8_t *
-mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, bool split, uint32_t *cap)
+mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, uint16_t head_segs, uint32_t *cap)
 {
-	if (split || m->nb_segs == 1) {
-		*cap = split ? m->data_len : m->pkt_len;
+	if (likely(m->nb_segs <= head_segs)) {
+		*cap = m->data_len;
 		return rte_pktmbuf_mtod(m, const uint8_t *);
 	}
 	*cap = RTE_MIN(m->pkt_len, (uint32_t)BOUNCE_LEN);
@@ -281,25 +288,21 @@ scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct
 	}
 }
 
-/* Place one frame; a frame the buffer refuses as too late is not counted
- * received after all (the counts stay what the buffer holds).
- * @return true when the ring took the mbuf itself (--zero-copy): the
- *   caller's reference is the ring's now, and the caller must not free it. */
-static inline bool
-place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
-      struct rte_mbuf *m, bool split)
+/* Place one frame through the lcore's payload mode; a frame the buffer
+ * refuses as too late is not counted received after all (the counts stay
+ * what the buffer holds). *m as the mode's place function leaves it: NULL
+ * when the ring took the packet (the caller must not free it). */
+static inline void
+place(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, struct acct_fd *fd,
+      struct rte_mbuf **m)
 {
+	struct antbuf_prod *p = &app->bufs.prod[fd->ant];
 	enum antbuf_result res;
 
 	/* the stream's first frame here: its slot, by its identity, cached
 	 * in the stream (never looked up again) */
-	antbuf_fd_slot(&app->bufs.prod[fd->ant], lc->acct, fd);
-	if (split)
-		res = ibv_place_split(app, fd, m);
-	else if (app->bufs.zc)
-		res = ibv_place_mbuf(app, fd, m);
-	else
-		res = antbuf_place(&app->bufs.prod[fd->ant], fd);
+	antbuf_fd_slot(p, lc->acct, fd);
+	res = place_fn(lc->pl, p, fd, m);
 	if (unlikely(res != ANTBUF_PLACED)) {
 		/* too late: counted lost; anything else: received, not
 		 * recorded, by cause (the main lcore logs it, once a stream) */
@@ -310,7 +313,6 @@ place(struct ibv_app *app, struct ibv_lcore *lc, struct acct_fd *fd,
 			scan_nr_count(app, lc, fd);
 		}
 	}
-	return app->bufs.zc && !split && res == ANTBUF_PLACED;
 }
 
 /* The port's verdict on a packet's IPv4 header checksum (rx offload
@@ -334,7 +336,7 @@ ip_csum_of(uint64_t ol)
 
 /* Held frames of antenna ant released (placed now) or dropped. */
 static void
-take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing, bool split)
+take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing)
 {
 	struct acct_action act;
 
@@ -346,12 +348,13 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing, b
 			continue;
 		lc->held--;
 		if (!act.drop && placing) {
-			act.fd.pkt = mbuf_bytes(lc, m, split, &cap);
+			act.fd.pkt = mbuf_bytes(lc, m, lc->head_segs, &cap);
 			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
-			if (place(app, lc, &act.fd, m, split))
-				continue; /* the hold's reference is the ring's now */
+			place(app, lc, lc->place, &act.fd, &m);
 		}
-		rte_pktmbuf_free(m);
+		/* NULL: the hold's reference is the ring's now */
+		if (m != NULL)
+			rte_pktmbuf_free(m);
 	}
 }
 
@@ -362,11 +365,16 @@ ibv_rx_main(void *arg)
 	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi, a;
-	bool placing = app->bufs.on, hwts = app->ts_offset >= 0, split = app->split.on;
+	bool placing = app->bufs.on, hwts = app->ts_offset >= 0;
 	struct ibv_qlc *ql = lc != NULL ? lc->ql : NULL;
+	/* the payload mode, resolved here, outside the loops */
+	ibv_pl_place_fn place_fn;
+	uint16_t head_segs;
 
 	if (lc == NULL)
 		return 0;
+	place_fn = lc->place;
+	head_segs = lc->head_segs;
 	lc->running = true;
 	while (!app->stop) {
 		for (qi = 0; qi < lc->nq; qi++) {
@@ -404,11 +412,11 @@ ibv_rx_main(void *arg)
 
 				if (i + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
-				/* with buffer split the headers are in this host
-				 * segment, the payload in GPU memory: nothing past
-				 * the head is read */
-				data = mbuf_bytes(lc, m, split, &cap);
-				segmented += !split && m->nb_segs > 1;
+				/* the first segment when it holds every byte
+				 * read (with buffer split: the headers; nothing
+				 * past the head is read) */
+				data = mbuf_bytes(lc, m, head_segs, &cap);
+				segmented += m->nb_segs > head_segs;
 				if (stamped && (m->ol_flags & app->ts_flag))
 					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ts_offset,
 										  rte_mbuf_timestamp_t *));
@@ -422,11 +430,11 @@ ibv_rx_main(void *arg)
 				/* quick look: before placement, which may hand
 				 * the mbuf to the ring */
 				if (ql != NULL && acct_placeable(r.fd.cls) && r.fd.stream >= 0)
-					ibv_ql_offer(ql, &r, data, cap, m, split);
+					ibv_ql_offer(ql, &r, data, cap, m, lc->pl);
 				if (placing && acct_placeable(r.fd.cls)) {
 					r.fd.arrival_ns = t;
-					if (place(app, lc, &r.fd, m, split))
-						pk[i] = NULL; /* the ring's now: not freed below */
+					/* pk[i] NULL: the ring's now, not freed below */
+					place(app, lc, place_fn, &r.fd, &pk[i]);
 				} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
 					/* held until its timeline decides: ours too */
 					rte_pktmbuf_refcnt_update(m, 1);
@@ -437,7 +445,7 @@ ibv_rx_main(void *arg)
 				if (unlikely(lc->verbose))
 					dump(lc, q, len, &r);
 				if (unlikely(acct_busy(lc->acct, r.ant)))
-					take_actions(app, lc, r.ant, placing, split);
+					take_actions(app, lc, r.ant, placing);
 				bytes += len;
 			}
 			rte_pktmbuf_free_bulk(pk, n);
@@ -460,7 +468,7 @@ ibv_rx_main(void *arg)
 	acct_flush(lc->acct);
 	for (a = 0; a < ACCT_MAX_ANTENNAS; a++)
 		if (acct_busy(lc->acct, (int)a))
-			take_actions(app, lc, (int)a, placing, split);
+			take_actions(app, lc, (int)a, placing);
 	lc->running = false;
 	return 0;
 }

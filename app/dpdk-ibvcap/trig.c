@@ -448,7 +448,7 @@ trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_resu
 		struct ibv_trig_ant *ta = &res->ant[a];
 		struct wr_opts o = r->o;
 		const struct antbuf *b = app->bufs.b[a];
-		uint8_t *pl = app->bufs.payload[a];
+		uint8_t *pl = ibv_pl_base(&app->pl, a);
 		char err[sizeof(ta->why)];
 
 		if (!(r->ants >> a & 1))

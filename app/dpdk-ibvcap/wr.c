@@ -60,7 +60,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			    c->nwlcore > c->nwrite ? " (lcores=N: N)" : "", nw, nw == 1 ? "" : "s");
 	for (i = 0; i < SHM_MAX_ANT && i < c->layout.nant; i++) {
 		bufs[i] = app->bufs.b[i];
-		payloads[i] = app->bufs.payload[i];
+		payloads[i] = ibv_pl_base(&app->pl, i);
 	}
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_writer *part[WR_MAX_ANT];
