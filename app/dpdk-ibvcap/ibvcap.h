@@ -83,7 +83,6 @@ struct ibv_lcore {
 	uint8_t *bounce;          /**< linear copy of multi-segment packets */
 	/* the payload-memory mode, chosen once (payload.h) */
 	const struct ibv_pl *pl;
-	ibv_pl_place_fn place;    /**< pl's place function */
 	uint16_t head_segs;       /**< frames of at most this many segments are
 				       read in place (pl's head_segs) */
 	struct ibv_qlc *ql;       /**< quick look, NULL when off */

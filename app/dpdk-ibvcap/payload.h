@@ -86,6 +86,31 @@ struct ibv_pl_rx {
 	bool scatter;                /**< offloads include scatter */
 };
 
+/*
+ * The ways of placing a frame (several modes share one). rx.c builds its
+ * burst loop once for each, with the place function known at compile
+ * time: the per-frame call is a direct one, and the loop an lcore runs is
+ * chosen once, by its mode's placer. A new way of placing is one line
+ * here and its function.
+ */
+#define IBV_PL_PLACERS(X) \
+	X(IBV_PL_PLACE_COPY, ibv_pl_copy_place) \
+	X(IBV_PL_PLACE_MBUF, ibv_pl_mbuf_place) \
+	X(IBV_PL_PLACE_SPLIT, ibv_pl_split_place)
+
+enum ibv_pl_placer {
+#define IBV_PL_X(id, fn) id,
+	IBV_PL_PLACERS(IBV_PL_X)
+#undef IBV_PL_X
+	IBV_PL_PLACERS_N
+};
+
+#define IBV_PL_X(id, fn) \
+	enum antbuf_result fn(const struct ibv_pl *pl, struct antbuf_prod *p, \
+			      const struct acct_fd *fd, struct rte_mbuf **m);
+IBV_PL_PLACERS(IBV_PL_X)
+#undef IBV_PL_X
+
 /** One payload-memory mode. Every hook returns 0 or -1 with the reason
  * (naming the option, the value and what was expected) in err. */
 struct ibv_pl_ops {
@@ -110,8 +135,9 @@ struct ibv_pl_ops {
 	 * of references (NULL: the payload is inline, nothing to do). */
 	int (*ring_attach)(struct ibv_pl *pl, unsigned int a, struct antbuf_prod *p, char *err,
 			   size_t len);
-	/** Per frame, on the rx lcores. */
-	ibv_pl_place_fn place;
+	/** Per frame, on the rx lcores: the mode's place function
+	 * (ibv_pl_place_fn), one of IBV_PL_PLACERS. */
+	enum ibv_pl_placer placer;
 	/** A sampled frame's payload for the CPU (quick look): len bytes at
 	 * off of the packet m whose first cap bytes are data; NULL when they
 	 * are not there whole. */
@@ -237,9 +263,6 @@ int ibv_pl_whole_rx(struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_
 /* payload_copy.c: the offloads and checks of whole-packet modes. */
 int ibv_pl_whole_conf(const struct ibv_pl *pl, const struct ibv_pl_port *pp,
 		      struct ibv_pl_rx *rx, char *err, size_t len);
-/* payload_copy.c: one copy into the producer's payload view (copy, gpu-copy). */
-enum antbuf_result ibv_pl_copy_place(const struct ibv_pl *pl, struct antbuf_prod *p,
-				     const struct acct_fd *fd, struct rte_mbuf **m);
 /* payload_copy.c: len bytes at off of a whole packet, when there. */
 const uint8_t *ibv_pl_whole_payload(const struct rte_mbuf *m, const uint8_t *data, uint32_t cap,
 				    uint32_t off, uint32_t len);
@@ -264,9 +287,6 @@ int ibv_pl_split_hdr_pool(struct ibv_pl *pl, uint64_t inflight, char *err, size_
 /* payload_split.c: the split rx conf both split modes give a port. */
 int ibv_pl_split_rx(struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_pl_rx *rx,
 		    char *err, size_t len);
-/* payload_split.c: place by reference to the payload segment, region base gpu. */
-enum antbuf_result ibv_pl_split_place(const struct ibv_pl *pl, struct antbuf_prod *p,
-				      const struct acct_fd *fd, struct rte_mbuf **m);
 
 /* payload_gpu.c: the GPU device (--gpu), checked before any memory is taken. */
 int ibv_pl_gpu_setup(struct ibv_pl *pl, char *err, size_t len);

@@ -88,6 +88,6 @@ const struct ibv_pl_ops ibv_pl_copy = {
 	.cpu_packets = true,
 	.head_segs = 1,
 	.port_rx = ibv_pl_whole_rx,
-	.place = ibv_pl_copy_place,
+	.placer = IBV_PL_PLACE_COPY,
 	.frame_payload = ibv_pl_whole_payload,
 };

@@ -122,7 +122,7 @@ const struct ibv_pl_ops ibv_pl_gpu_copy = {
 	.head_segs = 1,
 	.port_rx = ibv_pl_whole_rx,
 	.ring_attach = gpu_copy_ring_attach,
-	.place = ibv_pl_copy_place,
+	.placer = IBV_PL_PLACE_COPY,
 	.frame_payload = ibv_pl_whole_payload,
 	.rings_free = gpu_copy_rings_free,
 };
@@ -232,7 +232,7 @@ const struct ibv_pl_ops ibv_pl_gpu_split = {
 	.create = gpu_split_create,
 	.port_rx = ibv_pl_split_rx,
 	.ring_attach = gpu_split_ring_attach,
-	.place = ibv_pl_split_place,
+	.placer = IBV_PL_PLACE_SPLIT,
 	.frame_payload = gpu_split_payload,
 	.free = gpu_split_free,
 };

@@ -69,8 +69,8 @@ mbuf_ring_attach(struct ibv_pl *pl, unsigned int a, struct antbuf_prod *p, char 
 
 /* The payload stays where the port wrote it; the ring keeps the packet.
  * Whole in one segment, or the ring counts it wrong-size (offered 0 bytes). */
-static enum antbuf_result
-mbuf_place(const struct ibv_pl *pl, struct antbuf_prod *p, const struct acct_fd *fd,
+enum antbuf_result
+ibv_pl_mbuf_place(const struct ibv_pl *pl, struct antbuf_prod *p, const struct acct_fd *fd,
 	   struct rte_mbuf **mp)
 {
 	struct rte_mbuf *m = *mp;
@@ -97,6 +97,6 @@ const struct ibv_pl_ops ibv_pl_zero_copy = {
 	.create = mbuf_create,
 	.port_rx = mbuf_port_rx,
 	.ring_attach = mbuf_ring_attach,
-	.place = mbuf_place,
+	.placer = IBV_PL_PLACE_MBUF,
 	.frame_payload = ibv_pl_whole_payload,
 };

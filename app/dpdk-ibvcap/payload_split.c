@@ -250,6 +250,6 @@ const struct ibv_pl_ops ibv_pl_zero_copy_split = {
 	.create = host_split_create,
 	.port_rx = ibv_pl_split_rx,
 	.ring_attach = host_split_ring_attach,
-	.place = ibv_pl_split_place,
+	.placer = IBV_PL_PLACE_SPLIT,
 	.frame_payload = host_split_payload,
 };

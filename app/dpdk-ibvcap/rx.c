@@ -61,7 +61,6 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	 * and reads headers from the first head_segs segments, never asking
 	 * which mode it is */
 	lc->pl = &app->pl;
-	lc->place = app->pl.ops->place;
 	lc->head_segs = app->pl.ops->head_segs;
 	app->lc[lcore] = lc;
 	app->nlcore++;
@@ -336,7 +335,8 @@ ip_csum_of(uint64_t ol)
 
 /* Held frames of antenna ant released (placed now) or dropped. */
 static void
-take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing)
+take_actions(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, int ant,
+	     bool placing)
 {
 	struct acct_action act;
 
@@ -350,7 +350,7 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing)
 		if (!act.drop && placing) {
 			act.fd.pkt = mbuf_bytes(lc, m, lc->head_segs, &cap);
 			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
-			place(app, lc, lc->place, &act.fd, &m);
+			place(app, lc, place_fn, &act.fd, &m);
 		}
 		/* NULL: the hold's reference is the ring's now */
 		if (m != NULL)
@@ -358,23 +358,18 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, int ant, bool placing)
 	}
 }
 
-int
-ibv_rx_main(void *arg)
+/* The rx loop of one lcore, place_fn its mode's place function: built
+ * once for each of IBV_PL_PLACERS (below), so that the call per frame is
+ * a direct one and nothing in the loop asks which mode it is. */
+static __rte_always_inline int
+rx_loop(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
 {
-	struct ibv_app *app = arg;
-	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi, a;
 	bool placing = app->bufs.on, hwts = app->ts_offset >= 0;
-	struct ibv_qlc *ql = lc != NULL ? lc->ql : NULL;
-	/* the payload mode, resolved here, outside the loops */
-	ibv_pl_place_fn place_fn;
-	uint16_t head_segs;
+	struct ibv_qlc *ql = lc->ql;
+	uint16_t head_segs = lc->head_segs;
 
-	if (lc == NULL)
-		return 0;
-	place_fn = lc->place;
-	head_segs = lc->head_segs;
 	lc->running = true;
 	while (!app->stop) {
 		for (qi = 0; qi < lc->nq; qi++) {
@@ -445,7 +440,7 @@ ibv_rx_main(void *arg)
 				if (unlikely(lc->verbose))
 					dump(lc, q, len, &r);
 				if (unlikely(acct_busy(lc->acct, r.ant)))
-					take_actions(app, lc, r.ant, placing);
+					take_actions(app, lc, place_fn, r.ant, placing);
 				bytes += len;
 			}
 			rte_pktmbuf_free_bulk(pk, n);
@@ -468,7 +463,33 @@ ibv_rx_main(void *arg)
 	acct_flush(lc->acct);
 	for (a = 0; a < ACCT_MAX_ANTENNAS; a++)
 		if (acct_busy(lc->acct, (int)a))
-			take_actions(app, lc, (int)a, placing);
+			take_actions(app, lc, place_fn, (int)a, placing);
 	lc->running = false;
 	return 0;
+}
+
+#define RX_X(id, fn) \
+	static int rx_loop_##fn(struct ibv_app *app, struct ibv_lcore *lc) \
+	{ \
+		return rx_loop(app, lc, fn); \
+	}
+IBV_PL_PLACERS(RX_X)
+#undef RX_X
+
+/* Each placer's loop (the mode's ops->placer picks one, once). */
+static int (*const rx_loops[IBV_PL_PLACERS_N])(struct ibv_app *, struct ibv_lcore *) = {
+#define RX_X(id, fn) [id] = rx_loop_##fn,
+	IBV_PL_PLACERS(RX_X)
+#undef RX_X
+};
+
+int
+ibv_rx_main(void *arg)
+{
+	struct ibv_app *app = arg;
+	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
+
+	if (lc == NULL)
+		return 0;
+	return rx_loops[lc->pl->ops->placer](app, lc);
 }
