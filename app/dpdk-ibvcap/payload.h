@@ -18,8 +18,9 @@
  *
  * Callers never ask which mode they have. The ports take their rx pools
  * from ibv_pl_port_rx, the rx lcores place frames through the mode's place
- * function (loaded once per lcore, outside the burst loop) and read
- * headers in place from the first head_segs segments, the antenna buffers
+ * function (rx.c runs a burst loop built for that function, chosen once
+ * per lcore) and read headers in place from the first head_segs
+ * segments, the antenna buffers
  * get their payload memory from ibv_pl_ring_attach, and readers in the
  * primary (writers, triggers, the fringe check) ask ibv_pl_slot_bytes or
  * ibv_pl_base for a CPU view of a row's bytes.
@@ -105,11 +106,24 @@ enum ibv_pl_placer {
 	IBV_PL_PLACERS_N
 };
 
-#define IBV_PL_X(id, fn) \
-	enum antbuf_result fn(const struct ibv_pl *pl, struct antbuf_prod *p, \
-			      const struct acct_fd *fd, struct rte_mbuf **m);
-IBV_PL_PLACERS(IBV_PL_X)
-#undef IBV_PL_X
+/* One copy into the producer's payload view (the memzone; gpu-copy: the
+ * GPU mapping); the packet stays the caller's. Inline: the copy loop calls
+ * antbuf_place itself. */
+static inline enum antbuf_result
+ibv_pl_copy_place(const struct ibv_pl *pl, struct antbuf_prod *p, const struct acct_fd *fd,
+		  struct rte_mbuf **m)
+{
+	(void)pl;
+	(void)m;
+	return antbuf_place(p, fd);
+}
+
+/* payload_mbuf.c: the ring keeps the packet (zero-copy). */
+enum antbuf_result ibv_pl_mbuf_place(const struct ibv_pl *pl, struct antbuf_prod *p,
+				     const struct acct_fd *fd, struct rte_mbuf **m);
+/* payload_split.c: the ring keeps the payload segment (both split modes). */
+enum antbuf_result ibv_pl_split_place(const struct ibv_pl *pl, struct antbuf_prod *p,
+				      const struct acct_fd *fd, struct rte_mbuf **m);
 
 /** One payload-memory mode. Every hook returns 0 or -1 with the reason
  * (naming the option, the value and what was expected) in err. */

@@ -69,17 +69,6 @@ ibv_pl_whole_payload(const struct rte_mbuf *m, const uint8_t *data, uint32_t cap
 	return off + len <= cap ? data + off : NULL;
 }
 
-/* One copy into the slot (the producer's payload view: the memzone, or
- * the GPU mapping with gpu-copy); the packet stays the caller's. */
-enum antbuf_result
-ibv_pl_copy_place(const struct ibv_pl *pl, struct antbuf_prod *p, const struct acct_fd *fd,
-	   struct rte_mbuf **m)
-{
-	(void)pl;
-	(void)m;
-	return antbuf_place(p, fd);
-}
-
 const struct ibv_pl_ops ibv_pl_copy = {
 	.name = "copy",
 	.where = NULL,
