@@ -30,14 +30,11 @@ Configuration pushed with `dpdk-ibvcap-array config push` is checked with
 """
 import argparse
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
 import queue
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -47,31 +44,20 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
+# the tools' shared module: beside this tool (the build tree), else where the
+# package installs it (relative to bindir: a DESTDIR too), else the source tree
+sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@")),
+                os.path.join(HERE, "..", "python")]
+import ibvcap_tools as common  # noqa: E402
 SCHEMA = 1
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
-# meson writes the installed copy with the project's version (app/meson.build)
-VERSION = "@VERSION@"
-
-
 def version_line():
-    v = VERSION if not VERSION.startswith("@") else "(source tree)"
-    return "dpdk-ibvcap-agent (dpdk-ibvcap) %s" % v
+    return common.version_line("dpdk-ibvcap-agent")
 
 
 def load_ctl():
-    """dpdk-ibvcap-ctl as a module (its parser, its telemetry client):
-    installed beside this tool (bindir, or the build's app/), else PATH."""
-    path = os.path.join(HERE, "dpdk-ibvcap-ctl")
-    if not os.path.isfile(path):
-        path = shutil.which("dpdk-ibvcap-ctl")
-    if path is None:
-        raise SystemExit("dpdk-ibvcap-agent: dpdk-ibvcap-ctl not found beside %s nor in PATH"
-                         % HERE)
-    loader = importlib.machinery.SourceFileLoader("ibvcap_ctl", path)
-    spec = importlib.util.spec_from_loader("ibvcap_ctl", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    """dpdk-ibvcap-ctl as a module (its parser and command vocabulary)."""
+    return common.load_tool("dpdk-ibvcap-ctl", HERE, "dpdk-ibvcap-agent")
 
 
 def endpoints(text):
@@ -111,7 +97,7 @@ class Lost(Exception):
 class Agent:
     def __init__(self, a, ctl, etcd3):
         self.a, self.ctl, self.etcd3 = a, ctl, etcd3
-        self.stat = ctl.load_stat()
+        self.stat = common  # the telemetry client
         self.pre = "/ibvcap/%s/" % a.array
         self.client = self.lease = None
         self.watches = []

@@ -45,42 +45,32 @@ from now): an agent that sees it later refuses it, it is never applied
 late.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
 import re
 import secrets
-import shutil
 import sys
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
+# the tools' shared module: beside this tool (the build tree), else where the
+# package installs it (relative to bindir: a DESTDIR too), else the source tree
+sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@")),
+                os.path.join(HERE, "..", "python")]
+import ibvcap_tools as common  # noqa: E402
 SCHEMA = 1
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
-VERSION = "@VERSION@"
 STALE_PERIODS = 3
 
 
 def version_line():
-    v = VERSION if not VERSION.startswith("@") else "(source tree)"
-    return "dpdk-ibvcap-array (dpdk-ibvcap) %s" % v
+    return common.version_line("dpdk-ibvcap-array")
 
 
 def load_ctl():
-    """dpdk-ibvcap-ctl as a module (its parser): beside this tool, else PATH."""
-    path = os.path.join(HERE, "dpdk-ibvcap-ctl")
-    if not os.path.isfile(path):
-        path = shutil.which("dpdk-ibvcap-ctl")
-    if path is None:
-        raise SystemExit("dpdk-ibvcap-array: dpdk-ibvcap-ctl not found beside %s nor in PATH"
-                         % HERE)
-    loader = importlib.machinery.SourceFileLoader("ibvcap_ctl", path)
-    spec = importlib.util.spec_from_loader("ibvcap_ctl", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+    """dpdk-ibvcap-ctl as a module (its parser)."""
+    return common.load_tool("dpdk-ibvcap-ctl", HERE, "dpdk-ibvcap-array")
 
 
 class ArrayError(Exception):
@@ -430,7 +420,7 @@ def fit_fields(line, width):
 
 def status(arr, a):
     # the status screen's width and order, hosts and antennas (dpdk-ibvcap-stat)
-    stat = load_ctl().load_stat()
+    stat = common
     cols = stat.screen_width()
     alive, known = arr.hosts()
     states = arr.records("state")

@@ -51,40 +51,21 @@ JSON; a refused one changed nothing and names the input, the value and what
 was expected.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
-import shutil
 import sys
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-
-
-def load_stat():
-    """dpdk-ibvcap-stat, the one telemetry client, as a module: installed
-    beside this tool (bindir, or the build's app/), else from PATH."""
-    path = os.path.join(HERE, "dpdk-ibvcap-stat")
-    if not os.path.isfile(path):
-        path = shutil.which("dpdk-ibvcap-stat")
-    if path is None:
-        raise SystemExit("dpdk-ibvcap-ctl: dpdk-ibvcap-stat (its telemetry client) not "
-                         "found beside %s nor in PATH" % HERE)
-    loader = importlib.machinery.SourceFileLoader("ibvcap_stat", path)
-    spec = importlib.util.spec_from_loader("ibvcap_stat", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-# meson writes the installed copy with the project's version (app/meson.build)
-VERSION = "@VERSION@"
+# the tools' shared module: beside this tool (the build tree), else where the
+# package installs it (relative to bindir: a DESTDIR too), else the source tree
+sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@")),
+                os.path.join(HERE, "..", "python")]
+import ibvcap_tools as common  # noqa: E402
 
 
 def version_line():
-    v = VERSION if not VERSION.startswith("@") else "(source tree)"
-    return "dpdk-ibvcap-ctl (dpdk-ibvcap) %s" % v
+    return common.version_line("dpdk-ibvcap-ctl")
 
 
 def usage_error(msg):
@@ -201,10 +182,10 @@ def main():
         ap.print_usage(sys.stderr)
         return 2
     cmd = telemetry_command(a)
-    stat = load_stat()
+    stat = common  # the telemetry client
     try:
         limit = stat.seconds(a.reply_timeout)
-    except Exception as e:  # argparse.ArgumentTypeError: the message
+    except ValueError as e:  # the message
         usage_error("--timeout: %s" % e)
     if a.cmd == "trigger":
         return trigger(stat, a, cmd, limit)

@@ -35,8 +35,6 @@ group joined by two hosts counts its frames twice). A host that does not
 answer is flagged, and the table holds the others.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import ipaddress
 import json
 import math
@@ -52,10 +50,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-# meson writes the installed copy with the project's version (app/meson.build)
-VERSION = "@VERSION@"
 PROG = "dpdk-ibvcap-fleet"
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.realpath(__file__))
+# the tools' shared module: beside this tool (the build tree), else where the
+# package installs it (relative to bindir: a DESTDIR too), else the source tree
+sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@")),
+                os.path.join(HERE, "..", "python")]
+import ibvcap_tools as common  # noqa: E402
 
 
 class FleetError(Exception):
@@ -63,8 +64,7 @@ class FleetError(Exception):
 
 
 def version_line():
-    v = VERSION if not VERSION.startswith("@") else "(source tree)"
-    return "%s (dpdk-ibvcap) %s" % (PROG, v)
+    return common.version_line(PROG)
 
 
 def sibling(name, program=True):
@@ -84,39 +84,12 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 GROUP_KEYS = ("group", "groups", "group-base", "udp-port-base")
 
 
-class Line:
-    """One line of an INI file: a section header, a key = value, or other
-    text (comments, blank lines), kept to copy it."""
-
-    def __init__(self, n, text, section, key=None, value=None):
-        self.n, self.text, self.section, self.key, self.value = n, text, section, key, value
-
-
 def read_ini(path):
-    """The lines of an INI file as dpdk-ibvcap reads it (lib/opt/opt_ini.c:
-    [section] lines, key = value lines, ';' or '#' comment lines, a value
-    ending at an unescaped ';')."""
+    """The lines of an INI file as dpdk-ibvcap reads it (common.read_ini)."""
     try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise FleetError("%s: %s" % (path, e.strerror))
-    out, section = [], None
-    for n, raw in enumerate(text.splitlines(), 1):
-        s = raw.strip()
-        if not s or s[0] in ";#":
-            out.append(Line(n, raw, section))
-        elif s.startswith("[") and "]" in s:
-            section = s[1:s.index("]")].strip()
-            out.append(Line(n, raw, section))
-        elif "=" in s and s[0] != "=" and section is not None:
-            k, v = s.split("=", 1)
-            v = re.split(r"(?<!\\);", v, 1)[0]
-            out.append(Line(n, raw, section, k.strip(), v.strip()))
-        else:
-            raise FleetError("%s: line %d: '%s': expected [section] or key = value "
-                             "(inside a section)" % (path, n, s))
-    return out
+        return common.read_ini(path)
+    except common.IniError as e:
+        raise FleetError(str(e))
 
 
 def group_id(text, where):
@@ -316,14 +289,20 @@ def host_ini(array, host, common, hl, groups, port_of):
 
 # ---- view ------------------------------------------------------------------
 
-# lib/stats' merge rule for the time gauges (STATS_MIN, STATS_MAX); every
-# other antenna figure is a counter (STATS_SUM)
-TIME_MERGE = {"first_frame": min, "last_frame": max}
 # not figures: identity
 IDENT = ("antenna", "name", "src")
-# the units dpdk-ibvcap-stat --prom appends to an antenna counter's name
-# (docs/counters.md: the unit left out where the name has it)
-PROM_UNITS = ("frames", "segments", "packets")
+
+
+def counts_table():
+    """The frame counts' table (lib/stats, counters.json): each figure's
+    merge rule and Prometheus name, as the capture has them."""
+    if not hasattr(counts_table, "t"):
+        counts_table.t = common.saved_tables().get("counts", {})
+        if not counts_table.t:
+            raise FleetError("%s not found or not the counter tables: the package's "
+                             "counters.json (is %s installed whole?)"
+                             % (common.counters_json_path(), PROG))
+    return counts_table.t
 
 
 def skey(s):
@@ -347,25 +326,13 @@ def from_summary(path):
     return ants, d.get("streams")
 
 
-def load_stat():
-    """dpdk-ibvcap-stat, the telemetry client, as a module (one client)."""
-    path = sibling("dpdk-ibvcap-stat", program=False)
-    if path is None:
-        raise FleetError("dpdk-ibvcap-stat not found beside %s nor in PATH" % PROG)
-    loader = importlib.machinery.SourceFileLoader("ibvcap_stat", path)
-    spec = importlib.util.spec_from_loader("ibvcap_stat", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-def from_telemetry(stat, prefix):
+def from_telemetry(prefix):
     try:
-        tel = stat.Telemetry(prefix)
+        tel = common.Telemetry(prefix)
         try:
             # /ibvcap/antenna has its buffer's figures too: keep the
             # frame counts (an array's elements are NAME_ELEMENT)
-            counts = tuple(stat.describe(tel)["counts"])
+            counts = tuple(common.counter_tables(tel, ("counts",))["counts"])
             names = [k for k in tel.query("/ibvcap/antennas") if k != "fields"]
             ants = {}
             for n in names:
@@ -377,7 +344,7 @@ def from_telemetry(stat, prefix):
                            k.startswith(tuple(c + "_" for c in counts))}
         finally:
             tel.close()
-    except stat.TelemetryError as e:
+    except common.TelemetryError as e:
         raise FleetError(str(e))
     except (OSError, ValueError) as e:
         raise FleetError("telemetry '%s': the capture went away (%s)" % (prefix, e))
@@ -389,19 +356,14 @@ PROM_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
 def prom_key(metric):
-    """ibvcap_antenna_<name>[_<unit>][_total] (dpdk-ibvcap-stat --prom) ->
-    (lib/stats name, scale to its unit), or None for another metric."""
-    if not metric.startswith("ibvcap_antenna_"):
+    """A frame count's Prometheus name (dpdk-ibvcap-stat --prom, lib/stats
+    stats_prom_name) -> (its telemetry name, the factor from the metric's
+    unit back to the figure's), or None for another metric."""
+    got = common.prom_index(counts_table()).get(metric)
+    if got is None:
         return None
-    k = metric[len("ibvcap_antenna_"):]
-    if k.endswith("_total"):
-        k = k[:-len("_total")]
-    if k.endswith("_seconds"):
-        return k[:-len("_seconds")] + "_ns", 1e9
-    for u in PROM_UNITS:
-        if k.endswith("_" + u):
-            return k[:-len(u) - 1], 1
-    return k, 1
+    key, f = got
+    return key, round(1 / f.scale) if f.scale < 1 else 1
 
 
 def from_prom(src, timeout):
@@ -507,26 +469,13 @@ class PromAPI:
         return out
 
 
-# the antenna figures in lib/stats' order (counts_f in lib/stats/stats.c,
-# the order of dpdk-ibvcap-stat --prom, the summaries and telemetry): a
-# Prometheus server returns its series by name, and the table's columns
-# keep this order (a figure not listed follows, by name;
-# array-prometheus-netns compares the tables)
-ANTENNA_ORDER = (
-    "streams expected received lost late duplicate invalid malformed implausible "
-    "param_change too_late recorded not_recorded not_recorded_by_cause_no_slot "
-    "not_recorded_by_cause_wrong_size not_recorded_by_cause_slot_held "
-    "not_recorded_by_cause_other_clock resyncs resync_skipped timeline_resyncs new_params "
-    "bytes packets wire_bytes first_frame_ns last_frame_ns malformed_by_cause_ipv4_udp "
-    "malformed_by_cause_not_codif malformed_by_cause_bad_header "
-    "malformed_by_cause_bad_length malformed_by_cause_implausible_time "
-    "malformed_by_cause_parameter_change malformed_by_cause_split_offset "
-    "malformed_by_cause_too_many_streams malformed_by_cause_ip_checksum").split()
-
-
 def in_stats_order(x):
-    """An antenna record with its figures in ANTENNA_ORDER."""
-    rank = {k: i for i, k in enumerate(ANTENNA_ORDER)}
+    """An antenna record with its figures in lib/stats' order (the counts
+    table, the order of dpdk-ibvcap-stat --prom, the summaries and
+    telemetry): a Prometheus server returns its series by name, and the
+    table's columns keep this order (a figure not in it follows, by name;
+    array-prometheus-netns compares the tables)."""
+    rank = {k: i for i, k in enumerate(common.figure_order(counts_table()))}
     return {k: x[k] for k in sorted(x, key=lambda k: (k not in IDENT, k not in rank,
                                                        rank.get(k, 0), k))}
 
@@ -593,15 +542,18 @@ def from_prometheus(url, job, timeout):
 
 
 def merge_into(m, x):
-    """Add antenna record x into m, by lib/stats' merge rules."""
+    """Add antenna record x into m, by lib/stats' merge rules (the counts
+    table's: a time by its min or max, every other figure summed)."""
     for k, v in x.items():
         if k in IDENT:
             continue
         base = re.sub(r"_(ns|utc)$", "", k)
-        if base in TIME_MERGE:
+        f = counts_table().get(base + "_ns")
+        if f is not None and f.merge in ("min", "max"):  # a time: the least, the greatest
+            pick = min if f.merge == "min" else max
             if k.endswith("_ns") and v:   # 0 / null: no frame yet
                 ns = m.get(base + "_ns")
-                if not ns or TIME_MERGE[base](v, ns) == v:
+                if not ns or pick(v, ns) == v:
                     m[base + "_ns"] = v
                     if base + "_utc" in x:
                         m[base + "_utc"] = x[base + "_utc"]
@@ -634,14 +586,12 @@ def fleet_view(a):
         raise FleetError("view: no source: give --telemetry PREFIX, --summary FILE, "
                          "--prom FILE|URL (each repeatable, optionally HOST=...) or "
                          "--prometheus URL")
-    stat = None
     hosts = []      # {host, source, ok, error, antennas}
     per_host = []   # (host, antennas, streams or None)
     for host, kind, what in srcs:
         try:
             if kind == "telemetry":
-                stat = stat or load_stat()
-                parts = [(host or what, from_telemetry(stat, what), None)]
+                parts = [(host or what, from_telemetry(what), None)]
             elif kind == "summary":
                 ants, streams = from_summary(what)
                 parts = [(host or os.path.basename(what), ants, streams)]
@@ -783,9 +733,8 @@ def view(a):
     if a.json:
         print(json.dumps(res, indent=2, sort_keys=True))
     else:
-        # the status screen's width and order (dpdk-ibvcap-stat)
-        stat = load_stat()
-        print(view_table(res, stat.screen_width(), stat.natural))
+        # the status screen's width and order (dpdk-ibvcap-stat's)
+        print(view_table(res, common.screen_width(), common.natural))
     for p in res["problems"]:
         print("%s: %s" % (PROG, p), file=sys.stderr)
     return 1 if res["problems"] else 0

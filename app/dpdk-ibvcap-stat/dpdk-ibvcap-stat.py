@@ -15,144 +15,37 @@ antenna's bandpass and sampler-state occupancy (--plot DIR).
 import argparse
 import json
 import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 
-RUNDIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
-# every counter's name, unit, kind and help come from the capture
-# (/ibvcap/counters, the tables of lib/stats): none is written here
-GROUPS = ("counts", "buffer", "writer", "port", "capture", "quicklook", "bstate")
+HERE = os.path.dirname(os.path.realpath(__file__))
+# the tools' shared module: beside this tool (the build tree), else where the
+# package installs it (relative to bindir: a DESTDIR too), else the source tree
+sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@")),
+                os.path.join(HERE, "..", "python")]
+import ibvcap_tools as common  # noqa: E402
+from ibvcap_tools import (GROUPS, Telemetry, TelemetryError, TelemetryTimeout,  # noqa: E402,F401
+                          natural, rows, screen_width, tel_key, writers)
+
+# every counter's name, unit, kind, help and Prometheus name come from the
+# capture (/ibvcap/counters, the tables of lib/stats), or without one from
+# counters.json (the same rows): none is written here
 # /ibvcap/bstate's verdicts (lib/quicklook ql_bstate.h), and as the screen shows them
 BSTATE = ("nodata", "ok", "under-driven", "over-driven", "dead", "saturated", "stuck bit")
 BSTATE_SHORT = ("-", "ok", "UNDER", "OVER", "DEAD", "SAT", "STUCK")
 
 
-class TelemetryError(Exception):
-    pass
-
-
-class TelemetryTimeout(TelemetryError):
-    """The capture did not answer within the timeout (stopped, hung)."""
-
-
-class Telemetry:
-    """A client of DPDK's telemetry socket (dpdk_telemetry.v2). timeout:
-    seconds each connect, send and reply may take (None: no limit); past it
-    TelemetryTimeout, and the connection is of no more use (a late reply
-    would answer the next question)."""
-
-    def __init__(self, prefix, timeout=None):
-        self.path = os.path.join(RUNDIR, prefix, "dpdk_telemetry.v2")
-        self.prefix, self.timeout, self.pid = prefix, timeout, self.pid_of(prefix)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.sock.settimeout(timeout)
-        deadline = time.monotonic() + (timeout or 0)
-        while True:
-            try:
-                self.sock.connect(self.path)
-                break
-            except socket.timeout:
-                self.late("connect")
-            except BlockingIOError:
-                # its listen queue is full: it accepts no connection (stopped,
-                # hung); with no timeout, a blocking connect would wait
-                if time.monotonic() >= deadline:
-                    self.late("connect: its queue of connections is full")
-                time.sleep(0.05)
-            except OSError as e:
-                raise TelemetryError(
-                    "no dpdk-ibvcap telemetry at %s (%s): is it running with "
-                    "--file-prefix %s, without --no-telemetry, and may this user "
-                    "read its runtime directory?" % (self.path, e.strerror, prefix))
-        try:
-            hello = json.loads(self.sock.recv(16384).decode())
-        except socket.timeout:
-            self.late("its greeting")
-        self.maxlen = hello.get("max_output_len", 16384)
-        self.pid = hello.get("pid")
-
-    @staticmethod
-    def pid_of(prefix):
-        """The primary's pid, from the lock on its runtime config file
-        (whoever holds it), or None."""
-        import fcntl
-        import struct
-        try:
-            fd = os.open(os.path.join(RUNDIR, prefix, "config"), os.O_RDONLY)
-        except OSError:
-            return None
-        try:
-            lk = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0)
-            r = fcntl.fcntl(fd, fcntl.F_GETLK, lk)
-            typ, _, _, _, pid = struct.unpack("hhqqi", r)
-            return pid if typ != fcntl.F_UNLCK else None
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-
-    def late(self, what):
-        self.close()
-        raise TelemetryTimeout(
-            "the capture at --file-prefix %s (pid %s) did not answer (%s) within %gs: "
-            "stopped (SIGSTOP, a debugger), hung or overloaded?"
-            % (self.prefix, self.pid if self.pid else "?", what, self.timeout))
-
-    def query(self, cmd):
-        try:
-            self.sock.send(cmd.encode())
-            reply = json.loads(self.sock.recv(self.maxlen).decode())
-        except socket.timeout:
-            self.late(cmd)
-        return reply.get(cmd.split(",")[0], reply)
-
-    def close(self):
-        self.sock.close()
-
-
-def rows(reply):
-    """A reply of rows: {"fields": [names], key: [values] or {name: value},
-    ...} -> {key: {name: value}}."""
-    if not isinstance(reply, dict):
-        return {}
-    fields = reply.get("fields", [])
-    return {k: dict(v) if isinstance(v, dict) else dict(zip(fields, v))
-            for k, v in reply.items() if k != "fields" and isinstance(v, (list, dict))}
-
-
-def writers(tel):
-    """The writers by the name each was given (--name: the name of the
-    summaries), with its format, pid and registry key; telemetry keys its
-    rows w<slot>_<format> (keys take no '-' or '.'), /ibvcap/writer names them."""
-    out = {}
-    for key, w in rows(tel.query("/ibvcap/writers")).items():
-        info = tel.query("/ibvcap/writer,%s" % key)
-        name = info.get("name", key) if isinstance(info, dict) else key
-        if name in out:  # two writers given one name: tell them apart
-            name = "%s#%s" % (name, key.split("_")[0][1:])
-        info = info if isinstance(info, dict) else {}
-        w.update({"key": key, "format": info.get("format", ""), "pid": info.get("pid", 0),
-                  "io": info.get("io", ""), "io_why": info.get("io_why", "")})
-        out[name] = w
-    return out
-
-
-def describe(tel):
-    """What each counter means: group -> name -> (unit, kind, help,
-    elements): elements, an array's element names (its values are
-    NAME_ELEMENT in the rows), empty for a scalar."""
-    d = {}
-    for g in GROUPS:
-        r = tel.query("/ibvcap/counters,%s" % g)
-        d[g] = {k: (v[0], v[1], v[2], tuple(v[3:])) for k, v in r.items()} \
-            if isinstance(r, dict) else {}
-    return d
+def describe(tables):
+    """What each counter means, from the counter tables (common.counter_tables):
+    group -> name -> (unit, kind, help, elements): elements, an array's
+    element names (its values are NAME_ELEMENT in the rows), empty for a
+    scalar."""
+    return {g: {k: (f.unit, f.kind, f.help, f.elems) for k, f in tables.get(g, {}).items()}
+            for g in GROUPS}
 
 
 def saved_counters(desc):
@@ -182,11 +75,6 @@ def load_snapshot(path):
     for g, t in cur.pop("counters").items():
         desc[g] = {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in t}
     return cur, desc
-
-
-def tel_key(name, elem):
-    """The row key of an array's element (lib/stats stats_tel: '-' as '_')."""
-    return ("%s_%s" % (name, elem)).replace("-", "_")
 
 
 def snapshot(tel):
@@ -318,7 +206,7 @@ def plot(tel, d, nfft):
     """--plot DIR: each antenna's bandpass and sampler-state figures, the data
     each one draws beside it (.dat). @return the files written."""
     os.makedirs(d, exist_ok=True)
-    desc = describe(tel)
+    desc = describe(common.counter_tables(tel))
     ql = rows(tel.query("/ibvcap/quicklook"))
     bs = rows(tel.query("/ibvcap/bstate"))
     if not bs:
@@ -434,12 +322,6 @@ class Col:
 
     def cell(self, s):
         return s.ljust(self.width) if self.left else s.rjust(self.width)
-
-
-def natural(name):
-    """A sort key that orders the digits in a name by value: ak2 before ak10."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
-            for t in re.split(r"([0-9]+)", name) if t]
 
 
 def fit_cols(cols, avail):
@@ -765,34 +647,24 @@ def prom_escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
-def prometheus(prefix, cur, desc):
+def prometheus(prefix, cur, desc, tables):
     """The counters in the Prometheus text exposition format, named and
-    explained by the capture's own tables."""
+    explained by the capture's own tables: desc (describe()) gives the
+    help, tables (common.counter_tables, or common.saved_tables without a
+    capture) each figure's Prometheus name and scale (lib/stats
+    stats_prom_name); a figure neither names is left out."""
     out = []
     inst = 'instance_prefix="%s"' % prom_escape(prefix)
 
-    # metric names: ibvcap_<what>_<counter>[_<unit>][_total], what: antenna,
-    # buffer, writer, port, or nothing for the capture's own figures
-    prefix = {"counts": "antenna_", "buffer": "buffer_", "writer": "writer_",
-              "port": "port_", "capture": "", "quicklook": "quicklook_",
-              "bstate": "bstate_"}
-
     def metric(group, key, label, samples):
-        unit, kind, help_, _ = desc[group].get(key, ("", "gauge", key, ()))
-        base, scale = base_unit(unit)
-        name = "ibvcap_%s%s" % (prefix[group], key)
-        if base == "seconds":
-            name = (name[:-3] if name.endswith("_ns") else name)
-            name += "" if name.endswith("_seconds") else "_seconds"
-        elif base.endswith("/s"):  # bytes/s: ..._bytes_per_second
-            name += "_%s_per_second" % base[:-2]
-        elif base and base not in ("errno",):
-            # metric names: [a-z0-9_] ("steps^2" -> steps2, "dB" -> db)
-            u = re.sub(r"[^a-z0-9_]", "", base.lower())
-            if u not in name:
-                name += "_" + u
-        if kind == "counter":
-            name += "_total"
+        f = tables.get(group, {}).get(key)
+        if f is None or not f.prom:
+            return
+        unit, _, help_ = desc[group].get(key, (f.unit, f.kind, f.help))[:3]
+        name, kind = f.prom, f.kind
+        # a snapshot saved before the quick look's figures were integers
+        # holds them in their base unit (its counters table says so)
+        scale = f.scale if unit == f.unit else base_unit(unit)[1]
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
         for lab, value in samples:
@@ -833,7 +705,7 @@ def prometheus(prefix, cur, desc):
                            if key in v]
             if samples:
                 metric(group, key, label, samples)
-    stream_metrics(out, inst, cur, desc)
+    stream_metrics(out, inst, cur, desc, tables)
     if cur.get("fringe"):
         fringe_metrics(out, inst, cur["fringe"])
     occupancy_metrics(out, inst, cur)
@@ -904,7 +776,7 @@ def station_str(sid):
     return str(sid)
 
 
-def stream_metrics(out, inst, cur, desc):
+def stream_metrics(out, inst, cur, desc, tables):
     """Per stream: received, recorded, not recorded (in all and by cause) and
     lost, labelled with the stream's identity; rows of one stream (several rx
     lcores) summed."""
@@ -931,19 +803,22 @@ def stream_metrics(out, inst, cur, desc):
     def lab(labels, extra=()):
         return ",".join([inst] + ['%s="%s"' % (k, prom_escape(v)) for k, v in labels + extra])
 
+    def head(key):  # the stream table's name of the figure, its HELP and TYPE lines
+        f = tables.get("stream", {}).get(key)
+        if f is None or not f.prom:
+            return None
+        out.append("# HELP %s %s" % (f.prom, desc["counts"].get(key, (0, 0, f.help))[2]))
+        out.append("# TYPE %s %s" % (f.prom, f.kind))
+        return f.prom
+
     for key in STREAM_FIGURES:
-        unit, kind, help_ = desc["counts"].get(key, ("frames", "counter", key))[:3]
-        name = "ibvcap_stream_%s_%s%s" % (key, unit, "_total" if kind == "counter" else "")
-        out.append("# HELP %s %s" % (name, help_))
-        out.append("# TYPE %s %s" % (name, kind))
-        for labels, t in sorted(agg.items()):
+        name = head(key)
+        for labels, t in sorted(agg.items()) if name else ():
             if key in t:
                 out.append("%s{%s} %s" % (name, lab(labels), t[key]))
-    unit, kind, help_ = desc["counts"].get("not_recorded_by_cause",
-                                           ("frames", "counter", "not recorded, by cause"))[:3]
-    name = "ibvcap_stream_not_recorded_by_cause_frames_total"
-    out.append("# HELP %s %s" % (name, help_))
-    out.append("# TYPE %s counter" % name)
+    name = head("not_recorded_by_cause")
+    if name is None:
+        return
     for labels, t in sorted(agg.items()):
         for k, v in sorted(t.items()):
             # not_recorded_<cause>; the table's own array elements
@@ -963,38 +838,16 @@ def write_atomic(path, text):
     os.rename(tmp, path)
 
 
-# the units of lib/util's parse_duration_ns, the C tools' (a bare number is seconds)
-UNITS = {"": 1.0, "s": 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "m": 60.0, "min": 60.0,
-         "h": 3600.0, "d": 86400.0}
-
-
 def seconds(text):
-    m = re.fullmatch(r"([0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)([a-z]*)", text)
-    v = -1.0
-    if m and m.group(2) in UNITS:
-        try:
-            v = float(m.group(1)) * UNITS[m.group(2)]
-        except ValueError:
-            v = -1.0
-    if not v > 0 or v != v or v == float("inf"):
-        raise argparse.ArgumentTypeError(
-            "'%s': expected a duration > 0 (10s, 500ms, 5m, 2h; a bare number is seconds)"
-            % text)
-    return v
-
-
-# meson writes the installed copy with the project's version (app/meson.build)
-VERSION = "@VERSION@"
+    """--interval and --timeout: a duration (common.seconds) for argparse."""
+    try:
+        return common.seconds(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def version_line():
-    v = VERSION if not VERSION.startswith("@") else "(source tree)"
-    return "dpdk-ibvcap-stat (dpdk-ibvcap) %s" % v
-
-
-def screen_width():
-    """The terminal's columns (COLUMNS overrides; 80 when not a terminal)."""
-    return max(40, shutil.get_terminal_size((80, 24)).columns)
+    return common.version_line("dpdk-ibvcap-stat")
 
 
 def show_saved(ap, a):
@@ -1011,7 +864,7 @@ def show_saved(ap, a):
     cur, desc = snaps[-1]
     prefix = cur.get("file_prefix", a.file_prefix)
     if a.prom:
-        write_atomic(a.prom, prometheus(prefix, cur, desc))
+        write_atomic(a.prom, prometheus(prefix, cur, desc, common.saved_tables()))
     if a.json:
         cur["counters"] = saved_counters(desc)
         print(json.dumps(cur, indent=2, sort_keys=True))
@@ -1082,7 +935,7 @@ def main():
     fringes = Fringes(baselines, a.fringe_seconds) if baselines else None
     if a.saved:
         return show_saved(ap, a)
-    prev, tel, stale_since, stale_why, desc = None, None, None, "", None
+    prev, tel, stale_since, stale_why, desc, tables = None, None, None, "", None, None
     try:
         tel = Telemetry(a.file_prefix, a.timeout)
         if a.query:
@@ -1092,7 +945,8 @@ def main():
             for f in plot(tel, a.plot, a.plot_nfft):
                 print(f)
             return 0
-        desc = describe(tel)
+        tables = common.counter_tables(tel)
+        desc = describe(tables)
         while True:
             try:
                 if tel is None:
@@ -1117,7 +971,7 @@ def main():
             mark = stale_line(stale_since, stale_why)
             if a.once:
                 if a.prom and not mark:
-                    write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
+                    write_atomic(a.prom, prometheus(a.file_prefix, cur, desc, tables))
                 if a.json:
                     cur["stale"] = mark
                     # all that --from needs to show it again
@@ -1130,7 +984,7 @@ def main():
                     print("dpdk-ibvcap-stat: %s" % mark, file=sys.stderr)
                 return 1 if mark else 0
             if a.prom and cur is not None and not mark:
-                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc))
+                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc, tables))
             if a.json:
                 line = dict(cur) if cur is not None else {"time": time.time()}
                 line["stale"] = mark

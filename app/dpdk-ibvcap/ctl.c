@@ -22,55 +22,19 @@
 
 struct ibv_app *ibv_g;
 
-/* the capture's own figures (all lcores) and one lcore's */
-#define T(f) offsetof(struct ibv_totals, f)
-static const struct stats_field capture_f[] = {
-	STATS_FIELD_U64("packets", NULL, 0, "packets", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
-			T(pkts), "packets received by the rx lcores"),
-	STATS_FIELD_U64("wire_bytes", NULL, 0, "bytes", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
-			T(bytes), "their Ethernet bytes"),
-	STATS_FIELD_U64("busy_wait", NULL, 0, "polls", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
-			T(empty_polls), "rx polls that returned nothing"),
-	STATS_FIELD_U64("polls", NULL, 0, "polls", STATS_ANTENNA, STATS_SUM, T(polls),
-			"rx polls"),
-	STATS_FIELD_U64("misdirected", NULL, 0, "packets", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
-			T(misdirected), "an antenna's packets on another antenna's queue"),
-	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA | STATS_LIVE, STATS_SUM,
-			T(busy_cycles), "TSC cycles of the rx polls that brought packets: the "
-			"PMD's burst and all done with its packets"),
-};
-static const struct stats_group capture_g = {
-	.name = "capture", .help = "the capture's packets and polls",
-	.f = capture_f, .n = RTE_DIM(capture_f), .size = sizeof(struct ibv_totals),
-};
-
-#define LC(f) offsetof(struct ibv_lcore, f)
-static const struct stats_field lcore_f[] = {
-	STATS_FIELD_U64("packets", NULL, 0, "packets", STATS_ANTENNA, STATS_SUM, LC(pkts),
-			"packets this lcore received"),
-	STATS_FIELD_U64("wire_bytes", NULL, 0, "bytes", STATS_ANTENNA, STATS_SUM, LC(bytes),
-			"their Ethernet bytes"),
-	STATS_FIELD_U64("polls", NULL, 0, "polls", STATS_ANTENNA, STATS_SUM, LC(polls),
-			"rx polls"),
-	STATS_FIELD_U64("busy_wait", NULL, 0, "polls", STATS_ANTENNA, STATS_SUM,
-			LC(empty_polls), "rx polls that returned nothing"),
-	STATS_FIELD_U64("multi_segment", NULL, 0, "packets", STATS_ANTENNA, STATS_SUM,
-			LC(segmented), "packets in several segments (copied to be read)"),
-	STATS_FIELD_U64("held", NULL, 0, "mbufs", STATS_ANTENNA, STATS_MAX, LC(held),
-			"mbufs held now for suspect frames"),
-	STATS_FIELD_U64("busy_cycles", NULL, 0, "cycles", STATS_ANTENNA, STATS_SUM,
-			LC(busy_cycles), "TSC cycles of the polls that brought packets"),
-};
-static const struct stats_group lcore_g = {
-	.name = "lcore", .help = "one rx lcore's packets and polls",
-	.f = lcore_f, .n = RTE_DIM(lcore_f), .size = sizeof(struct ibv_lcore),
-};
-
-/* every group, for /ibvcap/counters */
-static const struct stats_group *const groups[] = {
-	&stats_counts, &stats_buffer, &stats_writer, &stats_port, &capture_g, &lcore_g,
-	&stats_quicklook, &stats_bstate,
-};
+/* an rx lcore's figures as the lcore table has them */
+static void
+rx_of(const struct ibv_lcore *lc, struct stats_rx *r)
+{
+	r->pkts = lc->pkts;
+	r->bytes = lc->bytes;
+	r->polls = lc->polls;
+	r->empty_polls = lc->empty_polls;
+	r->misdirected = lc->misdirected;
+	r->segmented = lc->segmented;
+	r->held = lc->held;
+	r->busy_cycles = lc->busy_cycles;
+}
 
 void
 ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
@@ -87,12 +51,12 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 
 		if (lc == NULL)
 			continue;
-		t->pkts += lc->pkts;
-		t->bytes += lc->bytes;
-		t->polls += lc->polls;
-		t->empty_polls += lc->empty_polls;
-		t->misdirected += lc->misdirected;
-		t->busy_cycles += lc->busy_cycles;
+		t->rx.pkts += lc->pkts;
+		t->rx.bytes += lc->bytes;
+		t->rx.polls += lc->polls;
+		t->rx.empty_polls += lc->empty_polls;
+		t->rx.misdirected += lc->misdirected;
+		t->rx.busy_cycles += lc->busy_cycles;
 		for (a = 0; a < l->nant; a++)
 			acct_ant_add(lc->acct, a, &t->ant[a]);
 		for (p = 0; p < app->nport; p++)
@@ -250,16 +214,16 @@ ibv_stats_line(struct ibv_app *app, FILE *f)
 	nic_totals(app, &nic);
 	dt = (double)(now - app->last_tsc) / (double)app->tsc_hz;
 	if (dt > 0) {
-		app->rate_gbps = (double)(t.bytes - app->last_bytes) * 8 / dt / 1e9;
-		app->rate_mpps = (double)(t.pkts - app->last_pkts) / dt / 1e6;
+		app->rate_gbps = (double)(t.rx.bytes - app->last_bytes) * 8 / dt / 1e9;
+		app->rate_mpps = (double)(t.rx.pkts - app->last_pkts) / dt / 1e6;
 	}
 	if (app->quiet_since_tsc == 0)
 		app->quiet_since_tsc = app->start_tsc;
-	if (t.pkts != app->last_pkts)
+	if (t.rx.pkts != app->last_pkts)
 		app->quiet_since_tsc = now;
 	app->last_tsc = now;
-	app->last_bytes = t.bytes;
-	app->last_pkts = t.pkts;
+	app->last_bytes = t.rx.bytes;
+	app->last_pkts = t.rx.pkts;
 	fprintf(f, "[%8.1fs] %7.3f Gb/s %7.4f Mpps |",
 		(double)(now - app->start_tsc) / (double)app->tsc_hz, app->rate_gbps,
 		app->rate_mpps);
@@ -303,20 +267,20 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 	fprintf(f, "\n=== dpdk-ibvcap summary (%.3f s, stopped by %s) ===\n", el,
 		app->stop_reason ? app->stop_reason : "?");
 	/* the original tool's lines, same words */
-	fprintf(f, "Total bytes:                %" PRIu64 "\n", t.bytes);
-	fprintf(f, "Total packets:              %" PRIu64 "\n", t.pkts);
-	fprintf(f, "Busy wait:                  %" PRIu64 "\n", t.empty_polls);
+	fprintf(f, "Total bytes:                %" PRIu64 "\n", t.rx.bytes);
+	fprintf(f, "Total packets:              %" PRIu64 "\n", t.rx.pkts);
+	fprintf(f, "Busy wait:                  %" PRIu64 "\n", t.rx.empty_polls);
 	fprintf(f, "Average bytes per packet:   %.1f\n",
-		t.pkts ? (double)t.bytes / (double)t.pkts : 0.0);
+		t.rx.pkts ? (double)t.rx.bytes / (double)t.rx.pkts : 0.0);
 	fprintf(f, "Busy wait / packet:         %.3f\n",
-		t.pkts ? (double)t.empty_polls / (double)t.pkts : 0.0);
+		t.rx.pkts ? (double)t.rx.empty_polls / (double)t.rx.pkts : 0.0);
 	fprintf(f, "Rx cycles / packet:         %.0f   (TSC %.3f GHz; polls that brought packets)\n",
-		t.pkts ? (double)t.busy_cycles / (double)t.pkts : 0.0, (double)app->tsc_hz / 1e9);
+		t.rx.pkts ? (double)t.rx.busy_cycles / (double)t.rx.pkts : 0.0, (double)app->tsc_hz / 1e9);
 	fprintf(f, "Num mismatches:             %" PRIu64 "   (lost + late + duplicate frames)\n",
 		t.all.lost + t.all.late + t.all.duplicate);
 	fprintf(f, "Average rate:               %.3f Gb/s, %.4f Mpps\n",
-		el > 0 ? (double)t.bytes * 8 / el / 1e9 : 0.0,
-		el > 0 ? (double)t.pkts / el / 1e6 : 0.0);
+		el > 0 ? (double)t.rx.bytes * 8 / el / 1e9 : 0.0,
+		el > 0 ? (double)t.rx.pkts / el / 1e6 : 0.0);
 
 	fprintf(f, "\n%-4s %-12s %-15s", "ant", "name", "source");
 	stats_text_head(&stats_counts, STATS_ANTENNA, f);
@@ -339,9 +303,9 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 				fprintf(f, " %s %" PRIu64, acct_cause_name((enum acct_cause)c), t.cause[c]);
 		fprintf(f, "\n");
 	}
-	if (t.misdirected)
+	if (t.rx.misdirected)
 		fprintf(f, "misdirected (an antenna on another antenna's queue): %" PRIu64 "\n",
-			t.misdirected);
+			t.rx.misdirected);
 
 	if (app->bufs.on) {
 		const struct ibv_bufs *bf = &app->bufs;
@@ -584,6 +548,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 {
 	const struct acct_layout *l = &app->cfg.layout;
 	struct ibv_totals t;
+	struct stats_rx r;
 	char ip[16], err[PATH_MAX + 128];
 	unsigned int a, i;
 	double el = elapsed_s(app);
@@ -598,14 +563,14 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	/* all antennas' counts, then the capture's: its packets and wire_bytes
 	 * (every packet, an antenna's or not) replace the antennas' sums */
 	stats_json(&stats_counts, &t.all, STATS_ANTENNA, o);
-	stats_json(&capture_g, &t, STATS_ANTENNA, o);
-	js_dbl(o, "avg_bytes_per_packet", t.pkts ? (double)t.bytes / (double)t.pkts : 0);
-	js_dbl(o, "busy_wait_per_packet", t.pkts ? (double)t.empty_polls / (double)t.pkts : 0);
-	js_dbl(o, "cycles_per_packet", t.pkts ? (double)t.busy_cycles / (double)t.pkts : 0);
+	stats_json(&stats_capture, &t.rx, STATS_ANTENNA, o);
+	js_dbl(o, "avg_bytes_per_packet", t.rx.pkts ? (double)t.rx.bytes / (double)t.rx.pkts : 0);
+	js_dbl(o, "busy_wait_per_packet", t.rx.pkts ? (double)t.rx.empty_polls / (double)t.rx.pkts : 0);
+	js_dbl(o, "cycles_per_packet", t.rx.pkts ? (double)t.rx.busy_cycles / (double)t.rx.pkts : 0);
 	js_u64(o, "tsc_hz", app->tsc_hz);
 	js_u64(o, "mismatches", t.all.lost + t.all.late + t.all.duplicate);
-	js_dbl(o, "gbps", el > 0 ? (double)t.bytes * 8 / el / 1e9 : 0);
-	js_dbl(o, "mpps", el > 0 ? (double)t.pkts / el / 1e6 : 0);
+	js_dbl(o, "gbps", el > 0 ? (double)t.rx.bytes * 8 / el / 1e9 : 0);
+	js_dbl(o, "mpps", el > 0 ? (double)t.rx.pkts / el / 1e6 : 0);
 
 	arr = js_arr(root, "antennas");
 	for (a = 0; a < l->nant; a++) {
@@ -634,7 +599,8 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 		x = js_obj(arr, NULL);
 		js_u64(x, "lcore", lc->lcore_id);
 		js_u64(x, "queues", lc->nq);
-		stats_json(&lcore_g, lc, STATS_ANTENNA, x);
+		rx_of(lc, &r);
+		stats_json(&stats_lcore, &r, STATS_ANTENNA, x);
 		js_dbl(x, "cycles_per_packet",
 		       lc->pkts ? (double)lc->busy_cycles / (double)lc->pkts : 0);
 	}
@@ -668,7 +634,7 @@ tel_stats(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 					  (now - l) * 1000 / app->tsc_hz);
 	}
 	rte_tel_data_add_dict_u64(d, "antennas", app->cfg.layout.nant);
-	stats_tel_dict(&capture_g, &t, STATS_LIVE, d);
+	stats_tel_dict(&stats_capture, &t.rx, STATS_LIVE, d);
 	stats_tel_dict(&stats_counts, &t.all, STATS_ANTENNA | STATS_LIVE, d);
 	rte_tel_data_add_dict_u64(d, "unattributed", unattributed(&t));
 	stats_tel_dict(&stats_port, &nic, STATS_LIVE, d);
@@ -946,14 +912,14 @@ tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	unsigned int k;
 
 	(void)app;
-	for (k = 0; k < RTE_DIM(groups); k++)
-		if (params != NULL && strcmp(params, groups[k]->name) == 0)
-			return stats_tel_describe(groups[k], 0, d) == 0 ? 0 : -ENOMEM;
+	for (k = 0; k < stats_ngroups; k++)
+		if (params != NULL && strcmp(params, stats_groups[k]->name) == 0)
+			return stats_tel_describe(stats_groups[k], 0, d) == 0 ? 0 : -ENOMEM;
 	if (params != NULL && *params != '\0')
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
-	for (k = 0; k < RTE_DIM(groups); k++)
-		rte_tel_data_add_dict_string(d, groups[k]->name, groups[k]->help);
+	for (k = 0; k < stats_ngroups; k++)
+		rte_tel_data_add_dict_string(d, stats_groups[k]->name, stats_groups[k]->help);
 	return 0;
 }
 
@@ -1022,8 +988,8 @@ static const struct {
 	  "Spectra of an antenna's streams over the last --quicklook-window (asking starts "
 	  "them). Parameters: ANTENNA[,NFFT]" },
 	{ "/ibvcap/counters", tel_counters,
-	  "What each counter means. No parameter: the groups; parameter GROUP: name -> "
-	  "[unit, kind, help]." },
+	  "What each counter means. No parameter: the groups; GROUP: name -> [unit, kind, "
+	  "help, merge, prometheus, scale]." },
 };
 
 static int

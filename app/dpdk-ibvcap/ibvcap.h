@@ -24,6 +24,7 @@
 #include "ql_keep.h"
 #include "quicklook.h"
 #include "shm.h"
+#include "stats.h"
 #include "steer.h"
 #include "writer.h"
 
@@ -473,7 +474,7 @@ ibv_ql_offer(struct ibv_qlc *q, const struct acct_result *r, const uint8_t *data
 /* ctl.c */
 /** Totals over every lcore and antenna. */
 struct ibv_totals {
-	uint64_t pkts, bytes, polls, empty_polls, misdirected, busy_cycles;
+	struct stats_rx rx;  /**< all rx lcores (lib/stats stats_capture) */
 	struct acct_counts ant[ACCT_MAX_ANTENNAS];
 	struct acct_counts all;
 	uint64_t cause[ACCT_C__COUNT];  /**< unattributed, all ports */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The counter tables (frame counts, antenna buffer, writer) and the walkers
- * that merge, print and write them as JSON. */
+/* The counter tables (frame counts, antenna buffer, writer, the rx lcores)
+ * and the walkers that merge, print, name and write them as JSON. */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -94,7 +95,13 @@ static const struct stats_field counts_f[] = {
 };
 
 const struct stats_group stats_counts = {
-	.name = "counts", .help = "a stream's or an antenna's frames",
+	.name = "counts", .help = "a stream's or an antenna's frames", .prom = "antenna",
+	.f = counts_f, .n = DIM(counts_f), .size = sizeof(struct acct_counts),
+};
+
+const struct stats_group stats_stream = {
+	.name = "stream", .help = "a stream's frames (the counts a stream has)",
+	.prom = "stream", .scope = STATS_STREAM,
 	.f = counts_f, .n = DIM(counts_f), .size = sizeof(struct acct_counts),
 };
 
@@ -129,7 +136,7 @@ static const struct stats_field buffer_f[] = {
 };
 
 const struct stats_group stats_buffer = {
-	.name = "buffer", .help = "an antenna buffer's placement",
+	.name = "buffer", .help = "an antenna buffer's placement", .prom = "buffer",
 	.f = buffer_f, .n = DIM(buffer_f), .size = sizeof(struct antbuf),
 };
 
@@ -194,8 +201,48 @@ static const struct stats_field writer_f[] = {
 	    "the most io_uring writes it had in flight at once"),
 };
 
+#define RX(f) offsetof(struct stats_rx, f)
+
+/* the capture's own figures (all rx lcores) and one lcore's */
+static const struct stats_field capture_f[] = {
+	U64("packets", NULL, 0, "packets", A | L, STATS_SUM, RX(pkts),
+	    "packets received by the rx lcores"),
+	U64("wire_bytes", NULL, 0, "bytes", A | L, STATS_SUM, RX(bytes), "their Ethernet bytes"),
+	U64("busy_wait", NULL, 0, "polls", A | L, STATS_SUM, RX(empty_polls),
+	    "rx polls that returned nothing"),
+	U64("polls", NULL, 0, "polls", A | L, STATS_SUM, RX(polls), "rx polls"),
+	U64("misdirected", NULL, 0, "packets", A | L, STATS_SUM, RX(misdirected),
+	    "an antenna's packets on another antenna's queue"),
+	U64("busy_cycles", NULL, 0, "cycles", A | L, STATS_SUM, RX(busy_cycles),
+	    "TSC cycles of the rx polls that brought packets: the PMD's burst and all done "
+	    "with its packets"),
+};
+
+const struct stats_group stats_capture = {
+	.name = "capture", .help = "the capture's packets and polls", .prom = "",
+	.f = capture_f, .n = DIM(capture_f), .size = sizeof(struct stats_rx),
+};
+
+static const struct stats_field lcore_f[] = {
+	U64("packets", NULL, 0, "packets", A, STATS_SUM, RX(pkts), "packets this lcore received"),
+	U64("wire_bytes", NULL, 0, "bytes", A, STATS_SUM, RX(bytes), "their Ethernet bytes"),
+	U64("polls", NULL, 0, "polls", A, STATS_SUM, RX(polls), "rx polls"),
+	U64("busy_wait", NULL, 0, "polls", A, STATS_SUM, RX(empty_polls),
+	    "rx polls that returned nothing"),
+	U64("multi_segment", NULL, 0, "packets", A, STATS_SUM, RX(segmented),
+	    "packets in several segments (copied to be read)"),
+	U64("held", NULL, 0, "mbufs", A, STATS_MAX, RX(held), "mbufs held now for suspect frames"),
+	U64("busy_cycles", NULL, 0, "cycles", A, STATS_SUM, RX(busy_cycles),
+	    "TSC cycles of the polls that brought packets"),
+};
+
+const struct stats_group stats_lcore = {
+	.name = "lcore", .help = "one rx lcore's packets and polls (not exported)",
+	.f = lcore_f, .n = DIM(lcore_f), .size = sizeof(struct stats_rx),
+};
+
 const struct stats_group stats_writer = {
-	.name = "writer", .help = "a writer's files",
+	.name = "writer", .help = "a writer's files", .prom = "writer",
 	.f = writer_f, .n = DIM(writer_f), .size = sizeof(struct shm_writer),
 };
 
@@ -512,4 +559,105 @@ stats_stream_json(const struct acct_layout *l, unsigned int ant, const struct ac
 	js_u64(o, "secondaryid", s->secondaryid);
 	js_u64(o, "threadid", s->threadid);
 	stats_json(&stats_counts, &one, STATS_STREAM, o);
+}
+
+const char *
+stats_merge_name(enum stats_merge m)
+{
+	return m == STATS_MIN ? "min" : m == STATS_MAX ? "max" : "sum";
+}
+
+/* append text to buf (used of len), -ENOSPC when it does not fit */
+static int
+put(char *buf, size_t len, size_t *used, const char *text, size_t n)
+{
+	if (*used + n >= len)
+		return -ENOSPC;
+	memcpy(buf + *used, text, n);
+	*used += n;
+	buf[*used] = '\0';
+	return 0;
+}
+
+/* A telemetry integer's fixed-point unit -> its base unit and the factor to
+ * it (the bstate table's integers, a double's tel_unit). */
+static const struct {
+	const char *fixed, *base;
+	double scale;
+} fixed_units[] = {
+	{ "ns", "seconds", 1e-9 }, { "ppm", "ratio", 1e-6 }, { "milli-steps", "steps", 1e-3 },
+	{ "micro-steps^2", "steps^2", 1e-6 }, { "milli-dB", "dB", 1e-3 },
+};
+
+/* the unit a figure is exported in and the factor from the value telemetry gives */
+static const char *
+base_unit(const struct stats_field *f, double *scale)
+{
+	const char *u = f->type == STATS_F64 ? f->tel_unit : f->unit;
+	unsigned int i;
+
+	*scale = 1;
+	if (u == NULL)
+		return "";
+	for (i = 0; i < DIM(fixed_units); i++)
+		if (strcmp(u, fixed_units[i].fixed) == 0) {
+			*scale = fixed_units[i].scale;
+			return fixed_units[i].base;
+		}
+	return u;
+}
+
+int
+stats_prom_name(const struct stats_group *g, const struct stats_field *f, char *buf,
+		size_t len, double *scale)
+{
+	const char *u = base_unit(f, scale);
+	size_t ul = strlen(u), used = 0, nl = strlen(f->name);
+	char red[32];
+	size_t i, r = 0;
+	int rc;
+
+	if (len == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (g->prom == NULL)
+		return -ENOENT;
+	rc = put(buf, len, &used, "ibvcap_", 7);
+	if (rc == 0 && g->prom[0] != '\0') {
+		rc = put(buf, len, &used, g->prom, strlen(g->prom));
+		rc = rc != 0 ? rc : put(buf, len, &used, "_", 1);
+	}
+	if (rc != 0)
+		return rc;
+	if (strcmp(u, "seconds") == 0) {
+		/* a time in ns, or a figure in seconds: NAME_seconds */
+		if (nl > 3 && strcmp(f->name + nl - 3, "_ns") == 0)
+			nl -= 3;
+		rc = put(buf, len, &used, f->name, nl);
+		if (rc == 0 && !(nl >= 8 && strncmp(f->name + nl - 8, "_seconds", 8) == 0))
+			rc = put(buf, len, &used, "_seconds", 8);
+	} else {
+		rc = put(buf, len, &used, f->name, nl);
+		if (rc == 0 && ul > 2 && strcmp(u + ul - 2, "/s") == 0) {
+			rc = put(buf, len, &used, "_", 1);
+			rc = rc != 0 ? rc : put(buf, len, &used, u, ul - 2);
+			rc = rc != 0 ? rc : put(buf, len, &used, "_per_second", 11);
+		} else if (rc == 0 && ul > 0 && strcmp(u, "errno") != 0) {
+			/* metric names are [a-z0-9_]: steps^2 is steps2, dB db */
+			for (i = 0; i < ul && r + 1 < sizeof(red); i++) {
+				char c = u[i] >= 'A' && u[i] <= 'Z' ? (char)(u[i] - 'A' + 'a') : u[i];
+
+				if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
+					red[r++] = c;
+			}
+			red[r] = '\0';
+			if (strstr(buf, red) == NULL) {
+				rc = put(buf, len, &used, "_", 1);
+				rc = rc != 0 ? rc : put(buf, len, &used, red, r);
+			}
+		}
+	}
+	if (rc == 0 && f->merge == STATS_SUM)
+		rc = put(buf, len, &used, "_total", 6);
+	return rc;
 }

@@ -82,6 +82,9 @@ struct stats_field {
 struct stats_group {
 	const char *name;    /**< "counts", "buffer", "writer" */
 	const char *help;
+	const char *prom;    /**< its Prometheus names' part: ibvcap_PROM_NAME...; "" for
+			          the capture's own (ibvcap_NAME...); NULL: not exported */
+	unsigned int scope;  /**< the fields it has (stats_in), 0: every one */
 	const struct stats_field *f;
 	unsigned int n;
 	size_t size;         /**< of the record */
@@ -93,6 +96,21 @@ extern const struct stats_group stats_counts;
 extern const struct stats_group stats_buffer;
 /** A writer's figures: struct shm_writer. */
 extern const struct stats_group stats_writer;
+/** A stream's frame counts: struct acct_counts, the counts table's stream
+ * fields (its Prometheus names ibvcap_stream_...). */
+extern const struct stats_group stats_stream;
+
+/** The rx lcores' packets and polls (app/dpdk-ibvcap): one lcore's, or all
+ * of them summed. */
+struct stats_rx {
+	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented, held;
+	uint64_t busy_cycles;  /**< TSC cycles of the polls that brought packets */
+};
+
+/** The capture's own figures, all rx lcores: struct stats_rx. */
+extern const struct stats_group stats_capture;
+/** One rx lcore's figures: struct stats_rx. */
+extern const struct stats_group stats_lcore;
 
 struct ql_snap;
 struct ql_figs;
@@ -144,6 +162,25 @@ stats_in(const struct stats_field *f, unsigned int scope)
 {
 	return (f->flags & scope) == scope;
 }
+
+/** A merge rule's name: "sum", "min" or "max". */
+const char *stats_merge_name(enum stats_merge m);
+
+/**
+ * Field f's Prometheus metric name, the one rule (docs/counters.md):
+ * ibvcap_ + the group's prom part + _ + the name, in the figure's base
+ * unit: a fixed-point telemetry unit (ns, ppm, milli-steps,
+ * micro-steps^2, milli-dB; a double's tel_unit) as seconds, ratio,
+ * steps, steps^2, dB; seconds as _seconds (a trailing _ns of the name
+ * dropped), X/s as _X_per_second, any other unit (reduced to [a-z0-9_])
+ * appended unless the name already holds it; _total for counters. scale:
+ * what a telemetry value is multiplied by to give the metric's (1e-9 for
+ * ns, ...; 1 for a unit that is its own base).
+ * @return 0, -ENOENT when the group is not exported (buf ""), or -ENOSPC
+ * when buf is too short.
+ */
+int stats_prom_name(const struct stats_group *g, const struct stats_field *f, char *buf,
+		    size_t len, double *scale);
 
 /** Zero rec, times set to "none". */
 void stats_zero(const struct stats_group *g, void *rec);

@@ -55,7 +55,7 @@ static const struct stats_field ql_f[] = {
 };
 
 const struct stats_group stats_quicklook = {
-	.name = "quicklook",
+	.name = "quicklook", .prom = "quicklook",
 	.help = "an antenna's or stream's sample statistics, from sampled frames",
 	.f = ql_f, .n = sizeof(ql_f) / sizeof(ql_f[0]), .size = sizeof(struct stats_ql),
 };
@@ -122,7 +122,7 @@ static const struct stats_field qlb_f[] = {
 };
 
 const struct stats_group stats_bstate = {
-	.name = "bstate",
+	.name = "bstate", .prom = "bstate",
 	.help = "an antenna's, stream's or channel group's sampler statistics, from kept frames",
 	.f = qlb_f, .n = sizeof(qlb_f) / sizeof(qlb_f[0]), .size = sizeof(struct stats_qlb),
 };

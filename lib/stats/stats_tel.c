@@ -25,10 +25,16 @@ static const struct stats_field port_f[] = {
 };
 
 const struct stats_group stats_port = {
-	.name = "port", .help = "a DPDK port's receive figures",
+	.name = "port", .help = "a DPDK port's receive figures", .prom = "port",
 	.f = port_f, .n = sizeof(port_f) / sizeof(port_f[0]),
 	.size = sizeof(struct rte_eth_stats),
 };
+
+const struct stats_group *const stats_groups[] = {
+	&stats_counts, &stats_buffer, &stats_writer, &stats_port, &stats_capture, &stats_lcore,
+	&stats_quicklook, &stats_bstate, &stats_stream,
+};
+const unsigned int stats_ngroups = sizeof(stats_groups) / sizeof(stats_groups[0]);
 
 /* telemetry names: letters, digits and '_' */
 static const char *
@@ -146,15 +152,16 @@ stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 int
 stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_tel_data *d)
 {
-	char key[96];
+	char key[96], prom[RTE_TEL_MAX_STRING_LEN], sc[32];
 	unsigned int k, i;
+	double scale;
 
 	rte_tel_data_start_dict(d);
 	for (k = 0; k < g->n; k++) {
 		const struct stats_field *f = &g->f[k];
 		struct rte_tel_data *a;
 
-		if (!stats_in(f, scope))
+		if (!stats_in(f, scope | g->scope))
 			continue;
 		a = rte_tel_data_alloc();
 		if (a == NULL)
@@ -164,6 +171,14 @@ stats_tel_describe(const struct stats_group *g, unsigned int scope, struct rte_t
 		rte_tel_data_add_array_string(a, f->type == STATS_F64 ? f->tel_unit : f->unit);
 		rte_tel_data_add_array_string(a, f->merge == STATS_SUM ? "counter" : "gauge");
 		rte_tel_data_add_array_string(a, f->help);
+		rte_tel_data_add_array_string(a, stats_merge_name((enum stats_merge)f->merge));
+		if (stats_prom_name(g, f, prom, sizeof(prom), &scale) == -ENOSPC) {
+			rte_tel_data_free(a);
+			return -ENOSPC;
+		}
+		rte_tel_data_add_array_string(a, prom);
+		snprintf(sc, sizeof(sc), "%g", scale);
+		rte_tel_data_add_array_string(a, sc);
 		/* an array: its element names follow (its values are
 		 * NAME_ELEMENT in the rows, '-' as '_') */
 		for (i = f->first; f->type == STATS_ARRAY && i < f->n; i++)

@@ -13,6 +13,11 @@
 /** A port's figures: struct rte_eth_stats (rte_eth_stats_get). */
 extern const struct stats_group stats_port;
 
+/** Every counter group, in /ibvcap/counters' order (docs/counters.md). */
+extern const struct stats_group *const stats_groups[];
+/** How many stats_groups has. */
+extern const unsigned int stats_ngroups;
+
 /**
  * Add rec's fields in scope to dictionary d, name -> value (arrays as
  * NAME_ELEMENT, '-' as '_'; times as NAME_ns, 0 when none; doubles as
@@ -36,10 +41,12 @@ void stats_tel_row(const struct stats_group *g, const void *rec, unsigned int sc
 		   struct rte_tel_data *d);
 
 /**
- * Fill dictionary d with the fields in scope: name -> [unit, kind, help]
- * (the unit of the value telemetry gives, a double's tel_unit; kind
- * "counter" or "gauge"); an array's element names follow its help:
- * [unit, kind, help, element...].
+ * Fill dictionary d with the group's fields in scope: name -> [unit, kind,
+ * help, merge, Prometheus name, scale] (unit: that of the value telemetry
+ * gives, a double's tel_unit; kind "counter" or "gauge"; merge "sum",
+ * "min" or "max"; the name and scale of stats_prom_name, the scale as a
+ * decimal string); an array's element names follow:
+ * [unit, kind, help, merge, prometheus, scale, element...].
  * @return 0, or -ENOMEM.
  */
 int stats_tel_describe(const struct stats_group *g, unsigned int scope,

@@ -17,13 +17,14 @@ import re
 import sys
 
 GROUP_PREFIX = {"counts": "antenna", "buffer": "buffer", "writer": "writer",
-                "port": "port", "quicklook": "quicklook", "bstate": "bstate"}
+                "port": "port", "capture": "", "quicklook": "quicklook", "bstate": "bstate"}
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
 def figures(path):
-    """(group, [names], unit, kind, elements) of every table row."""
+    """(group, [names], unit, kind, elements, Prometheus name) of every table
+    row that is exported (its last column names the metric)."""
     group, out = None, []
     for line in open(path):
         m = re.match(r"^## .*\(group `([a-z]+)`\)", line)
@@ -39,13 +40,15 @@ def figures(path):
         # an array: "... by cause: `a` `b` ..." (its elements listed)
         m = re.search(r"by (?:cause|reason)[^:]*: *(`.*)$", cells[4])
         elems = re.findall(r"`([^`]+)`", m.group(1)) if m else []
-        out.append((group, names, unit, kind, elems))
+        prom = re.findall(r"`([^`]+)`", cells[5]) if len(cells) > 5 else []
+        if prom:
+            out.append((group, names, unit, kind, elems, prom[0]))
     return out
 
 
 def prom_name(group, name, unit, kind):
     """The documented rule (docs/counters.md, dpdk-ibvcap-stat's metric())."""
-    n = "ibvcap_%s_%s" % (GROUP_PREFIX[group], name)
+    n = "ibvcap_%s%s" % (GROUP_PREFIX[group] + "_" if GROUP_PREFIX[group] else "", name)
     if unit == "ns":
         n = (n[:-3] if n.endswith("_ns") else n) + "_seconds"
     elif unit.endswith("/s"):
@@ -71,7 +74,7 @@ def main():
                     help="print every documented metric name (FILE unused) and exit")
     a = ap.parse_args()
     if a.names:
-        for group, names, unit, kind, _ in figures(a.counters_md):
+        for group, names, unit, kind, _, _ in figures(a.counters_md):
             for key in sorted({n[:-4] + "_ns" if n.endswith("_utc") else n for n in names}):
                 print(prom_name(group, key, unit, kind))
         return 0
@@ -82,13 +85,16 @@ def main():
         if m and not line.startswith("#"):
             samples.setdefault(m.group(1), []).append(dict(LABEL.findall(m.group(2) or "")))
     missing, checked = [], 0
-    for group, names, unit, kind, elems in figures(a.counters_md):
-        if group in skip:
-            continue
+    for group, names, unit, kind, elems, listed in figures(a.counters_md):
         # a time is one number (NAME_ns); its _utc twin is the same figure as text
         keys = sorted({n[:-4] + "_ns" if n.endswith("_utc") else n for n in names})
         for key in keys:
             pn = prom_name(group, key, unit, kind)
+            if pn != listed:  # the page's column (lib/stats) against its rule
+                missing.append("%s figure %s: the page names it %s, its rule %s"
+                               % (group, key, listed, pn))
+            if group in skip:
+                continue
             checked += 1
             got = samples.get(pn)
             if not got:

@@ -85,11 +85,16 @@ d = json.load(open(sys.argv[1]))
 t = json.load(open(sys.argv[2]))["counters"]
 names = {k[:-4] + "_ns" if k.endswith("_utc") else k for k in t["antenna"] + t["stream"]}
 assert names <= set(d), names - set(d)
-# [unit, kind, help], an array's element names after them
-assert all(len(v) >= 3 and v[1] in ("counter", "gauge") and v[2] for v in d.values()), d
+# [unit, kind, help, merge, prometheus, scale], an array's element names after them
+assert all(len(v) >= 6 and v[1] in ("counter", "gauge") and v[2] for v in d.values()), d
+assert all(v[3] == "sum" if v[1] == "counter" else v[3] in ("min", "max") for v in d.values()), d
+assert all(v[4].startswith("ibvcap_antenna_" + k.replace("_ns", "")) and float(v[5]) > 0
+           for k, v in d.items()), d
+assert d["received"][3:6] == ["sum", "ibvcap_antenna_received_frames_total", "1"], d["received"]
+assert d["last_frame_ns"][3:6] == ["max", "ibvcap_antenna_last_frame_seconds", "1e-09"], d
 assert d["malformed_by_cause"][3:] and "ip-checksum" in d["malformed_by_cause"][3:], d
 PY
-ok "/ibvcap/counters,counts: every counter of the truth described (unit, kind, help)"
+ok "/ibvcap/counters,counts: every counter of the truth described (unit, kind, help, merge, Prometheus name, scale)"
 dpdk-ibvcap-stat --file-prefix "$PREFIX" --once > "$T/table.txt"
 # one snapshot: no rate (that takes two), the counts
 grep -qE '^ant3 +- +- +[0-9]+ +[0-9]+ ' "$T/table.txt" || { cat "$T/table.txt"; fail "table"; }
@@ -126,6 +131,33 @@ ok "--prom: valid exposition format, counters = truth ($(grep -vc '^#' "$T/ibvca
 # here: counts, buffer, writer, port and quick look, arrays by cause
 python3 "$SRC/tests/tools/promcounters.py" "$SRC/docs/counters.md" "$T/ibvcap.prom" > "$T/promfig.txt" ||
 	{ cat "$T/promfig.txt"; fail "figures of docs/counters.md missing from the Prometheus export"; }
+# and every metric stat exported is named by the capture's own tables
+# (/ibvcap/counters), or is one of stat's few own metrics: no naming rule
+# restated in stat
+for g in counts buffer writer port capture lcore quicklook bstate stream; do
+	printf '%s ' "$g"
+	dpdk-ibvcap-stat --file-prefix "$PREFIX" --query "/ibvcap/counters,$g" | tr -d '\n'
+	echo
+done > "$T/tables.txt"
+python3 - "$T/tables.txt" "$T/ibvcap.prom" <<'PY' || fail "stat --prom: a metric the capture's tables do not name"
+import json, re, sys
+named = {}
+for line in open(sys.argv[1]):
+    g, rows = line.split(" ", 1)
+    for k, v in json.loads(rows).items():
+        if v[4]:
+            named[v[4]] = (g, k, v[1])
+OWN = {"ibvcap_uptime_seconds", "ibvcap_export_time_seconds", "ibvcap_data_clock_offset_seconds",
+       "ibvcap_data_clock_warn_seconds", "ibvcap_scan_frames", "ibvcap_scan_short",
+       "ibvcap_bstate_occupancy_ratio", "ibvcap_bstate_expected_ratio"}
+types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", open(sys.argv[2]).read(), re.M))
+bad = [n for n in types if n not in named and n not in OWN and not n.startswith("ibvcap_fringe_")]
+assert not bad, bad
+assert all(kind == named[n][2] for n, kind in types.items() if n in named), types
+assert sum(n in named for n in types) >= 60, types
+assert named["ibvcap_stream_lost_frames_total"][:2] == ("stream", "lost"), named
+PY
+ok "stat --prom: every metric but stat's own named by /ibvcap/counters ($(grep -c '^# TYPE' "$T/ibvcap.prom") metrics)"
 python3 - "$T/truth.json" "$T/ibvcap.prom" <<'PY' || fail "Prometheus: the figures once missing, by value"
 import json, re, sys
 t = {"ant%d" % a["antenna"]: a for a in json.load(open(sys.argv[1]))["antennas"]}
