@@ -8,14 +8,16 @@
 #include <stdint.h>
 
 #include "codif.h"
+#include "pkt.h"
 
 #include "detect.h"
 #include "scan.h"
 
 /** Defaults for synthesised headers (codifgen's first antenna and group). */
-#define CC_DEFAULT_SRC 0x0A1100D3u   /* 10.17.0.211 */
-#define CC_DEFAULT_DST 0xEF110001u   /* 239.17.0.1 */
-#define CC_DEFAULT_PORT 36001
+/* codifgen's layout's first antenna and group (lib/pkt) */
+#define CC_DEFAULT_SRC PKT_LAYOUT_ANT_IP
+#define CC_DEFAULT_DST PKT_LAYOUT_GROUP_IP
+#define CC_DEFAULT_PORT PKT_LAYOUT_UDP_PORT
 #define CC_DEFAULT_PREFIX "ibvcap"
 
 struct cc_conv_opts {

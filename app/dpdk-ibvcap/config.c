@@ -44,15 +44,15 @@ ibv_config_defaults(struct ibv_config *c)
 	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
-	c->layout.nant = 6;
+	c->layout.nant = PKT_LAYOUT_NANT;
 	for (i = 0; i < c->layout.nant; i++) {
-		c->layout.ant_ip[i] = (10u << 24 | 17u << 16) + 211 + i;
+		c->layout.ant_ip[i] = PKT_LAYOUT_ANT_IP + i;
 		snprintf(c->layout.ant_name[i], ACCT_NAME_LEN, "ant%u", i);
 	}
-	c->layout.ngroup = 4;
+	c->layout.ngroup = PKT_LAYOUT_NGROUP;
 	for (i = 0; i < c->layout.ngroup; i++) {
-		c->layout.group[i].ip = (239u << 24 | 17u << 16) + 1 + i;
-		c->layout.group[i].port = (uint16_t)(36001 + i);
+		c->layout.group[i].ip = PKT_LAYOUT_GROUP_IP + i;
+		c->layout.group[i].port = (uint16_t)(PKT_LAYOUT_UDP_PORT + i);
 		c->group_port[i] = -1;
 	}
 	c->threads = 2;

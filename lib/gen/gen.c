@@ -78,16 +78,16 @@ gen_cfg_defaults(struct gen_cfg *c)
 	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
-	c->nant = 6;
+	c->nant = PKT_LAYOUT_NANT;
 	c->nthread = 2;
-	c->ngroup = 4;
+	c->ngroup = PKT_LAYOUT_NGROUP;
 	for (i = 0; i < c->nant; i++) {
-		c->ant_ip[i] = (10u << 24 | 17u << 16 | 0u << 8) + 211 + i;
+		c->ant_ip[i] = PKT_LAYOUT_ANT_IP + i;
 		c->ant_groups[i] = (1ULL << c->ngroup) - 1;
 	}
 	for (i = 0; i < c->ngroup; i++) {
-		c->group[i].ip = (239u << 24 | 17u << 16) + 1 + i;
-		c->group[i].port = (uint16_t)(36001 + i);
+		c->group[i].ip = PKT_LAYOUT_GROUP_IP + i;
+		c->group[i].port = (uint16_t)(PKT_LAYOUT_UDP_PORT + i);
 	}
 	c->tmpl.nchan = 4;
 	c->tmpl.nbits = 16;

@@ -16,6 +16,16 @@
 /** At most this many stacked VLAN tags are parsed. */
 #define PKT_MAX_VLAN 2
 
+/* The default layout, the one place it is written: codifgen sends it and
+ * the capture and codifcheck expect it unless told otherwise. Antenna i
+ * (of 6) sends from 10.17.0.211 + i; group g (of 4) is 239.17.0.1 + g, UDP
+ * port 36001 + g. Addresses in host byte order. */
+#define PKT_LAYOUT_NANT 6
+#define PKT_LAYOUT_NGROUP 4
+#define PKT_LAYOUT_ANT_IP 0x0A1100D3u    /**< 10.17.0.211, antenna 0 */
+#define PKT_LAYOUT_GROUP_IP 0xEF110001u  /**< 239.17.0.1, group 0 */
+#define PKT_LAYOUT_UDP_PORT 36001        /**< group 0's */
+
 #define PKT_ETHERTYPE_IPV4 0x0800
 #define PKT_ETHERTYPE_IPV6 0x86DD
 #define PKT_ETHERTYPE_ARP 0x0806
