@@ -37,6 +37,18 @@ cc_fmt_name(enum cc_fmt f)
 	return (unsigned int)f < CC_FMT__COUNT ? names[f] : "?";
 }
 
+enum cc_fmt
+cc_fmt_of_kind(enum fmt_kind k)
+{
+	switch (k) {
+	case FMT_RAW: return CC_FMT_RAW;
+	case FMT_CODIF: return CC_FMT_CODIF;
+	case FMT_PCAP: return CC_FMT_PCAP;
+	case FMT_PCAPNG: return CC_FMT_PCAPNG;
+	}
+	return CC_FMT_UNKNOWN;
+}
+
 int
 cc_fmt_readable(enum cc_fmt f)
 {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fmt.h"
+
 /** Bytes of a file's start that detection wants (VDIF needs a 2nd header). */
 #define CC_DETECT_HEAD 65536
 
@@ -41,6 +43,9 @@ enum cc_fmt cc_detect(const uint8_t *head, size_t n, uint64_t file_size,
 
 /** Short name: "codif", "raw", "raw-index", "pcap", "pcapng", "vdif", ... */
 const char *cc_fmt_name(enum cc_fmt f);
+
+/** The format lib/fmt calls k (fmt_names). */
+enum cc_fmt cc_fmt_of_kind(enum fmt_kind k);
 
 /** Whether codifcheck can read the format (codif, raw, raw index, pcap, pcapng). */
 int cc_fmt_readable(enum cc_fmt f);

@@ -50,15 +50,9 @@ struct xlist {
 static enum cc_fmt
 fmt_of_ext(const char *ext)
 {
-	if (strcmp(ext, "codif") == 0)
-		return CC_FMT_CODIF;
-	if (strcmp(ext, "raw") == 0)
-		return CC_FMT_RAW;
-	if (strcmp(ext, "pcap") == 0)
-		return CC_FMT_PCAP;
-	if (strcmp(ext, "pcapng") == 0)
-		return CC_FMT_PCAPNG;
-	return CC_FMT_UNKNOWN;
+	enum fmt_kind k;
+
+	return fmt_parse(ext, &k) == 0 ? cc_fmt_of_kind(k) : CC_FMT_UNKNOWN;
 }
 
 /* A file of a recording: a formats.md name of codif, raw, pcap or pcapng,

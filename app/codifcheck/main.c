@@ -307,8 +307,9 @@ set_filter(const struct opt_arg *a, char *err, size_t errlen)
 
 static int help_cmd(const struct opt_arg *a, char *err, size_t errlen);
 
-static const char *const fmt_names[] = { "codif", "pcap", "pcapng", "raw", NULL };
-static const int fmt_values[] = { CC_FMT_CODIF, CC_FMT_PCAP, CC_FMT_PCAPNG, CC_FMT_RAW };
+/* --to and --format: lib/fmt's names (fmt_names), as codifcheck's formats
+ * (main fills them in) */
+static int fmt_values[4];
 
 #define O struct opts
 static const struct opt_def info_opts[] = {
@@ -657,6 +658,9 @@ main(int argc, char **argv)
 	struct opts o;
 	int cmd, rc, i, status = CC_EXIT_OK;
 
+	for (i = 0; fmt_names[i] != NULL && i < (int)(sizeof(fmt_values) / sizeof(fmt_values[0]));
+	     i++)
+		fmt_values[i] = cc_fmt_of_kind(fmt_kinds[i]);
 	if (argc < 2) {
 		usage(stderr, -1);
 		return CC_EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "codif_pattern.h"
+#include "fmt_pcap.h"
 #include "parse.h"
 #include "scan.h"
 
@@ -1188,10 +1189,9 @@ int
 cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 {
 	struct acct_layout l;
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	FILE *f = pcap_file(p);
-	uint32_t hdrlen, rechdr;
+	struct fmt_pcap_rec r;
+	char err[PCAP_ERRBUF_SIZE + 64];
+	uint32_t hdrlen;
 	int rc;
 
 	/* libpcap reports pcapng as version 2.4 too: the caller says which */
@@ -1207,8 +1207,6 @@ cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 				pcap_datalink_val_to_name(s->linktype) : "?");
 		return 0;
 	}
-	/* pcap record header 16 bytes; pcapng EPB 28 (options not expected) */
-	rechdr = s->fmt == CC_FMT_PCAP ? 16 : 28;
 	memset(&l, 0, sizeof(l));
 	l.learn = true;
 	l.tl = s->o.tl;
@@ -1216,31 +1214,28 @@ cc_scan_pcap(struct cc_scan *s, pcap_t *p)
 	s->scratch = malloc(CC_SCRATCH);
 	if (s->acct == NULL || s->scratch == NULL)
 		return s->err = -ENOMEM;
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+	/* lib/fmt's reader: the records, their times in ns and where they lie */
+	while ((rc = fmt_pcap_next(p, &r, err, sizeof(err))) == 1) {
 		struct rec k;
-		long end = f != NULL ? ftell(f) : -1;
-		uint32_t pad = s->fmt == CC_FMT_PCAP ? 0 : 4 + ((4 - h->caplen % 4) % 4);
 
-		k.data = data;
-		k.caplen = h->caplen;
-		k.len = h->len;
-		k.data_off = end >= (long)(h->caplen + pad) ? (uint64_t)end - h->caplen - pad : 0;
-		k.off = k.data_off >= rechdr ? k.data_off - rechdr : 0;
-		k.ts = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;
+		k.data = r.data;
+		k.caplen = r.caplen;
+		k.len = r.len;
+		fmt_pcap_rec_where(&r, s->fmt == CC_FMT_PCAPNG, &k.off, &k.data_off);
+		k.ts = r.t_ns;
 		s->records++;
 		rc = pcap_packet(s, &k, hdrlen);
 		if (rc != 0)
 			return rc;
 	}
-	if (rc == -1) {
-		long end = f != NULL ? ftell(f) : -1;
+	if (rc < 0) {
+		int64_t end = fmt_pcap_tell(p);
 
 		s->damaged = true;
-		cc_scan_problem(s, strstr(pcap_geterr(p), "truncated") != NULL ?
-				CC_P_TRUNCATED : CC_P_PCAP,
+		cc_scan_problem(s, strstr(err, "truncated") != NULL ? CC_P_TRUNCATED : CC_P_PCAP,
 				end >= 0 ? (uint64_t)end : UINT64_MAX, s->last_good_ns,
 				"pcap record damage after %" PRIu64 " records: %s",
-				s->records, pcap_geterr(p));
+				s->records, err);
 	}
 	return 0;
 }

@@ -9,16 +9,32 @@
 
 #include "fmt_int.h"
 
+/* the one place the formats' names are written: by name, as the tools list them */
+const char *const fmt_names[] = { "codif", "pcap", "pcapng", "raw", NULL };
+const enum fmt_kind fmt_kinds[] = { FMT_CODIF, FMT_PCAP, FMT_PCAPNG, FMT_RAW };
+
 const char *
 fmt_name(enum fmt_kind k)
 {
-	switch (k) {
-	case FMT_RAW: return "raw";
-	case FMT_CODIF: return "codif";
-	case FMT_PCAP: return "pcap";
-	case FMT_PCAPNG: return "pcapng";
-	}
+	unsigned int i;
+
+	for (i = 0; fmt_names[i] != NULL; i++)
+		if (fmt_kinds[i] == k)
+			return fmt_names[i];
 	return "?";
+}
+
+int
+fmt_parse(const char *name, enum fmt_kind *k)
+{
+	unsigned int i;
+
+	for (i = 0; fmt_names[i] != NULL; i++)
+		if (strcmp(name, fmt_names[i]) == 0) {
+			*k = fmt_kinds[i];
+			return 0;
+		}
+	return -EINVAL;
 }
 
 size_t

@@ -132,6 +132,17 @@ struct fmt_sink {
  * extension. */
 const char *fmt_name(enum fmt_kind k);
 
+/** The formats' names (fmt_name) by name, as the tools list them ("codif,
+ * pcap, pcapng or raw"), NULL-terminated; fmt_kinds[i] is fmt_names[i]'s. */
+extern const char *const fmt_names[];
+extern const enum fmt_kind fmt_kinds[];
+
+/**
+ * The format named name (a file's extension, a --write or trigger format).
+ * @return 0 (k set), or -EINVAL when it names none.
+ */
+int fmt_parse(const char *name, enum fmt_kind *k);
+
 /**
  * A stream's CODIF parameters as object key of o, the one form of them
  * (the raw index's and codifcheck's "params"): nchan, nbits, complex,

@@ -139,5 +139,26 @@ fmt_pcap_next(pcap_t *p, struct fmt_pcap_rec *r, char *err, size_t errlen)
 	r->caplen = h->caplen;
 	r->len = h->len;
 	r->data = d;
+	r->end = fmt_pcap_tell(p);
 	return 1;
+}
+
+int64_t
+fmt_pcap_tell(pcap_t *p)
+{
+	FILE *f = pcap_file(p);
+
+	return f != NULL ? (int64_t)ftell(f) : -1;
+}
+
+void
+fmt_pcap_rec_where(const struct fmt_pcap_rec *r, bool pcapng, uint64_t *off, uint64_t *data_off)
+{
+	/* pcap: a 16-byte record header, then the packet; pcapng: a 28-byte
+	 * block header, the packet padded to 4 bytes, the 4-byte trailing length */
+	uint32_t head = pcapng ? 28 : 16;
+	uint32_t tail = pcapng ? 4 + (4 - r->caplen % 4) % 4 : 0;
+
+	*data_off = r->end >= (int64_t)r->caplen + tail ? (uint64_t)r->end - r->caplen - tail : 0;
+	*off = *data_off >= head ? *data_off - head : 0;
 }

@@ -43,6 +43,7 @@ struct fmt_pcap_rec {
 	int64_t t_ns;            /**< its time, Unix ns (µs files: whole µs) */
 	uint32_t caplen, len;    /**< bytes kept, bytes on the wire */
 	const uint8_t *data;     /**< caplen bytes (valid until the next read) */
+	int64_t end;             /**< the file offset just past it, -1 unknown */
 };
 
 /**
@@ -59,5 +60,17 @@ pcap_t *fmt_pcap_open_read(const char *path, char *err, size_t errlen);
  *   err).
  */
 int fmt_pcap_next(pcap_t *p, struct fmt_pcap_rec *r, char *err, size_t errlen);
+
+/**
+ * Where record r lies in its file (pcapng: the file is one, its packets
+ * enhanced packet blocks as fmt_pcapng writes them, without options): off,
+ * its record header's offset (pcap 16 bytes, the block's 28); data_off,
+ * its packet bytes'. Both 0 when its end is not known.
+ */
+void fmt_pcap_rec_where(const struct fmt_pcap_rec *r, bool pcapng, uint64_t *off,
+			uint64_t *data_off);
+
+/** p's file offset now (after the last record read, or where damage began), -1 unknown. */
+int64_t fmt_pcap_tell(pcap_t *p);
 
 #endif /* FMT_PCAP_H */
