@@ -71,14 +71,19 @@ json_rows(void)
 		json_object_set_new(o, "help", json_string(g->help));
 		for (j = 0; j < g->n; j++) {
 			const struct stats_field *f = &g->f[j];
-			json_t *row = json_array();
 			char prom[128], sc[32], key[96];
 			double scale;
+			json_t *row;
 
 			if (!stats_in(f, g->scope))
 				continue;
-			if (stats_prom_name(g, f, prom, sizeof(prom), &scale) == -ENOSPC)
+			if (stats_prom_name(g, f, prom, sizeof(prom), &scale) == -ENOSPC) {
+				json_decref(fields);
+				json_decref(o);
+				json_decref(root);
 				return 1;
+			}
+			row = json_array();
 			snprintf(sc, sizeof(sc), "%g", scale);
 			/* the unit of the value telemetry gives, as /ibvcap/counters */
 			json_array_append_new(row, json_string(f->type == STATS_F64 ? f->tel_unit :
