@@ -206,7 +206,8 @@ def plot(tel, d, nfft):
     """--plot DIR: each antenna's bandpass and sampler-state figures, the data
     each one draws beside it (.dat). @return the files written."""
     os.makedirs(d, exist_ok=True)
-    desc = describe(common.counter_tables(tel))
+    tables = common.counter_tables(tel)
+    desc = describe(tables)
     ql = rows(tel.query("/ibvcap/quicklook"))
     bs = rows(tel.query("/ibvcap/bstate"))
     if not bs:
@@ -214,7 +215,7 @@ def plot(tel, d, nfft):
                              "--quicklook-min off)")
     # the capture computes one antenna's spectra at a time, from the window
     # after it was asked: up to two windows and a half each
-    window = max([in_base(desc, "quicklook", "window", r.get("window", 1e9))
+    window = max([r.get("window", 1e9) * scale_of(desc, tables, "quicklook", "window")
                   for r in ql.values()] + [1.0])
     done = []
     for ant in bs:
@@ -400,7 +401,7 @@ def stale_line(since, why):
                                         fit_age(time.time() - since), why)
 
 
-def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
+def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
     """The status screen: lines of at most width characters (at most height
     lines when height > 0). docs/operations.md §6 says what each column means.
     stale: the STALE mark, first (the figures below are the last answered)."""
@@ -453,7 +454,7 @@ def table(prefix, prev, cur, desc, width=80, height=0, stale=""):
         v = ql.get(n, {}).get("power_db")
         if v is None or v != v or v in (float("inf"), float("-inf")):
             return "-"
-        return "%.1f" % in_base(desc, "quicklook", "power_db", v)
+        return "%.1f" % (v * scale_of(desc, tables, "quicklook", "power_db"))
 
     # per antenna: the rate, lost, late, newest frame and its age first;
     # the signal (quick look) and more counts as the terminal widens
@@ -626,21 +627,15 @@ def occupancy_metrics(out, inst, cur):
                     % (name, help_), "# TYPE %s gauge" % name] + lines
 
 
-# fixed-point units of the telemetry's integers -> (base unit, scale)
-FIXED = {"ns": ("seconds", 1e-9), "ppm": ("ratio", 1e-6), "milli-steps": ("steps", 1e-3),
-         "micro-steps^2": ("steps^2", 1e-6), "milli-dB": ("dB", 1e-3)}
-
-
-def base_unit(unit):
-    """A telemetry unit's base unit and the factor to it."""
-    return FIXED.get(unit, (unit, 1))
-
-
-def in_base(desc, group, key, v):
-    """A telemetry value of group's field key in its base unit (a snapshot
-    saved before the figures were integers holds them in base units, and
-    its counters table says so)."""
-    return v * base_unit(desc[group].get(key, ("",))[0])[1]
+def scale_of(desc, tables, group, key):
+    """The factor from a value of group's field key, as desc (the capture's
+    or the snapshot's counters) stores it, to the metric's base unit: the
+    lib/stats table's scale (tables) when desc says the same unit; 1 for a
+    snapshot saved before the quick look's figures were integers (its
+    counters table gives them in their base unit)."""
+    f = tables.get(group, {}).get(key)
+    unit = desc.get(group, {}).get(key, ("",))[0]
+    return f.scale if f is not None and unit == f.unit else 1
 
 
 def prom_escape(v):
@@ -660,11 +655,9 @@ def prometheus(prefix, cur, desc, tables):
         f = tables.get(group, {}).get(key)
         if f is None or not f.prom:
             return
-        unit, _, help_ = desc[group].get(key, (f.unit, f.kind, f.help))[:3]
+        help_ = desc[group].get(key, (f.unit, f.kind, f.help))[2]
         name, kind = f.prom, f.kind
-        # a snapshot saved before the quick look's figures were integers
-        # holds them in their base unit (its counters table says so)
-        scale = f.scale if unit == f.unit else base_unit(unit)[1]
+        scale = scale_of(desc, tables, group, key)
         out.append("# HELP %s %s" % (name, help_))
         out.append("# TYPE %s %s" % (name, kind))
         for lab, value in samples:
@@ -863,13 +856,15 @@ def show_saved(ap, a):
     prev = snaps[0][0] if len(snaps) == 2 else None
     cur, desc = snaps[-1]
     prefix = cur.get("file_prefix", a.file_prefix)
+    tables = common.saved_tables()
     if a.prom:
-        write_atomic(a.prom, prometheus(prefix, cur, desc, common.saved_tables()))
+        write_atomic(a.prom, prometheus(prefix, cur, desc, tables))
     if a.json:
         cur["counters"] = saved_counters(desc)
         print(json.dumps(cur, indent=2, sort_keys=True))
     elif not a.prom:
-        print(table(prefix, prev, cur, desc, screen_width(), stale=cur.get("stale", "")))
+        print(table(prefix, prev, cur, desc, tables, screen_width(),
+                    stale=cur.get("stale", "")))
     return 0
 
 
@@ -979,7 +974,8 @@ def main():
                     cur.setdefault("file_prefix", a.file_prefix)
                     print(json.dumps(cur, indent=2, sort_keys=True))
                 elif not a.prom:
-                    print(table(a.file_prefix, None, cur, desc, screen_width(), stale=mark))
+                    print(table(a.file_prefix, None, cur, desc, tables, screen_width(),
+                                stale=mark))
                 if mark:
                     print("dpdk-ibvcap-stat: %s" % mark, file=sys.stderr)
                 return 1 if mark else 0
@@ -999,7 +995,7 @@ def main():
                     print(mark)
                 else:
                     print(table(a.file_prefix, prev if cur is not None else None, shown,
-                                desc, screen_width(), size.lines - 1 if tty else 0,
+                                desc, tables, screen_width(), size.lines - 1 if tty else 0,
                                 stale=mark))
                 sys.stdout.flush()
             if cur is not None:
