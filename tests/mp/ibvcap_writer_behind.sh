@@ -10,8 +10,8 @@
 # dpdk-ibvcap-dump held to 1500 frames/s (--max-rate). The generator sends
 # at its full speed (--rate-fps 0: as fast as the capture takes them
 # through memif, 0.3 M frames/s here: the 60 s of data in well under a
-# second of wall time). Each writer falls more than a ring behind again
-# and again. For each:
+# second of wall time). Each writer falls more than a ring behind (the
+# dump again and again). For each:
 #  - its files hold real frames, no placeholder for what it lost: every
 #    frame in them is a real one, counted by codifcheck over the files
 #    (the capture lost nothing on the wire here: a frame the capture lost
@@ -20,8 +20,9 @@
 #    in the data's last tenth;
 #  - written + overrun + cut = the frames the capture placed, exactly (the
 #    summary), and written = the frames in its files (codifcheck);
-#  - where it fell behind its file ended (2 files at least), and each file
-#    is contiguous (codifcheck finds no frame lost in any).
+#  - where it fell behind its file ended: each file is contiguous
+#    (codifcheck finds no frame lost in any), and the throttled dump, which
+#    writes from the first frame, has 2 files at least.
 . "$(dirname "$0")/../lib.sh"
 set -e
 need_root
@@ -126,7 +127,14 @@ for name, d, j in (("capture's --write (CPU shared with rx)", "cw", cw[0]),
     # data's last tenth (the data: 60 s from 2025-01-01T00:00:00Z)
     assert last_ns >= T0 + 54 * 10**9, (name, last_ns - T0)
     assert len(files) == j["files"], (name, len(files), j["files"])
-    assert j["files"] >= 2, (name, j["files"])
+    # where it fell behind after writing, its file ended: the throttled
+    # dump takes frames from the first and falls behind again and again (2
+    # files at least). The capture's writer gets CPU 1 only when CFS takes
+    # it from the busy-polling rx lcore: on a quiet host it can fall behind
+    # before its first frame (a file opened late) and next run only near
+    # the end (CI saw 1 file, contiguous, with the last tenth in it); each
+    # file is contiguous either way (lost == 0 above)
+    assert j["files"] >= (2 if d == "dw" else 1), (name, j["files"])
     print("%s: %d of %d frames written (%.1f %%), %d overrun, %d files, all frames in them "
           "real (codifcheck: %d received, 0 lost), the last at %.3f s of 60, frames in %d of the "
           "data's 10 tenths" %
