@@ -50,14 +50,12 @@
  * for any result within +-2^62 ns (146 years) of the base: mult holds the
  * double's 53-bit slope exactly with up to 62 fraction bits, the product is
  * 128 bits wide, the shift truncates (towards minus infinity). The fit's
- * error is set by the sampling: the unit tests (brackets of 0.1-2.1 us,
- * 16 pairs 1 s apart, oscillators +-100 ppm off nominal, +-0.2 ppm of
- * wander, 10-50% of reads pre-empted) assert < 1 us, and < 2 us over 4 h,
- * against the true host time for packets up to 1 s past the newest pair
- * (seen: 0.1-0.5 us). The result is CLOCK_REALTIME's idea of the arrival,
- * no better than the host's own synchronisation, following its slews and
- * (one round late) its steps; between two publications a packet's time
- * may move by the change of fit (sub-us), so times are not strictly
+ * own error depends on the sampling (bracket widths, pair spacing, the
+ * oscillators' wander); tests/unit/test_hwclock.c states the bounds it
+ * asserts on synthetic clocks. The result is CLOCK_REALTIME's idea of the
+ * arrival, no better than the host's own synchronisation, following its
+ * slews and (one round late) its steps. Between two publications a
+ * packet's time may move by the change of fit, so times are not strictly
  * monotonic across an update. struct hwclock_state reports the RMS
  * residual and an uncertainty (RMS + median half bracket).
  *
