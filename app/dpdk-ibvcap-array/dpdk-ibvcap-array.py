@@ -503,7 +503,9 @@ def config_push(arr, a, pairs):
     return rc
 
 
-def main():
+def parse_args():
+    """The command line: (the parser, its values with --etcd as (host, port)
+    pairs and --hosts as a list)."""
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-array", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -552,10 +554,13 @@ def main():
     if not 0 < a.timeout <= 3600 or not 0 <= a.lead <= 3600:
         usage("--timeout %g / --lead %g: expected seconds, 0 < timeout <= 3600, 0 <= lead"
               % (a.timeout, a.lead))
-    argv = a.command
-    if not argv:
-        ap.print_usage(sys.stderr)
-        return 2
+    return ap, a
+
+
+def check_command(a, argv):
+    """The command's own words checked (exit 2 on bad usage, as usage()
+    does); record on/off --at now becomes a time --lead ahead. Returns argv
+    as the hosts get it."""
     verb = argv[0]
     if verb in ("record", "trigger"):
         ctl = load_ctl()
@@ -586,7 +591,42 @@ def main():
     else:
         usage("'%s': expected record, trigger, trigger-status, scan, status, config or "
               "replies" % verb)
-    a.trigger_status = verb == "trigger-status"
+    return argv
+
+
+def run(arr, a, argv):
+    """The command on the array: its exit status."""
+    verb = argv[0]
+    if verb == "status":
+        return status(arr, a)
+    if verb == "config":
+        return config_push(arr, a, argv[2:])
+    if verb == "scan":
+        return scan_ledger(arr, a, argv[1])
+    if verb == "replies":
+        r = arr.replies(name(argv[1], "replies: ID"))
+        print(json.dumps(r, indent=2, sort_keys=True))
+        return 0 if r else 3
+    if verb == "trigger-status":
+        cid = name(argv[1], "trigger-status: ID")
+        acked = sorted(set(arr.records("triggers/" + cid)) |
+                       {h for h, r in arr.replies(cid).items() if r.get("result") == "ok"})
+        if not acked:
+            raise ArrayError("trigger %s: no host accepted or acknowledged it" % cid)
+        return trigger_acks(arr, a, cid, acked, 0)
+    rc = command(arr, a, argv)
+    if verb == "trigger" and getattr(a, "last", None) and a.last[1]:
+        rc = max(rc, trigger_acks(arr, a, a.last[0], a.last[1], a.trigger_wait))
+    return rc
+
+
+def main():
+    ap, a = parse_args()
+    if not a.command:
+        ap.print_usage(sys.stderr)
+        return 2
+    argv = check_command(a, a.command)
+    a.trigger_status = argv[0] == "trigger-status"
     try:
         import etcd3
     except ImportError as e:
@@ -594,28 +634,7 @@ def main():
               "and run with /usr/bin/python3" % e, file=sys.stderr)
         return 1
     try:
-        arr = Array(a, etcd3)
-        if verb == "status":
-            return status(arr, a)
-        if verb == "config":
-            return config_push(arr, a, argv[2:])
-        if verb == "scan":
-            return scan_ledger(arr, a, argv[1])
-        if verb == "replies":
-            r = arr.replies(name(argv[1], "replies: ID"))
-            print(json.dumps(r, indent=2, sort_keys=True))
-            return 0 if r else 3
-        if verb == "trigger-status":
-            cid = name(argv[1], "trigger-status: ID")
-            acked = sorted(set(arr.records("triggers/" + cid)) |
-                           {h for h, r in arr.replies(cid).items() if r.get("result") == "ok"})
-            if not acked:
-                raise ArrayError("trigger %s: no host accepted or acknowledged it" % cid)
-            return trigger_acks(arr, a, cid, acked, 0)
-        rc = command(arr, a, argv)
-        if verb == "trigger" and getattr(a, "last", None) and a.last[1]:
-            rc = max(rc, trigger_acks(arr, a, a.last[0], a.last[1], a.trigger_wait))
-        return rc
+        return run(Array(a, etcd3), a, argv)
     except ArrayError as e:
         print("dpdk-ibvcap-array: %s" % e, file=sys.stderr)
         return 1

@@ -132,10 +132,22 @@ def array_groups(ibvcap, path, common):
 
 
 def split(a):
+    """fleet split: each host's INI file from the array's, checked by
+    dpdk-ibvcap --check-config; its exit status."""
     ibvcap = a.ibvcap or sibling("dpdk-ibvcap")
     if not ibvcap:
         raise FleetError("dpdk-ibvcap not found beside %s nor in PATH: give --ibvcap PATH" % PROG)
-    lines = read_ini(a.array)
+    common, hosts_in_file, host_lines = array_lines(a.array)
+    hosts = split_hosts(a, hosts_in_file)
+    groups = array_groups(ibvcap, a.array, common)
+    share, port_of = share_groups(a.array, hosts, groups, host_lines)
+    return write_hosts(a, ibvcap, hosts, groups, common, host_lines, share, port_of)
+
+
+def array_lines(array):
+    """The array file's lines: (the lines outside host sections, the host
+    sections' names in file order, each host's key lines)."""
+    lines = read_ini(array)
     common, hosts_in_file, host_lines = [], [], {}
     for l in lines:
         m = HOST_RE.match(l.section) if l.section is not None else None
@@ -150,8 +162,13 @@ def split(a):
             if l.key == "group" and "@" in l.value:
                 raise FleetError("%s: line %d: group = %s: a port index (@P) is a host's "
                                  "choice: give the group in that host's [host NAME] section"
-                                 % (a.array, l.n, l.value))
+                                 % (array, l.n, l.value))
             common.append(l)
+    return common, hosts_in_file, host_lines
+
+
+def split_hosts(a, hosts_in_file):
+    """The hosts to split over: --hosts, else the file's host sections."""
     if a.hosts is not None:
         hosts = [h.strip() for h in a.hosts.split(",")]
     else:
@@ -165,14 +182,20 @@ def split(a):
                              "'.', '-', '_'; it names the host's INI file)" % h)
         if hosts.count(h) > 1:
             raise FleetError("--hosts: host '%s' given twice" % h)
-    groups = array_groups(ibvcap, a.array, common)
+    return hosts
 
+
+def share_groups(array, hosts, groups, host_lines):
+    """Each host's groups, in the array's order, and the port index a host
+    section gave a group: the host sections' explicit groups first, then
+    each other group to the host with the fewest so far. ({host: [group]},
+    {group: port index or None})."""
     # explicit groups: a host section's group keys
     owner, port_of = {}, {}
     share = {h: [] for h in hosts}
     for h, hl in host_lines.items():
         for l in hl:
-            where = "%s: line %d: [host %s]" % (a.array, l.n, h)
+            where = "%s: line %d: [host %s]" % (array, l.n, h)
             if l.key in GROUP_KEYS[1:]:
                 raise FleetError("%s: %s: the array's groups are its own keys (outside "
                                  "the host sections); a host section names its groups "
@@ -206,8 +229,13 @@ def split(a):
         if not share[h]:
             raise FleetError("%s: host %s gets no group: %d hosts for %d groups (%s), and a "
                              "group is recorded whole by one host"
-                             % (a.array, h, len(hosts), len(groups), ", ".join(groups)))
+                             % (array, h, len(hosts), len(groups), ", ".join(groups)))
 
+    return share, port_of
+
+
+def write_hosts(a, ibvcap, hosts, groups, common, host_lines, share, port_of):
+    """Write and check each host's file; print (or --json) what each got."""
     os.makedirs(a.outdir, exist_ok=True)
     out, bad = [], []
     for h in hosts:

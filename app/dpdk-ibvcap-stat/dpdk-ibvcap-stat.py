@@ -18,7 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 
@@ -29,7 +28,8 @@ sys.path[:0] = [HERE, os.path.join(HERE, os.path.relpath("@PYDIR@", "@BINDIR@"))
                 os.path.join(HERE, "..", "python")]
 import ibvcap_tools as common  # noqa: E402
 from ibvcap_tools import (GROUPS, Telemetry, TelemetryError, TelemetryTimeout,  # noqa: E402,F401
-                          natural, rows, screen_width, tel_key, writers)
+                          natural, rows, screen_width, writers)
+from ibvcap_prom import prometheus, scale_of, write_atomic  # noqa: E402
 
 # every counter's name, unit, kind, help and Prometheus name come from the
 # capture (/ibvcap/counters, the tables of lib/stats), or without one from
@@ -405,9 +405,29 @@ def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
     """The status screen: lines of at most width characters (at most height
     lines when height > 0). docs/operations.md §6 says what each column means.
     stale: the STALE mark, first (the figures below are the last answered)."""
-    st, now = cur["stats"], cur["time"]
-    r = rates(prev, cur)
+    lines = head_lines(prefix, cur, desc, width, stale)
     ants, wrs = cur["antennas"], cur["writers"]
+    body = [""] + block("antenna", sorted(ants, key=natural),
+                        antenna_cols(rates(prev, cur), cur, desc, tables), width, ants)
+    wbody = []
+    if wrs:
+        wbody = [""] + block("writer", sorted(wrs, key=natural), writer_cols(), width, wrs)
+    pcols = [Col(k, 11, 1, count(k, 11)) for k in desc["port"]]
+    pbody = [""] + block("port", sorted(cur["ports"], key=int), pcols, width, cur["ports"])
+    # a short terminal: the ports go first, then antennas beyond what fits
+    if height > 0 and len(lines) + len(body) + len(wbody) + len(pbody) > height:
+        pbody = []
+        room = height - len(lines) - len(wbody) - 1
+        if len(body) > room:
+            body = body[:max(room, 2)] + ["(%d more antennas: a taller terminal shows them)"
+                                          % (len(body) - max(room, 2))]
+    return "\n".join(x[:width] for x in lines + body + wbody + pbody)
+
+
+def head_lines(prefix, cur, desc, width, stale):
+    """The screen's head: the STALE mark, the capture's identity and rate,
+    the scans, and the capture-wide event counts."""
+    st, now = cur["stats"], cur["time"]
     lines = (textwrap.wrap(stale, width) if stale else []) + wrap_items(
         ["dpdk-ibvcap '%s'" % prefix, "pid %s" % cur["pid"],
          "up %s" % fit_age(st.get("uptime_ms", 0) / 1000),
@@ -427,24 +447,31 @@ def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
                         ["unattributed %s" % st["unattributed"]] +
                         ["%s %s" % (k, st[k]) for k in desc["port"] if k in st and
                          k != "ipackets"], width)
+    return lines
+
+
+def count(key, w):
+    """A column of a row's count, fitted to w characters."""
+    return lambda n, x: fit_count(x.get(key, 0), w)
+
+
+def antenna_cols(r, cur, desc, tables):
+    """The antenna block's columns (r: rates()): the rate, lost, late, newest
+    frame and its age first; the signal (quick look) and more counts as the
+    terminal widens."""
+    now = cur["time"]
+    ql, bs = cur.get("quicklook", {}), cur.get("bstate", {})
 
     def rate(i, fmt):
         return lambda n, a: "-" if r[n][i] is None else fmt % r[n][i]
-
-    def count(key, w):
-        return lambda n, x: fit_count(x.get(key, 0), w)
 
     def age(n, a):
         ns = a.get("last_frame_ns", 0)
         return fit_age(now - ns / 1e9) if ns else "-"
 
-    ql = cur.get("quicklook", {})
-
     def signal(n, a):  # quick look's verdict over its last window
         v = ql.get(n, {}).get("verdict")
         return "-" if v is None else {1: "ok", 2: "DEAD", 3: "SAT"}.get(int(v), "-")
-
-    bs = cur.get("bstate", {})
 
     def sampler(n, a):  # the sampler statistics' verdict over the last window
         v = bs.get(n, {}).get("verdict")
@@ -456,8 +483,6 @@ def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
             return "-"
         return "%.1f" % (v * scale_of(desc, tables, "quicklook", "power_db"))
 
-    # per antenna: the rate, lost, late, newest frame and its age first;
-    # the signal (quick look) and more counts as the terminal widens
     acols = [Col("Gb/s", 6, 1, rate(0, "%.3f")),
              Col("frames/s", 9, 2, rate(1, "%.0f")),
              Col("received", 10, 3, count("received", 10)),
@@ -478,8 +503,14 @@ def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
               Col("signal", 6, 2, signal),
               Col("dB", 6, 3, power),
               Col("sampler", 7, 4, sampler)]
-    body = [""] + block("antenna", sorted(ants, key=natural), acols, width, ants)
+    return acols
 
+
+def writer_cols():
+    """The writer block's columns, per writer by the name it was given: how
+    far behind, what it lost, files, the disk left to it and the time that
+    is at its rate (or that it recycles: on-full=remove-oldest); narrow
+    enough that 80 columns keep its format beside a 16-character name."""
     def state(n, w):  # dead: its process died without ending (the primary saw it)
         return "dead" if w.get("dead") else "failed" if w.get("error") else \
             "full" if w.get("full") else "hung" if w.get("active") and w.get("hung") else \
@@ -504,40 +535,23 @@ def table(prefix, prev, cur, desc, tables, width=80, height=0, stale=""):
             return "sync"
         return "%s/%s" % (fit_count(w.get("io_inflight", 0), 2), fit_count(w.get("io_depth", 0), 2))
 
-    # per writer, by the name it was given: how far behind, what it lost,
-    # files, the disk left to it and the time that is at its rate (or that
-    # it recycles: on-full=remove-oldest); narrow enough that 80 columns
-    # keep its format beside a 16-character name
-    wcols = [Col("state", 6, 1, state),
-             Col("format", 6, 3, lambda n, w: w.get("format", "")),
-             Col("lag", 6, 1, live("lag_frames", lambda v: fit_count(v, 6))),
-             Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
-             Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
-             Col("written", 10, 3, count("written", 10)),
-             Col("lost", 5, 1, count("overrun", 5)),
-             Col("cut", 6, 3, count("cut", 6)),
-             Col("placeholders", 12, 4, count("placeholders", 12)),
-             Col("files", 5, 1, count("files", 5)),
-             Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
-             Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
-                 else "-"),
-             Col("left", 8, 1, left),
-             Col("removed", 7, 4, count("files_removed", 7)),
-             Col("io", 5, 5, io),
-             Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
-    wbody = []
-    if wrs:
-        wbody = [""] + block("writer", sorted(wrs, key=natural), wcols, width, wrs)
-    pcols = [Col(k, 11, 1, count(k, 11)) for k in desc["port"]]
-    pbody = [""] + block("port", sorted(cur["ports"], key=int), pcols, width, cur["ports"])
-    # a short terminal: the ports go first, then antennas beyond what fits
-    if height > 0 and len(lines) + len(body) + len(wbody) + len(pbody) > height:
-        pbody = []
-        room = height - len(lines) - len(wbody) - 1
-        if len(body) > room:
-            body = body[:max(room, 2)] + ["(%d more antennas: a taller terminal shows them)"
-                                          % (len(body) - max(room, 2))]
-    return "\n".join(x[:width] for x in lines + body + wbody + pbody)
+    return [Col("state", 6, 1, state),
+            Col("format", 6, 3, lambda n, w: w.get("format", "")),
+            Col("lag", 6, 1, live("lag_frames", lambda v: fit_count(v, 6))),
+            Col("behind", 6, 1, live("lag_ns", lambda v: fit_age(v / 1e9))),
+            Col("MB/s", 7, 2, live("write_rate", lambda v: "%.1f" % (v / 1e6))),
+            Col("written", 10, 3, count("written", 10)),
+            Col("lost", 5, 1, count("overrun", 5)),
+            Col("cut", 6, 3, count("cut", 6)),
+            Col("placeholders", 12, 4, count("placeholders", 12)),
+            Col("files", 5, 1, count("files", 5)),
+            Col("bytes", 7, 4, lambda n, w: fit_bytes(w.get("bytes", 0))),
+            Col("free", 6, 1, lambda n, w: fit_bytes(w["disk_free"]) if w.get("disk_free")
+                else "-"),
+            Col("left", 8, 1, left),
+            Col("removed", 7, 4, count("files_removed", 7)),
+            Col("io", 5, 5, io),
+            Col("pid", 8, 5, lambda n, w: "%d" % w.get("pid", 0))]
 
 
 class Fringes:
@@ -580,257 +594,6 @@ class Fringes:
                     break
 
 
-def fringe_metrics(out, inst, fringes):
-    """Each baseline's latest fringe check, per thread and channel."""
-    figs = (("lag_samples", "lag_samples", 1, "The lag of the peak, samples of B behind A."),
-            ("lag_seconds", "lag_ps", 1e-12, "The lag of the peak, seconds of B behind A."),
-            ("coefficient", "coefficient_ppm", 1e-6,
-             "The normalised correlation coefficient at the peak (complex: its magnitude)."),
-            ("coefficient_sigma", "sigma_ppm", 1e-6,
-             "The noise of one lag's coefficient, 1/sqrt(samples)."),
-            ("pairs", "pairs", 1, "Frame pairs the check correlated."))
-    for name, key, scale, help_ in figs:
-        out.append("# HELP ibvcap_fringe_%s %s" % (name, help_))
-        out.append("# TYPE ibvcap_fringe_%s gauge" % name)
-        for bl, st in sorted(fringes.items()):
-            for k, c in sorted(st.items()):
-                if not (k.startswith("t") and isinstance(c, dict)) or key not in c:
-                    continue
-                out.append('ibvcap_fringe_%s{%s,a="%s",b="%s",thread="%d",channel="%d"} %s'
-                           % (name, inst, prom_escape(st["a"]), prom_escape(st["b"]),
-                              c["thread"], c["channel"], "%.9g" % (c[key] * scale)))
-
-
-def bstate_rows(cur):
-    """The sampler statistics' rows: each antenna's, and each of its channel
-    groups' labelled (antenna, group)."""
-    r = dict(cur.get("bstate", {}))
-    for n, d in sorted(cur.get("bstate_detail", {}).items()):
-        for g, v in d.get("groups", {}).items():
-            r[(("antenna", n), ("group", g[len("group"):]))] = v
-    return r
-
-
-def occupancy_metrics(out, inst, cur):
-    """Each antenna's share of each sampler state and the Gaussian's at the
-    optimal level, labelled by the state's value in steps."""
-    for what, help_ in (("occupancy", "share of the samples in each sampler state"),
-                        ("expected", "that share for Gaussian noise at the optimal level")):
-        name = "ibvcap_bstate_%s_ratio" % what
-        lines = []
-        for n, d in sorted(cur.get("bstate_detail", {}).items()):
-            for v, x in zip(d.get("state_value", []), d.get(what, [])):
-                lines.append('%s{%s,antenna="%s",state="%g"} %s'
-                             % (name, inst, prom_escape(n), v, repr(x)))
-        if lines:
-            out += ["# HELP %s The last --quicklook-window's %s (dpdk-ibvcap /ibvcap/bstate)."
-                    % (name, help_), "# TYPE %s gauge" % name] + lines
-
-
-def scale_of(desc, tables, group, key):
-    """The factor from a value of group's field key, as desc (the capture's
-    or the snapshot's counters) stores it, to the metric's base unit: the
-    lib/stats table's scale (tables) when desc says the same unit; 1 for a
-    snapshot saved before the quick look's figures were integers (its
-    counters table gives them in their base unit)."""
-    f = tables.get(group, {}).get(key)
-    unit = desc.get(group, {}).get(key, ("",))[0]
-    return f.scale if f is not None and unit == f.unit else 1
-
-
-def prom_escape(v):
-    return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def prometheus(prefix, cur, desc, tables):
-    """The counters in the Prometheus text exposition format, named and
-    explained by the capture's own tables: desc (describe()) gives the
-    help, tables (common.counter_tables, or common.saved_tables without a
-    capture) each figure's Prometheus name and scale (lib/stats
-    stats_prom_name); a figure neither names is left out."""
-    out = []
-    inst = 'instance_prefix="%s"' % prom_escape(prefix)
-
-    def metric(group, key, label, samples):
-        f = tables.get(group, {}).get(key)
-        if f is None or not f.prom:
-            return
-        help_ = desc[group].get(key, (f.unit, f.kind, f.help))[2]
-        name, kind = f.prom, f.kind
-        scale = scale_of(desc, tables, group, key)
-        out.append("# HELP %s %s" % (name, help_))
-        out.append("# TYPE %s %s" % (name, kind))
-        for lab, value in samples:
-            # lab: a label value, or (label, value) pairs (an array's element)
-            pairs = lab if isinstance(lab, tuple) else ((label, lab),) if label else ()
-            labs = ",".join([inst] + ['%s="%s"' % (k, prom_escape(x)) for k, x in pairs])
-            v = value * scale if scale != 1 else value
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            elif isinstance(v, float) and v != v:
-                v = "NaN"
-            elif isinstance(v, float) and v in (float("inf"), float("-inf")):
-                v = "+Inf" if v > 0 else "-Inf"
-            out.append("%s{%s} %s" % (name, labs, v))
-
-    def by_name(kv):  # row keys: names, or (label, value) pairs
-        return str(kv[0])
-
-    st = cur["stats"]
-    for key in desc["capture"]:
-        if key in st:
-            metric("capture", key, None, [(None, st[key])])
-    for group, data, label in (("counts", cur["antennas"], "antenna"),
-                               ("buffer", cur["buffers"], "antenna"),
-                               ("writer", cur["writers"], "writer"),
-                               ("port", cur["ports"], "port"),
-                               ("quicklook", cur.get("quicklook", {}), "antenna"),
-                               ("bstate", bstate_rows(cur), "antenna")):
-        # every figure of the group's table (docs/counters.md), an
-        # array's elements as one metric labelled by cause
-        for key, (_, _, _, elems) in desc[group].items():
-            if elems:
-                samples = [(((label, n), ("cause", e)), v[tel_key(key, e)])
-                           for n, v in sorted(data.items()) for e in elems
-                           if tel_key(key, e) in v]
-            else:
-                samples = [(n, v[key]) for n, v in sorted(data.items(), key=by_name)
-                           if key in v]
-            if samples:
-                metric(group, key, label, samples)
-    stream_metrics(out, inst, cur, desc, tables)
-    if cur.get("fringe"):
-        fringe_metrics(out, inst, cur["fringe"])
-    occupancy_metrics(out, inst, cur)
-    out.append("# HELP ibvcap_uptime_seconds Seconds since the capture started.")
-    out.append("# TYPE ibvcap_uptime_seconds gauge")
-    out.append("ibvcap_uptime_seconds{%s} %s" % (inst, st.get("uptime_ms", 0) / 1000))
-    # the scans' ledgers and each antenna's data clock against the host's
-    # (rec.c, /ibvcap/record,status)
-    rec = cur.get("record", {})
-    names = list(cur["antennas"])  # in antenna order, as the capture lists them
-    offs, known = rec.get("data_offset_ms", []), rec.get("data_offset_known", [])
-    if offs:
-        out.append("# HELP ibvcap_data_clock_offset_seconds The antenna's newest frame's "
-                   "data time minus the host clock when it came (absent before its first "
-                   "frame); the capture warns past --clock-warn.")
-        out.append("# TYPE ibvcap_data_clock_offset_seconds gauge")
-        for i, v in enumerate(offs):
-            if i < len(known) and known[i] and i < len(names):
-                out.append('ibvcap_data_clock_offset_seconds{%s,antenna="%s"} %s'
-                           % (inst, prom_escape(names[i]), v / 1000))
-    if "clock_warn_ms" in rec:
-        # the capture's own threshold, so an alert compares against it
-        # (config/prometheus/ibvcap-array.rules.yml, IbvcapDataClockOffset)
-        out.append("# HELP ibvcap_data_clock_warn_seconds The capture's --clock-warn: it warns "
-                   "when an antenna's data clock offset exceeds it.")
-        out.append("# TYPE ibvcap_data_clock_warn_seconds gauge")
-        out.append("ibvcap_data_clock_warn_seconds{%s} %g" % (inst, rec["clock_warn_ms"] / 1000))
-    if rec.get("ledger_scan"):
-        out.append("# HELP ibvcap_scan_frames Frames of an ended scan per --write writer: "
-                   "expected (its data-time span), recorded, and missing by cause (lost, "
-                   "not_recorded, overrun, cut, not_arrived).")
-        out.append("# TYPE ibvcap_scan_frames gauge")
-        for i, scan in enumerate(rec["ledger_scan"]):
-            for what in ("expected", "recorded", "lost", "not_recorded", "overrun", "cut",
-                         "not_arrived"):
-                col = rec.get("ledger_" + what, [])
-                if i < len(col):
-                    out.append('ibvcap_scan_frames{%s,scan="%s",writer="%s",what="%s"} %d'
-                               % (inst, prom_escape(scan), prom_escape(rec["ledger_writer"][i]),
-                                  what, col[i]))
-        out.append("# HELP ibvcap_scan_short An ended scan recorded fewer frames than its span "
-                   "holds (1), or all of them (0); the reason is in its log line and the summary.")
-        out.append("# TYPE ibvcap_scan_short gauge")
-        for i, scan in enumerate(rec["ledger_scan"]):
-            out.append('ibvcap_scan_short{%s,scan="%s",writer="%s"} %d'
-                       % (inst, prom_escape(scan), prom_escape(rec["ledger_writer"][i]),
-                          rec["ledger_recorded"][i] < rec["ledger_expected"][i]))
-    # the export's own age: a file no longer rewritten (the capture stopped
-    # answering, or this exporter died) keeps its time; alert on
-    # time() - ibvcap_export_time_seconds (docs/operations.md)
-    out.append("# HELP ibvcap_export_time_seconds Unix time at which the capture last "
-               "answered and this export was written.")
-    out.append("# TYPE ibvcap_export_time_seconds gauge")
-    out.append("ibvcap_export_time_seconds{%s} %.3f" % (inst, cur["time"]))
-    return "\n".join(out) + "\n"
-
-
-STREAM_ID = ("antenna", "stationid", "groupid", "secondaryid", "threadid", "dst", "port",
-             "slot")
-STREAM_FIGURES = ("received", "recorded", "not_recorded", "lost")
-
-
-def station_str(sid):
-    """A CODIF stationid as the capture prints it: two letters, or a number."""
-    hi, lo = sid >> 8, sid & 0xff
-    if 0x20 < hi < 0x7f and 0x20 < lo < 0x7f:
-        return chr(hi) + chr(lo)
-    return str(sid)
-
-
-def stream_metrics(out, inst, cur, desc, tables):
-    """Per stream: received, recorded, not recorded (in all and by cause) and
-    lost, labelled with the stream's identity; rows of one stream (several rx
-    lcores) summed."""
-    names = list(cur["antennas"].keys())
-    agg = {}
-    for row in cur.get("streams", {}).values():
-        if not all(k in row for k in STREAM_ID):
-            continue
-        a = row["antenna"]
-        dst = row["dst"]
-        labels = (("antenna", names[a] if a < len(names) else str(a)),
-                  ("station", station_str(row["stationid"])),
-                  ("groupid", str(row["groupid"])), ("secondaryid", str(row["secondaryid"])),
-                  ("threadid", str(row["threadid"])),
-                  ("dst", "%d.%d.%d.%d" % (dst >> 24, dst >> 16 & 255, dst >> 8 & 255, dst & 255)),
-                  ("port", str(row["port"])))
-        t = agg.setdefault(labels, {})
-        for k, v in row.items():
-            if k not in STREAM_ID:
-                t[k] = t.get(k, 0) + v
-    if not agg:
-        return
-
-    def lab(labels, extra=()):
-        return ",".join([inst] + ['%s="%s"' % (k, prom_escape(v)) for k, v in labels + extra])
-
-    def head(key):  # the stream table's name of the figure, its HELP and TYPE lines
-        f = tables.get("stream", {}).get(key)
-        if f is None or not f.prom:
-            return None
-        out.append("# HELP %s %s" % (f.prom, desc["counts"].get(key, (0, 0, f.help))[2]))
-        out.append("# TYPE %s %s" % (f.prom, f.kind))
-        return f.prom
-
-    for key in STREAM_FIGURES:
-        name = head(key)
-        for labels, t in sorted(agg.items()) if name else ():
-            if key in t:
-                out.append("%s{%s} %s" % (name, lab(labels), t[key]))
-    name = head("not_recorded_by_cause")
-    if name is None:
-        return
-    for labels, t in sorted(agg.items()):
-        for k, v in sorted(t.items()):
-            # not_recorded_<cause>; the table's own array elements
-            # (not_recorded_by_cause_<cause>, the same values) not twice
-            if k.startswith("not_recorded_") and not k.startswith("not_recorded_by_cause"):
-                cause = k[len("not_recorded_"):].replace("_", "-")
-                out.append("%s{%s} %s" % (name, lab(labels, (("cause", cause),)), v))
-
-
-def write_atomic(path, text):
-    """node_exporter reads *.prom files: never let it see half a file."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".ibvcap-stat.", dir=d)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.rename(tmp, path)
-
-
 def seconds(text):
     """--interval and --timeout: a duration (common.seconds) for argparse."""
     try:
@@ -868,7 +631,8 @@ def show_saved(ap, a):
     return 0
 
 
-def main():
+def parse_args():
+    """The command line: (the parser, its values, the fringe baselines)."""
     ap = argparse.ArgumentParser(
         prog="dpdk-ibvcap-stat", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -927,10 +691,15 @@ def main():
         if len(ab) != 2 or not all(ab):
             ap.error("--fringe %s: expected A-B, two antennas (names or indices)" % f)
         baselines.append(tuple(ab))
+    return ap, a, baselines
+
+
+def main():
+    ap, a, baselines = parse_args()
     fringes = Fringes(baselines, a.fringe_seconds) if baselines else None
     if a.saved:
         return show_saved(ap, a)
-    prev, tel, stale_since, stale_why, desc, tables = None, None, None, "", None, None
+    watch = Watch(a)
     try:
         tel = Telemetry(a.file_prefix, a.timeout)
         if a.query:
@@ -940,72 +709,14 @@ def main():
             for f in plot(tel, a.plot, a.plot_nfft):
                 print(f)
             return 0
-        tables = common.counter_tables(tel)
-        desc = describe(tables)
-        while True:
-            try:
-                if tel is None:
-                    tel = Telemetry(a.file_prefix, a.timeout)
-                cur = snapshot(tel)
-                why = moving(prev, cur, a.interval)
-                if fringes is not None:
-                    if a.once:
-                        fringes.all(tel, a.timeout)
-                    else:
-                        fringes.step(tel)
-                    cur["fringe"] = fringes.results
-            except TelemetryTimeout as e:
-                if a.once or desc is None:
-                    raise
-                tel, cur, why = None, None, str(e)
-            if why:
-                stale_since = stale_since or time.time()
-                stale_why = why
-            else:
-                stale_since = None
-            mark = stale_line(stale_since, stale_why)
-            if a.once:
-                if a.prom and not mark:
-                    write_atomic(a.prom, prometheus(a.file_prefix, cur, desc, tables))
-                if a.json:
-                    cur["stale"] = mark
-                    # all that --from needs to show it again
-                    cur["counters"] = saved_counters(desc)
-                    cur.setdefault("file_prefix", a.file_prefix)
-                    print(json.dumps(cur, indent=2, sort_keys=True))
-                elif not a.prom:
-                    print(table(a.file_prefix, None, cur, desc, tables, screen_width(),
-                                stale=mark))
-                if mark:
-                    print("dpdk-ibvcap-stat: %s" % mark, file=sys.stderr)
-                return 1 if mark else 0
-            if a.prom and cur is not None and not mark:
-                write_atomic(a.prom, prometheus(a.file_prefix, cur, desc, tables))
-            if a.json:
-                line = dict(cur) if cur is not None else {"time": time.time()}
-                line["stale"] = mark
-                print(json.dumps(line, sort_keys=True))
-                sys.stdout.flush()
-            elif not a.prom or sys.stdout.isatty():
-                tty = sys.stdout.isatty()
-                sys.stdout.write("\033[H\033[2J" if tty else "")
-                size = shutil.get_terminal_size()
-                shown = cur if cur is not None else prev
-                if shown is None:
-                    print(mark)
-                else:
-                    print(table(a.file_prefix, prev if cur is not None else None, shown,
-                                desc, tables, screen_width(), size.lines - 1 if tty else 0,
-                                stale=mark))
-                sys.stdout.flush()
-            if cur is not None:
-                prev = cur
-            time.sleep(a.interval)
+        watch.tables = common.counter_tables(tel)
+        watch.desc = describe(watch.tables)
+        return watch.run(tel, fringes)
     except TelemetryTimeout as e:
         print("dpdk-ibvcap-stat: %s" % e, file=sys.stderr)
         return 1
     except TelemetryError as e:
-        if prev is not None or stale_since is not None:  # it answered before
+        if watch.prev is not None or watch.stale_since is not None:  # it answered before
             print("dpdk-ibvcap-stat: the capture at --file-prefix %s went away" %
                   a.file_prefix, file=sys.stderr)
             return 1
@@ -1017,6 +728,98 @@ def main():
         return 1
     except KeyboardInterrupt:
         return 0
+
+
+class Watch:
+    """Asking the capture every --interval and showing each answer (the
+    screen, JSON lines, the Prometheus file), or once (--once); a capture
+    that does not answer in time, or whose figures stand still, marks what
+    is shown STALE."""
+
+    def __init__(self, a):
+        self.a = a
+        self.prev, self.stale_since, self.stale_why = None, None, ""
+        self.desc = self.tables = None
+
+    def ask(self, tel, fringes):
+        """One snapshot: (the telemetry connection, the snapshot or None
+        when it timed out, why it is stale or '')."""
+        a = self.a
+        try:
+            if tel is None:
+                tel = Telemetry(a.file_prefix, a.timeout)
+            cur = snapshot(tel)
+            why = moving(self.prev, cur, a.interval)
+            if fringes is not None:
+                if a.once:
+                    fringes.all(tel, a.timeout)
+                else:
+                    fringes.step(tel)
+                cur["fringe"] = fringes.results
+        except TelemetryTimeout as e:
+            if a.once or self.desc is None:
+                raise
+            tel, cur, why = None, None, str(e)
+        return tel, cur, why
+
+    def run(self, tel, fringes):
+        a = self.a
+        while True:
+            tel, cur, why = self.ask(tel, fringes)
+            if why:
+                self.stale_since = self.stale_since or time.time()
+                self.stale_why = why
+            else:
+                self.stale_since = None
+            mark = stale_line(self.stale_since, self.stale_why)
+            if a.once:
+                return self.once(cur, mark)
+            self.refresh(cur, mark)
+            if cur is not None:
+                self.prev = cur
+            time.sleep(a.interval)
+
+    def once(self, cur, mark):
+        """--once: one snapshot shown; 1 when it is stale."""
+        a = self.a
+        if a.prom and not mark:
+            write_atomic(a.prom, prometheus(a.file_prefix, cur, self.desc, self.tables))
+        if a.json:
+            cur["stale"] = mark
+            # all that --from needs to show it again
+            cur["counters"] = saved_counters(self.desc)
+            cur.setdefault("file_prefix", a.file_prefix)
+            print(json.dumps(cur, indent=2, sort_keys=True))
+        elif not a.prom:
+            print(table(a.file_prefix, None, cur, self.desc, self.tables, screen_width(),
+                        stale=mark))
+        if mark:
+            print("dpdk-ibvcap-stat: %s" % mark, file=sys.stderr)
+        return 1 if mark else 0
+
+    def refresh(self, cur, mark):
+        """One turn of the refreshing outputs (cur None: the capture did not
+        answer; the last answer is shown, marked)."""
+        a = self.a
+        if a.prom and cur is not None and not mark:
+            write_atomic(a.prom, prometheus(a.file_prefix, cur, self.desc, self.tables))
+        if a.json:
+            line = dict(cur) if cur is not None else {"time": time.time()}
+            line["stale"] = mark
+            print(json.dumps(line, sort_keys=True))
+            sys.stdout.flush()
+        elif not a.prom or sys.stdout.isatty():
+            tty = sys.stdout.isatty()
+            sys.stdout.write("\033[H\033[2J" if tty else "")
+            size = shutil.get_terminal_size()
+            shown = cur if cur is not None else self.prev
+            if shown is None:
+                print(mark)
+            else:
+                print(table(a.file_prefix, self.prev if cur is not None else None, shown,
+                            self.desc, self.tables, screen_width(),
+                            size.lines - 1 if tty else 0, stale=mark))
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -240,12 +240,12 @@ ok "ten programs in $PFX/bin, each answering --version"
 # the Python tools' private module and the counter tables they read,
 # where Debian puts a package's private modules (the tools found them:
 # --version above imports the module)
-for f in ibvcap_tools.py counters.json; do
+for f in ibvcap_tools.py ibvcap_prom.py counters.json; do
 	[ -s "$R$PFX/share/dpdk-ibvcap/python/$f" ] || fail "not installed: $PFX/share/dpdk-ibvcap/python/$f"
 done
 cmp -s "$R$PFX/share/dpdk-ibvcap/python/counters.json" "$BUILD/app/counters.json" ||
 	fail "the installed counters.json is not the built one"
-ok "the tools' module and counters.json in $PFX/share/dpdk-ibvcap/python"
+ok "the tools' modules and counters.json in $PFX/share/dpdk-ibvcap/python"
 # the installed README's links, and every doc it or the docs name
 # (docs/NAME.md, docs/perf/FILE, [text](PATH)), are there beside it; and
 # every doc of the source tree is installed
