@@ -13,6 +13,16 @@ void fmt_record_end(struct fmt_sink *s);
 /* Count the records written out so far (after a flush). */
 void fmt_settle(struct fmt_sink *s);
 
+/* Take back staged records ending after mark (a row taken back). */
+void fmt_unstage(struct fmt_sink *s, uint64_t mark);
+
+/* At the close: the file holds `kept` bytes (0: none, not kept); what was
+ * staged beyond is cut (fmt_record.c). */
+void fmt_settle_close(struct fmt_sink *s, uint64_t staged, uint64_t kept);
+
+/* Free the record queue. */
+void fmt_pend_free(struct fmt_sink *s);
+
 /* A frame of flags (FMT_F_*) went into the record in progress. */
 static inline void
 fmt_count(struct fmt_sink *s, uint32_t flags)
