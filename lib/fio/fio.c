@@ -16,6 +16,7 @@
 #endif
 
 #include "fio.h"
+#include "fsprobe.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 /* pieces of one write by reference (writev's IOV_MAX) */
@@ -111,6 +112,11 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 		snprintf(err, errlen, "%s: exists", f->path);
 		return -EEXIST;
 	}
+	/* replacing: only a regular file (or a link) is renamed over; never a
+	 * device, a FIFO or a directory (codifgen --pcap /dev/null run as root
+	 * renamed a pcap over /dev/null) */
+	if (f->replace && lstat(f->path, &st) == 0 && (e = fs_out_file_ok(f->path, err, errlen)) != 0)
+		return e;
 	f->cap = ALIGN_UP(bufsize < 2 * FIO_ALIGN ? 2 * FIO_ALIGN : bufsize, FIO_ALIGN);
 	f->capends = 64;
 	f->ends = malloc(f->capends * sizeof(*f->ends));

@@ -47,6 +47,14 @@ size_of(const char *path)
 }
 
 static bool
+is_fifo(const char *p)
+{
+	struct stat st;
+
+	return lstat(p, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+static bool
 exists(const char *path)
 {
 	return access(path, F_OK) == 0;
@@ -861,6 +869,19 @@ test_fio(void)
 	CHECK_EQ_I(fio_append(&f, "abcdef", 6), 0);
 	CHECK_EQ_I(fio_close(&f, true, NULL, err, sizeof(err)), 0);
 	CHECK_EQ_U(size_of(path), 6);
+	/* FIO_REPLACE replaces a regular file only: never a FIFO or a device
+	 * (a pcap renamed over /dev/null), nor a directory; nothing left */
+	path_of(path, sizeof(path), "fifo");
+	CHECK_EQ_I(mkfifo(path, 0644), 0);
+	CHECK_EQ_I(fio_open(&f, path, 0, FIO_REPLACE, err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "fifo' is a FIFO: expected a regular file");
+	CHECK(is_fifo(path) && !exists(fio_part(&f)));
+	unlink(path);
+	path_of(path, sizeof(path), "dir");
+	CHECK_EQ_I(mkdir(path, 0755), 0);
+	CHECK(fio_open(&f, path, 0, FIO_REPLACE, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "dir' is a directory: expected a regular file");
+	rmdir(path);
 	path_of(path, sizeof(path), "g.bin");
 	CHECK_EQ_I(fio_open(&f, path, 0, 0, err, sizeof(err)), 0);
 	CHECK_EQ_I(fio_open(&(struct fio_file){ 0 }, path, 0, 0, err, sizeof(err)), -EEXIST);
