@@ -9,7 +9,7 @@ not name is left out."""
 import os
 import tempfile
 
-from ibvcap_tools import tel_key
+from ibvcap_tools import replaceable, tel_key
 
 
 def fringe_metrics(out, inst, fringes):
@@ -270,7 +270,11 @@ def stream_metrics(out, inst, cur, desc, tables):
 
 
 def write_atomic(path, text):
-    """node_exporter reads *.prom files: never let it see half a file."""
+    """node_exporter reads *.prom files: never let it see half a file.
+    OSError when path is not a file to replace (replaceable)."""
+    why = replaceable(path)
+    if why:
+        raise OSError(why)
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".ibvcap-stat.", dir=d)
     with os.fdopen(fd, "w") as f:

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import time
 import importlib.machinery
 import importlib.util
@@ -274,6 +275,22 @@ def read_ini(path):
 
 
 # ---- small helpers -------------------------------------------------------------
+
+def replaceable(path):
+    """Why path cannot be written whole and renamed over (what --prom and
+    --prom-sd do), or None: where it exists it must be a regular file (or a
+    link), never a device, FIFO or directory (/dev/null renamed over as
+    root breaks the host)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return "'%s': %s" % (path, e.strerror)
+    if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+        return None
+    return "'%s' is not a regular file: expected a regular file (it is replaced whole)" % path
+
 
 def natural(name):
     """A sort key that orders the digits in a name by value: ak2 before ak10."""

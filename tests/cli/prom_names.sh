@@ -77,3 +77,23 @@ for n, a in s["antennas"].items():
     assert abs(ants[n]["last_frame_ns"] - a["last_frame_ns"]) < 1000, (n, ants[n], a)
 PY
 ok "fleet view --prom: the snapshot's figures back (through counters.json)"
+
+# --prom and fleet's --prom-sd replace their file whole (a rename): where
+# the path exists it must be a regular file; a FIFO (standing in for
+# /dev/null, which a rename as root would replace) is refused by name and
+# left as it was
+mkfifo "$T/fifo"
+if $STAT --from "$SRC/tests/golden/screens/stat-askap-2.json" --prom "$T/fifo" 2> "$T/fifo.err"; then
+	fail "stat --prom FIFO accepted"
+fi
+grep -q "^.*--prom: '$T/fifo' is not a regular file: expected a regular file (it is replaced whole)" \
+	"$T/fifo.err" || { cat "$T/fifo.err"; fail "stat --prom FIFO: message"; }
+[ -p "$T/fifo" ] || fail "stat --prom: the FIFO was replaced"
+if python3 "$BUILD/app/dpdk-ibvcap-fleet" split "$SRC/config/askap-array.ini" --outdir "$T/sd" \
+	--no-check --prom-sd "$T/fifo" > /dev/null 2> "$T/sd.err"; then
+	fail "fleet split --prom-sd FIFO accepted"
+fi
+grep -q -- "--prom-sd: '$T/fifo' is not a regular file" "$T/sd.err" ||
+	{ cat "$T/sd.err"; fail "fleet --prom-sd FIFO: message"; }
+[ -p "$T/fifo" ] || fail "fleet --prom-sd: the FIFO was replaced"
+ok "stat --prom and fleet --prom-sd refuse a FIFO by name and leave it as it was"
