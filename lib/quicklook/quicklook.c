@@ -226,22 +226,23 @@ NAME(struct facc *f, const struct ql_layout *ly, const uint8_t *x, size_t n,    
 #define SQ_D(w) ((double)(w) * (double)(w))
 #define SQ_F(w) ((double)f32_of(w) * (double)f32_of(w))
 
-KERNEL_LANES(lanes_i8, int8_t, int32_t, int32_t, LD_I8, INT_VAL, SQ_I32, INT_FIN, INT_SAT,
-	     INT_ZERO)
-KERNEL_LANES(lanes_i16, int16_t, int32_t, int64_t, LD_I16, INT_VAL, SQ_I32, INT_FIN, INT_SAT,
-	     INT_ZERO)
-KERNEL_LANES(lanes_i32, int32_t, double, double, LD_I32, INT_VAL, SQ_D, INT_FIN, INT_SAT,
-	     INT_ZERO)
-KERNEL_LANES(lanes_f32, uint32_t, double, double, LD_F32, FLT_VAL, SQ_F, FLT_FIN, FLT_SAT,
-	     FLT_ZERO)
-KERNEL_RUNS(runs_i8, int8_t, int64_t, int64_t, LD_I8, INT_VAL, SQ_I32, INT_FIN, INT_SAT,
-	    INT_ZERO)
-KERNEL_RUNS(runs_i16, int16_t, int64_t, int64_t, LD_I16, INT_VAL, SQ_I32, INT_FIN, INT_SAT,
-	    INT_ZERO)
-KERNEL_RUNS(runs_i32, int32_t, double, double, LD_I32, INT_VAL, SQ_D, INT_FIN, INT_SAT,
-	    INT_ZERO)
-KERNEL_RUNS(runs_f32, uint32_t, double, double, LD_F32, FLT_VAL, SQ_F, FLT_FIN, FLT_SAT,
-	    FLT_ZERO)
+/* each sample type's loader and arithmetic, as one argument list */
+#define OPS_I8 LD_I8, INT_VAL, SQ_I32, INT_FIN, INT_SAT, INT_ZERO
+#define OPS_I16 LD_I16, INT_VAL, SQ_I32, INT_FIN, INT_SAT, INT_ZERO
+#define OPS_I32 LD_I32, INT_VAL, SQ_D, INT_FIN, INT_SAT, INT_ZERO
+#define OPS_F32 LD_F32, FLT_VAL, SQ_F, FLT_FIN, FLT_SAT, FLT_ZERO
+/* (expanding an OPS_ list into the kernel macros' arguments) */
+#define LANES(...) KERNEL_LANES(__VA_ARGS__)
+#define RUNS(...) KERNEL_RUNS(__VA_ARGS__)
+
+LANES(lanes_i8, int8_t, int32_t, int32_t, OPS_I8)
+LANES(lanes_i16, int16_t, int32_t, int64_t, OPS_I16)
+LANES(lanes_i32, int32_t, double, double, OPS_I32)
+LANES(lanes_f32, uint32_t, double, double, OPS_F32)
+RUNS(runs_i8, int8_t, int64_t, int64_t, OPS_I8)
+RUNS(runs_i16, int16_t, int64_t, int64_t, OPS_I16)
+RUNS(runs_i32, int32_t, double, double, OPS_I32)
+RUNS(runs_f32, uint32_t, double, double, OPS_F32)
 
 /*
  * int8 values (8-bit data, or sub-byte data expanded) by rows of 16: lane j
