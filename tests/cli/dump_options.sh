@@ -33,7 +33,7 @@ run_expect_fail "unknown option" 1 "unknown option '--frobnicate'" "$D" --write 
 run_expect_fail "no primary running" 1 "cannot attach to a dpdk-ibvcap with --file-prefix ${PREFIX}none" \
 	"$D" --file-prefix "${PREFIX}none" --write "codif:$T"
 "$D" --help > "$T/help.txt"
-opts=$(grep -o '{"[a-z-]*", ' "$SRC/app/dpdk-ibvcap-dump/main.c" | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+opts=$(grep -o '{"[a-z-]*", ' "$SRC/app/dpdk-ibvcap-dump/options.c" | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
 for x in $opts; do
 	grep -q -- "--$x" "$T/help.txt" || fail "--help does not document --$x"
 done
