@@ -67,7 +67,7 @@ ok "no refused run wrote an output file"
 # --help lists every long option the program accepts
 "$G" --help > "$T/help.txt"
 # a renamed option (OPT_F_GONE) is refused, not documented
-opts=$(grep -v OPT_F_GONE "$SRC/app/codifgen/main.c" | grep -o '{"[a-z-]*", ' | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+opts=$(grep -v OPT_F_GONE "$SRC/app/codifgen/options.c" | grep -o '{"[a-z-]*", ' | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
 for x in $opts; do
 	grep -q -- "--$x" "$T/help.txt" || fail "--help does not document --$x"
 done
