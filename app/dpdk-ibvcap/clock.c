@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "ibvcap.h"
+#include "clock.h"
 #include "tconv.h"
 
 #define ROUND_READS 5   /* reads per sampling round: the tightest is kept */
@@ -118,17 +119,17 @@ ibv_clocks_start(struct ibv_app *app)
 
 	/* the host clock first: a line from EAL's TSC rate, then fitted */
 	hwclock_cfg_defaults(&cfg);
-	cfg.nominal_hz = app->tsc_hz;
+	cfg.nominal_hz = app->run.tsc_hz;
 	hwclock_init(&h->cal, &cfg, &h->pub);
 	hwclock_conv_line(&cv, rte_rdtsc(), real_ns(),
-			  1e9 / (double)app->tsc_hz, 64);
+			  1e9 / (double)app->run.tsc_hz, 64);
 	hwclock_pub_write(&h->pub, &cv);
 	for (r = 0; r < 3; r++)
 		round_of(h, read_tsc, NULL);
 	h->mode = IBV_CLK_TICKS;
 	describe(h, "TSC");
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		nic_start(app, p);
 		printf("dpdk-ibvcap: port %u (%s): arrival times from the %s\n", p->port_id,
@@ -149,8 +150,8 @@ ibv_clocks_tick(struct ibv_app *app)
 	if (app->host_clk.steps != steps)
 		printf("dpdk-ibvcap: the host clock (CLOCK_REALTIME) stepped: arrival times "
 		       "follow it\n");
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		if (p->clk.mode != IBV_CLK_TICKS)
 			continue;

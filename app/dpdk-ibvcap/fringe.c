@@ -22,6 +22,8 @@
 #include <rte_telemetry.h>
 
 #include "ibvcap.h"
+#include "fringe.h"
+#include "antenna.h"
 #include "parse.h"
 #include "ql_fringe.h"
 #include "tconv.h"
@@ -206,7 +208,7 @@ fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
 	for (i = 0; i < 2; i++) {
 		unsigned int a = i ? r->b : r->a;
 
-		s[i].b = app->bufs.b[a];
+		s[i].b = app->rings.b[a];
 		s[i].base = ibv_pl_base(&app->pl, a);
 		s[i].data = malloc((size_t)s[i].b->g.nslots * s[i].b->g.data_bytes);
 		if (s[i].data == NULL) {
@@ -381,7 +383,7 @@ ibv_fringe_tel_start(struct ibv_app *app, const char *params, struct rte_tel_dat
 	struct fr_req r;
 	int rc;
 
-	if (!app->bufs.on)
+	if (!app->rings.on)
 		return refuse(d, "--no-buffers", "", "a capture with antenna buffers: this one "
 			      "keeps none");
 	if (fr_parse(app, params, &r, d) <= 0)

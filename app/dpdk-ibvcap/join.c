@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "ibvcap.h"
+#include "ports.h"
 #include "parse.h"
 
 int
@@ -26,8 +27,8 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 		printf("dpdk-ibvcap: not joining multicast groups (--no-join)\n");
 		return 0;
 	}
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 		struct rte_eth_dev_info info;
 		unsigned int ifindex = 0;
 
@@ -88,8 +89,8 @@ ibv_leave_all(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		/* closing the socket drops every membership (IGMP leave) */
 		if (p->join_fd >= 0)

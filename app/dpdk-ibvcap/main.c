@@ -18,6 +18,10 @@
 
 #include "host.h"
 #include "ibvcap.h"
+#include "fringe.h"
+#include "summary.h"
+#include "telemetry.h"
+#include "trigger.h"
 #include "quirks.h"
 #include "tconv.h"
 
@@ -25,13 +29,13 @@
  * way: the summary, every file finished and renamed, the memory released.
  * SIGPIPE is ignored: a reader of stdout that went away (| head, | tee
  * ending) stops only the printing (stdout_check). */
+static volatile sig_atomic_t stop_signal; /* the first of them, 0: none */
+
 static void
 on_signal(int sig)
 {
-	if (ibv_g != NULL && !ibv_g->stop) {
-		ibv_g->stop_reason = sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
-		ibv_g->stop = 1;
-	}
+	if (stop_signal == 0)
+		stop_signal = sig;
 }
 
 /* Once stdout cannot be written (its reader went away: EPIPE), what the
@@ -217,16 +221,22 @@ check_stop(struct ibv_app *app)
 	uint64_t now = rte_rdtsc(), pkts = 0, last_rx = 0;
 	unsigned int i;
 
-	if (app->stop)
+	if (app->run.stop)
 		return;
+	if (stop_signal != 0) {
+		app->run.stop_reason = stop_signal == SIGINT ? "SIGINT" :
+				       stop_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
+		app->run.stop = 1;
+		return;
+	}
 	if (c->stop_duration_ns &&
-	    now - app->start_tsc >= ns_to_cycles(c->stop_duration_ns, app->tsc_hz)) {
-		app->stop_reason = "--duration";
-		app->stop = 1;
+	    now - app->run.start_tsc >= ns_to_cycles(c->stop_duration_ns, app->run.tsc_hz)) {
+		app->run.stop_reason = "--duration";
+		app->run.stop = 1;
 		return;
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -235,16 +245,16 @@ check_stop(struct ibv_app *app)
 			last_rx = lc->last_rx_tsc;
 	}
 	if (c->stop_packets && pkts >= c->stop_packets) {
-		app->stop_reason = "--count-packets";
-		app->stop = 1;
+		app->run.stop_reason = "--count-packets";
+		app->run.stop = 1;
 		return;
 	}
 	/* TSCs of different CPUs may disagree a little (VMs): a last rx
 	 * "after" now is no idleness, not a huge one */
 	if (c->idle_timeout_ns && pkts > 0 && now > last_rx &&
-	    now - last_rx >= ns_to_cycles(c->idle_timeout_ns, app->tsc_hz)) {
-		app->stop_reason = "--idle-timeout";
-		app->stop = 1;
+	    now - last_rx >= ns_to_cycles(c->idle_timeout_ns, app->run.tsc_hz)) {
+		app->run.stop_reason = "--idle-timeout";
+		app->run.stop = 1;
 		return;
 	}
 	if (c->stop_frames) {
@@ -255,8 +265,8 @@ check_stop(struct ibv_app *app)
 		for (a = 0; a < c->layout.nant; a++)
 			if (t.ant[a].received < c->stop_frames)
 				return;
-		app->stop_reason = "--count";
-		app->stop = 1;
+		app->run.stop_reason = "--count";
+		app->run.stop = 1;
 	}
 }
 
@@ -371,9 +381,9 @@ start_up(struct ibv_app *app, char **memory)
 	char err[IBV_ERRLEN];
 	enum reached r = R_EAL;
 
-	app->ts_offset = -1;
-	app->sched = &app->sched_own;
-	if (ibv_rec_load(&app->cfg, app->sched, err, sizeof(err)) != 0)
+	app->ports.ts_offset = -1;
+	app->scans.sched = &app->scans.own;
+	if (ibv_rec_load(&app->cfg, app->scans.sched, err, sizeof(err)) != 0)
 		goto refused;
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
@@ -393,11 +403,11 @@ start_up(struct ibv_app *app, char **memory)
 		const char *names[IBV_MAX_PORTS];
 		unsigned int i;
 
-		for (i = 0; i < app->nport; i++) {
-			ids[i] = app->port[i].port_id;
-			names[i] = app->port[i].name;
+		for (i = 0; i < app->ports.n; i++) {
+			ids[i] = app->ports.port[i].port_id;
+			names[i] = app->ports.port[i].name;
 		}
-		if (ibv_pl_plan(&app->pl, &app->cfg, ids, names, app->nport, err,
+		if (ibv_pl_plan(&app->pl, &app->cfg, ids, names, app->ports.n, err,
 				sizeof(err)) != 0)
 			goto refused;
 	}
@@ -406,9 +416,9 @@ start_up(struct ibv_app *app, char **memory)
 	 * payload in GPU memory: a tap would copy it through a CPU pointer
 	 * that is not mapped for it */
 	if (!app->pl.ops->cpu_packets)
-		app->pdump = false;
+		app->run.pdump = false;
 	else if (rte_pdump_init() == 0)
-		app->pdump = true;
+		app->run.pdump = true;
 	else
 		printf("dpdk-ibvcap: rte_pdump_init failed (%s): live taps unavailable\n",
 		       rte_strerror(rte_errno));
@@ -416,13 +426,13 @@ start_up(struct ibv_app *app, char **memory)
 		printf("dpdk-ibvcap: telemetry commands not registered\n");
 	r = R_TAPS;
 
-	app->tsc_hz = rte_get_tsc_hz();
-	app->start_unix_ns = real_ns();
-	app->start_tsc = app->last_tsc = rte_rdtsc();
+	app->run.tsc_hz = rte_get_tsc_hz();
+	app->run.start_unix_ns = real_ns();
+	app->run.start_tsc = app->rates.last_tsc = rte_rdtsc();
 	if (ibv_ports_setup(app, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_PORTS;
-	if (ibv_bufs_create(app, err, sizeof(err)) != 0)
+	if (ibv_rings_create(app, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_BUFS;
 	if (ibv_writers_setup(app, err, sizeof(err)) != 0)
@@ -460,24 +470,24 @@ capture(struct ibv_app *app)
 	sigaction(SIGHUP, &sa, NULL);
 
 	ibv_clocks_start(app);
-	app->start_tsc = app->last_tsc = rte_rdtsc();
-	app->start_unix_ns = real_ns();
+	app->run.start_tsc = app->rates.last_tsc = rte_rdtsc();
+	app->run.start_unix_ns = real_ns();
 	ibv_telemetry_open(app);
-	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->nlcore,
-	       app->nlcore == 1 ? "" : "s", app->nwlcore ? " and writer lcores" : "");
+	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->lcores.n,
+	       app->lcores.n == 1 ? "" : "s", app->writers.n ? " and writer lcores" : "");
 	fflush(stdout);
 	ibv_ports_link_refresh(app);
 	ibv_writers_launch(app);
 	RTE_LCORE_FOREACH_WORKER(l)
-		if (app->lc[l] != NULL)
+		if (app->lcores.lc[l] != NULL)
 			rte_eal_remote_launch(ibv_rx_main, app, l);
 	/* polling already: a peer (memif) brings the link up by connecting */
-	ibv_ports_wait_link(app);
+	ibv_ports_wait_link(&app->ports, app->cfg.link_timeout_ns, &stop_signal);
 
-	next_stats = app->start_tsc + ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
-	while (!app->stop) {
+	next_stats = app->run.start_tsc + ns_to_cycles(app->cfg.stats_period_ns, app->run.tsc_hz);
+	while (!app->run.stop) {
 		rte_delay_us_sleep(10000);
-		__atomic_store_n(&app->loop_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		__atomic_store_n(&app->run.loop_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 		if (++tick % 10 == 0)
 			ibv_ports_link_refresh(app);
 		if (tick % 100 == 0)
@@ -485,23 +495,23 @@ capture(struct ibv_app *app)
 		if (tick % 10 == 5)
 			ibv_rec_tick(app, stdout, false);
 		if (tick % 50 == 0)
-			ibv_bufs_writers_check(app, stdout);
+			ibv_rings_writers_check(app, stdout);
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_ql_drain(app);
 		ibv_events_print(app, stdout, false);
 		ibv_unrecorded_print(app, stdout);
-		ibv_bufs_retain_check(app, stdout);
+		ibv_rings_retain_check(app, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
-			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->tsc_hz);
+			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->run.tsc_hz);
 		}
 		stdout_check();
 	}
 	RTE_LCORE_FOREACH_WORKER(l)
-		if (app->lc[l] != NULL)
+		if (app->lcores.lc[l] != NULL)
 			rte_eal_wait_lcore(l);
-	app->end_tsc = rte_rdtsc();
+	app->run.end_tsc = rte_rdtsc();
 }
 
 /*
@@ -518,13 +528,13 @@ finish(struct ibv_app *app)
 
 	ibv_events_print(app, stdout, false);
 	ibv_unrecorded_print(app, stdout);
-	ibv_bufs_stop(app);
+	ibv_rings_stop(app);
 	rc = ibv_writers_wait(app);
 	if (rc < 0)
 		status = 2;
 	else if (rc > 0)
 		status = 3;
-	ibv_bufs_drain_external(app);
+	ibv_rings_drain_external(app);
 	ibv_rec_tick(app, stdout, true);
 
 	/* counts are final: the lcores have stopped, the ports still hold
@@ -551,18 +561,18 @@ teardown(struct ibv_app *app, enum reached r)
 	}
 	if (r >= R_WRITERS) {
 		/* taps first: a tap still attached must not see the ports go */
-		if (app->pdump)
+		if (app->run.pdump)
 			rte_pdump_uninit();
-		app->pdump = false;
+		app->run.pdump = false;
 		ibv_ports_stop(app);
 	}
 	if (r >= R_BUFS)
 		ibv_writers_free(app);
 	if (r >= R_PORTS)
-		ibv_bufs_free(app);
+		ibv_rings_free(app);
 	if (r >= R_TAPS) {
 		ibv_ports_close(app);
-		if (app->pdump)
+		if (app->run.pdump)
 			rte_pdump_uninit();
 	}
 	fflush(stdout);
@@ -593,7 +603,6 @@ main(int argc, char **argv)
 		free(memory);
 		return 1;
 	}
-	ibv_g = app;
 	r = start_up(app, &memory);
 	free(memory);
 	status = 1;
@@ -601,7 +610,6 @@ main(int argc, char **argv)
 		capture(app);
 		status = finish(app);
 	}
-	ibv_g = NULL;
 	teardown(app, r);
 	return status;
 }

@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "ibvcap.h"
+#include "ports.h"
 #include "parse.h"
 #include "pkt.h"
 #include "quirks.h"
@@ -91,9 +92,9 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 			if (c->port[i].port_id == c->port[j].port_id)
 				return err_set(err, len, -EINVAL, "--port: port %d given twice", c->port[i].port_id);
 	}
-	app->nport = c->nport;
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	app->ports.n = c->nport;
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		p->port_id = (uint16_t)c->port[i].port_id;
 		rte_eth_dev_get_name_by_port(p->port_id, p->name);
@@ -108,7 +109,7 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 				    "group %s:%u: joined on port index %d, but %u ports are in use",
 				    ipv4_str(c->layout.group[g].ip, a, sizeof(a)),
 				    c->layout.group[g].port, pi, c->nport);
-		app->port[pi].groups |= 1ULL << g;
+		app->ports.port[pi].groups |= 1ULL << g;
 	}
 	return 0;
 }
@@ -172,11 +173,11 @@ port_offloads(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 		p->ts_offload = true;
-		if (app->ts_offset < 0 &&
-		    rte_mbuf_dyn_rx_timestamp_register(&app->ts_offset, &app->ts_flag) != 0) {
+		if (app->ports.ts_offset < 0 &&
+		    rte_mbuf_dyn_rx_timestamp_register(&app->ports.ts_offset, &app->ports.ts_flag) != 0) {
 			conf->rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 			p->ts_offload = false;
-			app->ts_offset = -1;
+			app->ports.ts_offset = -1;
 		}
 	}
 }
@@ -340,8 +341,8 @@ ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
 	 * rings */
 	if (ibv_pl_create(&app->pl, err, len) != 0)
 		return -1;
-	for (i = 0; i < app->nport; i++)
-		if (setup_one(app, &app->port[i], err, len) != 0)
+	for (i = 0; i < app->ports.n; i++)
+		if (setup_one(app, &app->ports.port[i], err, len) != 0)
 			return -1;
 	return 0;
 }
@@ -417,19 +418,19 @@ install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 }
 
 static void
-wait_link(struct ibv_app *app, struct ibv_port *p)
+wait_link(struct ibv_port *p, uint64_t timeout_ns, const volatile sig_atomic_t *stop)
 {
 	struct rte_eth_link link;
 	char s[RTE_ETH_LINK_MAX_STR_LEN];
 	uint64_t end = rte_get_timer_cycles() +
-		       ns_to_cycles(app->cfg.link_timeout_ns, rte_get_timer_hz());
+		       ns_to_cycles(timeout_ns, rte_get_timer_hz());
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(p->port_id, &link) != 0)
 			break;
 		if (link.link_status == RTE_ETH_LINK_UP || rte_get_timer_cycles() > end ||
-		    app->stop)
+		    *stop != 0)
 			break;
 		rte_delay_ms(100);
 	}
@@ -438,7 +439,7 @@ wait_link(struct ibv_app *app, struct ibv_port *p)
 	if (link.link_status != RTE_ETH_LINK_UP)
 		printf("dpdk-ibvcap: port %u (%s): link down after %.1f s; capturing anyway "
 		       "(check cable, switch port, or --link-timeout)\n",
-		       p->port_id, p->name, (double)app->cfg.link_timeout_ns / 1e9);
+		       p->port_id, p->name, (double)timeout_ns / 1e9);
 	else
 		printf("dpdk-ibvcap: port %u (%s): %s\n", p->port_id, p->name, s);
 }
@@ -448,14 +449,14 @@ ibv_ports_link_refresh(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nport; i++) {
+	for (i = 0; i < app->ports.n; i++) {
 		struct rte_eth_link link;
 
 		memset(&link, 0, sizeof(link));
 		/* a port that cannot say is taken as up */
-		if (rte_eth_link_get_nowait(app->port[i].port_id, &link) != 0)
+		if (rte_eth_link_get_nowait(app->ports.port[i].port_id, &link) != 0)
 			link.link_status = RTE_ETH_LINK_UP;
-		app->port[i].link_up = link.link_status == RTE_ETH_LINK_UP;
+		app->ports.port[i].link_up = link.link_status == RTE_ETH_LINK_UP;
 	}
 }
 
@@ -465,8 +466,8 @@ ibv_ports_start(struct ibv_app *app, char *err, size_t len)
 	unsigned int i;
 	int rc;
 
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		rc = rte_eth_dev_start(p->port_id);
 		if (rc != 0)
@@ -481,12 +482,13 @@ ibv_ports_start(struct ibv_app *app, char *err, size_t len)
 }
 
 void
-ibv_ports_wait_link(struct ibv_app *app)
+ibv_ports_wait_link(struct ibv_ports *ports, uint64_t timeout_ns,
+		    const volatile sig_atomic_t *stop)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nport; i++)
-		wait_link(app, &app->port[i]);
+	for (i = 0; i < ports->n; i++)
+		wait_link(&ports->port[i], timeout_ns, stop);
 }
 
 void
@@ -494,8 +496,8 @@ ibv_ports_stop(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		steer_remove(&p->sp);
 		if (p->started)
@@ -515,8 +517,8 @@ mbuf_account(struct ibv_app *app)
 	unsigned int i, k, n = 0;
 	uint64_t size = 0, out = 0;
 
-	for (i = 0; i < app->nport; i++) {
-		struct rte_mempool *mp = app->port[i].mp;
+	for (i = 0; i < app->ports.n; i++) {
+		struct rte_mempool *mp = app->ports.port[i].mp;
 
 		if (mp == NULL)
 			return;
@@ -543,8 +545,8 @@ ibv_ports_close(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nport; i++) {
-		struct ibv_port *p = &app->port[i];
+	for (i = 0; i < app->ports.n; i++) {
+		struct ibv_port *p = &app->ports.port[i];
 
 		if (p->isolated) {
 			char why[256];
@@ -565,11 +567,11 @@ ibv_ports_close(struct ibv_app *app)
 		free(p->rules);
 		p->rules = NULL;
 	}
-	if (!app->bufs.keep_memory)
+	if (!app->rings.keep_memory)
 		mbuf_account(app);
-	for (i = 0; i < app->nport; i++)
-		app->port[i].mp = NULL;
+	for (i = 0; i < app->ports.n; i++)
+		app->ports.port[i].mp = NULL;
 	/* the queues are gone: the payload layer's pools (and GPU memory)
-	 * can go (keep_memory: see ibv_bufs_drain_external) */
-	ibv_pl_free(&app->pl, app->bufs.keep_memory);
+	 * can go (keep_memory: see ibv_rings_drain_external) */
+	ibv_pl_free(&app->pl, app->rings.keep_memory);
 }

@@ -15,6 +15,7 @@
 #include <rte_telemetry.h>
 
 #include "ibvcap.h"
+#include "quicklook_app.h"
 #include "json.h"
 #include "ql_bstate.h"
 #include "ql_spec.h"
@@ -109,7 +110,7 @@ ibv_ql_setup(struct ibv_app *app, char *err, size_t len)
 		per_ant = ACCT_MAX_STREAMS;
 	npool = c->layout.nant * per_ant;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lc[i];
+		struct ibv_lcore *lc = app->lcores.lc[i];
 		struct ibv_qlc *q;
 		int sock;
 
@@ -152,7 +153,7 @@ ibv_ql_free(struct ibv_app *app)
 	unsigned int i, k;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lc[i];
+		struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
@@ -265,7 +266,7 @@ ibv_ql_drain(struct ibv_app *app)
 	if (!app->ql.on || app->ql.min == 0)
 		return;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_qlc *q = app->lc[i] != NULL ? app->lc[i]->ql : NULL;
+		struct ibv_qlc *q = app->lcores.lc[i] != NULL ? app->lcores.lc[i]->ql : NULL;
 
 		if (q == NULL || q->live == NULL)
 			continue;
@@ -302,14 +303,14 @@ ibv_ql_tick(struct ibv_app *app, bool force)
 	if (!app->ql.on)
 		return;
 	if (app->ql.next_tsc == 0) /* the first window ends one window after the start */
-		app->ql.next_tsc = app->start_tsc +
-				   ns_to_cycles(app->cfg.quicklook_window_ns, app->tsc_hz);
+		app->ql.next_tsc = app->run.start_tsc +
+				   ns_to_cycles(app->cfg.quicklook_window_ns, app->run.tsc_hz);
 	if (!force && now < app->ql.next_tsc)
 		return;
-	app->ql.next_tsc = now + ns_to_cycles(app->cfg.quicklook_window_ns, app->tsc_hz);
+	app->ql.next_tsc = now + ns_to_cycles(app->cfg.quicklook_window_ns, app->run.tsc_hz);
 	pthread_mutex_lock(&app->ql.lock);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lc[i];
+		struct ibv_lcore *lc = app->lcores.lc[i];
 		unsigned int n;
 
 		if (lc == NULL || lc->ql == NULL)
@@ -323,7 +324,7 @@ ibv_ql_tick(struct ibv_app *app, bool force)
 				live_window(&lc->ql->live[k]);
 		}
 	}
-	app->ql.prev_tsc = app->ql.cur_tsc ? app->ql.cur_tsc : app->start_tsc;
+	app->ql.prev_tsc = app->ql.cur_tsc ? app->ql.cur_tsc : app->run.start_tsc;
 	app->ql.cur_tsc = now;
 	pthread_mutex_unlock(&app->ql.lock);
 }
@@ -355,7 +356,7 @@ ant_each(const struct ibv_app *app, unsigned int a,
 	unsigned int i, k, n, m = 0;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
@@ -397,7 +398,7 @@ ant_sum(const struct ibv_app *app, unsigned int a, enum which w, struct ql_snap 
 static double
 window_s(const struct ibv_app *app)
 {
-	return (double)(app->ql.cur_tsc - app->ql.prev_tsc) / (double)app->tsc_hz;
+	return (double)(app->ql.cur_tsc - app->ql.prev_tsc) / (double)app->run.tsc_hz;
 }
 
 /* The live record of antenna a: the last window (lock held). */
@@ -628,7 +629,7 @@ ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
-	el = (double)(rte_rdtsc() - app->start_tsc) / (double)app->tsc_hz;
+	el = (double)(rte_rdtsc() - app->run.start_tsc) / (double)app->run.tsc_hz;
 	rc = tel_ql_start(d);
 	for (a = 0; rc == 0 && a < app->cfg.layout.nant; a++) {
 		ant_sum(app, a, W_LIVE, &run);
@@ -757,7 +758,7 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 	}
 	arr = js_arr(o, "streams");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;

@@ -6,7 +6,7 @@
 #include <rte_telemetry.h>
 
 #include "err.h"
-#include "ibvcap.h"
+#include "refusal.h"
 #include "parse.h"
 
 void

@@ -23,6 +23,7 @@
 
 #include "err.h"
 #include "ibvcap.h"
+#include "rings.h"
 #include "parse.h"
 #include "shm_eal.h"
 
@@ -33,10 +34,10 @@ ibv_instance_name(char out[SHM_NAMELEN])
 }
 
 int
-ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
+ibv_rings_create(struct ibv_app *app, char *err, size_t len)
 {
 	const struct ibv_config *c = &app->cfg;
-	struct ibv_bufs *bf = &app->bufs;
+	struct ibv_rings *bf = &app->rings;
 	const struct ibv_pl_ops *mode = app->pl.ops;
 	struct antbuf_geom g;
 	char name[SHM_NAMELEN];
@@ -60,7 +61,7 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 			    rte_strerror(rte_errno));
 	bf->ctl = bf->ctl_mz->addr;
 	shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
-	bf->ctl->start_unix_ns = app->start_unix_ns;
+	bf->ctl->start_unix_ns = app->run.start_unix_ns;
 	/* the CPUs of every lcore, which dpdk-ibvcap-dump writers keep off */
 	{
 		unsigned int lc, cpu;
@@ -77,12 +78,12 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 	/* the schedule, where every writer reads it (--write and dump) */
 	shm_sched_name(bf->instance, name);
-	app->sched_mz = rte_memzone_reserve(name, sizeof(struct wr_sched), SOCKET_ID_ANY, 0);
-	if (app->sched_mz == NULL)
+	app->scans.mz = rte_memzone_reserve(name, sizeof(struct wr_sched), SOCKET_ID_ANY, 0);
+	if (app->scans.mz == NULL)
 		return err_set(err, len, -rte_errno, "shared schedule of scans '%s': %s", name,
 			    rte_strerror(rte_errno));
-	memcpy(app->sched_mz->addr, &app->sched_own, sizeof(app->sched_own));
-	app->sched = app->sched_mz->addr;
+	memcpy(app->scans.mz->addr, &app->scans.own, sizeof(app->scans.own));
+	app->scans.sched = app->scans.mz->addr;
 	snprintf(bf->ctl->sched_zone, sizeof(bf->ctl->sched_zone), "%s", name);
 	bf->ctl->sched_size = (uint32_t)sizeof(struct wr_sched);
 
@@ -122,9 +123,9 @@ ibv_bufs_create(struct ibv_app *app, char *err, size_t len)
 }
 
 void
-ibv_bufs_stop(struct ibv_app *app)
+ibv_rings_stop(struct ibv_app *app)
 {
-	struct ibv_bufs *bf = &app->bufs;
+	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	if (!bf->on || bf->ctl == NULL)
@@ -137,10 +138,10 @@ ibv_bufs_stop(struct ibv_app *app)
 }
 
 void
-ibv_bufs_retain_check(struct ibv_app *app, FILE *f)
+ibv_rings_retain_check(struct ibv_app *app, FILE *f)
 {
 	const struct ibv_config *c = &app->cfg;
-	struct ibv_bufs *bf = &app->bufs;
+	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	if (!bf->on || c->retain_ns == 0)
@@ -175,14 +176,14 @@ ibv_bufs_retain_check(struct ibv_app *app, FILE *f)
 }
 
 unsigned int
-ibv_bufs_writers_check(struct ibv_app *app, FILE *f)
+ibv_rings_writers_check(struct ibv_app *app, FILE *f)
 {
-	struct shm_ctl *ctl = app->bufs.ctl;
+	struct shm_ctl *ctl = app->rings.ctl;
 	struct timespec ts;
 	uint32_t died = 0;
 	unsigned int n, i;
 
-	if (!app->bufs.on || ctl == NULL)
+	if (!app->rings.on || ctl == NULL)
 		return 0;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	n = shm_writer_reap(ctl, (int)getpid(), (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
@@ -206,14 +207,14 @@ ibv_bufs_writers_check(struct ibv_app *app, FILE *f)
 static unsigned int
 external_writers(struct ibv_app *app)
 {
-	return ibv_bufs_writers_check(app, stdout);
+	return ibv_rings_writers_check(app, stdout);
 }
 
 /* Writer processes that have ever registered and still exist. */
 static unsigned int
 writer_procs_alive(struct ibv_app *app)
 {
-	struct shm_ctl *ctl = app->bufs.ctl;
+	struct shm_ctl *ctl = app->rings.ctl;
 	unsigned int i, n = 0;
 
 	for (i = 0; i < SHM_MAX_WRITERS; i++) {
@@ -226,12 +227,12 @@ writer_procs_alive(struct ibv_app *app)
 }
 
 void
-ibv_bufs_drain_external(struct ibv_app *app)
+ibv_rings_drain_external(struct ibv_app *app)
 {
 	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz();
 	unsigned int n;
 
-	if (!app->bufs.on || app->bufs.ctl == NULL)
+	if (!app->rings.on || app->rings.ctl == NULL)
 		return;
 	n = external_writers(app);
 	if (n > 0) {
@@ -252,16 +253,16 @@ ibv_bufs_drain_external(struct ibv_app *app)
 	n = writer_procs_alive(app);
 	if (n > 0) {
 		/* leave the memory to the process exit rather than risk it */
-		app->bufs.keep_memory = true;
+		app->rings.keep_memory = true;
 		printf("dpdk-ibvcap: %u writer process%s still running after 5 s: the buffers "
 		       "are left to the process exit\n", n, n == 1 ? "" : "es");
 	}
 }
 
 void
-ibv_bufs_free(struct ibv_app *app)
+ibv_rings_free(struct ibv_app *app)
 {
-	struct ibv_bufs *bf = &app->bufs;
+	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	/* no reader left: what the rings hold by reference goes back */
@@ -272,13 +273,13 @@ ibv_bufs_free(struct ibv_app *app)
 		bf->mz[a] = NULL;
 		bf->b[a] = NULL;
 	}
-	if (app->sched_mz != NULL) {
+	if (app->scans.mz != NULL) {
 		/* the summary still reads it */
-		memcpy(&app->sched_own, app->sched_mz->addr, sizeof(app->sched_own));
-		app->sched = &app->sched_own;
+		memcpy(&app->scans.own, app->scans.mz->addr, sizeof(app->scans.own));
+		app->scans.sched = &app->scans.own;
 		if (!bf->keep_memory)
-			rte_memzone_free(app->sched_mz);
-		app->sched_mz = NULL;
+			rte_memzone_free(app->scans.mz);
+		app->scans.mz = NULL;
 	}
 	if (bf->ctl_mz != NULL && !bf->keep_memory)
 		rte_memzone_free(bf->ctl_mz);

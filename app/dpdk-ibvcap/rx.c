@@ -15,6 +15,7 @@
 
 #include "err.h"
 #include "ibvcap.h"
+#include "rx.h"
 #include "parse.h"
 #include "wr_sched.h"
 
@@ -28,7 +29,7 @@ static int arrival_off = -1;
 static struct ibv_lcore *
 lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 {
-	struct ibv_lcore *lc = app->lc[lcore];
+	struct ibv_lcore *lc = app->lcores.lc[lcore];
 
 	if (lc != NULL)
 		return lc;
@@ -62,8 +63,8 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	 * which mode it is */
 	lc->pl = &app->pl;
 	lc->head_segs = app->pl.ops->head_segs;
-	app->lc[lcore] = lc;
-	app->nlcore++;
+	app->lcores.lc[lcore] = lc;
+	app->lcores.n++;
 	return lc;
 }
 
@@ -72,7 +73,7 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
 	  char *err, size_t len)
 {
 	struct ibv_lcore *lc = lcore_get(app, lcore, err, len);
-	struct ibv_port *p = &app->port[pi];
+	struct ibv_port *p = &app->ports.port[pi];
 	struct ibv_rxq *rq;
 
 	if (lc == NULL)
@@ -95,11 +96,11 @@ mark_shared(struct ibv_app *app)
 {
 	unsigned int a, i, k;
 
-	for (a = 0; a < app->cfg.layout.nant && app->bufs.on; a++) {
+	for (a = 0; a < app->cfg.layout.nant && app->rings.on; a++) {
 		unsigned int n = 0;
 
 		for (i = 0; i < RTE_MAX_LCORE; i++) {
-			const struct ibv_lcore *lc = app->lc[i];
+			const struct ibv_lcore *lc = app->lcores.lc[i];
 			bool takes = false;
 
 			if (lc == NULL)
@@ -108,7 +109,7 @@ mark_shared(struct ibv_app *app)
 				takes |= !lc->q[k].hw_steered || lc->q[k].ant == (int)a;
 			n += takes;
 		}
-		app->bufs.prod[a].shared = n > 1;
+		app->rings.prod[a].shared = n > 1;
 	}
 }
 
@@ -140,7 +141,7 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 	for (k = 0; k < c->nmap; k++) {
 		const struct ibv_map *m = &c->map[k];
 
-		if (m->port_idx >= app->nport || m->queue >= app->port[m->port_idx].nq)
+		if (m->port_idx >= app->ports.n || m->queue >= app->ports.port[m->port_idx].nq)
 			return err_set(err, len, -EINVAL, "--lcore-map %u.%u@%u: port %u has no queue %u",
 				    m->port_idx, m->queue, m->lcore, m->port_idx, m->queue);
 		if (!rte_lcore_is_enabled(m->lcore) || m->lcore == rte_get_main_lcore() ||
@@ -155,8 +156,8 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 	/* the rest: queue q of every port on the same worker (q mod workers),
 	 * so one lcore places each antenna's frames (its buffer's lock stays
 	 * uncontended); the default queues after, spread */
-	for (pi = 0; pi < app->nport; pi++)
-		for (k = 0; k < app->port[pi].nq; k++) {
+	for (pi = 0; pi < app->ports.n; pi++)
+		for (k = 0; k < app->ports.port[pi].nq; k++) {
 			unsigned int w = k < c->layout.nant ? k % nw : rr++ % nw;
 
 			if (mapped[pi][k])
@@ -174,7 +175,7 @@ ibv_lcores_free(struct ibv_app *app)
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lc[i];
+		struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -183,9 +184,9 @@ ibv_lcores_free(struct ibv_app *app)
 		free(lc->scan_nr);
 		free(lc->scan_snap);
 		rte_free(lc);
-		app->lc[i] = NULL;
+		app->lcores.lc[i] = NULL;
 	}
-	app->nlcore = 0;
+	app->lcores.n = 0;
 }
 
 /* -v: one line per packet, the header dump of the original tool. */
@@ -257,7 +258,7 @@ mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, uint16_t head_segs, uint32_
 }
 
 /* A frame received and not recorded: counted in each scan whose data time
- * and antennas hold it (the scan ledger's not_recorded, rec.c). The cold
+ * and antennas hold it (the scan ledger's not_recorded, scans.c). The cold
  * path: the schedule is copied only when it changed. */
 static __rte_noinline void
 scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd)
@@ -265,9 +266,9 @@ scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct
 	int64_t t;
 	unsigned int i;
 
-	if (app->sched == NULL || fd->clk == NULL || fd->ant < 0 || fd->ant >= ACCT_MAX_ANTENNAS)
+	if (app->scans.sched == NULL || fd->clk == NULL || fd->ant < 0 || fd->ant >= ACCT_MAX_ANTENNAS)
 		return;
-	wr_sched_snapshot(app->sched, lc->scan_snap, &lc->scan_seen);
+	wr_sched_snapshot(app->scans.sched, lc->scan_snap, &lc->scan_seen);
 	if (lc->scan_snap->n == 0)
 		return;
 	t = codif_clock_time_ns(fd->clk, fd->index);
@@ -295,7 +296,7 @@ static inline void
 place(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, struct acct_fd *fd,
       struct rte_mbuf **m)
 {
-	struct antbuf_prod *p = &app->bufs.prod[fd->ant];
+	struct antbuf_prod *p = &app->rings.prod[fd->ant];
 	enum antbuf_result res;
 
 	/* the stream's first frame here: its slot, by its identity, cached
@@ -366,12 +367,12 @@ rx_loop(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
 {
 	struct rte_mbuf *pk[MAX_BURST];
 	unsigned int qi, a;
-	bool placing = app->bufs.on, hwts = app->ts_offset >= 0;
+	bool placing = app->rings.on, hwts = app->ports.ts_offset >= 0;
 	struct ibv_qlc *ql = lc->ql;
 	uint16_t head_segs = lc->head_segs;
 
 	lc->running = true;
-	while (!app->stop) {
+	while (!app->run.stop) {
 		for (qi = 0; qi < lc->nq; qi++) {
 			const struct ibv_rxq *q = &lc->q[qi];
 			uint64_t bytes = 0, misdirected = 0, segmented = 0;
@@ -396,7 +397,7 @@ rx_loop(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
 			 * main lcore's latest fit (clock.c) */
 			hwclock_snapshot(&app->host_clk.pub, &host);
 			t_burst = hwclock_conv_ns(&host, rte_rdtsc());
-			stamped = hwts && hwclock_snapshot(&app->port[q->port_idx].clk.pub, &nic) == 0;
+			stamped = hwts && hwclock_snapshot(&app->ports.port[q->port_idx].clk.pub, &nic) == 0;
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = pk[i];
 				struct acct_result r;
@@ -412,8 +413,8 @@ rx_loop(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
 				 * past the head is read) */
 				data = mbuf_bytes(lc, m, head_segs, &cap);
 				segmented += m->nb_segs > head_segs;
-				if (stamped && (m->ol_flags & app->ts_flag))
-					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ts_offset,
+				if (stamped && (m->ol_flags & app->ports.ts_flag))
+					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ports.ts_offset,
 										  rte_mbuf_timestamp_t *));
 				else
 					t = t_burst;
@@ -487,7 +488,7 @@ int
 ibv_rx_main(void *arg)
 {
 	struct ibv_app *app = arg;
-	struct ibv_lcore *lc = app->lc[rte_lcore_id()];
+	struct ibv_lcore *lc = app->lcores.lc[rte_lcore_id()];
 
 	if (lc == NULL)
 		return 0;

@@ -16,6 +16,8 @@
 #include "codif.h"
 #include "err.h"
 #include "ibvcap.h"
+#include "scans.h"
+#include "refusal.h"
 #include "json.h"
 #include "opt.h"
 #include "parse.h"
@@ -72,7 +74,7 @@ writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char 
 		uint64_t k;
 		bool found = false;
 
-		/* the name wr.c gives it: primary-I-FORMAT (FORMAT: --write's) */
+		/* the name writers.c gives it: primary-I-FORMAT (FORMAT: --write's) */
 		for (i = 0; i < n; i++) {
 			char name[64];
 
@@ -398,12 +400,12 @@ static void ledger_tel(const struct ibv_app *app, struct rte_tel_data *d);
 static void
 status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 {
-	const struct wr_sched *sc = app->sched;
+	const struct wr_sched *sc = app->scans.sched;
 	struct rte_tel_data *a[8];
 	const struct wr_scan *cur, *next;
 	unsigned int i, k;
 	char buf[128], ts[CODIF_TIMESTR_LEN];
-	unsigned int nw = app->nwlcore ? app->cfg.nwrite : 0; /* schedule bits: one a --write */
+	unsigned int nw = app->writers.n ? app->cfg.nwrite : 0; /* schedule bits: one a --write */
 	uint64_t all = (nw >= 64 ? ~0ULL : (1ULL << nw) - 1) | WR_SCHED_DUMPS;
 
 	tel_time(d, "now_utc", now);
@@ -432,7 +434,7 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 					      codif_time_str(s->stop_ns, ts, sizeof(ts)));
 		rte_tel_data_add_array_string(a[3], scan_state(s, now));
 		rte_tel_data_add_array_string(a[4], mask_str(s->writers, nw,
-							     app->bufs.ctl, buf, sizeof(buf)));
+							     app->rings.ctl, buf, sizeof(buf)));
 	}
 	/* each writer: recording SCAN, recording (no scan: free-running), idle */
 	for (i = 0; a[5] != NULL && i < nw; i++) {
@@ -443,9 +445,9 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 	for (i = 0; a[6] != NULL && a[7] != NULL && i < WR_SCHED_DUMP_SLOTS; i++) {
 		const struct shm_writer *w;
 
-		if (!dump_slot(app->bufs.ctl, i))
+		if (!dump_slot(app->rings.ctl, i))
 			continue;
-		w = &app->bufs.ctl->writer[i];
+		w = &app->rings.ctl->writer[i];
 		if (w->record == SHM_RECORD_ALWAYS)
 			snprintf(buf, sizeof(buf), "always (its --record always: scans ignored)");
 		else
@@ -508,14 +510,14 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		unsigned int idx;
 
 		if (r.scan == NULL) {
-			snprintf(name, sizeof(name), "scan%04u", app->sched->next_id);
+			snprintf(name, sizeof(name), "scan%04u", app->scans.sched->next_id);
 			r.scan = name;
 		}
-		rc = scan_make(&app->cfg, app->bufs.ctl, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
+		rc = scan_make(&app->cfg, app->rings.ctl, &sc, r.scan, r.at, r.dur, r.until, r.writer, r.antenna, now,
 			       &why);
 		if (rc == 0) {
 			snprintf(sc.origin, sizeof(sc.origin), "command");
-			rc = wr_sched_add(app->sched, &sc, now, &idx, &why);
+			rc = wr_sched_add(app->scans.sched, &sc, now, &idx, &why);
 		}
 		if (rc != 0) {
 			refused(d, r.verb, &why);
@@ -540,7 +542,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		if (r.at != NULL)
 			rc = time_parse("at", r.at, now, &stop, &why);
 		if (rc == 0)
-			rc = writers_parse(&app->cfg, app->bufs.ctl, r.writer != NULL ? r.writer : "all", &mask, &why);
+			rc = writers_parse(&app->cfg, app->rings.ctl, r.writer != NULL ? r.writer : "all", &mask, &why);
 		if (rc == 0 && r.antenna != NULL)
 			rc = err_refuse(&why, "antenna", r.antenna, "record off for whole writers "
 				     "(scan or writer=)");
@@ -549,11 +551,11 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 
 			/* the writers recording everything that this stops */
 			for (w = 0; w < WR_SCHED_MAX_WRITERS && r.scan == NULL; w++)
-				if ((mask >> w & 1) && app->sched->ctl_from[w] > stop &&
+				if ((mask >> w & 1) && app->scans.sched->ctl_from[w] > stop &&
 				    (w < app->cfg.nwrite ||
-				     dump_slot(app->bufs.ctl, w - WR_SCHED_DUMP_BASE)))
+				     dump_slot(app->rings.ctl, w - WR_SCHED_DUMP_BASE)))
 					nfree++;
-			rc = wr_sched_stop(app->sched, r.scan, mask, stop, now, &why);
+			rc = wr_sched_stop(app->scans.sched, r.scan, mask, stop, now, &why);
 		}
 		if (rc < 0) {
 			refused(d, r.verb, &why);
@@ -569,7 +571,7 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 			refused(d, r.verb, &why);
 			return 0;
 		}
-		if (wr_sched_cancel(app->sched, r.scan, now, &why) != 0) {
+		if (wr_sched_cancel(app->scans.sched, r.scan, now, &why) != 0) {
 			refused(d, r.verb, &why);
 			return 0;
 		}
@@ -655,8 +657,8 @@ wl_all(const struct ibv_app *app, unsigned int spec)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nwlcore; i++)
-		if (app->wl[i]->spec_idx == spec && app->wl[i]->w.o.all)
+	for (i = 0; i < app->writers.n; i++)
+		if (app->writers.wl[i]->spec_idx == spec && app->writers.wl[i]->w.o.all)
 			return true;
 	return false;
 }
@@ -667,9 +669,9 @@ wl_of(const struct ibv_app *app, unsigned int spec)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nwlcore; i++)
-		if (app->wl[i]->spec_idx == spec)
-			return app->wl[i];
+	for (i = 0; i < app->writers.n; i++)
+		if (app->writers.wl[i]->spec_idx == spec)
+			return app->writers.wl[i];
 	return NULL;
 }
 
@@ -683,17 +685,17 @@ reg_of(const struct ibv_app *app, unsigned int bit)
 	const struct ibv_wlcore *wl;
 	const struct shm_writer *r;
 
-	if (app->bufs.ctl == NULL)
+	if (app->rings.ctl == NULL)
 		return NULL;
 	if (bit >= WR_SCHED_DUMP_BASE) {
 		if (bit - WR_SCHED_DUMP_BASE >= SHM_MAX_WRITERS)
 			return NULL;
-		r = &app->bufs.ctl->writer[bit - WR_SCHED_DUMP_BASE];
+		r = &app->rings.ctl->writer[bit - WR_SCHED_DUMP_BASE];
 		return r->name[0] != '\0' && r->pid != (int32_t)getpid() &&
 		       r->record == SHM_RECORD_FOLLOW ? r : NULL;
 	}
 	wl = wl_of(app, bit);
-	return wl != NULL && wl->reg >= 0 ? &app->bufs.ctl->writer[wl->reg] : NULL;
+	return wl != NULL && wl->reg >= 0 ? &app->rings.ctl->writer[wl->reg] : NULL;
 }
 
 /* The name of the writer with schedule bit `bit`: primary-N-FORMAT, or a
@@ -771,7 +773,7 @@ ant_clock(const struct ibv_app *app, unsigned int a)
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_lcore *lc = app->lcores.lc[i];
 
 		if (lc != NULL && lc->acct != NULL && lc->acct->ant[a].tl.started &&
 		    lc->acct->ant[a].tl.clk.fpp > 0)
@@ -795,7 +797,7 @@ scan_nr_of(const struct ibv_app *app, uint32_t id, unsigned int a)
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lc[i];
+		const struct ibv_lcore *lc = app->lcores.lc[i];
 		const struct ibv_scan_nr *e;
 
 		if (lc == NULL || lc->scan_nr == NULL)
@@ -851,8 +853,8 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				g->cut = tt.cut;
 			}
 		}
-		for (i = 0; r == NULL && i < app->nwlcore; i++) {
-			const struct ibv_wlcore *wl = app->wl[i];
+		for (i = 0; r == NULL && i < app->writers.n; i++) {
+			const struct ibv_wlcore *wl = app->writers.wl[i];
 			struct wr_scan_tally tt;
 
 			if (wl->spec_idx != spec)
@@ -883,8 +885,8 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				al->known = per_ant;
 				al->streams = t->ant[a].streams;
 				/* the part of the writer that has the antenna */
-				for (i = 0; per_ant && i < app->nwlcore; i++) {
-					const struct ibv_wlcore *wl = app->wl[i];
+				for (i = 0; per_ant && i < app->writers.n; i++) {
+					const struct ibv_wlcore *wl = app->writers.wl[i];
 					struct wr_scan_tally tt;
 
 					if (wl->spec_idx != spec || a >= wl->w.n || !wl->w.src[a].on ||
@@ -1082,7 +1084,7 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 			lg.warned[a] = false;
 		}
 	}
-	wr_sched_snapshot(app->sched, &lg.snap, &lg.seen);
+	wr_sched_snapshot(app->scans.sched, &lg.snap, &lg.seen);
 	for (i = 0; i < lg.n; i++)
 		lg.w[i].gone = true;
 	for (i = 0; i < lg.snap.n; i++) {
@@ -1140,8 +1142,8 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 		}
 		if (x->state != SW_BEGUN)
 			continue;
-		for (k = 0; k < app->nwlcore; k++) {
-			const struct ibv_wlcore *wl = app->wl[k];
+		for (k = 0; k < app->writers.n; k++) {
+			const struct ibv_wlcore *wl = app->writers.wl[k];
 			struct wr_scan_tally tt;
 
 			if (!(x->sc.writers >> wl->spec_idx & 1))
@@ -1380,8 +1382,8 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 	js_str(o, "record", app->cfg.record == IBV_REC_IDLE ? "idle" : "always");
 	js_str(o, "schedule", app->cfg.schedule);
 	sc = js_arr(o, "schedule_scans");
-	for (i = 0; i < app->sched->n; i++) {
-		const struct wr_scan *s = &app->sched->s[i];
+	for (i = 0; i < app->scans.sched->n; i++) {
+		const struct wr_scan *s = &app->scans.sched->s[i];
 		json_t *x = js_obj(sc, NULL);
 
 		js_str(x, "scan", s->name);
@@ -1425,8 +1427,8 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 		json_object_set_new(o, "clock_warn_s", json_real((double)app->cfg.clock_warn_ns / 1e9));
 	}
 	arr = js_arr(o, "writers");
-	for (i = 0; i < app->nwlcore; i++) {
-		const struct ibv_wlcore *wl = app->wl[i];
+	for (i = 0; i < app->writers.n; i++) {
+		const struct ibv_wlcore *wl = app->writers.wl[i];
 		json_t *x = js_obj(arr, NULL);
 
 		js_u64(x, "writer", wl->spec_idx);

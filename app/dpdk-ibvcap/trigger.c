@@ -26,6 +26,9 @@
 
 #include "fsprobe.h"
 #include "ibvcap.h"
+#include "trigger.h"
+#include "antenna.h"
+#include "refusal.h"
 #include "opt.h"
 #include "parse.h"
 #include "tconv.h"
@@ -41,20 +44,6 @@ ibv_trig_defaults(struct ibv_trig_req *r)
 	r->o.from_oldest = true;
 	r->o.window = true;
 	r->timeout_ns = TRIG_TIMEOUT_NS;
-}
-
-int
-ibv_antenna_of(const struct ibv_config *c, const char *s)
-{
-	uint64_t i;
-	unsigned int a;
-
-	for (a = 0; a < c->layout.nant; a++)
-		if (strcmp(s, c->layout.ant_name[a]) == 0)
-			return (int)a;
-	if (parse_u64("antenna", s, 0, c->layout.nant - 1, &i, NULL, 0) == 0)
-		return (int)i;
-	return -1;
 }
 
 /* timeout=T: how long to wait for a row of the window not yet in. */
@@ -301,7 +290,7 @@ file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
 static bool
 capture_stopped(const struct ibv_app *app)
 {
-	return __atomic_load_n(&app->bufs.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
+	return __atomic_load_n(&app->rings.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
 }
 
 /* the jobs: a table under one lock; closing read by the jobs without it */
@@ -447,7 +436,7 @@ trig_run(struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_resu
 	for (a = 0; a < nant; a++) {
 		struct ibv_trig_ant *ta = &res->ant[a];
 		struct wr_opts o = r->o;
-		const struct antbuf *b = app->bufs.b[a];
+		const struct antbuf *b = app->rings.b[a];
 		uint8_t *pl = ibv_pl_base(&app->pl, a);
 		char err[sizeof(ta->why)];
 
@@ -816,7 +805,7 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (!app->bufs.on) {
+	if (!app->rings.on) {
 		err_refuse(&e, "--no-buffers", "", "a capture with antenna buffers: this one keeps none");
 		goto refused;
 	}

@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "ibvcap.h"
+#include "writers.h"
 #include "parse.h"
 
 bool
@@ -20,8 +21,8 @@ ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nwlcore; i++)
-		if (app->wl[i]->lcore == lcore)
+	for (i = 0; i < app->writers.n; i++)
+		if (app->writers.wl[i]->lcore == lcore)
 			return true;
 	return false;
 }
@@ -59,7 +60,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			    c->nwlcore, c->nwlcore == 1 ? "" : "s", c->nwlcore == 1 ? "s" : "",
 			    c->nwlcore > c->nwrite ? " (lcores=N: N)" : "", nw, nw == 1 ? "" : "s");
 	for (i = 0; i < SHM_MAX_ANT && i < c->layout.nant; i++) {
-		bufs[i] = app->bufs.b[i];
+		bufs[i] = app->rings.b[i];
 		payloads[i] = ibv_pl_base(&app->pl, i);
 	}
 	for (i = 0; i < c->nwrite; i++) {
@@ -75,9 +76,10 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			if (wl == NULL)
 				return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
 			/* the last worker lcores are the writers' */
-			wl->lcore = workers[nw - c->nwlcore + app->nwlcore];
-			app->wl[app->nwlcore++] = wl;
+			wl->lcore = workers[nw - c->nwlcore + app->writers.n];
+			app->writers.wl[app->writers.n++] = wl;
 			wl->reg = -1;
+			wl->stop = &app->writers.stop;
 			wl->spec_idx = i;
 			wl->part = j;
 			wl->parts = o->lcores;
@@ -85,7 +87,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			if (wr_init(&wl->w, o, bufs, payloads, c->layout.nant,
 				    part_mask(c->layout.nant, j, o->lcores), e, sizeof(e)) != 0)
 				return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
-			if (wr_gate_attach(&wl->w, app->sched, i, e, sizeof(e)) != 0)
+			if (wr_gate_attach(&wl->w, app->scans.sched, i, e, sizeof(e)) != 0)
 				return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 			part[j] = &wl->w;
 			if (o->lcores > 1)
@@ -94,8 +96,9 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			else
 				snprintf(name, sizeof(name), "primary-%u-%s", i,
 					 wr_format_name(o->format));
-			wl->reg = shm_writer_claim(app->bufs.ctl, (int)getpid(), name,
+			wl->reg = shm_writer_claim(app->rings.ctl, (int)getpid(), name,
 						   wr_format_name(o->format), NULL);
+			wl->regw = wl->reg >= 0 ? &app->rings.ctl->writer[wl->reg] : NULL;
 		}
 		/* one index per scan, with every antenna of its lcores, and one
 		 * min-free kept by all of them */
@@ -110,11 +113,11 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 
 /* The rx lcores have stopped and flushed every row (ibv_writers_wait). */
 static bool
-primary_stopped(void *ctx)
+writer_primary_stopped(void *ctx)
 {
-	const struct ibv_app *app = ctx;
+	const struct ibv_wlcore *wl = ctx;
 
-	return app->writers_stop != 0;
+	return *wl->stop != 0;
 }
 
 /* What a writer says while it runs (min-free's removals and stop). */
@@ -126,22 +129,14 @@ writer_note(void *ctx, const char *line)
 	fprintf(stderr, "dpdk-ibvcap: --write %s: %s\n", wl->spec, line);
 }
 
-static bool
-writer_primary_stopped(void *ctx)
-{
-	(void)ctx;
-	return primary_stopped(ibv_g);
-}
-
 /* A writer lcore: lib/writer's loop, as dpdk-ibvcap-dump runs it. */
 static int
 writer_main(void *arg)
 {
-	struct ibv_app *app = ibv_g;
 	struct ibv_wlcore *wl = arg;
 	struct wr_run_opts ro = {
 		.batch = 256,
-		.reg = wl->reg >= 0 ? &app->bufs.ctl->writer[wl->reg] : NULL,
+		.reg = wl->regw,
 		.source_stopped = writer_primary_stopped,
 		.note = writer_note,
 		.ctx = wl,
@@ -157,8 +152,8 @@ ibv_writers_launch(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nwlcore; i++)
-		rte_eal_remote_launch(writer_main, app->wl[i], app->wl[i]->lcore);
+	for (i = 0; i < app->writers.n; i++)
+		rte_eal_remote_launch(writer_main, app->writers.wl[i], app->writers.wl[i]->lcore);
 }
 
 int
@@ -168,9 +163,9 @@ ibv_writers_wait(struct ibv_app *app)
 	int rc = 0;
 	char e[256];
 
-	app->writers_stop = 1;
-	for (i = 0; i < app->nwlcore; i++) {
-		struct ibv_wlcore *wl = app->wl[i];
+	app->writers.stop = 1;
+	for (i = 0; i < app->writers.n; i++) {
+		struct ibv_wlcore *wl = app->writers.wl[i];
 
 		rte_eal_wait_lcore(wl->lcore);
 		if (wl->w.ring_files + wl->w.copy_files > 0 &&
@@ -191,12 +186,12 @@ ibv_writers_free(struct ibv_app *app)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->nwlcore; i++) {
-		if (app->wl[i]->reg >= 0 && app->bufs.ctl != NULL)
-			shm_writer_release(app->bufs.ctl, app->wl[i]->reg);
-		wr_gate_free(&app->wl[i]->w);
-		rte_free(app->wl[i]);
-		app->wl[i] = NULL;
+	for (i = 0; i < app->writers.n; i++) {
+		if (app->writers.wl[i]->reg >= 0 && app->rings.ctl != NULL)
+			shm_writer_release(app->rings.ctl, app->writers.wl[i]->reg);
+		wr_gate_free(&app->writers.wl[i]->w);
+		rte_free(app->writers.wl[i]);
+		app->writers.wl[i] = NULL;
 	}
-	app->nwlcore = 0;
+	app->writers.n = 0;
 }

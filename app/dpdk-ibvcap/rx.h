@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The rx lcores (rx.c): each polls its queues, accounts every frame and
+ * places it through the payload layer; only that lcore writes its struct. */
+
+#ifndef IBV_RX_H
+#define IBV_RX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+
+#include "acct.h"
+#include "config.h"
+#include "payload.h"
+
+struct ibv_app;
+struct ibv_qlc;
+struct wr_sched;
+
+/** One rx queue polled by an lcore. */
+struct ibv_rxq {
+	uint16_t port_id;
+	uint8_t port_idx;
+	uint16_t queue;
+	const volatile uint8_t *link_up;
+	int ant;          /**< antenna steered here by rules, -1 default queue */
+	bool hw_steered;  /**< rules put exactly antenna `ant` here */
+};
+
+/**
+ * An rx lcore's state. Only that lcore writes it; counters are stored once
+ * per burst and read (approximately, while running) by the main lcore.
+ */
+/** Frames of the scan with this id received and not recorded, per antenna
+ * (the scan ledger's not_recorded, scans.c), kept by an rx lcore; entry
+ * id % IBV_SCAN_NR (64 scans live at most, ids rising: two live scans
+ * share an entry only 128 ids apart). */
+struct ibv_scan_nr {
+	uint32_t id;
+	uint64_t nr[ACCT_MAX_ANTENNAS];
+};
+#define IBV_SCAN_NR 128
+
+struct ibv_lcore {
+	unsigned int lcore_id;
+	unsigned int nq;
+	struct ibv_rxq q[IBV_MAX_MAP];
+	struct acct *acct;
+	bool verbose;
+	uint16_t burst;
+	uint8_t *bounce;          /**< linear copy of multi-segment packets */
+	/* the payload-memory mode, chosen once (payload.h) */
+	const struct ibv_pl *pl;
+	uint16_t head_segs;       /**< frames of at most this many segments are
+				       read in place (pl's head_segs) */
+	struct ibv_qlc *ql;       /**< quick look, NULL when off */
+
+	/* counters */
+	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
+	uint64_t busy_cycles;     /**< TSC cycles of the polls that brought packets */
+	uint64_t held;            /**< mbufs held for suspect frames now */
+	uint64_t ev_shown;        /**< resync events logged (main lcore) */
+	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
+	uint64_t last_rx_tsc;
+	volatile bool running;
+	/* frames not recorded by scan (cold path: rx.c scan_nr_count) */
+	struct ibv_scan_nr *scan_nr;  /**< IBV_SCAN_NR entries */
+	struct wr_sched *scan_snap;   /**< the schedule as last seen */
+	uint64_t scan_seen;           /**< its generation */
+} __rte_cache_aligned;
+
+/** The rx lcores of the capture, by lcore id (NULL: not an rx lcore). */
+struct ibv_lcores {
+	unsigned int n;
+	struct ibv_lcore *lc[RTE_MAX_LCORE];
+};
+
+int ibv_lcores_setup(struct ibv_app *app, char *err, size_t len);
+void ibv_lcores_free(struct ibv_app *app);
+int ibv_rx_main(void *arg);
+
+#endif /* IBV_RX_H */
