@@ -377,21 +377,14 @@ acct_frame2(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen
 	acct_frame_rx(a, port, f, caplen, len, NULL, r);
 }
 
-void
-acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen,
-	      uint32_t len, const struct acct_rx *rx, struct acct_result *r)
-{
-	const struct acct_layout *l = a->layout;
-	int64_t arr = rx != NULL ? rx->arrival_ns : CODIF_NO_ARRIVAL;
-	struct acct_port *pt = &a->port[port < ACCT_MAX_PORTS ? port : ACCT_MAX_PORTS - 1];
-	struct acct_ant *an;
-	struct acct_stream *s;
-	const uint8_t *cp;
-	struct codif_out o;
-	enum pkt_err pe;
-	bool params_ok;
-	int g, early;
+/* The steps of acct_frame_rx, in the order a frame takes them; each is
+ * inlined into it (the per-frame path makes no call of its own). */
+#define RX_STEP static inline __attribute__((always_inline))
 
+/* The result before any check: no antenna, no group, no stream. */
+RX_STEP void
+rx_result_init(struct acct_result *r, const uint8_t *f, uint32_t len, int64_t arr)
+{
 	r->ant = -1;
 	r->group = -1;
 	r->hold = NULL;
@@ -408,27 +401,37 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	r->fd.wirelen = len;
 	r->fd.slot = ACCT_NO_SLOT;
 	r->fd.arrival_ns = arr;
-	pt->pkts++;
-	pt->bytes += len;
+}
+
+/* The antenna the frame came from, by its IPv4 source (or learnt), with
+ * valid IPv4/UDP headers. @return it, or NULL: counted on the port (not
+ * from an antenna) or as the antenna's malformed frame. */
+RX_STEP struct acct_ant *
+rx_antenna(struct acct *a, struct acct_port *pt, const uint8_t *f, uint32_t caplen,
+	   uint32_t len, const struct acct_rx *rx, struct acct_result *r)
+{
+	struct acct_ant *an;
+	enum pkt_err pe;
+	int early;
 
 	early = early_antenna(a, f, caplen, r);
 	if (unlikely(early == EARLY_UNKNOWN)) {
 		pt->cause[ACCT_C_UNKNOWN_SOURCE]++;
-		return;
+		return NULL;
 	}
 	pe = pkt_parse_csum(f, caplen, len,
 			    rx != NULL ? (enum pkt_csum)rx->ip_csum : PKT_CSUM_UNKNOWN, &r->pi);
 	if (r->pi.have_ip) {
 		/* found early by the same address bytes, or looked up now */
 		r->ant = early >= 0 ? early : find_ant(a, r->pi.src_ip);
-		if (r->ant < 0 && l->learn)
+		if (r->ant < 0 && a->layout->learn)
 			r->ant = learn_antenna(a, r->pi.src_ip);
 	}
 	if (r->ant < 0) {
 		/* not from an antenna: count by what was wrong first */
 		r->cause = pe != PKT_OK ? (enum acct_cause)pe : ACCT_C_UNKNOWN_SOURCE;
 		pt->cause[r->cause]++;
-		return;
+		return NULL;
 	}
 	r->fd.ant = (int16_t)r->ant;
 	an = &a->ant[r->ant];
@@ -437,44 +440,56 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	if (pe != PKT_OK) {
 		reason(a, "IPv4/UDP: %s", pkt_err_name(pe));
 		malformed(a, r, pe == PKT_ERR_IP_CSUM ? ACCT_M_IP_CSUM : ACCT_M_L3L4);
-		return;
+		return NULL;
 	}
-	g = acct_find_group(l, r->pi.dst_ip, r->pi.dport);
-	if (g < 0 && l->learn)
+	return an;
+}
+
+/* The group of its destination address and port (or learnt), and where
+ * its CODIF payload lies. @return the group, or -1: counted on the port,
+ * the frame then from no antenna. */
+RX_STEP int
+rx_group(struct acct *a, struct acct_port *pt, struct acct_result *r)
+{
+	int g = acct_find_group(a->layout, r->pi.dst_ip, r->pi.dport);
+
+	if (g < 0 && a->layout->learn)
 		g = learn_group(a, r->pi.dst_ip, r->pi.dport);
 	if (g < 0) {
 		r->cause = g == -2 ? ACCT_C_UNKNOWN_PORT : ACCT_C_UNKNOWN_GROUP;
 		pt->cause[r->cause]++;
 		r->ant = -1;
 		r->fd.ant = -1;
-		return;
+		return -1;
 	}
 	r->group = g;
 	r->fd.dst_ip = r->pi.dst_ip;
 	r->fd.dport = r->pi.dport;
 	r->fd.codif_off = (uint16_t)r->pi.payload_off;
 	r->fd.codif_len = r->pi.payload_len;
-	cp = f + r->pi.payload_off;
-	if (likely(r->pi.payload_off + CODIF_HDR_LEN <= caplen) && !a->fast_off &&
-	    (s = fast_stream(an, g, cp, r->pi.payload_len)) != NULL) {
-		fast_hdr(s, cp, &r->hdr);
-		r->fd.stream = (int16_t)(s - an->stream);
-		if (unlikely(r->hdr.frame >= s->seq.fpp)) {
-			frame_beyond(a, r, s);
-			return;
-		}
-		params_ok = true;
-		goto push;
-	}
+	return g;
+}
+
+/* The full checks of a CODIF header the fast path did not take: a whole
+ * header in the buffer, CODIF, its stream (added if new, with valid
+ * parameters), its parameters (validated only when they differ from the
+ * stream's) and its length. params_ok says whether they are the stream's.
+ * @return the stream, or NULL: counted as the antenna's malformed frame. */
+RX_STEP struct acct_stream *
+rx_checked_stream(struct acct *a, struct acct_ant *an, int g, const uint8_t *cp,
+		  uint32_t caplen, uint32_t len, struct acct_result *r, bool *params_ok)
+{
+	struct acct_stream *s;
+
 	if (caplen < len && r->pi.payload_off + CODIF_HDR_LEN > caplen) {
 		reason(a, "CODIF header at byte %u, beyond the %u-byte head of a split buffer",
 		       r->pi.payload_off, caplen);
 		malformed(a, r, ACCT_M_SPLIT);
-		return;
+		return NULL;
 	}
 	if (codif_identify(cp, r->pi.payload_len, WHY(a)) != 0) {
 		malformed(a, r, ACCT_M_NOT_CODIF);
-		return;
+		return NULL;
 	}
 	codif_decode(cp, r->pi.payload_len, &r->hdr, NULL, 0);
 	r->fd.stream = (int16_t)find_stream(an, &r->hdr, r->pi.dst_ip, r->pi.dport);
@@ -482,18 +497,18 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	/* Full validation (three 64-bit divisions) only for a new stream or
 	 * when the parameters differ from the stream's; else the cheap check.
 	 * A header that fails never creates a stream. */
-	params_ok = s != NULL && s->seq.have_ref &&
-		    codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0);
-	if (!params_ok) {
+	*params_ok = s != NULL && s->seq.have_ref &&
+		     codif_params_equal(&s->seq.ref, &r->hdr, NULL, 0);
+	if (!*params_ok) {
 		if (codif_validate(&r->hdr, SIZE_MAX, WHY(a)) != 0) {
 			malformed(a, r, ACCT_M_HEADER);
 			if (s != NULL)
 				codif_seq_malformed(&s->seq);
-			return;
+			return NULL;
 		}
 	} else if (r->hdr.frame >= s->seq.fpp) {
 		frame_beyond(a, r, s);
-		return;
+		return NULL;
 	}
 	if ((uint64_t)r->pi.payload_len != CODIF_HDR_LEN + codif_data_bytes(&r->hdr)) {
 		reason(a, "UDP payload %u bytes, expected 64 + framelength8*8 = %llu",
@@ -502,7 +517,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 		malformed(a, r, ACCT_M_LENGTH);
 		if (s != NULL)
 			codif_seq_malformed(&s->seq);
-		return;
+		return NULL;
 	}
 	if (s == NULL) {
 		int k = add_stream(a, an, &r->hdr, r->pi.dst_ip, r->pi.dport);
@@ -511,7 +526,7 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 			reason(a, "antenna has %d streams already (the most tracked)",
 			       ACCT_MAX_STREAMS);
 			malformed(a, r, ACCT_M_TOO_MANY_STREAMS);
-			return;
+			return NULL;
 		}
 		r->fd.stream = (int16_t)k;
 		s = &an->stream[k];
@@ -519,9 +534,20 @@ acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t capl
 	}
 	/* the full checks passed with the stream's parameters: its next
 	 * frames like this one take the fast path */
-	if (params_ok)
+	if (*params_ok)
 		fast_learn(an, r->fd.stream, g, cp, r->pi.payload_len, &r->hdr);
-push:
+	return s;
+}
+
+/* The frame into its stream's sequence and the antenna's timeline: its
+ * class and index into the descriptor; a suspect is held (what an action
+ * needs to rebuild its descriptor kept with it) or, no memory, dropped. */
+RX_STEP void
+rx_push(struct acct *a, struct acct_ant *an, struct acct_stream *s, int g, uint32_t len,
+	bool params_ok, int64_t arr, struct acct_result *r)
+{
+	struct codif_out o;
+
 	codif_seq_push_same(&an->tl, &s->seq, &r->hdr, r->pi.payload_len, params_ok, arr, &o);
 	fd_fill(&r->fd, an, s, &r->hdr, &o);
 	r->tail = o.tail;
@@ -535,12 +561,50 @@ push:
 		       o.hold == NULL ? ": dropped, no memory to hold it" : "");
 		r->hold = o.hold;
 		if (o.hold != NULL)
-			/* what an action needs to rebuild the descriptor */
 			o.hold->aux = (uint64_t)r->fd.codif_off | (uint64_t)(uint32_t)g << 16 |
 				      (uint64_t)len << 32;
 		else
 			malformed_drop(a, an, CODIF_DROP_TIME);
 	}
+}
+
+void
+acct_frame_rx(struct acct *a, unsigned int port, const uint8_t *f, uint32_t caplen,
+	      uint32_t len, const struct acct_rx *rx, struct acct_result *r)
+{
+	int64_t arr = rx != NULL ? rx->arrival_ns : CODIF_NO_ARRIVAL;
+	struct acct_port *pt = &a->port[port < ACCT_MAX_PORTS ? port : ACCT_MAX_PORTS - 1];
+	struct acct_ant *an;
+	struct acct_stream *s;
+	const uint8_t *cp;
+	bool params_ok = true;
+	int g;
+
+	rx_result_init(r, f, len, arr);
+	pt->pkts++;
+	pt->bytes += len;
+	an = rx_antenna(a, pt, f, caplen, len, rx, r);
+	if (an == NULL)
+		return;
+	g = rx_group(a, pt, r);
+	if (g < 0)
+		return;
+	cp = f + r->pi.payload_off;
+	if (likely(r->pi.payload_off + CODIF_HDR_LEN <= caplen) && !a->fast_off &&
+	    (s = fast_stream(an, g, cp, r->pi.payload_len)) != NULL) {
+		/* the cached words matched: its stream's parameters */
+		fast_hdr(s, cp, &r->hdr);
+		r->fd.stream = (int16_t)(s - an->stream);
+		if (unlikely(r->hdr.frame >= s->seq.fpp)) {
+			frame_beyond(a, r, s);
+			return;
+		}
+	} else {
+		s = rx_checked_stream(a, an, g, cp, caplen, len, r, &params_ok);
+		if (s == NULL)
+			return;
+	}
+	rx_push(a, an, s, g, len, params_ok, arr, r);
 }
 
 /* A held frame dropped: its antenna's malformed packets, by cause. */
