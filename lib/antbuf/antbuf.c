@@ -557,36 +557,19 @@ record_store(struct antbuf_meta *m, const struct antbuf_meta *rec)
 		_mm_stream_si128(d + i, _mm_load_si128(s + i));
 }
 
-static enum antbuf_result
-place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint64_t ext_off,
-      uintptr_t ref, uint32_t data_len)
+/* The steps of place(), in the order a frame takes them; each is inlined
+ * into it (the per-frame path makes no call of its own). */
+#define PLACE_STEP static inline __attribute__((always_inline))
+
+/* The run the frame belongs to: the first run, the current one, or a new
+ * one where the antenna's timeline resynced. @return it, or NULL with the
+ * refusal in *res (a segment that is over, another clock). */
+PLACE_STEP struct antbuf_run *
+place_run(struct antbuf_prod *p, const struct acct_fd *fd, enum antbuf_result *res)
 {
 	struct antbuf *b = p->b;
-	enum antbuf_result res = ANTBUF_PLACED;
-	const uint8_t *codif = fd->pkt + fd->codif_off;
-	struct antbuf_run *run;
-	struct antbuf_row *row;
-	struct antbuf_meta rec;
-	unsigned int slot = fd->slot;
-	uint32_t l2len = fd->codif_off;
-	int64_t r, ahead = (int64_t)(b->g.nrows - b->g.window);
-	uint8_t flags;
+	struct antbuf_run *run = p->cur;
 
-	uint32_t pay = fd->codif_len - CODIF_HDR_LEN;
-
-	if (slot >= b->g.nslots) {
-		__atomic_fetch_add(&b->result[ANTBUF_NO_SLOT], 1, __ATOMIC_RELAXED);
-		return ANTBUF_NO_SLOT;
-	}
-	/* a frame no larger than a slot is placed (its header says its size:
-	 * readers take that many bytes); by reference it must lie whole in
-	 * what the caller offers */
-	if (pay > b->g.data_bytes || data_len < pay) {
-		__atomic_fetch_add(&b->result[ANTBUF_BAD_SIZE], 1, __ATOMIC_RELAXED);
-		return ANTBUF_BAD_SIZE;
-	}
-	lock(p);
-	run = p->cur;
 	if (run == NULL) {
 		/* the first frame: its row leaves room before it for the
 		 * other streams' frames of the same time that come later */
@@ -594,17 +577,30 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		run = start_run(p, ANTBUF_RUN_START, fd, 0, b->g.window - 1, 0);
 	} else if (fd->tseg != run->tseg) {
 		if (fd->tseg < run->tseg) {
-			res = ANTBUF_TOO_LATE; /* its segment is over */
-			goto out;
+			*res = ANTBUF_TOO_LATE; /* its segment is over */
+			return NULL;
 		}
 		/* the antenna's timeline resynced: the old run ends here */
 		finalize_upto(p, b->newest + 1);
 		run = start_run(p, ANTBUF_RUN_RESYNC, fd, b->newest + 1, b->g.window - 1, 0);
 	} else if (!codif_clock_equal(fd->clk, &run->clk)) {
-		res = ANTBUF_BAD_TIME;
-		goto out;
+		*res = ANTBUF_BAD_TIME;
+		return NULL;
 	}
-	r = fd->index + run->delta;
+	return run;
+}
+
+/* The frame's row r: rows up to it opened (those leaving the window
+ * finalized), a new run after more than the ring lost, a new run where a
+ * stream's parameters change. @return false (too late: its row is final). */
+PLACE_STEP bool
+place_row(struct antbuf_prod *p, const struct acct_fd *fd, struct antbuf_run **runp,
+	  int64_t *rp)
+{
+	struct antbuf *b = p->b;
+	struct antbuf_run *run = *runp;
+	int64_t r = fd->index + run->delta, ahead = (int64_t)(b->g.nrows - b->g.window);
+
 	if (r > b->newest) {
 		int64_t x;
 
@@ -623,22 +619,32 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		}
 		b->newest = r;
 	}
-	if (r < b->final_row) {
-		res = ANTBUF_TOO_LATE;
-		goto out;
-	}
+	if (r < b->final_row)
+		return false;
 	if ((fd->flags & CODIF_OUT_NEW_PARAMS) && !(fd->flags & CODIF_OUT_RESYNC)) {
 		/* a stream's new parameters on the same clock: files start
 		 * anew at this row */
 		if (r > run->seq0)
 			run = start_run(p, ANTBUF_RUN_PARAMS, fd, r, 0, 0);
-		run->first[slot] = INT64_MAX;
+		run->first[fd->slot] = INT64_MAX;
 	}
-	row = antbuf_rowp(b, rpos(b, r));
-	if (row->placed >> slot & 1) {
-		res = ANTBUF_DUPLICATE;
-		goto out;
-	}
+	*runp = run;
+	*rp = r;
+	return true;
+}
+
+/* The payload into row r's slot: copied (data) or, by reference, where
+ * the NIC put it (ext_off) and the reference (ref). @return false (a
+ * duplicate: the slot of that row is taken). */
+PLACE_STEP bool
+place_payload(struct antbuf_prod *p, int64_t r, unsigned int slot, const uint8_t *data,
+	      uint64_t ext_off, uintptr_t ref, uint32_t pay)
+{
+	struct antbuf *b = p->b;
+	struct antbuf_row *row = antbuf_rowp(b, rpos(b, r));
+
+	if (row->placed >> slot & 1)
+		return false;
 	row->placed |= 1ull << slot;
 	if (data != NULL) {
 		/* the one touch of the payload on the rx path */
@@ -647,7 +653,17 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		*antbuf_extp(b, rpos(b, r), slot) = ext_off; /* where the NIC put it */
 		p->refs[(uint64_t)rpos(b, r) * b->g.nslots + slot] = ref;
 	}
-	/* the record: the packet's headers in one copy, written once */
+	return true;
+}
+
+/* The record: the packet's headers in one copy, written once. */
+PLACE_STEP void
+place_record(struct antbuf *b, const struct acct_fd *fd, int64_t r, unsigned int slot)
+{
+	uint32_t l2len = fd->codif_off;
+	struct antbuf_meta rec;
+	uint8_t flags;
+
 	flags = ANTBUF_F_VALID | (fd->flags & ACCT_FD_INVALID ? ANTBUF_F_INVALID : 0) |
 		(r < b->newest ? ANTBUF_F_LATE : 0);
 	if (l2len <= ANTBUF_L2_KEPT) {
@@ -656,7 +672,7 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 		rec.l2len = (uint8_t)l2len;
 	} else {
 		memset(rec.hdr, 0, ANTBUF_L2_KEPT);
-		memcpy(rec.hdr + ANTBUF_L2_KEPT, codif, CODIF_HDR_LEN);
+		memcpy(rec.hdr + ANTBUF_L2_KEPT, fd->pkt + fd->codif_off, CODIF_HDR_LEN);
 		rec.l2len = 0;
 		flags |= ANTBUF_F_L2_LONG;
 	}
@@ -664,23 +680,67 @@ place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint
 	rec.arrival_ns = fd->arrival_ns;
 	rec.flags = flags;
 	record_store(antbuf_metap(b, rpos(b, r), slot), &rec);
+}
+
+/* Row r as the slot's first in its row's run (where its files start),
+ * and, for a caller that gives slots itself (tests, tools), the slot's
+ * identity from its first frame. */
+PLACE_STEP void
+place_first(struct antbuf_prod *p, const struct acct_fd *fd, struct antbuf_run *run,
+	    int64_t r, unsigned int slot)
+{
+	struct antbuf_run *rr = r >= run->seq0 ? run : prod_run_of(p, r);
+
+	if (rr != NULL && rr->first[slot] > r) {
+		if (rr->first[slot] == INT64_MAX)
+			memcpy(rr->ref[slot], fd->pkt + fd->codif_off, CODIF_HDR_LEN);
+		__atomic_store_n(&rr->first[slot], r, __ATOMIC_RELEASE);
+	}
+	if (unlikely_(!p->b->slot[slot].assigned))
+		slot_set(p->b, slot, fd);
+}
+
+/* One frame into its row and slot, its payload copied (data) or by
+ * reference (ext_off, ref); data_len is what the caller offers of it. */
+static enum antbuf_result
+place(struct antbuf_prod *p, const struct acct_fd *fd, const uint8_t *data, uint64_t ext_off,
+      uintptr_t ref, uint32_t data_len)
+{
+	struct antbuf *b = p->b;
+	enum antbuf_result res = ANTBUF_PLACED;
+	struct antbuf_run *run;
+	unsigned int slot = fd->slot;
+	uint32_t pay = fd->codif_len - CODIF_HDR_LEN;
+	int64_t r;
+
+	if (slot >= b->g.nslots) {
+		__atomic_fetch_add(&b->result[ANTBUF_NO_SLOT], 1, __ATOMIC_RELAXED);
+		return ANTBUF_NO_SLOT;
+	}
+	/* a frame no larger than a slot is placed (its header says its size:
+	 * readers take that many bytes); by reference it must lie whole in
+	 * what the caller offers */
+	if (pay > b->g.data_bytes || data_len < pay) {
+		__atomic_fetch_add(&b->result[ANTBUF_BAD_SIZE], 1, __ATOMIC_RELAXED);
+		return ANTBUF_BAD_SIZE;
+	}
+	lock(p);
+	run = place_run(p, fd, &res);
+	if (run == NULL)
+		goto out;
+	if (!place_row(p, fd, &run, &r)) {
+		res = ANTBUF_TOO_LATE;
+		goto out;
+	}
+	if (!place_payload(p, r, slot, data, ext_off, ref, pay)) {
+		res = ANTBUF_DUPLICATE;
+		goto out;
+	}
+	place_record(b, fd, r, slot);
 	b->placed++;
 	if (r < b->newest)
 		b->late_placed++;
-	{
-		/* the slot's first frame in its row's run: where it starts */
-		struct antbuf_run *rr = r >= run->seq0 ? run : prod_run_of(p, r);
-
-		if (rr != NULL && rr->first[slot] > r) {
-			if (rr->first[slot] == INT64_MAX)
-				memcpy(rr->ref[slot], codif, CODIF_HDR_LEN);
-			__atomic_store_n(&rr->first[slot], r, __ATOMIC_RELEASE);
-		}
-	}
-	if (unlikely_(!b->slot[slot].assigned))
-		/* a caller that gives slots itself (tests, tools): the slot
-		 * takes the identity of its first frame */
-		slot_set(b, slot, fd);
+	place_first(p, fd, run, r, slot);
 out:
 	if (res != ANTBUF_PLACED)
 		b->result[res]++;
