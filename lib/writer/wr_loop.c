@@ -184,20 +184,105 @@ hold_back(struct wr_writer *w, const struct wr_run_opts *o, int64_t until,
 	}
 }
 
+/* A loop's state: when it started, when it last checked the producer was
+ * alive, published, printed progress; max-rate's reference (frames taken
+ * since pace_t0 may not be ahead of the rate; moved on while idle, so
+ * time without data is no credit for a burst later). */
+struct run_state {
+	int64_t t0, next_stats, last_alive, last_pub;
+	int64_t pace_t0;
+	uint64_t pace_taken0;
+};
+
+/* --max-rate: hold back while the frames taken so far are ahead of the
+ * rate; behind its pace (descheduled, a slow write), at most
+ * PACE_CREDIT_NS of it is made up at full speed, not a burst of all of it.
+ * @return the time now. */
+static int64_t
+pace(struct wr_writer *w, const struct wr_run_opts *o, struct run_state *st, int64_t now)
+{
+	int64_t due = st->pace_t0 + (int64_t)((double)(int64_t)(w->st.taken - st->pace_taken0) /
+					      o->max_rate * 1e9);
+
+	if (due > now) {
+		hold_back(w, o, due, &st->last_pub);
+		return clock_ns(CLOCK_MONOTONIC);
+	}
+	if (due < now - PACE_CREDIT_NS) {
+		st->pace_t0 = now - PACE_CREDIT_NS;
+		st->pace_taken0 = w->st.taken;
+	}
+	return now;
+}
+
+/* Whether the writer is done (count= written, min-free reached) or its
+ * duration passed. @return true with the reason in *end. */
+static bool
+run_over(const struct wr_writer *w, const struct wr_run_opts *o, const struct run_state *st,
+	 int64_t now, enum wr_end *end)
+{
+	if (w->done)
+		*end = WR_END_COUNT;
+	else if (w->full)
+		*end = WR_END_DISK_FULL;
+	else if (o->duration_ns && now - st->t0 >= (int64_t)o->duration_ns)
+		*end = WR_END_DURATION;
+	else
+		return false;
+	return true;
+}
+
+/* Idle (nothing taken): after the producer stopped and flushed its rows,
+ * the rest taken, then the end; a producer that died: every final row
+ * taken, then the end. @return true with the reason in *end. */
+static bool
+idle_over(struct wr_writer *w, const struct wr_run_opts *o, struct run_state *st, int64_t now,
+	  enum wr_end *end)
+{
+	if (o->source_stopped != NULL && o->source_stopped(o->ctx) && wr_backlog(w) == 0) {
+		*end = WR_END_SOURCE_STOPPED;
+		return true;
+	}
+	if (o->source_gone == NULL || now - st->last_alive <= ALIVE_NS)
+		return false;
+	st->last_alive = now;
+	if (!o->source_gone(o->ctx))
+		return false;
+	while (wr_poll(w, 1024) > 0)
+		;
+	*end = w->full ? WR_END_DISK_FULL : WR_END_SOURCE_GONE;
+	return true;
+}
+
+/* The loop over: files finished, a rate of 0 from now on, the figures
+ * published. @return 0, or a negative errno (*end then WR_END_ERROR). */
+static int
+run_finish(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *end)
+{
+	int rc = wr_finish(w);
+
+	if (rc == 0 && w->error != 0)
+		rc = -w->error;
+	if (rc != 0)
+		*end = WR_END_ERROR;
+	w->rate = 0;
+	w->rate_t0 = clock_ns(CLOCK_MONOTONIC);
+	w->rate_bytes0 = wr_bytes_handed(w);
+	wr_publish(w, o->reg);
+	return rc;
+}
+
 int
 wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 {
 	unsigned int batch = o->max_rate > 0 ? 1 : o->batch != 0 ? o->batch : 256;
-	int64_t t0 = clock_ns(CLOCK_MONOTONIC), next_stats = t0 + (int64_t)o->stats_ns;
-	int64_t last_alive = 0, last_pub = t0;
-	/* max-rate's reference: frames taken since pace_t0 may not be ahead
-	 * of the rate; moved on while idle, so time without data is no
-	 * credit for a burst later */
-	int64_t pace_t0 = t0;
-	uint64_t pace_taken0 = w->st.taken;
+	struct run_state st = { .t0 = clock_ns(CLOCK_MONOTONIC) };
 	enum wr_end end;
 	int rc;
 
+	st.next_stats = st.t0 + (int64_t)o->stats_ns;
+	st.last_pub = st.pace_t0 = st.t0;
+	st.pace_taken0 = w->st.taken;
 	if (o->note != NULL) {
 		w->note = o->note;
 		w->note_ctx = o->ctx;
@@ -217,72 +302,24 @@ wr_run(struct wr_writer *w, const struct wr_run_opts *o, enum wr_end *why)
 			end = WR_END_ERROR;
 			break;
 		}
-		if (o->max_rate > 0 && n > 0) {
-			/* hold back: the frames taken so far may not be ahead of
-			 * the allowed rate */
-			int64_t due = pace_t0 + (int64_t)((double)(int64_t)(w->st.taken - pace_taken0) /
-							  o->max_rate * 1e9);
-
-			if (due > now) {
-				hold_back(w, o, due, &last_pub);
-				now = clock_ns(CLOCK_MONOTONIC);
-			} else if (due < now - PACE_CREDIT_NS) {
-				/* behind its pace (descheduled, a slow write):
-				 * at most PACE_CREDIT_NS of it may be made up
-				 * at full speed, not a burst of all of it */
-				pace_t0 = now - PACE_CREDIT_NS;
-				pace_taken0 = w->st.taken;
-			}
-		}
-		if (w->done) {
-			end = WR_END_COUNT;
+		if (o->max_rate > 0 && n > 0)
+			now = pace(w, o, &st, now);
+		if (run_over(w, o, &st, now, &end))
 			break;
-		}
-		if (w->full) {
-			end = WR_END_DISK_FULL;
-			break;
-		}
-		if (o->duration_ns && now - t0 >= (int64_t)o->duration_ns) {
-			end = WR_END_DURATION;
-			break;
-		}
-		if (o->progress != NULL && o->stats_ns && now >= next_stats) {
+		if (o->progress != NULL && o->stats_ns && now >= st.next_stats) {
 			o->progress(o->ctx, w);
-			next_stats += (int64_t)o->stats_ns;
+			st.next_stats += (int64_t)o->stats_ns;
 		}
-		publish_due(w, o, now, &last_pub);
+		publish_due(w, o, now, &st.last_pub);
 		if (n > 0)
 			continue;
-		pace_t0 = now;
-		pace_taken0 = w->st.taken;
-		/* idle: after the producer stopped and flushed its rows, take
-		 * the rest, then end */
-		if (o->source_stopped != NULL && o->source_stopped(o->ctx) && wr_backlog(w) == 0) {
-			end = WR_END_SOURCE_STOPPED;
+		st.pace_t0 = now;
+		st.pace_taken0 = w->st.taken;
+		if (idle_over(w, o, &st, now, &end))
 			break;
-		}
-		if (o->source_gone != NULL && now - last_alive > ALIVE_NS) {
-			last_alive = now;
-			if (o->source_gone(o->ctx)) {
-				/* it died: take every final row, then end */
-				while (wr_poll(w, 1024) > 0)
-					;
-				end = w->full ? WR_END_DISK_FULL : WR_END_SOURCE_GONE;
-				break;
-			}
-		}
 		sleep_ns(IDLE_NS);
 	}
-	rc = wr_finish(w);
-	if (rc == 0 && w->error != 0)
-		rc = -w->error;
-	if (rc != 0)
-		end = WR_END_ERROR;
-	/* it writes no more: 0 bytes/s from now on */
-	w->rate = 0;
-	w->rate_t0 = clock_ns(CLOCK_MONOTONIC);
-	w->rate_bytes0 = wr_bytes_handed(w);
-	wr_publish(w, o->reg);
+	rc = run_finish(w, o, &end);
 	if (why != NULL)
 		*why = end;
 	return rc;

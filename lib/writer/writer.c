@@ -23,13 +23,7 @@
 const char *
 wr_format_name(enum wr_format f)
 {
-	switch (f) {
-	case WR_RAW: return "raw";
-	case WR_CODIF: return "codif";
-	case WR_PCAP: return "pcap";
-	case WR_PCAPNG: return "pcapng";
-	}
-	return "?";
+	return fmt_name((enum fmt_kind)f); /* lib/fmt owns the names */
 }
 
 int
