@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "err.h"
 #include "extract.h"
 #include "fmt_name.h"
 #include "fmt_pcap.h"
@@ -277,220 +278,270 @@ span(json_t *o, const char *what, int64_t from, int64_t to, uint64_t frames)
 	js_u64(o, k, frames);
 }
 
+/* What the window held over every antenna: the report's totals. */
+struct xtotals {
+	uint64_t frames, ph, bytes, nfiles, before, after;
+	unsigned int nread;
+	const char *fmt_out;         /* the first antenna's output format */
+	bool empty, complete;
+};
+
+/* List the sources' recorded files (directories walked), sorted by antenna,
+ * format and time. @return 0, or nonzero with the message in err. */
+static int
+sources_list(char **src, int n, struct xlist *l, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < (unsigned int)n && rc == 0; i++) {
+		struct stat sb;
+
+		if (stat(src[i], &sb) != 0)
+			rc = err_set(err, errlen, -errno, "%s: %s", src[i], strerror(errno));
+		else if (S_ISDIR(sb.st_mode))
+			rc = add_dir(l, src[i], 0, err, errlen);
+		else
+			rc = add_file(l, src[i], true, err, errlen);
+	}
+	if (rc == 0 && l->n > 1)
+		qsort(l->f, l->n, sizeof(*l->f), by_group_time);
+	return rc;
+}
+
+/* Group the listed files: each antenna asked for, its files of one format
+ * in time order. @return the number of groups in *gp (allocated), or -1
+ * with the message in err. */
+static int
+groups_make(const struct xlist *l, const char *antennas, struct xgroup **gp, char *err,
+	    size_t errlen)
+{
+	struct xgroup *g = calloc(l->n ? l->n : 1, sizeof(*g));
+	unsigned int i, ng = 0;
+
+	*gp = g;
+	if (g == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < l->n; i++) {
+		if (!wanted(antennas, l->f[i].nm.antenna))
+			continue;
+		if (ng > 0 && strcmp(g[ng - 1].ant, l->f[i].nm.antenna) == 0) {
+			if (g[ng - 1].fmt != l->f[i].fmt)
+				return err_set(err, errlen, -EINVAL, "antenna %s: files of two "
+					       "formats (%s and %s, e.g. %s): give the sources of "
+					       "one", g[ng - 1].ant, cc_fmt_name(g[ng - 1].fmt),
+					       cc_fmt_name(l->f[i].fmt), l->f[i].path);
+			g[ng - 1].n++;
+			continue;
+		}
+		str_copy(g[ng].ant, sizeof(g[ng].ant), l->f[i].nm.antenna);
+		g[ng].fmt = l->f[i].fmt;
+		g[ng].first = i;
+		g[ng].n = 1;
+		g[ng].rec_first = l->f[i].nm.utc_ns;
+		ng++;
+	}
+	if (ng == 0)
+		return err_set(err, errlen, -ENOENT, "no recorded file%s in the sources "
+			       "(formats.md names: PREFIX_ANTENNA_UTC.codif|raw|pcap|pcapng)",
+			       antennas != NULL ? " of the antennas asked for" : "");
+	return (int)ng;
+}
+
+/* Extract the window from group gr's files: only those the window reaches
+ * are read (file i holds [its time, the next file's time)); codif and raw
+ * through convert's rows, pcap and pcapng packet by packet. Sets gr->res.
+ * @return 0 (1: an input had problems), or -1 with the message in err. */
+static int
+group_extract(const struct cc_extract_opts *o, const struct xlist *l, struct xgroup *gr,
+	      struct xtotals *tot, char *err, size_t errlen)
+{
+	bool pkt_in = gr->fmt == CC_FMT_PCAP || gr->fmt == CC_FMT_PCAPNG;
+	struct cc_conv_opts co = o->conv;
+	struct cc_xres *x = calloc(1, sizeof(*x));
+	struct cc_scan_opts so;
+	struct cc_xseq *q = NULL;
+	struct pkt_out po;
+	unsigned int i;
+	int problems = 0;
+
+	if (x == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	gr->res = x;
+	x->from = o->from;
+	x->to = o->to;
+	x->first = x->end = x->rec_first = x->rec_end = INT64_MIN;
+	co.to = o->have_format ? o->conv.to : gr->fmt;
+	if (tot->fmt_out == NULL)
+		tot->fmt_out = cc_fmt_name(co.to);
+	if (pkt_in && co.to != CC_FMT_PCAP && co.to != CC_FMT_PCAPNG)
+		return err_set(err, errlen, -EINVAL, "antenna %s: pcap sources extract to pcap "
+			       "or pcapng (to make codif or raw of them, convert the extracted "
+			       "file: codifcheck convert)", gr->ant);
+	memset(&so, 0, sizeof(so));
+	so.tl = o->conv.tl;
+	so.max_problems = o->conv.max_problems;
+	memset(&po, 0, sizeof(po));
+	po.kind = co.to == CC_FMT_PCAPNG ? FMT_PCAPNG : FMT_PCAP;
+	if (!pkt_in && (q = cc_xseq_new(&co, x)) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	for (i = gr->first; i < gr->first + gr->n; i++) {
+		bool last = i + 1 == gr->first + gr->n;
+		int64_t t_next = last ? INT64_MAX : l->f[i + 1].nm.utc_ns;
+		int r;
+
+		if (l->f[i].nm.utc_ns >= o->to || t_next <= o->from)
+			continue;
+		tot->nread++;
+		if (last)
+			gr->read_last = true;
+		if (pkt_in)
+			r = pkt_file(o, gr, &po, &l->f[i], err, errlen);
+		else
+			r = cc_xseq_file(q, l->f[i].path, &so, err, errlen);
+		if (r < 0) {
+			char ignored[8]; /* the first error is the one said */
+
+			if (q != NULL)
+				cc_xseq_end(q, ignored, 0);
+			else if (po.open)
+				fmt_close(&po.s, false, NULL, ignored, 0);
+			return -1;
+		}
+		if (r > 0)
+			problems = 1;
+	}
+	if (q != NULL ? cc_xseq_end(q, err, errlen) != 0 : pkt_end(x, &po, err, errlen) != 0)
+		return -1;
+	return problems;
+}
+
+/* Group gr's part of the report, in a trigger's shape (what the window held
+ * and missed) into ants, its files into files; added to tot. */
+static void
+group_report(const struct cc_extract_opts *o, const struct xgroup *gr, json_t *ants,
+	     json_t *files, struct xtotals *tot)
+{
+	const struct cc_xres *x = gr->res;
+	json_t *a = js_obj(ants, gr->ant);
+	char t[CODIF_TIMESTR_LEN];
+	int64_t rec_end = gr->read_last ? x->rec_end : INT64_MAX;
+	int64_t bf = o->from, bt = gr->rec_first < o->to ? gr->rec_first : o->to;
+	int64_t af = rec_end > o->from ? rec_end : o->from, at = o->to;
+	uint64_t nb = span_frames(x, bf, bt), na = span_frames(x, af, at);
+	bool complete = x->frames > 0 && bt <= bf && (rec_end == INT64_MIN || at <= af);
+	unsigned int i;
+
+	js_u64(a, "files", x->nfiles);
+	js_u64(a, "frames", x->frames);
+	js_u64(a, "placeholders", x->placeholders);
+	js_u64(a, "streams", x->nstreams);
+	js_u64(a, "inputs_read", x->inputs);
+	js_u64(a, "inputs", gr->n);
+	if (x->first != INT64_MIN) {
+		js_str(a, "written_from", codif_time_str(x->first, t, sizeof(t)));
+		js_str(a, "written_to", codif_time_str(x->end, t, sizeof(t)));
+	}
+	js_str(a, "recording_first", codif_time_str(gr->rec_first, t, sizeof(t)));
+	if (rec_end != INT64_MAX && rec_end != INT64_MIN)
+		js_str(a, "recording_end", codif_time_str(rec_end, t, sizeof(t)));
+	span(a, "before_capture", bf, bt, nb);
+	if (rec_end != INT64_MIN)
+		span(a, "not_arrived", af, at, na);
+	js_bool(a, "complete", complete);
+	for (i = 0; i < x->nfiles && i < CC_XRES_FILES; i++)
+		json_array_append_new(files, json_string(x->file[i]));
+	tot->before += nb;
+	tot->after += na;
+	tot->complete = tot->complete && complete;
+	tot->frames += x->frames;
+	tot->ph += x->placeholders;
+	tot->bytes += x->bytes;
+	tot->nfiles += x->nfiles;
+	if (x->frames + x->placeholders > 0)
+		tot->empty = false;
+}
+
+/* Write the report PREFIX_extract.json into --out: the totals, the files
+ * written and the antennas' parts (files and ants taken). @return 0, or
+ * nonzero with the message in err and the path in rpath. */
+static int
+report_write(const struct cc_extract_opts *o, const struct xtotals *tot, unsigned int ninputs,
+	     json_t *files, json_t *ants, char *rpath, size_t rlen, char *err, size_t errlen)
+{
+	json_t *root = json_object();
+	char t[CODIF_TIMESTR_LEN];
+	int rc = 0;
+
+	js_str(root, "result", tot->empty ? "empty" : tot->complete ? "complete" : "partial");
+	js_str(root, "from", codif_time_str(o->from, t, sizeof(t)));
+	js_str(root, "to", codif_time_str(o->to, t, sizeof(t)));
+	js_str(root, "dir", o->conv.outdir);
+	js_str(root, "format", tot->fmt_out != NULL ? tot->fmt_out : "?");
+	js_u64(root, "files_written", tot->nfiles);
+	js_u64(root, "frames", tot->frames);
+	js_u64(root, "placeholders", tot->ph);
+	js_u64(root, "bytes", tot->bytes);
+	js_u64(root, "overwritten_frames", 0);
+	js_u64(root, "before_capture_frames", tot->before);
+	js_u64(root, "not_arrived_frames", tot->after);
+	js_u64(root, "lost_while_dumping", 0);
+	js_u64(root, "inputs_read", tot->nread);
+	js_u64(root, "inputs", ninputs);
+	json_object_set_new(root, "files", files);
+	json_object_set_new(root, "antennas", ants);
+	if ((size_t)snprintf(rpath, rlen, "%s/%s_extract.json", o->conv.outdir,
+			     o->conv.prefix != NULL ? o->conv.prefix : "codifcheck") >= rlen)
+		rc = err_set(err, errlen, -ENAMETOOLONG, "report name too long");
+	else if (js_write_file(root, rpath, err, errlen) != 0)
+		rc = -EIO;
+	json_decref(root);
+	return rc;
+}
+
 int
 cc_cmd_extract(char **src, int n, const struct cc_extract_opts *o)
 {
+	struct xtotals tot = { .empty = true, .complete = true };
 	struct xlist l = { 0 };
 	struct xgroup *g = NULL;
-	unsigned int ng = 0, i, k, nread = 0;
-	uint64_t frames = 0, ph = 0, bytes = 0, nfiles = 0, before = 0, after = 0;
 	char err[ERRLEN], t0[CODIF_TIMESTR_LEN], t1[CODIF_TIMESTR_LEN], rpath[PATH_MAX];
-	const char *fmt_out = NULL;
-	json_t *root = NULL, *files = NULL, *ants = NULL;
-	int status = CC_EXIT_OK, rc = 0;
-	bool empty = true, complete = true;
+	json_t *files = json_array(), *ants = json_object();
+	int status = CC_EXIT_OK, ng = 0, k, r;
 
 	err[0] = '\0';
 	codif_time_str(o->from, t0, sizeof(t0));
 	codif_time_str(o->to, t1, sizeof(t1));
-	for (i = 0; i < (unsigned int)n && rc == 0; i++) {
-		struct stat sb;
-
-		if (stat(src[i], &sb) != 0) {
-			snprintf(err, sizeof(err), "%s: %s", src[i], strerror(errno));
-			rc = -1;
-		} else if (S_ISDIR(sb.st_mode)) {
-			rc = add_dir(&l, src[i], 0, err, sizeof(err));
-		} else {
-			rc = add_file(&l, src[i], true, err, sizeof(err));
-		}
-	}
-	if (rc != 0)
+	if (sources_list(src, n, &l, err, sizeof(err)) != 0)
 		goto fail;
-	if (l.n > 1)
-		qsort(l.f, l.n, sizeof(*l.f), by_group_time);
-	/* groups: an antenna's files of one format, in time order */
-	g = calloc(l.n ? l.n : 1, sizeof(*g));
-	if (g == NULL) {
-		snprintf(err, sizeof(err), "out of memory");
+	ng = groups_make(&l, o->antennas, &g, err, sizeof(err));
+	if (ng < 0) {
+		ng = 0;
 		goto fail;
 	}
-	for (i = 0; i < l.n; i++) {
-		if (!wanted(o->antennas, l.f[i].nm.antenna))
-			continue;
-		if (ng > 0 && strcmp(g[ng - 1].ant, l.f[i].nm.antenna) == 0) {
-			if (g[ng - 1].fmt != l.f[i].fmt) {
-				snprintf(err, sizeof(err), "antenna %s: files of two formats (%s and "
-					 "%s, e.g. %s): give the sources of one", g[ng - 1].ant,
-					 cc_fmt_name(g[ng - 1].fmt), cc_fmt_name(l.f[i].fmt),
-					 l.f[i].path);
-				goto fail;
-			}
-			g[ng - 1].n++;
-			continue;
-		}
-		str_copy(g[ng].ant, sizeof(g[ng].ant), l.f[i].nm.antenna);
-		g[ng].fmt = l.f[i].fmt;
-		g[ng].first = i;
-		g[ng].n = 1;
-		g[ng].rec_first = l.f[i].nm.utc_ns;
-		ng++;
-	}
-	if (ng == 0) {
-		snprintf(err, sizeof(err), "no recorded file%s in the sources (formats.md names: "
-			 "PREFIX_ANTENNA_UTC.codif|raw|pcap|pcapng)",
-			 o->antennas != NULL ? " of the antennas asked for" : "");
-		goto fail;
-	}
-	root = json_object();
-	js_str(root, "result", "");
-	js_str(root, "from", t0);
-	js_str(root, "to", t1);
-	js_str(root, "dir", o->conv.outdir);
-	files = json_array();
-	ants = json_object();
 	for (k = 0; k < ng; k++) {
-		struct xgroup *gr = &g[k];
-		struct cc_conv_opts co = o->conv;
-		struct cc_xres *x = calloc(1, sizeof(*x));
-		struct cc_scan_opts so;
-		struct cc_xseq *q = NULL;
-		struct pkt_out po;
-		bool pkt_in = gr->fmt == CC_FMT_PCAP || gr->fmt == CC_FMT_PCAPNG;
-		int64_t rec_end;
-		json_t *a;
-
-		if (x == NULL) {
-			snprintf(err, sizeof(err), "out of memory");
+		r = group_extract(o, &l, &g[k], &tot, err, sizeof(err));
+		if (r < 0)
 			goto fail;
-		}
-		gr->res = x;
-		x->from = o->from;
-		x->to = o->to;
-		x->first = x->end = x->rec_first = x->rec_end = INT64_MIN;
-		co.to = o->have_format ? o->conv.to : gr->fmt;
-		if (fmt_out == NULL)
-			fmt_out = cc_fmt_name(co.to);
-		if (pkt_in && co.to != CC_FMT_PCAP && co.to != CC_FMT_PCAPNG) {
-			snprintf(err, sizeof(err), "antenna %s: pcap sources extract to pcap or "
-				 "pcapng (to make codif or raw of them, convert the extracted "
-				 "file: codifcheck convert)", gr->ant);
-			free(x);
-			gr->res = NULL;
-			goto fail;
-		}
-		memset(&so, 0, sizeof(so));
-		so.tl = o->conv.tl;
-		so.max_problems = o->conv.max_problems;
-		memset(&po, 0, sizeof(po));
-		po.kind = co.to == CC_FMT_PCAPNG ? FMT_PCAPNG : FMT_PCAP;
-		if (!pkt_in && (q = cc_xseq_new(&co, x)) == NULL) {
-			snprintf(err, sizeof(err), "out of memory");
-			goto fail;
-		}
-		/* file i holds [its time, the next file's time): read only those
-		 * the window reaches */
-		for (i = gr->first; i < gr->first + gr->n; i++) {
-			bool last = i + 1 == gr->first + gr->n;
-			int64_t t_next = last ? INT64_MAX : l.f[i + 1].nm.utc_ns;
-			int r;
-
-			if (l.f[i].nm.utc_ns >= o->to || t_next <= o->from)
-				continue;
-			nread++;
-			if (last)
-				gr->read_last = true;
-			if (pkt_in)
-				r = pkt_file(o, gr, &po, &l.f[i], err, sizeof(err));
-			else
-				r = cc_xseq_file(q, l.f[i].path, &so, err, sizeof(err));
-			if (r < 0) {
-				if (q != NULL)
-					cc_xseq_end(q, t0, 0);
-				else if (po.open)
-					fmt_close(&po.s, false, NULL, t0, 0);
-				goto fail;
-			}
-			if (r > 0)
-				status = CC_EXIT_PROBLEMS;
-		}
-		if (q != NULL ? cc_xseq_end(q, err, sizeof(err)) != 0 :
-				pkt_end(x, &po, err, sizeof(err)) != 0)
-			goto fail;
-		/* what the window held and missed, as a trigger says it */
-		a = js_obj(ants, gr->ant);
-		js_u64(a, "files", x->nfiles);
-		js_u64(a, "frames", x->frames);
-		js_u64(a, "placeholders", x->placeholders);
-		js_u64(a, "streams", x->nstreams);
-		js_u64(a, "inputs_read", x->inputs);
-		js_u64(a, "inputs", gr->n);
-		if (x->first != INT64_MIN) {
-			js_str(a, "written_from", codif_time_str(x->first, t0, sizeof(t0)));
-			js_str(a, "written_to", codif_time_str(x->end, t0, sizeof(t0)));
-		}
-		js_str(a, "recording_first", codif_time_str(gr->rec_first, t0, sizeof(t0)));
-		rec_end = gr->read_last ? x->rec_end : INT64_MAX;
-		if (rec_end != INT64_MAX && rec_end != INT64_MIN)
-			js_str(a, "recording_end", codif_time_str(rec_end, t0, sizeof(t0)));
-		{
-			int64_t bf = o->from, bt = gr->rec_first < o->to ? gr->rec_first : o->to;
-			int64_t af = rec_end > o->from ? rec_end : o->from, at = o->to;
-			uint64_t nb = span_frames(x, bf, bt), na = span_frames(x, af, at);
-
-			span(a, "before_capture", bf, bt, nb);
-			if (rec_end != INT64_MIN)
-				span(a, "not_arrived", af, at, na);
-			before += nb;
-			after += na;
-			js_bool(a, "complete", x->frames > 0 && bt <= bf &&
-				(rec_end == INT64_MIN || at <= af));
-			if (!(x->frames > 0 && bt <= bf && (rec_end == INT64_MIN || at <= af)))
-				complete = false;
-		}
-		for (i = 0; i < x->nfiles && i < CC_XRES_FILES; i++)
-			json_array_append_new(files, json_string(x->file[i]));
-		frames += x->frames;
-		ph += x->placeholders;
-		bytes += x->bytes;
-		nfiles += x->nfiles;
-		if (x->frames + x->placeholders > 0)
-			empty = false;
+		if (r > 0)
+			status = CC_EXIT_PROBLEMS;
+		group_report(o, &g[k], ants, files, &tot);
 	}
-	codif_time_str(o->from, t0, sizeof(t0));
-	js_str(root, "result", empty ? "empty" : complete ? "complete" : "partial");
-	js_str(root, "format", fmt_out != NULL ? fmt_out : "?");
-	js_u64(root, "files_written", nfiles);
-	js_u64(root, "frames", frames);
-	js_u64(root, "placeholders", ph);
-	js_u64(root, "bytes", bytes);
-	js_u64(root, "overwritten_frames", 0);
-	js_u64(root, "before_capture_frames", before);
-	js_u64(root, "not_arrived_frames", after);
-	js_u64(root, "lost_while_dumping", 0);
-	js_u64(root, "inputs_read", nread);
-	js_u64(root, "inputs", l.n);
-	json_object_set_new(root, "files", files);
-	json_object_set_new(root, "antennas", ants);
-	files = ants = NULL; /* root's now */
-	if ((size_t)snprintf(rpath, sizeof(rpath), "%s/%s_extract.json", o->conv.outdir,
-			     o->conv.prefix != NULL ? o->conv.prefix : "codifcheck") >= sizeof(rpath) ||
-	    js_write_file(root, rpath, err, sizeof(err)) != 0) {
-		if (err[0] == '\0')
-			snprintf(err, sizeof(err), "report name too long");
+	r = report_write(o, &tot, l.n, files, ants, rpath, sizeof(rpath), err, sizeof(err));
+	files = ants = NULL; /* the report's now */
+	if (r != 0)
 		goto fail;
-	}
-	if (empty) {
+	if (tot.empty) {
 		fprintf(stderr, "codifcheck extract: the window [%s, %s) holds no frame of the "
 			"sources (%u files read of %u): nothing written; report %s\n", t0, t1,
-			nread, l.n, rpath);
+			tot.nread, l.n, rpath);
 		status = CC_EXIT_PROBLEMS;
 	} else {
 		printf("codifcheck: extract [%s, %s): %s: %" PRIu64 " files, %" PRIu64 " frames, %"
 		       PRIu64 " gap frames, %" PRIu64 " frames of the window before the recording, %"
 		       PRIu64 " after it; %u of %u input files read; report %s\n", t0, t1,
-		       empty ? "empty" : complete ? "complete" : "partial", nfiles, frames, ph,
-		       before, after, nread, l.n, rpath);
+		       tot.complete ? "complete" : "partial", tot.nfiles, tot.frames, tot.ph,
+		       tot.before, tot.after, tot.nread, l.n, rpath);
 	}
 	goto out;
 fail:
@@ -501,8 +552,7 @@ out:
 		free(g[k].res);
 	free(g);
 	free(l.f);
-	json_decref(files); /* not yet in root: a failure on the way */
+	json_decref(files); /* not yet in the report: a failure on the way */
 	json_decref(ants);
-	json_decref(root);
 	return status;
 }
