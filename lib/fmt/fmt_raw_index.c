@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "fmt_codif.h"
 #include "fmt_int.h"
 #include "fmt_raw.h"
@@ -246,22 +247,6 @@ fmt_raw_index_json(const struct fmt_raw_index *ri)
 
 /* ---- JSON in -------------------------------------------------------------- */
 
-static int
-bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 /* An unsigned integer member in [min, max]. */
 static int
 get_u64(const json_t *o, const char *ctx, const char *key, uint64_t min, uint64_t max,
@@ -271,11 +256,12 @@ get_u64(const json_t *o, const char *ctx, const char *key, uint64_t min, uint64_
 	json_int_t n;
 
 	if (v == NULL)
-		return bad(err, errlen, "%s%s: missing", ctx, key);
+		return err_set(err, errlen, -EINVAL, "%s%s: missing", ctx, key);
 	n = json_is_integer(v) ? json_integer_value(v) : -1;
 	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
-		return bad(err, errlen, "%s%s: expected an integer between %" PRIu64 " and %" PRIu64,
-			   ctx, key, min, max);
+		return err_set(err, errlen, -EINVAL,
+			       "%s%s: expected an integer between %" PRIu64 " and %" PRIu64,
+			       ctx, key, min, max);
 	*out = (uint64_t)n;
 	return 0;
 }
@@ -286,7 +272,7 @@ get_str(const json_t *o, const char *ctx, const char *key, char *err, size_t err
 	const json_t *v = json_object_get(o, key);
 
 	if (!json_is_string(v)) {
-		bad(err, errlen, "%s%s: expected a string", ctx, key);
+		err_set(err, errlen, -EINVAL, "%s%s: expected a string", ctx, key);
 		return NULL;
 	}
 	return json_string_value(v);
@@ -335,7 +321,7 @@ parse_antenna(const json_t *root, struct fmt_raw_index *ri, char *err, size_t er
 	uint64_t v;
 
 	if (!json_is_object(a))
-		return bad(err, errlen, "antenna: expected an object");
+		return err_set(err, errlen, -EINVAL, "antenna: expected an object");
 	if (get_u64(a, "antenna.", "index", 0, UINT32_MAX, &v, err, errlen) != 0)
 		return -EINVAL;
 	ri->ant_index = (uint32_t)v;
@@ -343,8 +329,9 @@ parse_antenna(const json_t *root, struct fmt_raw_index *ri, char *err, size_t er
 	if (name == NULL)
 		return -EINVAL;
 	if (strlen(name) >= sizeof(ri->ant_name) || name[0] == '\0' || strchr(name, '/') != NULL)
-		return bad(err, errlen, "antenna.name: '%s': expected 1..%zu characters, no '/'",
-			   name, sizeof(ri->ant_name) - 1);
+		return err_set(err, errlen, -EINVAL,
+			       "antenna.name: '%s': expected 1..%zu characters, no '/'",
+			       name, sizeof(ri->ant_name) - 1);
 	str_copy(ri->ant_name, sizeof(ri->ant_name), name);
 	return get_ipv4(a, "antenna.", "src", &ri->src, err, errlen);
 }
@@ -360,23 +347,25 @@ parse_stream(const json_t *o, struct fmt_raw_index *ri, uint32_t i, char *err, s
 
 	snprintf(ctx, sizeof(ctx), "streams[%u].", i);
 	if (!json_is_object(o))
-		return bad(err, errlen, "streams[%u]: expected an object", i);
+		return err_set(err, errlen, -EINVAL, "streams[%u]: expected an object", i);
 	if (get_u64(o, ctx, "slot", 0, ri->nstream - 1, &slot, err, errlen) != 0)
 		return -EINVAL;
 	s = &ri->st[slot];
 	if (s->hdr.sync != 0)
-		return bad(err, errlen, "%sslot: %" PRIu64 " given twice", ctx, slot);
+		return err_set(err, errlen, -EINVAL, "%sslot: %" PRIu64 " given twice", ctx, slot);
 	hex = get_str(o, ctx, "header", err, errlen);
 	if (hex == NULL)
 		return -EINVAL;
 	if (hex_header(hex, s->raw_hdr) != 0)
-		return bad(err, errlen, "%sheader: expected %d hex digits", ctx, 2 * CODIF_HDR_LEN);
+		return err_set(err, errlen, -EINVAL,
+			       "%sheader: expected %d hex digits", ctx, 2 * CODIF_HDR_LEN);
 	if (codif_identify(s->raw_hdr, CODIF_HDR_LEN, why, sizeof(why)) != 0)
-		return bad(err, errlen, "%sheader: %s", ctx, why);
+		return err_set(err, errlen, -EINVAL, "%sheader: %s", ctx, why);
 	codif_decode(s->raw_hdr, CODIF_HDR_LEN, &s->hdr, NULL, 0);
 	if (codif_validate(&s->hdr, ri->data_bytes, why, sizeof(why)) != 0)
-		return bad(err, errlen, "%sheader: %s (data_bytes %" PRIu32 ")", ctx, why,
-			   ri->data_bytes);
+		return err_set(err, errlen, -EINVAL,
+			       "%sheader: %s (data_bytes %" PRIu32 ")", ctx, why,
+			       ri->data_bytes);
 	if (get_ipv4(o, ctx, "dst", &s->dst, err, errlen) != 0 ||
 	    get_u64(o, ctx, "port", 0, 65535, &v, err, errlen) != 0)
 		return -EINVAL;
@@ -386,14 +375,16 @@ parse_stream(const json_t *o, struct fmt_raw_index *ri, uint32_t i, char *err, s
 		return -EINVAL;
 	codif_station_str(s->hdr.stationid, st);
 	if (strcmp(station, st) != 0)
-		return bad(err, errlen, "%sstation: '%s', the header says '%s'", ctx, station, st);
+		return err_set(err, errlen, -EINVAL,
+			       "%sstation: '%s', the header says '%s'", ctx, station, st);
 #define SAME_ID(f)                                                                   \
 	do {                                                                         \
-		if (get_u64(o, ctx, #f, 0, 65535, &v, err, errlen) != 0)            \
+		if (get_u64(o, ctx, #f, 0, 65535, &v, err, errlen) != 0)             \
 			return -EINVAL;                                              \
 		if (v != s->hdr.f)                                                   \
-			return bad(err, errlen, "%s" #f ": %" PRIu64 ", the header says %u", \
-				   ctx, v, s->hdr.f);                                \
+			return err_set(err, errlen, -EINVAL,                         \
+				       "%s" #f ": %" PRIu64 ", the header says %u",  \
+				       ctx, v, s->hdr.f);                            \
 	} while (0)
 	SAME_ID(groupid);
 	SAME_ID(secondaryid);
@@ -411,8 +402,8 @@ parse_streams(const json_t *root, struct fmt_raw_index *ri, char *err, size_t er
 
 	if (!json_is_array(a) || json_array_size(a) == 0 ||
 	    json_array_size(a) > FMT_RAW_MAX_STREAMS)
-		return bad(err, errlen, "streams: expected an array of 1..%d streams",
-			   FMT_RAW_MAX_STREAMS);
+		return err_set(err, errlen, -EINVAL, "streams: expected an array of 1..%d streams",
+			       FMT_RAW_MAX_STREAMS);
 	if (fmt_raw_index_streams(ri, (uint32_t)json_array_size(a)) != 0)
 		return -ENOMEM;
 	for (i = 0; i < ri->nstream; i++)
@@ -429,8 +420,10 @@ parse_streams(const json_t *root, struct fmt_raw_index *ri, char *err, size_t er
 		if (codif_clock_init(&c0, &a0) != 0 || codif_clock_init(&ci, &ai) != 0 ||
 		    !codif_clock_equal(&c0, &ci) || codif_data_bytes(&a0) != codif_data_bytes(&ai)) {
 			codif_params_equal(&ri->st[0].hdr, &ri->st[i].hdr, why, sizeof(why));
-			return bad(err, errlen, "streams: slot %u: %s: rows need one clock "
-				   "(period, epoch, frames per period) and one frame size", i, why);
+			return err_set(err, errlen, -EINVAL,
+				       "streams: slot %u: %s: rows need one clock "
+				       "(period, epoch, frames per period) and one frame size",
+				       i, why);
 		}
 	}
 	return 0;
@@ -456,18 +449,19 @@ check_params(const json_t *root, const struct fmt_raw_index *ri, char *err, size
 	uint64_t v;
 
 	if (!json_is_object(p))
-		return bad(err, errlen, "params: expected an object");
+		return err_set(err, errlen, -EINVAL, "params: expected an object");
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		if (get_u64(p, "params.", f[i].key, 0, INT64_MAX, &v, err, errlen) != 0)
 			return -EINVAL;
 		if (v != f[i].want)
-			return bad(err, errlen, "params.%s: %" PRIu64 ", the headers say %" PRIu64,
-				   f[i].key, v, f[i].want);
+			return err_set(err, errlen, -EINVAL,
+				       "params.%s: %" PRIu64 ", the headers say %" PRIu64,
+				       f[i].key, v, f[i].want);
 	}
 	c = json_object_get(p, "complex");
 	if (!json_is_boolean(c) || json_is_true(c) != h->complex)
-		return bad(err, errlen, "params.complex: expected %s (as the headers)",
-			   h->complex ? "true" : "false");
+		return err_set(err, errlen, -EINVAL, "params.complex: expected %s (as the headers)",
+			       h->complex ? "true" : "false");
 	return 0;
 }
 
@@ -484,7 +478,7 @@ parse_first_frame(const json_t *root, struct fmt_raw_index *ri, char *err, size_
 	int64_t idx;
 
 	if (!json_is_object(f))
-		return bad(err, errlen, "first_frame: expected an object");
+		return err_set(err, errlen, -EINVAL, "first_frame: expected an object");
 	h = ri->st[0].hdr;
 	if (get_u64(f, "first_frame.", "seconds", 0, UINT32_MAX, &v, err, errlen) != 0)
 		return -EINVAL;
@@ -494,16 +488,18 @@ parse_first_frame(const json_t *root, struct fmt_raw_index *ri, char *err, size_
 		return -EINVAL;
 	h.frame = (uint32_t)v;
 	if (codif_clock_init(&clk, &h) != 0 || !codif_clock_index(&clk, h.seconds, h.frame, &idx))
-		return bad(err, errlen, "first_frame: seconds %" PRIu32 " frame %" PRIu32
-			   ": not a frame of the headers' clock", h.seconds, h.frame);
+		return err_set(err, errlen, -EINVAL,
+			       "first_frame: seconds %" PRIu32 " frame %" PRIu32
+			       ": not a frame of the headers' clock", h.seconds, h.frame);
 	fmt_raw_index_set_time(ri, &clk, idx);
 	codif_time_str(codif_clock_time_ns(&clk, idx), want, sizeof(want));
 	utc = get_str(f, "first_frame.", "utc", err, errlen);
 	if (utc == NULL)
 		return -EINVAL;
 	if (strcmp(utc, want) != 0)
-		return bad(err, errlen, "first_frame.utc: '%s', seconds and frame say '%s'", utc,
-			   want);
+		return err_set(err, errlen, -EINVAL,
+			       "first_frame.utc: '%s', seconds and frame say '%s'", utc,
+			       want);
 	return 0;
 }
 
@@ -518,7 +514,7 @@ parse_runs(const json_t *root, const char *key, struct fmt_raw_index *ri,
 	if (a == NULL) /* no runs */
 		return fmt_raw_runs_index(r, ri->nstream);
 	if (!json_is_array(a))
-		return bad(err, errlen, "%s: expected an array", key);
+		return err_set(err, errlen, -EINVAL, "%s: expected an array", key);
 	for (i = 0; i < json_array_size(a); i++) {
 		const json_t *e = json_array_get(a, i);
 		struct fmt_raw_run run;
@@ -526,12 +522,12 @@ parse_runs(const json_t *root, const char *key, struct fmt_raw_index *ri,
 
 		snprintf(ctx, sizeof(ctx), "%s[%zu].", key, i);
 		if (!json_is_object(e))
-			return bad(err, errlen, "%s[%zu]: expected an object", key, i);
+			return err_set(err, errlen, -EINVAL, "%s[%zu]: expected an object", key, i);
 		if (get_u64(e, ctx, "slot", 0, ri->nstream - 1, &v, err, errlen) != 0)
 			return -EINVAL;
 		run.slot = (uint32_t)v;
 		if (ri->rows == 0)
-			return bad(err, errlen, "%sfirst: a run, but rows is 0", ctx);
+			return err_set(err, errlen, -EINVAL, "%sfirst: a run, but rows is 0", ctx);
 		if (get_u64(e, ctx, "first", 0, ri->rows - 1, &run.first, err, errlen) != 0 ||
 		    get_u64(e, ctx, "count", 1, ri->rows - run.first, &run.count, err, errlen) != 0)
 			return -EINVAL;
@@ -544,8 +540,10 @@ parse_runs(const json_t *root, const char *key, struct fmt_raw_index *ri,
 	for (i = 1; i < r->n; i++)
 		if (r->v[i].slot == r->v[i - 1].slot &&
 		    r->v[i].first < r->v[i - 1].first + r->v[i - 1].count)
-			return bad(err, errlen, "%s: slot %u: runs at rows %" PRIu64 " and %" PRIu64
-				   " overlap", key, r->v[i].slot, r->v[i - 1].first, r->v[i].first);
+			return err_set(err, errlen, -EINVAL,
+				       "%s: slot %u: runs at rows %" PRIu64 " and %" PRIu64
+				       " overlap", key, r->v[i].slot, r->v[i - 1].first,
+				       r->v[i].first);
 	return 0;
 }
 
@@ -567,11 +565,11 @@ check_disjoint(const struct fmt_raw_index *ri, char *err, size_t errlen)
 			continue;
 		}
 		if (a->first < b->first + b->count && b->first < a->first + a->count)
-			return bad(err, errlen, "slot %u: rows %" PRIu64 "..%" PRIu64
-				   " are both in gaps and invalid", a->slot,
-				   a->first > b->first ? a->first : b->first,
-				   (a->first + a->count < b->first + b->count ?
-				    a->first + a->count : b->first + b->count) - 1);
+			return err_set(err, errlen, -EINVAL, "slot %u: rows %" PRIu64 "..%" PRIu64
+				       " are both in gaps and invalid", a->slot,
+				       a->first > b->first ? a->first : b->first,
+				       (a->first + a->count < b->first + b->count ?
+					a->first + a->count : b->first + b->count) - 1);
 		if (a->first + a->count <= b->first)
 			i++;
 		else
@@ -594,14 +592,14 @@ fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, char
 	if (root == NULL)
 		return -EINVAL;
 	if (!json_is_object(root)) {
-		bad(err, errlen, "expected a JSON object");
+		err_set(err, errlen, -EINVAL, "expected a JSON object");
 		goto out;
 	}
 	fmt = get_str(root, "", "format", err, errlen);
 	if (fmt == NULL)
 		goto out;
 	if (strcmp(fmt, FMT_RAW_MAGIC) != 0) {
-		bad(err, errlen, "format: '%s', expected '%s'", fmt, FMT_RAW_MAGIC);
+		err_set(err, errlen, -EINVAL, "format: '%s', expected '%s'", fmt, FMT_RAW_MAGIC);
 		goto out;
 	}
 	if (get_u64(root, "", "version", FMT_RAW_VERSION, FMT_RAW_VERSION, &v, err, errlen) != 0 ||
@@ -621,8 +619,9 @@ fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, char
 	    parse_first_frame(root, ri, err, errlen) != 0)
 		goto out;
 	if (fmt_raw_data_size(ri) == 0 && ri->rows != 0) {
-		bad(err, errlen, "rows %" PRIu64 " x %u streams x %" PRIu32 " bytes: too large",
-		    ri->rows, ri->nstream, ri->data_bytes);
+		err_set(err, errlen, -EINVAL,
+			"rows %" PRIu64 " x %u streams x %" PRIu32 " bytes: too large",
+			ri->rows, ri->nstream, ri->data_bytes);
 		goto out;
 	}
 	rc = parse_runs(root, "gaps", ri, &ri->gaps, err, errlen);
@@ -637,7 +636,7 @@ fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, char
 
 		rc = -EINVAL;
 		if (!json_is_object(o)) {
-			bad(err, errlen, "overrun_after: expected an object");
+			err_set(err, errlen, -EINVAL, "overrun_after: expected an object");
 			goto out;
 		}
 		if (get_u64(o, "overrun_after.", "first_index", 0, INT64_MAX / 2, &v, err,
@@ -652,7 +651,7 @@ fmt_raw_index_parse(const char *text, size_t len, struct fmt_raw_index *ri, char
 	}
 out:
 	if (rc == -ENOMEM)
-		bad(err, errlen, "out of memory");
+		err_set(err, errlen, -EINVAL, "out of memory");
 	json_decref(root);
 	if (rc != 0)
 		fmt_raw_index_free(ri);
@@ -673,8 +672,7 @@ fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t
 	f = fopen(path, "re");
 	if (f == NULL) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
+		return err_set(err, errlen, rc, "%s: %s", path, strerror(-rc));
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		rc = -(errno ? errno : EIO);
@@ -683,16 +681,14 @@ fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t
 		return rc;
 	}
 	if ((uint64_t)size > FMT_RAW_MAX_INDEX) {
-		snprintf(err, errlen, "%s: %ld bytes, more than the %u read", path, size,
-			 FMT_RAW_MAX_INDEX);
 		fclose(f);
-		return -EFBIG;
+		return err_set(err, errlen, -EFBIG, "%s: %ld bytes, more than the %u read", path,
+			       size, FMT_RAW_MAX_INDEX);
 	}
 	text = malloc((size_t)size + 1);
 	if (text == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
 		fclose(f);
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
 	len = fread(text, 1, (size_t)size, f);
 	rc = ferror(f) ? -EIO : 0;
