@@ -402,6 +402,103 @@ scan_files(const char *dir, const char *format, const char *prefix,
 	free(list);
 }
 
+/* Read the index's antennas (their names and counts) into c. */
+static void
+index_read(struct scan_check *c, const json_t *ants)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < json_array_size(ants); i++) {
+		const json_t *x = json_array_get(ants, i);
+		const char *name = json_string_value(json_object_get(x, "antenna"));
+		struct scan_ant *a;
+
+		if (name == NULL || (a = scan_ant_of(c, name)) == NULL) {
+			scan_problem(c, "antennas[%zu]: no antenna name", i);
+			continue;
+		}
+		a->in_index = true;
+		a->i_frames = jget_u64(x, "frames", &ok);
+		a->i_filled = jget_u64(x, "placeholders", &ok) +
+			      jget_u64(x, "overrun_placeholders", &ok);
+		a->i_files = jget_u64(x, "files", &ok);
+		if (!ok) {
+			scan_problem(c, "antennas[%zu] (%s): frames, placeholders, "
+				     "overrun_placeholders and files must be counts", i, name);
+			ok = true;
+		}
+	}
+}
+
+/* Compare each antenna's counts in the index with what its files hold
+ * (placeholders: not in pcap). */
+static void
+index_compare(struct scan_check *c, bool pcap)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct scan_ant *a = &c->a[i];
+
+		if (!a->in_index) {
+			scan_problem(c, "antenna %s: %" PRIu64 " file%s in the scan's "
+				     "directory, none in its index", a->name, a->files,
+				     a->files == 1 ? "" : "s");
+			continue;
+		}
+		if (a->files != a->i_files)
+			scan_problem(c, "antenna %s: %" PRIu64 " files in the index, %" PRIu64
+				     " in the scan's directory", a->name, a->i_files, a->files);
+		if (a->frames != a->i_frames)
+			scan_problem(c, "antenna %s: %" PRIu64 " frames in the index, %"
+				     PRIu64 " in its files", a->name, a->i_frames, a->frames);
+		if (!pcap && a->filled != a->i_filled)
+			scan_problem(c, "antenna %s: %" PRIu64 " placeholders in the index "
+				     "(gaps and overrun), %" PRIu64 " in its files", a->name,
+				     a->i_filled, a->filled);
+	}
+}
+
+/* Say the scan index's verdict: as an object of w (--json), else as text. */
+static void
+scan_result(const struct cc_entry *en, const char *scan, const struct scan_check *c,
+	    json_t *w)
+{
+	unsigned int i;
+
+	if (w != NULL) {
+		json_t *x = js_obj(w, NULL), *pr;
+
+		js_str(x, "file", en->path);
+		js_str(x, "format", "scan-index");
+		js_str(x, "scan", scan != NULL ? scan : "");
+		js_u64(x, "scan_files", c->files);
+		js_bool(x, "ok", c->problems == 0);
+		js_u64(x, "problems_total", c->problems);
+		pr = js_arr(x, "problems");
+		for (i = 0; i < c->nmsg; i++) {
+			json_t *p = js_obj(pr, NULL);
+
+			js_str(p, "kind", "scan-index");
+			js_str(p, "message", c->msg[i]);
+		}
+	} else if (c->problems == 0) {
+		uint64_t fr = 0;
+
+		for (i = 0; i < c->n; i++)
+			fr += c->a[i].frames;
+		printf("%s: OK (scan index of %s: %u antenna%s, %" PRIu64 " files, %" PRIu64
+		       " frames, as its files hold)\n", en->path, scan, c->n, c->n == 1 ? "" : "s",
+		       c->files, fr);
+	} else {
+		printf("%s: %" PRIu64 " problem%s (scan index)\n", en->path, c->problems,
+		       c->problems == 1 ? "" : "s");
+		for (i = 0; i < c->nmsg; i++)
+			printf("  %s\n", c->msg[i]);
+	}
+}
+
 /* A scan's index: its antennas' frames, placeholders and files must be
  * those of the files beside it (formats.md "Scan index"). */
 static void
@@ -413,8 +510,6 @@ verify_scan(const struct cc_entry *en, const struct cc_check_opts *o, json_t *w,
 	json_error_t je;
 	json_t *root, *ants;
 	const char *format, *prefix, *scan;
-	bool ok = true;
-	size_t i;
 
 	memset(&c, 0, sizeof(c));
 	snprintf(dir, sizeof(dir), "%s", en->path);
@@ -434,82 +529,14 @@ verify_scan(const struct cc_entry *en, const struct cc_check_opts *o, json_t *w,
 		scan_problem(&c, "not a scan index: expected \"scan\", \"format\", "
 			     "\"prefix\" and \"antennas\" (formats.md)");
 	if (c.problems == 0) {
-		for (i = 0; i < json_array_size(ants); i++) {
-			const json_t *x = json_array_get(ants, i);
-			const char *name = json_string_value(json_object_get(x, "antenna"));
-			struct scan_ant *a;
-
-			if (name == NULL || (a = scan_ant_of(&c, name)) == NULL) {
-				scan_problem(&c, "antennas[%zu]: no antenna name", i);
-				continue;
-			}
-			a->in_index = true;
-			a->i_frames = jget_u64(x, "frames", &ok);
-			a->i_filled = jget_u64(x, "placeholders", &ok) +
-				      jget_u64(x, "overrun_placeholders", &ok);
-			a->i_files = jget_u64(x, "files", &ok);
-			if (!ok) {
-				scan_problem(&c, "antennas[%zu] (%s): frames, placeholders, "
-					     "overrun_placeholders and files must be counts", i, name);
-				ok = true;
-			}
-		}
+		index_read(&c, ants);
 		scan_files(dir, format, prefix, o, &c);
-		for (i = 0; i < c.n; i++) {
-			const struct scan_ant *a = &c.a[i];
-			bool pcap = strcmp(format, "pcap") == 0;
-
-			if (!a->in_index) {
-				scan_problem(&c, "antenna %s: %" PRIu64 " file%s in the scan's "
-					     "directory, none in its index", a->name, a->files,
-					     a->files == 1 ? "" : "s");
-				continue;
-			}
-			if (a->files != a->i_files)
-				scan_problem(&c, "antenna %s: %" PRIu64 " files in the index, %" PRIu64
-					     " in the scan's directory", a->name, a->i_files, a->files);
-			if (a->frames != a->i_frames)
-				scan_problem(&c, "antenna %s: %" PRIu64 " frames in the index, %"
-					     PRIu64 " in its files", a->name, a->i_frames, a->frames);
-			if (!pcap && a->filled != a->i_filled)
-				scan_problem(&c, "antenna %s: %" PRIu64 " placeholders in the index "
-					     "(gaps and overrun), %" PRIu64 " in its files", a->name,
-					     a->i_filled, a->filled);
-		}
+		index_compare(&c, strcmp(format, "pcap") == 0);
 	}
 	sum->files++;
 	sum->problems += c.problems;
 	sum->bad_files += c.problems != 0;
-	if (w != NULL) {
-		json_t *x = js_obj(w, NULL), *pr;
-
-		js_str(x, "file", en->path);
-		js_str(x, "format", "scan-index");
-		js_str(x, "scan", scan != NULL ? scan : "");
-		js_u64(x, "scan_files", c.files);
-		js_bool(x, "ok", c.problems == 0);
-		js_u64(x, "problems_total", c.problems);
-		pr = js_arr(x, "problems");
-		for (i = 0; i < c.nmsg; i++) {
-			json_t *p = js_obj(pr, NULL);
-
-			js_str(p, "kind", "scan-index");
-			js_str(p, "message", c.msg[i]);
-		}
-	} else if (c.problems == 0) {
-		uint64_t fr = 0;
-
-		for (i = 0; i < c.n; i++)
-			fr += c.a[i].frames;
-		printf("%s: OK (scan index of %s: %u antenna%s, %" PRIu64 " files, %" PRIu64
-		       " frames, as its files hold)\n", en->path, scan, c.n, c.n == 1 ? "" : "s",
-		       c.files, fr);
-	} else {
-		printf("%s: %" PRIu64 " problem%s (scan index)\n", en->path, c.problems,
-		       c.problems == 1 ? "" : "s");
-		for (i = 0; i < c.nmsg; i++)
-			printf("  %s\n", c.msg[i]);
-	}
+	scan_result(en, scan, &c, w);
 	if (root != NULL)
 		json_decref(root);
 }
