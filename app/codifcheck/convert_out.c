@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "convert.h"
+#include "err.h"
 #include "convert_priv.h"
 #include "fmt_codif.h"
 #include "fmt_name.h"
@@ -64,12 +65,11 @@ udp_spec(const struct cc_conv_opts *o, const struct cframe *fr, struct pkt_udp4_
 	const struct codif_hdr *h = fr->h;
 	uint32_t port = fr->port != 0 ? fr->port : (uint32_t)o->port + h->secondaryid;
 
-	if (port > 65535) {
-		snprintf(err, errlen, "secondaryid %u: port %u + %u is beyond 65535 "
-			 "(give a lower --dst port)", h->secondaryid, o->port,
-			 h->secondaryid);
-		return -ERANGE;
-	}
+	if (port > 65535)
+		return err_set(err, errlen, -ERANGE,
+			       "secondaryid %u: port %u + %u is beyond 65535 "
+			       "(give a lower --dst port)", h->secondaryid, o->port,
+			       h->secondaryid);
 	memset(sp, 0, sizeof(*sp));
 	sp->src_ip = fr->src != 0 ? fr->src : o->src;
 	sp->src_mac[0] = 0x02;
@@ -105,26 +105,26 @@ raw_check(const struct cout *c, const struct cframe *fr, uint32_t slot, char *er
 		codif_station_str(fr->h->stationid, sta);
 		snprintf(name, sizeof(name), "%s/%u/%u/%u", sta, fr->h->groupid,
 			 fr->h->secondaryid, fr->h->threadid);
-		snprintf(err, errlen, "frame at offset %" PRIu64 ": stream %s where row %" PRIu64
-			 " has slot %u; a raw file needs whole rows in one slot order "
-			 "(formats.md)", fr->off, name, c->rows, slot);
-		return -1;
+		return err_set(err, errlen, -EINVAL,
+			       "frame at offset %" PRIu64 ": stream %s where row %" PRIu64
+			       " has slot %u; a raw file needs whole rows in one slot order "
+			       "(formats.md)", fr->off, name, c->rows, slot);
 	}
 	fmt_raw_frame_hdr(&c->ri, slot, c->rows, fr->h->invalid, &want);
 	if (want.seconds != fr->h->seconds || want.frame != fr->h->frame) {
-		snprintf(err, errlen, "frame at offset %" PRIu64 ": seconds %" PRIu32 " frame %"
-			 PRIu32 ", row %" PRIu64 " is at seconds %" PRIu32 " frame %" PRIu32
-			 "; a raw file needs rows without holes", fr->off, fr->h->seconds,
-			 fr->h->frame, c->rows, want.seconds, want.frame);
-		return -1;
+		return err_set(err, errlen, -EINVAL,
+			       "frame at offset %" PRIu64 ": seconds %" PRIu32 " frame %"
+			       PRIu32 ", row %" PRIu64 " is at seconds %" PRIu32 " frame %" PRIu32
+			       "; a raw file needs rows without holes", fr->off, fr->h->seconds,
+			       fr->h->frame, c->rows, want.seconds, want.frame);
 	}
 	codif_encode(&want, b);
 	for (i = 0; i < CODIF_HDR_LEN; i++)
 		if (b[i] != fr->codif[i]) {
-			snprintf(err, errlen, "frame at offset %" PRIu64 ": header byte %u differs "
-				 "from its stream's first header in more than time and the "
-				 "invalid bit; raw + index cannot keep it", fr->off, i);
-			return -1;
+			return err_set(err, errlen, -EINVAL,
+				       "frame at offset %" PRIu64 ": header byte %u differs "
+				       "from its stream's first header in more than time and the "
+				       "invalid bit; raw + index cannot keep it", fr->off, i);
 		}
 	return 0;
 }
@@ -146,11 +146,10 @@ cc_cout_put(struct cout *c, const struct cframe *fr, char *err, size_t errlen)
 	if (c->kind == FMT_RAW && raw_check(c, fr, c->k, err, errlen) != 0)
 		return -1;
 	if (fmt_is_packets(c->kind) && !fr->gap) {
-		if (fr->len > CC_PCAP_SNAPLEN - PKT_HDRS_LEN) {
-			snprintf(err, errlen, "frame at offset %" PRIu64 ": %zu bytes do not fit "
-				 "one UDP datagram", fr->off, fr->len);
-			return -1;
-		}
+		if (fr->len > CC_PCAP_SNAPLEN - PKT_HDRS_LEN)
+			return err_set(err, errlen, -EINVAL,
+				       "frame at offset %" PRIu64 ": %zu bytes do not fit "
+				       "one UDP datagram", fr->off, fr->len);
 		if (udp_spec(c->o, fr, &sp, err, errlen) != 0)
 			return -1;
 		ff.l2 = l2;
@@ -165,10 +164,8 @@ cc_cout_put(struct cout *c, const struct cframe *fr, char *err, size_t errlen)
 		c->k = 0;
 		c->rows++;
 	}
-	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", fio_part(&c->s.f), strerror(-rc));
-		return -1;
-	}
+	if (rc < 0)
+		return err_set(err, errlen, rc, "%s: %s", fio_part(&c->s.f), strerror(-rc));
 	if (fr->gap)
 		c->gaps++;
 	else

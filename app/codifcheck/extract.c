@@ -68,24 +68,21 @@ add_file(struct xlist *l, const char *path, bool named, char *err, size_t errlen
 	if (cc_parse_name(path, &nm) != 0 || nm.part || fmt_of_ext(nm.ext) == CC_FMT_UNKNOWN) {
 		if (!named)
 			return 0;
-		snprintf(err, errlen, "%s: not a recorded file (expected a formats.md name, "
-			 "PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.codif|raw|pcap|pcapng, complete: "
-			 "no .part)", path);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+			       "%s: not a recorded file (expected a formats.md name, "
+			       "PREFIX_ANTENNA_YYYYMMDDTHHMMSS.nnnnnnnnnZ.codif|raw|pcap|pcapng, complete: "
+			       "no .part)", path);
 	}
 	if (l->n == l->cap) {
 		unsigned int nc = l->cap ? l->cap * 2 : 64;
 		struct xfile *v;
 
-		if (nc > MAX_FILES) {
-			snprintf(err, errlen, "%s: more than %d files", path, MAX_FILES);
-			return -E2BIG;
-		}
+		if (nc > MAX_FILES)
+			return err_set(err, errlen, -E2BIG,
+				       "%s: more than %d files", path, MAX_FILES);
 		v = realloc(l->f, nc * sizeof(*v));
-		if (v == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
+		if (v == NULL)
+			return err_set(err, errlen, -ENOMEM, "out of memory");
 		l->f = v;
 		l->cap = nc;
 	}
@@ -105,10 +102,9 @@ add_dir(struct xlist *l, const char *dir, int depth, char *err, size_t errlen)
 	struct dirent *e;
 	int rc = 0;
 
-	if (d == NULL) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -errno;
-	}
+	if (d == NULL)
+		return err_set(err, errlen, -errno,
+			       "%s: %s", dir, strerror(errno));
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		char p[PATH_MAX];
 		struct stat sb;
