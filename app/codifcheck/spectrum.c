@@ -130,11 +130,65 @@ plot(const struct sp_ctx *c, const char *png, const char *title)
 	return rc == 0 ? 0 : -1;
 }
 
+/* One stream's spectra: per channel the peak and the mean power, as text,
+ * or into the file's streams js with every bin (--json). @return 0, or
+ * CC_EXIT_PROBLEMS when the stream has none to show (said). */
+static int
+stream_report(const struct sp_stream *b, const struct cc_spectrum_opts *o, json_t *js)
+{
+	json_t *so = cc_stream_head(o->json, js, b->name), *chs = NULL;
+	unsigned int ch, j;
+
+	if (!b->ok || b->q.blocks == 0) {
+		const char *why = b->ok ? "fewer samples than one FFT" : b->why;
+
+		if (o->json)
+			js_str(so, "error", why);
+		else
+			printf("  not shown: %s\n", why);
+		return CC_EXIT_PROBLEMS;
+	}
+	if (o->json) {
+		json_t *fr = js_arr(so, "freq_mhz");
+
+		js_u64(so, "nfft", o->nfft);
+		js_u64(so, "blocks", b->q.blocks);
+		js_dbl(so, "sample_rate_hz", b->q.fs_hz);
+		js_bool(so, "complex", b->q.e.complex);
+		for (j = 0; j < b->q.nbin; j++)
+			json_array_append_new(fr, json_real(qls_bin_mhz(&b->q, j)));
+		chs = js_arr(so, "channels");
+	}
+	for (ch = 0; ch < b->q.nchan; ch++) {
+		unsigned int pk = qls_peak(&b->q, ch);
+		double sum = 0;
+
+		for (j = 0; j < b->q.nbin; j++)
+			sum += qls_bin_db(&b->q, ch, j);
+		if (o->json) {
+			json_t *x = json_object(), *db = js_arr(x, "power_db");
+
+			js_u64(x, "channel", ch);
+			js_u64(x, "peak_bin", pk);
+			js_dbl(x, "peak_mhz", qls_bin_mhz(&b->q, pk));
+			js_dbl(x, "peak_db", qls_bin_db(&b->q, ch, pk));
+			js_dbl(x, "mean_db", sum / b->q.nbin);
+			for (j = 0; j < b->q.nbin; j++)
+				json_array_append_new(db, json_real(qls_bin_db(&b->q, ch, j)));
+			json_array_append_new(chs, x);
+		} else {
+			printf("  ch %-3u peak %+.6f MHz (bin %u) %.2f dB, mean %.2f dB "
+			       "(%" PRIu64 " FFTs of %u)\n", ch, qls_bin_mhz(&b->q, pk), pk,
+			       qls_bin_db(&b->q, ch, pk), sum / b->q.nbin, b->q.blocks, o->nfft);
+		}
+	}
+	return 0;
+}
+
 int
 cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 {
 	json_t *root = json_object(), *files = js_arr(root, "files");
-	unsigned int n = o->nfft;
 	int i, status = CC_EXIT_OK;
 	struct sp_ctx c;
 
@@ -142,8 +196,8 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 	c.o = o;
 	for (i = 0; i < np; i++) {
 		struct cc_file f;
-		json_t *jf = NULL, *js = NULL;
-		unsigned int k, ch, j;
+		json_t *js = NULL;
+		unsigned int k;
 		int rc = cc_inspect(&f, paths[i], &o->so, sp_frame, &c);
 
 		if (rc != 0 || c.err != 0 || (f.scan != NULL && f.scan->damaged) ||
@@ -153,63 +207,17 @@ cc_cmd_spectrum(char **paths, int np, const struct cc_spectrum_opts *o)
 			status = CC_EXIT_PROBLEMS;
 		}
 		if (o->json) {
-			jf = json_object();
+			json_t *jf = json_object();
+
 			js_str(jf, "file", paths[i]);
 			js = js_arr(jf, "streams");
 			json_array_append_new(files, jf);
 		} else {
 			printf("%s\n", paths[i]);
 		}
-		for (k = 0; k < c.n; k++) {
-			struct sp_stream *b = c.s[k];
-			json_t *so = NULL, *chs = NULL;
-
-			so = cc_stream_head(o->json, js, b->name);
-			if (!b->ok || b->q.blocks == 0) {
-				const char *why = b->ok ? "fewer samples than one FFT" : b->why;
-
-				if (o->json)
-					js_str(so, "error", why);
-				else
-					printf("  not shown: %s\n", why);
+		for (k = 0; k < c.n; k++)
+			if (stream_report(c.s[k], o, js) != 0)
 				status = CC_EXIT_PROBLEMS;
-				continue;
-			}
-			if (o->json) {
-				json_t *fr = js_arr(so, "freq_mhz");
-
-				js_u64(so, "nfft", n);
-				js_u64(so, "blocks", b->q.blocks);
-				js_dbl(so, "sample_rate_hz", b->q.fs_hz);
-				js_bool(so, "complex", b->q.e.complex);
-				for (j = 0; j < b->q.nbin; j++)
-					json_array_append_new(fr, json_real(qls_bin_mhz(&b->q, j)));
-				chs = js_arr(so, "channels");
-			}
-			for (ch = 0; ch < b->q.nchan; ch++) {
-				unsigned int pk = qls_peak(&b->q, ch);
-				double sum = 0;
-
-				for (j = 0; j < b->q.nbin; j++)
-					sum += qls_bin_db(&b->q, ch, j);
-				if (o->json) {
-					json_t *x = json_object(), *db = js_arr(x, "power_db");
-
-					js_u64(x, "channel", ch);
-					js_u64(x, "peak_bin", pk);
-					js_dbl(x, "peak_mhz", qls_bin_mhz(&b->q, pk));
-					js_dbl(x, "peak_db", qls_bin_db(&b->q, ch, pk));
-					js_dbl(x, "mean_db", sum / b->q.nbin);
-					for (j = 0; j < b->q.nbin; j++)
-						json_array_append_new(db, json_real(qls_bin_db(&b->q, ch, j)));
-					json_array_append_new(chs, x);
-				} else {
-					printf("  ch %-3u peak %+.6f MHz (bin %u) %.2f dB, mean %.2f dB "
-					       "(%" PRIu64 " FFTs of %u)\n", ch, qls_bin_mhz(&b->q, pk), pk,
-					       qls_bin_db(&b->q, ch, pk), sum / b->q.nbin, b->q.blocks, n);
-				}
-			}
-		}
 		if (o->plot != NULL && i == np - 1 && plot(&c, o->plot, paths[i]) != 0) {
 			fprintf(stderr, "codifcheck spectrum: --plot %s: gnuplot could not draw it "
 				"(is gnuplot with pngcairo installed?)\n", o->plot);
