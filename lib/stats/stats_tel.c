@@ -59,19 +59,31 @@ scalar(const struct stats_field *f, const void *rec)
 	return v;
 }
 
+/* The next field of g from *k on that scope shows, or NULL at the end;
+ * *k is then past it. */
+static const struct stats_field *
+next_field(const struct stats_group *g, unsigned int scope, unsigned int *k)
+{
+	while (*k < g->n) {
+		const struct stats_field *f = &g->f[(*k)++];
+
+		if (stats_in(f, scope))
+			return f;
+	}
+	return NULL;
+}
+
 int
 stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
 	       struct rte_tel_data *d)
 {
+	const struct stats_field *f;
 	char key[96];
-	unsigned int k, i;
+	unsigned int k = 0, i;
 
-	for (k = 0; k < g->n; k++) {
-		const struct stats_field *f = &g->f[k];
+	while ((f = next_field(g, scope, &k)) != NULL) {
 		int rc = 0;
 
-		if (!stats_in(f, scope))
-			continue;
 		if (f->type == STATS_ARRAY) {
 			for (i = f->first; i < f->n && rc == 0; i++)
 				rc = rte_tel_data_add_dict_u64(d, tel_key(key, sizeof(key), f->name,
@@ -103,16 +115,12 @@ stats_tel_dict(const struct stats_group *g, const void *rec, unsigned int scope,
 void
 stats_tel_names(const struct stats_group *g, unsigned int scope, struct rte_tel_data *d)
 {
+	const struct stats_field *f;
 	char key[96];
-	unsigned int k;
+	unsigned int k = 0, i;
 
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (k = 0; k < g->n; k++) {
-		const struct stats_field *f = &g->f[k];
-		unsigned int i;
-
-		if (!stats_in(f, scope))
-			continue;
+	while ((f = next_field(g, scope, &k)) != NULL) {
 		if (f->type == STATS_ARRAY) {
 			/* an array: one value per element, NAME_ELEMENT */
 			for (i = f->first; i < f->n; i++)
@@ -129,15 +137,11 @@ void
 stats_tel_row(const struct stats_group *g, const void *rec, unsigned int scope,
 	      struct rte_tel_data *d)
 {
-	unsigned int k;
+	const struct stats_field *f;
+	unsigned int k = 0, i;
 
 	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
-	for (k = 0; k < g->n; k++) {
-		const struct stats_field *f = &g->f[k];
-		unsigned int i;
-
-		if (!stats_in(f, scope))
-			continue;
+	while ((f = next_field(g, scope, &k)) != NULL) {
 		if (f->type == STATS_ARRAY) {
 			for (i = f->first; i < f->n; i++)
 				rte_tel_data_add_array_u64(d, stats_get(f, rec, i));
