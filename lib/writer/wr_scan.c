@@ -240,17 +240,44 @@ wr_gate_in(const struct wr_writer *w, uint32_t scan, int64_t t)
 	return false;
 }
 
+/* The record of scan in w's gate, or NULL (no gate, a row of no scan, a
+ * scan it has no record of). */
+static struct wr_scan_rec *
+gate_rec(struct wr_writer *w, uint32_t scan)
+{
+	if (w->gate == NULL || scan == WR_ROW_FREE)
+		return NULL;
+	return rec_of(w->gate, scan);
+}
+
+/* Antenna ant's figures in record r (the last entry takes any beyond). */
+static inline struct wr_scan_ant *
+rec_ant(struct wr_scan_rec *r, unsigned int ant)
+{
+	return &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
+}
+
+/* Antenna ant's figures in scan's record of w's gate with the gate's lock
+ * taken (grp_unlock(w->gate) after), or NULL (no record: no lock taken). */
+static struct wr_scan_ant *
+gate_ant_locked(struct wr_writer *w, uint32_t scan, unsigned int ant)
+{
+	struct wr_scan_rec *r = gate_rec(w, scan);
+
+	if (r == NULL)
+		return NULL;
+	grp_lock(w->gate);
+	return rec_ant(r, ant);
+}
+
 void
 wr_gate_wrote(struct wr_writer *w, unsigned int ant, uint32_t scan,
 	      const struct codif_clock *clk, int64_t index)
 {
-	struct wr_scan_rec *r;
-	struct wr_scan_ant *a;
+	struct wr_scan_ant *a = gate_ant_locked(w, scan, ant);
 
-	if (w->gate == NULL || scan == WR_ROW_FREE || (r = rec_of(w->gate, scan)) == NULL)
+	if (a == NULL)
 		return;
-	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
-	grp_lock(w->gate);
 	if (!a->any || !codif_clock_equal(clk, &a->clk)) {
 		a->first_index = index;
 		a->clk = *clk;
@@ -390,10 +417,10 @@ int
 wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t frames,
 	       uint64_t gaps, uint64_t overrun, uint64_t cut, bool kept)
 {
-	struct wr_scan_rec *r;
+	struct wr_scan_rec *r = gate_rec(w, scan);
 	struct wr_scan_ant *a;
 
-	if (w->gate == NULL || scan == WR_ROW_FREE || (r = rec_of(w->gate, scan)) == NULL)
+	if (r == NULL)
 		return 0;
 	/* the scan's stop as the schedule has it now */
 	{
@@ -402,7 +429,7 @@ wr_gate_closed(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t fr
 		if (s != NULL && s->id == r->sc.id)
 			r->sc = *s;
 	}
-	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
+	a = rec_ant(r, ant);
 	grp_lock(w->gate);
 	a->frames += frames;
 	a->gaps += gaps;
@@ -417,13 +444,10 @@ void
 wr_gate_lost(struct wr_writer *w, unsigned int ant, uint32_t scan, uint64_t rows,
 	     uint64_t frames)
 {
-	struct wr_scan_rec *r;
-	struct wr_scan_ant *a;
+	struct wr_scan_ant *a = gate_ant_locked(w, scan, ant);
 
-	if (w->gate == NULL || scan == WR_ROW_FREE || (r = rec_of(w->gate, scan)) == NULL)
+	if (a == NULL)
 		return;
-	a = &r->ant[ant < WR_MAX_ANT ? ant : WR_MAX_ANT];
-	grp_lock(w->gate);
 	a->lost_rows += rows;
 	a->lost_frames += frames;
 	grp_unlock(w->gate);
