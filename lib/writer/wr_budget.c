@@ -29,6 +29,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "parse.h"
 #include "tconv.h"
 #include "writer.h"
@@ -81,15 +82,14 @@ wr_budget_check(const struct wr_opts *o, char *err, size_t len)
 		return 0;
 	rc = wr_dir_space(o->dir, &avail, &total);
 	if (rc != 0) {
-		snprintf(err, len, "min-free: statvfs '%s': %s", o->dir, strerror(-rc));
-		return rc;
+		return err_set(err, len, rc, "min-free: statvfs '%s': %s", o->dir, strerror(-rc));
 	}
 	thr = wr_min_free_bytes(o, total);
 	if (thr >= total) {
-		snprintf(err, len, "min-free %s: the filesystem of '%s' holds only %s (%s free): "
-			 "expected less than its size", bytes_str(thr, m, sizeof(m)), o->dir,
-			 bytes_str(total, t, sizeof(t)), bytes_str(avail, a, sizeof(a)));
-		return -ENOSPC;
+		return err_set(err, len, -ENOSPC, "min-free %s: the filesystem of '%s' holds only %s "
+			       "(%s free): expected less than its size", bytes_str(thr, m, sizeof(m)),
+			       o->dir, bytes_str(total, t, sizeof(t)),
+			       bytes_str(avail, a, sizeof(a)));
 	}
 	return 0;
 }
@@ -168,8 +168,8 @@ wr_budget_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t l
 	g = calloc(1, sizeof(*g));
 	if (g == NULL || n > WR_MAX_ANT) {
 		free(g);
-		snprintf(err, len, "out of memory for the disk budget of %u writers", n);
-		return -ENOMEM;
+		return err_set(err, len, -ENOMEM, "out of memory for the disk budget of %u writers",
+			       n);
 	}
 	g->n = n;
 	g->refs = n;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "codif.h"
+#include "err.h"
 #include "json.h"
 #include "parse.h"
 #include "shm.h"
@@ -64,8 +65,7 @@ wr_gate_attach(struct wr_writer *w, const struct wr_sched *sc, unsigned int wi, 
 	struct wr_gate *g = calloc(1, sizeof(*g));
 
 	if (g == NULL) {
-		snprintf(err, len, "out of memory for the scans of writer %u", wi);
-		return -ENOMEM;
+		return err_set(err, len, -ENOMEM, "out of memory for the scans of writer %u", wi);
 	}
 	g->sched = sc;
 	g->wi = wi;
@@ -100,8 +100,7 @@ wr_gate_share(struct wr_writer *const *ws, unsigned int n, char *err, size_t len
 	grp = calloc(1, sizeof(*grp));
 	if (grp == NULL || n > WR_MAX_ANT) {
 		free(grp);
-		snprintf(err, len, "out of memory for the scans of %u writers", n);
-		return -ENOMEM;
+		return err_set(err, len, -ENOMEM, "out of memory for the scans of %u writers", n);
 	}
 	pthread_mutex_init(&grp->lock, NULL);
 	pthread_mutex_init(&grp->file, NULL);

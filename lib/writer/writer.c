@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "fmt_codif.h"
 #include "fmt_name.h"
 #include "fmt_raw.h"
@@ -112,13 +113,11 @@ wr_init(struct wr_writer *w, const struct wr_opts *o, const struct antbuf *const
 	w->all_max_t = INT64_MIN;
 	w->o = *o;
 	if (n > WR_MAX_ANT) {
-		snprintf(err, errlen, "%u antennas, at most %d", n, WR_MAX_ANT);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "%u antennas, at most %d", n, WR_MAX_ANT);
 	}
 	if (access(o->dir, W_OK) != 0) {
 		e = errno;
-		snprintf(err, errlen, "output directory '%s': %s", o->dir, strerror(e));
-		return -e;
+		return err_set(err, errlen, -e, "output directory '%s': %s", o->dir, strerror(e));
 	}
 	e = wr_budget_check(o, err, errlen);
 	if (e != 0)
