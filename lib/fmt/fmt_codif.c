@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "fmt_codif.h"
 #include "fmt_int.h"
 
@@ -64,16 +65,15 @@ fmt_codif_open_read(struct fmt_codif_reader *r, const char *path, char *err, siz
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
+		return err_set(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	r->cap = RD_BUF;
 	r->buf = malloc(r->cap);
 	if (r->buf == NULL) {
 		close(r->fd);
 		r->fd = -1;
-		snprintf(err, errlen, "%s: no memory for a %zu-byte buffer", path, r->cap);
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "%s: no memory for a %zu-byte buffer", path,
+			       r->cap);
 	}
 	return 0;
 }
@@ -125,38 +125,35 @@ fmt_codif_next(struct fmt_codif_reader *r, const uint8_t **frame, struct codif_h
 	if (r->hi == r->lo)
 		return 0;
 	if (r->hi - r->lo < CODIF_HDR_LEN) {
-		snprintf(err, errlen, "%s: offset %" PRIu64 ": %zu bytes, a header needs %d",
-			 r->path, r->off, r->hi - r->lo, CODIF_HDR_LEN);
-		return -ENODATA;
+		return err_set(err, errlen, -ENODATA, "%s: offset %" PRIu64 ": %zu bytes, a header "
+			       "needs %d", r->path, r->off, r->hi - r->lo, CODIF_HDR_LEN);
 	}
 	if (codif_identify(r->buf + r->lo, CODIF_HDR_LEN, why, sizeof(why)) != 0 ||
 	    codif_decode(r->buf + r->lo, CODIF_HDR_LEN, h, why, sizeof(why)) != 0 ||
 	    codif_validate(h, SIZE_MAX, why, sizeof(why)) != 0) {
-		snprintf(err, errlen, "%s: offset %" PRIu64 ": %s", r->path, r->off, why);
-		return -EPROTO;
+		return err_set(err, errlen, -EPROTO, "%s: offset %" PRIu64 ": %s", r->path, r->off,
+			       why);
 	}
 	flen = CODIF_HDR_LEN + (size_t)codif_data_bytes(h);
 	if (flen > MAX_FRAME) {
-		snprintf(err, errlen, "%s: offset %" PRIu64 ": framelength8 %" PRIu32 ": a frame "
-			 "of %zu bytes, expected at most %u", r->path, r->off, h->framelength8,
-			 flen, MAX_FRAME);
-		return -EPROTO;
+		return err_set(err, errlen, -EPROTO, "%s: offset %" PRIu64 ": framelength8 %" PRIu32
+			       ": a frame of %zu bytes, expected at most %u", r->path, r->off,
+			       h->framelength8, flen, MAX_FRAME);
 	}
 	rc = fill(r, flen);
 	if (rc != 0)
 		goto io;
 	if (r->hi - r->lo < flen) {
-		snprintf(err, errlen, "%s: offset %" PRIu64 ": the file ends %zu bytes into a "
-			 "frame of %zu", r->path, r->off, r->hi - r->lo, flen);
-		return -ENODATA;
+		return err_set(err, errlen, -ENODATA, "%s: offset %" PRIu64 ": the file ends %zu "
+			       "bytes into a frame of %zu", r->path, r->off, r->hi - r->lo, flen);
 	}
 	*frame = r->buf + r->lo;
 	r->lo += flen;
 	r->off += flen;
 	return 1;
 io:
-	snprintf(err, errlen, "%s: offset %" PRIu64 ": %s", r->path, r->off, strerror(-rc));
-	return rc;
+	return err_set(err, errlen, rc, "%s: offset %" PRIu64 ": %s", r->path, r->off,
+		       strerror(-rc));
 }
 
 void

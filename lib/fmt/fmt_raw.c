@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "fmt_codif.h"
 #include "fmt_int.h"
 #include "fmt_raw.h"
@@ -53,9 +54,8 @@ fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err, si
 
 	if (idx == NULL || idx->nstream == 0 || idx->nstream > FMT_RAW_MAX_STREAMS ||
 	    idx->data_bytes == 0 || idx->clk.fpp == 0) {
-		snprintf(err, errlen, "%s: a raw file needs 1..%d streams, a data size and a clock",
-			 fio_part(&s->f), FMT_RAW_MAX_STREAMS);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "%s: a raw file needs 1..%d streams, a data "
+			       "size and a clock", fio_part(&s->f), FMT_RAW_MAX_STREAMS);
 	}
 	o = calloc(1, sizeof(*o));
 	if (o == NULL)
@@ -80,8 +80,7 @@ fmt_raw_start(struct fmt_sink *s, const struct fmt_raw_index *idx, char *err, si
 	}
 	return 0;
 nomem:
-	snprintf(err, errlen, "%s: out of memory for the index", fio_part(&s->f));
-	return -ENOMEM;
+	return err_set(err, errlen, -ENOMEM, "%s: out of memory for the index", fio_part(&s->f));
 }
 
 void
@@ -341,8 +340,7 @@ write_index(const char *path, const char *text, size_t len, unsigned int flags, 
 	fio_record_end(&f);
 	if (rc != 0) {
 		fio_close(&f, false, NULL, e2, sizeof(e2));
-		snprintf(err, errlen, "%s: %s", fio_part(&f), strerror(-rc));
-		return rc;
+		return err_set(err, errlen, rc, "%s: %s", fio_part(&f), strerror(-rc));
 	}
 	return fio_close(&f, true, NULL, err, errlen);
 }
