@@ -15,6 +15,7 @@
 #include <liburing.h>
 #endif
 
+#include "err.h"
 #include "fio.h"
 #include "fsprobe.h"
 
@@ -104,13 +105,11 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	oflags |= f->replace ? O_TRUNC : O_EXCL;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path) ||
 	    (size_t)snprintf(f->part, sizeof(f->part), "%s.part", path) >= sizeof(f->part)) {
-		snprintf(err, errlen, "%s: name too long (at most %zu bytes)", path,
-			 sizeof(f->path) - 1);
-		return -ENAMETOOLONG;
+		return err_set(err, errlen, -ENAMETOOLONG, "%s: name too long (at most %zu bytes)",
+			       path, sizeof(f->path) - 1);
 	}
 	if (!f->replace && lstat(f->path, &st) == 0) {
-		snprintf(err, errlen, "%s: exists", f->path);
-		return -EEXIST;
+		return err_set(err, errlen, -EEXIST, "%s: exists", f->path);
 	}
 	/* replacing: only a regular file (or a link) is renamed over; never a
 	 * device, a FIFO or a directory (codifgen --pcap /dev/null run as root
@@ -123,9 +122,8 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 	if (f->ends == NULL || posix_memalign(&mem, FIO_ALIGN, f->cap) != 0) {
 		free(f->ends);
 		f->ends = NULL;
-		snprintf(err, errlen, "%s: no memory for a %zu-byte staging buffer", f->part,
-			 f->cap);
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "%s: no memory for a %zu-byte staging buffer",
+			       f->part, f->cap);
 	}
 	f->buf = mem;
 	if (flags & FIO_DIRECT) {
@@ -150,9 +148,9 @@ fio_open(struct fio_file *f, const char *path, size_t bufsize, unsigned int flag
 fail:
 	e = errno;
 	if (e == EEXIST)
-		snprintf(err, errlen, "%s: exists: another writer, or a cut run", f->part);
+		err_set(err, errlen, -e, "%s: exists: another writer, or a cut run", f->part);
 	else
-		snprintf(err, errlen, "%s: %s", f->part, strerror(e));
+		err_set(err, errlen, -e, "%s: %s", f->part, strerror(e));
 	free(f->buf);
 	free(f->ends);
 	f->buf = NULL;
@@ -949,13 +947,12 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 		size = f->safe_end < f->keep_max ? f->safe_end : f->keep_max;
 		if (ftruncate(f->fd, (off_t)size) != 0 || size == 0)
 			keep = false;
-		snprintf(err, errlen, "%s: %s (kept the first %llu bytes, whole records)",
-			 f->part, strerror(first), (unsigned long long)size);
-		rc = -first;
+		rc = err_set(err, errlen, -first, "%s: %s (kept the first %llu bytes, whole "
+			     "records)", f->part, strerror(first), (unsigned long long)size);
 	}
 	if (close(f->fd) != 0 && rc == 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: close: %s", f->part, strerror(errno));
+		err_set(err, errlen, rc, "%s: close: %s", f->part, strerror(-rc));
 	}
 	if (keep) {
 		int r = f->replace ? (rename(f->part, f->path) == 0 ? 0 : -errno) :
@@ -965,12 +962,12 @@ fio_close(struct fio_file *f, bool keep, uint64_t *kept, char *err, size_t errle
 			if (rc == 0) {
 				rc = r;
 				if (r == -EEXIST)
-					snprintf(err, errlen, "%s: not renamed: %s appeared meanwhile "
-						 "(another writer?) and is left as it is; this file stays "
-						 "NAME.part", f->part, f->path);
+					err_set(err, errlen, r, "%s: not renamed: %s appeared meanwhile "
+						"(another writer?) and is left as it is; this file stays "
+						"NAME.part", f->part, f->path);
 				else
-					snprintf(err, errlen, "%s: rename to %s: %s", f->part, f->path,
-						 strerror(-r));
+					err_set(err, errlen, r, "%s: rename to %s: %s", f->part, f->path,
+						strerror(-r));
 			}
 			keep = false; /* left as NAME.part: its bytes are not thrown away */
 		}
@@ -1006,9 +1003,9 @@ fio_cut(const char *path, uint64_t size, char *err, size_t errlen)
 
 	if (rc != 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s to %llu bytes: %s", path,
-			 size == 0 ? "removing instead of cutting" : "cutting",
-			 (unsigned long long)size, strerror(-rc));
+		err_set(err, errlen, rc, "%s: %s to %llu bytes: %s", path,
+			size == 0 ? "removing instead of cutting" : "cutting",
+			(unsigned long long)size, strerror(-rc));
 	}
 	return rc;
 }
