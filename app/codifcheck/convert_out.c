@@ -210,3 +210,44 @@ cc_cout_report(const struct cout *c, const char *what)
 		printf("codifcheck: wrote %s (%s%" PRIu64 " frames; %" PRIu64 " placeholder "
 		       "frames of gaps left out)\n", path, what, c->frames, c->gaps);
 }
+
+/* Output name: -o, or <outdir>/<prefix>_<antenna>_<UTC>.<ext>. */
+int
+cc_out_name(const struct cc_conv_opts *o, const char *prefix, const char *ant,
+	 int64_t utc_ns, const char *ext, char *buf, size_t len)
+{
+	int n;
+
+	if (o->output == NULL)
+		return fmt_file_name(buf, len, o->outdir, prefix, ant, utc_ns, ext);
+	n = snprintf(buf, len, "%s", o->output);
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+/* Prefix and antenna for outputs of one input: options, else the input's
+ * formats.md name, else the defaults. */
+void
+cc_names_of(const struct cc_conv_opts *o, const char *in, const char *ant_default,
+	 char *prefix, char *ant)
+{
+	struct cc_name nm;
+	bool named = cc_parse_name(in, &nm) == 0;
+
+	snprintf(prefix, CC_NAME_PART_LEN, "%s", o->prefix != NULL ? o->prefix :
+		 named ? nm.prefix : CC_DEFAULT_PREFIX);
+	snprintf(ant, CC_NAME_PART_LEN, "%s", o->antenna != NULL ? o->antenna :
+		 ant_default != NULL ? ant_default : named ? nm.antenna : "ant0");
+}
+
+/* Input problems are reported; the outputs hold every good frame. */
+int
+cc_input_problems(const struct cc_file *f)
+{
+	if (f->scan == NULL || f->scan->problems == 0)
+		return CC_EXIT_OK;
+	fprintf(stderr, "codifcheck: convert: %s: %" PRIu64 " problem%s in the input "
+		"(frames that could not be read are not in the output):\n", f->path,
+		f->scan->problems, f->scan->problems == 1 ? "" : "s");
+	cc_problems_text(stderr, f->scan, "  ");
+	return CC_EXIT_PROBLEMS;
+}

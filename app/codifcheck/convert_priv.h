@@ -54,7 +54,8 @@ cc_same_ids(const struct codif_hdr *a, const struct codif_hdr *b)
 	       a->secondaryid == b->secondaryid && a->threadid == b->threadid;
 }
 
-/* convert.c: names and the exit status of an input. */
+/* convert_out.c: the outputs' names, the exit status of an input, and one
+ * output file. */
 
 /* The output's path: -o, or <outdir>/<prefix>_<antenna>_<UTC>.<ext>.
  * @return 0, or -1 with the message printed. */
@@ -66,8 +67,6 @@ void cc_names_of(const struct cc_conv_opts *o, const char *in, const char *ant_d
 		 char *prefix, char *ant);
 /* The exit status an input's problems give (CC_EXIT_OK when none). */
 int cc_input_problems(const struct cc_file *f);
-
-/* convert_out.c: one output file. */
 
 int cc_cout_open(struct cout *c, const char *path, uint32_t nslot, size_t fb,
 		 const struct fmt_raw_index *ri, char *err, size_t errlen);

@@ -74,26 +74,6 @@ codif_stream(struct cc_scan *s, const struct codif_hdr *h, uint64_t off)
 	return st;
 }
 
-/* Frames of a codif or raw file must come in each stream's frame order.
- * Frame numbers as codif.md counts them: from its segment's first frame. */
-void
-cc_backwards(struct cc_scan *s, struct cc_stream *st, enum codif_seq_class cls,
-	     int64_t idx, uint64_t off, int64_t t)
-{
-	char name[96], now[CODIF_TIMESTR_LEN];
-	int64_t base = st->nseg > 0 ? st->seg[st->nseg - 1].first_index : 0;
-
-	st->backwards++;
-	cc_scan_problem(s, CC_P_BACKWARDS, off, t,
-			"%s: frame index %" PRId64 " (%s) after "
-			"index %" PRId64 " (%s)",
-			cc_stream_name(st, name, sizeof(name)), idx - base,
-			cls == CODIF_SEQ_DUPLICATE ? "a repeat" :
-			cls == CODIF_SEQ_TOO_LATE ? "older than the window" : "late",
-			st->seq->newest - base,
-			codif_time_str(st->seq->newest_time_ns, now, sizeof(now)));
-}
-
 /*
  * Account one whole frame of a codif/raw file. filled: 1/0 when the
  * source knows whether it is a placeholder (raw), -1 to tell by its

@@ -152,38 +152,6 @@ pcap_stream(struct cc_scan *s, int ant, int stream)
 	return st;
 }
 
-/* Arrival minus CODIF time, and how much it moved since the last packet. */
-int
-cc_timing(struct cc_stream *st, int64_t ts, const struct codif_hdr *h)
-{
-	int64_t off = ts - codif_frame_time_ns(h), d;
-
-	if (st->offset == NULL) {
-		st->offset = malloc(sizeof(*st->offset));
-		st->jitter = malloc(sizeof(*st->jitter));
-		if (st->offset == NULL || st->jitter == NULL)
-			return -ENOMEM;
-		cc_hist_init(st->offset);
-		cc_hist_init(st->jitter);
-	}
-	cc_hist_add(st->offset, off);
-	if (st->have_offset) {
-		d = off - st->last_offset;
-		if (d < 0)
-			d = d == INT64_MIN ? INT64_MAX : -d;
-		cc_hist_add(st->jitter, d);
-		/* RFC 3550 6.4.1: J += (|D| - J) / 16, kept scaled by 16; |D|
-		 * capped so the sum cannot overflow */
-		if (d > (1LL << 40))
-			d = 1LL << 40;
-		st->rfc_jitter16 = st->rfc_jitter16 + (uint64_t)d -
-				   ((st->rfc_jitter16 + 8) >> 4);
-	}
-	st->last_offset = off;
-	st->have_offset = true;
-	return 0;
-}
-
 struct rec {
 	const uint8_t *data;
 	uint32_t caplen, len;

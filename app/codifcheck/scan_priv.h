@@ -54,14 +54,16 @@ void cc_pattern_check(struct cc_scan *s, struct cc_stream *st, const struct codi
 		      const uint8_t *data, size_t len, uint64_t data_off, int64_t idx,
 		      int64_t utc);
 
-/* scan_codif.c: a frame of a codif or raw file before its stream's newest
- * (they must come in each stream's frame order): reported. */
+/* A frame of a codif or raw file before its stream's newest (they must
+ * come in each stream's frame order): reported. */
 void cc_backwards(struct cc_scan *s, struct cc_stream *st, enum codif_seq_class cls,
 		  int64_t idx, uint64_t off, int64_t t);
-
-/* scan_pcap.c: the arrival timing of a capture's frame (ts: arrival ns).
- * @return 0 or -ENOMEM. */
+/* The arrival timing of a capture's frame (ts: arrival ns). @return 0 or
+ * -ENOMEM. */
 int cc_timing(struct cc_stream *st, int64_t ts, const struct codif_hdr *h);
+
+/* scan_pcap.c: a capture's antennas. */
+
 /* The held frames of antenna ant released or dropped. @return 0 or a
  * negative errno. */
 int cc_pcap_actions(struct cc_scan *s, int ant);

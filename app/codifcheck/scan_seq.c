@@ -257,3 +257,55 @@ cc_file_actions(struct cc_scan *s, struct cc_stream *st)
 	}
 	return rc;
 }
+
+/* Frames of a codif or raw file must come in each stream's frame order.
+ * Frame numbers as codif.md counts them: from its segment's first frame. */
+void
+cc_backwards(struct cc_scan *s, struct cc_stream *st, enum codif_seq_class cls,
+	     int64_t idx, uint64_t off, int64_t t)
+{
+	char name[96], now[CODIF_TIMESTR_LEN];
+	int64_t base = st->nseg > 0 ? st->seg[st->nseg - 1].first_index : 0;
+
+	st->backwards++;
+	cc_scan_problem(s, CC_P_BACKWARDS, off, t,
+			"%s: frame index %" PRId64 " (%s) after "
+			"index %" PRId64 " (%s)",
+			cc_stream_name(st, name, sizeof(name)), idx - base,
+			cls == CODIF_SEQ_DUPLICATE ? "a repeat" :
+			cls == CODIF_SEQ_TOO_LATE ? "older than the window" : "late",
+			st->seq->newest - base,
+			codif_time_str(st->seq->newest_time_ns, now, sizeof(now)));
+}
+
+/* Arrival minus CODIF time, and how much it moved since the last packet. */
+int
+cc_timing(struct cc_stream *st, int64_t ts, const struct codif_hdr *h)
+{
+	int64_t off = ts - codif_frame_time_ns(h), d;
+
+	if (st->offset == NULL) {
+		st->offset = malloc(sizeof(*st->offset));
+		st->jitter = malloc(sizeof(*st->jitter));
+		if (st->offset == NULL || st->jitter == NULL)
+			return -ENOMEM;
+		cc_hist_init(st->offset);
+		cc_hist_init(st->jitter);
+	}
+	cc_hist_add(st->offset, off);
+	if (st->have_offset) {
+		d = off - st->last_offset;
+		if (d < 0)
+			d = d == INT64_MIN ? INT64_MAX : -d;
+		cc_hist_add(st->jitter, d);
+		/* RFC 3550 6.4.1: J += (|D| - J) / 16, kept scaled by 16; |D|
+		 * capped so the sum cannot overflow */
+		if (d > (1LL << 40))
+			d = 1LL << 40;
+		st->rfc_jitter16 = st->rfc_jitter16 + (uint64_t)d -
+				   ((st->rfc_jitter16 + 8) >> 4);
+	}
+	st->last_offset = off;
+	st->have_offset = true;
+	return 0;
+}
