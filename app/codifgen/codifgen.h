@@ -43,6 +43,8 @@ struct opts {
 /* Set by SIGINT or SIGTERM: every loop that waits (pacing, a full socket
  * queue, a link coming up) stops waiting. */
 extern volatile sig_atomic_t cg_stop;
+/* From now on, SIGINT and SIGTERM set cg_stop (stop.c). */
+void cg_stop_on_signals(void);
 
 /* Parse and check codifgen's options (EAL's taken off already) into o.
  * --help prints and exits 0. @return 0, or -1 with the message printed. */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +17,6 @@
 #include "parse.h"
 #include "quirks.h"
 #include "tconv.h"
-
-volatile sig_atomic_t cg_stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	cg_stop = 1;
-}
 
 /* Pacing of socket and DPDK output: real time, --rate-fps or --rate-gbps. */
 struct pacer {
@@ -272,8 +262,7 @@ run(const struct opts *o, struct gen *g)
 	if (buf == NULL)
 		return 1;
 	if (outputs_open(&out, o, g) == 0) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
+		cg_stop_on_signals();
 		t_start = (uint64_t)mono_ns();
 		rc = send_all(&out, o, g, buf, &bytes);
 		if (!o->quiet)
