@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "fmt_int.h"
 
 /* the one place the formats' names are written: by name, as the tools list them */
@@ -56,15 +57,13 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 	s->snaplen = o->snaplen != 0 ? o->snaplen : 65535;
 	s->replace = o->fio_flags & FIO_REPLACE;
 	if (k != FMT_RAW && k != FMT_CODIF && k != FMT_PCAP && k != FMT_PCAPNG) {
-		snprintf(err, errlen, "%s: format %d, expected raw, codif, pcap or pcapng", path,
-			 (int)k);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "%s: format %d, expected raw, codif, pcap or "
+			       "pcapng", path, (int)k);
 	}
 	if (k == FMT_PCAPNG &&
 	    (o->nifaces > FMT_MAX_IFACES || (o->nifaces > 0 && o->ifaces == NULL))) {
-		snprintf(err, errlen, "%s: %u pcapng interfaces, expected 0..%d", path, o->nifaces,
-			 FMT_MAX_IFACES);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "%s: %u pcapng interfaces, expected 0..%d",
+			       path, o->nifaces, FMT_MAX_IFACES);
 	}
 	rc = fio_open(&s->f, path, o->bufsize, o->fio_flags, err, errlen);
 	if (rc != 0)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "err.h"
 #include "fmt_int.h"
 #include "fmt_pcap.h"
 
@@ -131,8 +132,7 @@ fmt_pcap_next(pcap_t *p, struct fmt_pcap_rec *r, char *err, size_t errlen)
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
 	if (rc != 1) {
-		snprintf(err, errlen, "%s", pcap_geterr(p));
-		return -EIO;
+		return err_set(err, errlen, -EIO, "%s", pcap_geterr(p));
 	}
 	/* opened with nanosecond precision: tv_usec holds ns */
 	r->t_ns = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "json.h"
 
 /* a member of an object, or an element of an array; takes v */
@@ -93,14 +94,12 @@ js_write_file(const json_t *root, const char *path, char *err, size_t errlen)
 	int rc, e;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.part", path) >= sizeof(tmp)) {
-		snprintf(err, errlen, "'%s': name too long", path);
-		return -ENAMETOOLONG;
+		return err_set(err, errlen, -ENAMETOOLONG, "'%s': name too long", path);
 	}
 	f = fopen(tmp, "w");
 	if (f == NULL) {
 		e = errno;
-		snprintf(err, errlen, "'%s': %s", tmp, strerror(e));
-		return -e;
+		return err_set(err, errlen, -e, "'%s': %s", tmp, strerror(e));
 	}
 	rc = js_write(root, f, true);
 	e = errno;
@@ -109,15 +108,14 @@ js_write_file(const json_t *root, const char *path, char *err, size_t errlen)
 		e = errno;
 	}
 	if (rc != 0) {
-		snprintf(err, errlen, "'%s': write failed: %s", tmp, strerror(e ? e : EIO));
 		unlink(tmp);
-		return -(e ? e : EIO);
+		return err_set(err, errlen, -(e ? e : EIO), "'%s': write failed: %s", tmp,
+			       strerror(e ? e : EIO));
 	}
 	if (rename(tmp, path) != 0) {
 		e = errno;
-		snprintf(err, errlen, "rename '%s' to '%s': %s", tmp, path, strerror(e));
 		unlink(tmp);
-		return -e;
+		return err_set(err, errlen, -e, "rename '%s' to '%s': %s", tmp, path, strerror(e));
 	}
 	return 0;
 }
