@@ -43,9 +43,14 @@ struct dopts {
 	char **eal_argv;
 };
 
-/* Set by SIGINT, SIGTERM and SIGHUP (main.c): the source ends its files
+/* Set by SIGINT, SIGTERM and SIGHUP (stop.c): the source ends its files
  * and writes its summary, as at --count. */
 extern volatile sig_atomic_t dump_quit;
+
+/* SIGPIPE ignored; from dump_stop_on_signals on (once attached), SIGINT,
+ * SIGTERM and SIGHUP set dump_quit. */
+void dump_ignore_sigpipe(void);
+void dump_stop_on_signals(void);
 
 /**
  * Parse the command line into o and its --write into wo, and check them

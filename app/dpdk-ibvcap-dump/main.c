@@ -16,18 +16,6 @@
 
 #define MAX_EAL_ARGS 64
 
-volatile sig_atomic_t dump_quit;
-
-/* SIGINT, SIGTERM and SIGHUP end the writer the same way (its files
- * finished and renamed, its summary); SIGPIPE is ignored (a reader of its
- * output that went away stops nothing but that output). */
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	dump_quit = 1;
-}
-
 /* Our own EAL arguments, as dpdk-dumpcap builds its, then the EAL-ARGS
  * given before "--" (they win). @return how many, or -1. */
 static int
@@ -61,10 +49,9 @@ main(int argc, char **argv)
 	struct wr_opts wo;
 	char lc[SHM_MAX_CPUS * 5 + 16], pf[160];
 	char *eal[MAX_EAL_ARGS];
-	struct sigaction sa;
 	int n, rc;
 
-	signal(SIGPIPE, SIG_IGN);
+	dump_ignore_sigpipe();
 	rc = dump_options(argc, argv, &o, &wo);
 	if (rc != 0)
 		return rc > 0 ? 0 : 1;
@@ -83,11 +70,7 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	dump_stop_on_signals();
 	rc = o.pdump ? dump_run_pdump(&o, &wo) : dump_run_buffers(&o, &wo);
 	rte_eal_cleanup();
 	return rc;

@@ -12,6 +12,12 @@
 #include "parse.h"
 #include "writer.h"
 
+const char *
+wr_format_name(enum wr_format f)
+{
+	return fmt_name((enum fmt_kind)f); /* lib/fmt owns the names */
+}
+
 void
 wr_opts_defaults(struct wr_opts *o)
 {

@@ -21,12 +21,6 @@
 #include "parse.h"
 #include "writer.h"
 
-const char *
-wr_format_name(enum wr_format f)
-{
-	return fmt_name((enum fmt_kind)f); /* lib/fmt owns the names */
-}
-
 int
 wr_file_name(char *out, size_t len, const struct wr_opts *o, const char *antenna,
 	     int64_t t_ns, const char *ext)

@@ -76,7 +76,11 @@ sleep 0.5
 kill -0 "$KPID" 2>/dev/null || { cat "$T/C.log"; fail "the third writer ended before it was killed"; }
 kill -9 "$KPID"
 wait "$KPID" 2>/dev/null || true
-start_dump "$T/C2.log" --write "raw:$T/C2" --name reborn --summary-json "$T/C2.json"
+# its successor from the oldest row the ring still holds (the ring holds the
+# whole run): live, it could attach after the 5 s of data ended when the
+# host is loaded (seen: the first .part 2 s late, the successor attached as
+# the primary stopped, 0 frames)
+start_dump "$T/C2.log" --write "raw:$T/C2,oldest=yes" --name reborn --summary-json "$T/C2.json"
 CPID2=$DPID
 # a late writer of antenna 1 by index, from the oldest frame in the ring
 # (the run's first: the ring holds all 2500 rows),
