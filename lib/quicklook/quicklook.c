@@ -104,6 +104,21 @@ fold_lane(struct facc *f, const struct ql_layout *ly, uint32_t k, uint64_t cnt, 
 	b->excl += excl;
 }
 
+/* One value, x[j] by LOAD, into the accumulators: its sum and square when
+ * finite (else counted excluded), saturated and zero counts. */
+#define ACC_ONE(T, SUM_T, LOAD, VAL, SQ, FIN, SAT, ZERO, x, j, a_sum, a_sq, a_sat, a_zero,   \
+		a_excl)                                                              \
+	do {                                                                         \
+		T v = LOAD(x, j);                                                    \
+		int fin = FIN(v);                                                    \
+		T w = fin ? v : (T)0;                                                \
+		(a_sum) += VAL(SUM_T, w);                                            \
+		(a_sq) += SQ(w);                                                     \
+		(a_sat) += SAT(v);                                                   \
+		(a_zero) += ZERO(v);                                                 \
+		(a_excl) += !fin;                                                    \
+	} while (0)
+
 /*
  * NAME: kernel by lanes over n values of type T read by LOAD(x, i);
  * SUM_T/SQ_T: lane sum types; VAL(SUM_T, v): v as a SUM_T; SQ(v): v squared
@@ -130,28 +145,14 @@ NAME(struct facc *f, const struct ql_layout *ly, const uint8_t *x, size_t n)    
 	}                                                                            \
 	for (; i + L <= n; i += L) {                                                 \
 		const uint8_t *xi = x + i * sizeof(T);                               \
-		for (k = 0; k < L; k++) {                                            \
-			T v = LOAD(xi, k);                                           \
-			int fin = FIN(v);                                            \
-			T w = fin ? v : (T)0;                                        \
-			sum[k] += VAL(SUM_T, w);                                          \
-			sq[k] += SQ(w);                                              \
-			sat[k] += SAT(v);                                            \
-			zero[k] += ZERO(v);                                          \
-			excl[k] += !fin;                                             \
-		}                                                                    \
+		for (k = 0; k < L; k++)                                              \
+			ACC_ONE(T, SUM_T, LOAD, VAL, SQ, FIN, SAT, ZERO, xi, k,      \
+				sum[k], sq[k], sat[k], zero[k], excl[k]);            \
 	}                                                                            \
 	rem = (uint32_t)(n - i);                                                     \
-	for (k = 0; k < rem; k++) {                                                  \
-		T v = LOAD(x + i * sizeof(T), k);                                    \
-		int fin = FIN(v);                                                    \
-		T w = fin ? v : (T)0;                                                \
-		sum[k] += VAL(SUM_T, w);                                                  \
-		sq[k] += SQ(w);                                                      \
-		sat[k] += SAT(v);                                                    \
-		zero[k] += ZERO(v);                                                  \
-		excl[k] += !fin;                                                     \
-	}                                                                            \
+	for (k = 0; k < rem; k++)                                                    \
+		ACC_ONE(T, SUM_T, LOAD, VAL, SQ, FIN, SAT, ZERO, x + i * sizeof(T), k, \
+			sum[k], sq[k], sat[k], zero[k], excl[k]);                    \
 	for (k = 0; k < L; k++)                                                      \
 		fold_lane(f, ly, k, i / L + (k < rem), (double)sum[k], (double)sq[k], \
 			  (uint64_t)sat[k], (uint64_t)zero[k], (uint64_t)excl[k]);    \
@@ -186,16 +187,9 @@ NAME(struct facc *f, const struct ql_layout *ly, const uint8_t *x, size_t n,    
 		m = end - *pos;                                                      \
 		if (m > n - i)                                                       \
 			m = n - i;                                                   \
-		for (j = 0; j < m; j++) {                                            \
-			T v = LOAD(xi, j);                                           \
-			int fin = FIN(v);                                            \
-			T w = fin ? v : (T)0;                                        \
-			s_all += VAL(SUM_T, w);                                           \
-			s_sq += SQ(w);                                               \
-			c_sat += SAT(v);                                             \
-			c_zero += ZERO(v);                                           \
-			c_excl += !fin;                                              \
-		}                                                                    \
+		for (j = 0; j < m; j++)                                              \
+			ACC_ONE(T, SUM_T, LOAD, VAL, SQ, FIN, SAT, ZERO, xi, j,      \
+				s_all, s_sq, c_sat, c_zero, c_excl);                 \
 		if (cplx) {                                                          \
 			for (j = *pos & 1; j < m; j += 2) {                          \
 				T v = LOAD(xi, j);                                   \
