@@ -40,15 +40,29 @@ struct ibv_eal_view {
 	uint64_t socket_limit_mb;   /**< --socket-limit, summed (0: no limit) */
 	char huge_dir[PATH_MAX];    /**< --huge-dir ("": any mount) */
 	char prefix[128];           /**< --file-prefix ("rte") */
-	char bad[400];              /**< an EAL argument that EAL will refuse, why */
+	char bad[400];              /**< an option read above that EAL will refuse, why */
+	char refused[400];          /**< EAL's own words on an argument it refuses ("") */
 };
 
 /**
- * Read EAL's arguments as rte_eal_init will (argv[0] the program; up to
- * '--'; getopt_long with EAL's own option table). Arguments it cannot
- * read are left to EAL (v->bad says which, for --check-config).
+ * Read EAL's arguments (argv[0] the program; up to '--'): the options the
+ * checks need, as getopt_long takes them (values attached or next,
+ * unique abbreviations); any other option is EAL's. Then EAL judges them
+ * all itself: rte_eal_init in a child process, stopped by its own argument
+ * loop before it creates anything (host_eal.c says how). A value of an
+ * option read here that EAL cannot read goes to v->bad; EAL's refusal of
+ * any argument to v->refused.
  */
 void ibv_eal_view_parse(int argc, char **argv, struct ibv_eal_view *v);
+
+/** Is this CPU on the host (as EAL's eal_cpu_detected)? */
+bool ibv_cpu_detected(unsigned int cpu);
+
+/** The number in file dir/file (sysfs, procfs), 0 when unreadable. */
+uint64_t ibv_sys_u64(const char *dir, const char *file);
+
+/** "1.0 GiB": bytes for a message. @return buf */
+const char *ibv_human(uint64_t bytes, char *buf, size_t len);
 
 /** One hugepage size as EAL would see it. */
 struct ibv_hp_size {

@@ -199,6 +199,22 @@ run_expect_fail "--main-lcore not an lcore" 1 "--main-lcore 7: not one of the lc
 	"$C" "${E[@]}" --main-lcore 7 -- --check-config
 run_expect_fail "two core options" 1 "EAL arguments: --lcores 0@0,1@0,2@0,3@0 and -l 0-1: EAL takes one of -c, -l and --lcores" \
 	"$C" "${E[@]}" -l 0-1 -- --check-config
+# EAL's arguments judged by EAL itself (its parse in a child process, no
+# copy of its option table): an option this DPDK lacks is refused by name,
+# a bad value in EAL's words, and options the host checks do not read are
+# taken as EAL takes them (abbreviated, values attached or next)
+run_expect_fail "an EAL option this DPDK lacks" 1 \
+	"EAL arguments: --no-such-eal-option: EAL refuses it: unrecognized option '--no-such-eal-option'" \
+	"$C" "${E[@]}" --no-such-eal-option -- --check-config
+run_expect_fail "an EAL value EAL cannot read" 1 \
+	"EAL arguments: --iova-mode: EAL refuses it: invalid parameters for --iova-mode" \
+	"$C" "${E[@]}" --iova-mode bogus --no-hpet -- --check-config
+run_expect_fail "an EAL option without its value" 1 "EAL arguments: --file-prefix: no value after it" \
+	"$C" "${E[@]}" --file-prefix -- --check-config
+"$C" "${E[@]}" --no-pci --vdev net_null0 --force-max=64 -n4 --iova-mode va \
+	--huge-worker-stack=512 -- --check-config > "$T/ealok.out" 2>&1 ||
+	fail "EAL options the host checks do not read refused: $(tail -1 "$T/ealok.out")"
+ok "EAL options the host checks do not read are taken as EAL takes them"
 cpu=127
 while [ $cpu -gt 0 ] && [ -e /sys/devices/system/cpu/cpu$cpu ]; do cpu=$((cpu - 1)); done
 if [ $cpu -gt 0 ]; then

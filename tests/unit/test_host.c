@@ -73,6 +73,40 @@ test_eal_view(void)
 	view(&v, "--vdev", "net_pcap0,rx_pcap=x.pcap", "-n", "4");
 	CHECK(!v.lcores_given && v.bad[0] == '\0');
 	CHECK_STR(v.prefix, "rte");
+	CHECK_STR(v.refused, "");
+}
+
+/* EAL's own verdict (its parse in a child process): options the view does
+ * not read are taken or refused by the EAL installed, not by a table here. */
+static void
+test_eal_verdict(void)
+{
+	static struct ibv_eal_view v;
+
+	/* none of these is read by the view; EAL 22.11 takes them all, an
+	 * abbreviation (--force-max) and values attached or next included */
+	view(&v, "--force-max=64", "-n4", "--iova-mode", "va");
+	CHECK_STR(v.bad, "");
+	CHECK_STR(v.refused, "");
+	view(&v, "--no-pci", "--huge-worker-stack=512", "--log-level=lib.eal:debug", "--no-hpet");
+	CHECK_STR(v.refused, "");
+	/* an option no EAL has, named in EAL's words */
+	view(&v, "-l", "0", "--no-such-eal-option", NULL);
+	CHECK_STR(v.refused, "--no-such-eal-option: EAL refuses it: unrecognized option "
+		  "'--no-such-eal-option'");
+	CHECK_EQ_U(v.nlcore, 1); /* the view read what it reads all the same */
+	/* a value EAL cannot read, of an option the view does not read */
+	view(&v, "--iova-mode=bogus", NULL, NULL, NULL);
+	CHECK_STR(v.refused, "--iova-mode=bogus: EAL refuses it: invalid parameters for --iova-mode");
+	/* an abbreviation EAL finds ambiguous */
+	view(&v, "--no-pci", "--huge", "/mnt", NULL);
+	CHECK(strncmp(v.refused, "--huge: EAL refuses it: option '--huge' is ambiguous", 52) == 0);
+	/* EAL's words need not name the argument: the check does */
+	view(&v, "--no-pci", "-n", "0", "--no-hpet");
+	CHECK_STR(v.refused, "-n: EAL refuses it: invalid channel number");
+	/* the last option without the value it needs */
+	view(&v, "-l", "0", "--file-prefix", NULL);
+	CHECK_STR(v.refused, "--file-prefix: no value after it");
 }
 
 /* 2 MiB pages, n free, mounted */
@@ -180,6 +214,7 @@ int
 main(void)
 {
 	test_eal_view();
+	test_eal_verdict();
 	test_memory();
 	return check_report("host");
 }
