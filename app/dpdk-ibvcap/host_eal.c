@@ -535,6 +535,6 @@ ibv_eal_view_parse(int argc, char **argv, struct ibv_eal_view *v)
 		default_lcores(v);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		v->nlcore += v->lcore[i];
-	if (ac > 0)
-		eal_dry_run(ac, argv, v);
+	if (ac > 1)
+		eal_dry_run(ac, argv, v); /* no arguments: nothing for EAL to refuse */
 }
