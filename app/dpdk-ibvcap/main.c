@@ -480,7 +480,7 @@ capture(struct ibv_app *app)
 	ibv_writers_launch(app);
 	RTE_LCORE_FOREACH_WORKER(l)
 		if (app->lcores.lc[l] != NULL)
-			rte_eal_remote_launch(ibv_rx_main, app, l);
+			rte_eal_remote_launch(ibv_rx_main, app->lcores.lc[l], l);
 	/* polling already: a peer (memif) brings the link up by connecting */
 	ibv_ports_wait_link(&app->ports, app->cfg.link_timeout_ns, &stop_signal);
 

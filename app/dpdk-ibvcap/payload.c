@@ -15,7 +15,17 @@ int
 ibv_pl_plan(struct ibv_pl *pl, const struct ibv_config *c, const uint16_t *port_ids,
 	    const char *const *port_names, unsigned int nport, char *err, size_t len)
 {
-	pl->cfg = c;
+	uint32_t rows, window;
+
+	ibv_buffer_rows(c, &rows, &window);
+	pl->conf = (struct ibv_pl_conf){
+		.gpu = c->gpu, .zero_copy = c->zero_copy,
+		.gpu_split = c->gpu_split, .zc_split = c->zc_split,
+		.mtu = c->mtu, .frame_bytes = ibv_frame_bytes(c), .mbuf_room = ibv_mbuf_room(c),
+		.data_bytes = c->data_bytes,
+		.ring_slots = (uint64_t)c->layout.nant * rows * ibv_slots(c),
+		.queues = ibv_queues_needed(c), .rx_desc = c->rx_desc, .burst = c->burst,
+	};
 	pl->nport = nport;
 	memcpy(pl->port_id, port_ids, nport * sizeof(*port_ids));
 	if (ibv_pl_split_plan(pl, port_ids, port_names, err, len) != 0)

@@ -167,10 +167,27 @@ struct ibv_pl_ops {
 
 #define IBV_PL_MAX_POOLS (IBV_MAX_PORTS + 2)
 
+/** What the layer needs of the configuration, copied by ibv_pl_plan: the
+ * layer keeps no pointer into it. */
+struct ibv_pl_conf {
+	int gpu;                        /**< --gpu: its gpudev device, -1 host */
+	bool zero_copy;                 /**< --zero-copy */
+	enum ibv_split_mode gpu_split;  /**< --gpu-split */
+	enum ibv_split_mode zc_split;   /**< --zero-copy-split */
+	uint32_t mtu;
+	uint32_t frame_bytes;           /**< the largest frame (ibv_frame_bytes) */
+	uint32_t mbuf_room;             /**< an mbuf's data room (ibv_mbuf_room) */
+	uint32_t data_bytes;            /**< payload bytes per frame in the rings */
+	uint64_t ring_slots;            /**< antennas x rows x slots: every slot
+					     of every ring */
+	unsigned int queues;            /**< rx queues of each port */
+	uint16_t rx_desc, burst;
+};
+
 /** The layer's state: the primary's, one per process. */
 struct ibv_pl {
 	const struct ibv_pl_ops *ops;   /**< the mode, set by ibv_pl_plan */
-	const struct ibv_config *cfg;
+	struct ibv_pl_conf conf;        /**< what it needs of the configuration */
 	unsigned int nport;
 	uint16_t port_id[IBV_MAX_PORTS];
 	/* buffer split (payload_split.c decides) */

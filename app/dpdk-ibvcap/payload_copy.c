@@ -16,9 +16,8 @@ int
 ibv_pl_whole_conf(const struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_pl_rx *rx,
 		  char *err, size_t len)
 {
-	const struct ibv_config *c = pl->cfg;
 	const struct rte_eth_dev_info *info = pp->info;
-	uint32_t frame = ibv_frame_bytes(c), room = ibv_mbuf_room(c);
+	uint32_t frame = pl->conf.frame_bytes, room = pl->conf.mbuf_room;
 
 	/* one jumbo frame per mbuf unless the port can scatter */
 	if (room > UINT16_MAX)
@@ -28,7 +27,7 @@ ibv_pl_whole_conf(const struct ibv_pl *pl, const struct ibv_pl_port *pp, struct 
 			return err_set(err, len, -EINVAL,
 				       "port %u (%s): %u-byte frames (MTU %u) do not fit "
 				       "%u-byte mbufs and the port cannot scatter: raise "
-				       "--mbuf-size", pp->port_id, pp->name, frame, c->mtu,
+				       "--mbuf-size", pp->port_id, pp->name, frame, pl->conf.mtu,
 				       room - RTE_PKTMBUF_HEADROOM);
 		rx->offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		rx->scatter = true;
@@ -45,7 +44,7 @@ int
 ibv_pl_whole_rx(struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_pl_rx *rx,
 		char *err, size_t len)
 {
-	uint32_t room = ibv_mbuf_room(pl->cfg);
+	uint32_t room = pl->conf.mbuf_room;
 	char pool[RTE_MEMPOOL_NAMESIZE];
 
 	if (ibv_pl_whole_conf(pl, pp, rx, err, len) != 0)

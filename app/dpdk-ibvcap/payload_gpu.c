@@ -22,7 +22,7 @@
 int
 ibv_pl_gpu_setup(struct ibv_pl *pl, char *err, size_t len)
 {
-	int16_t dev = (int16_t)pl->cfg->gpu;
+	int16_t dev = (int16_t)pl->conf.gpu;
 	struct rte_gpu_info info;
 	int16_t n = rte_gpu_count_avail();
 
@@ -71,7 +71,7 @@ static int
 gpu_copy_ring_attach(struct ibv_pl *pl, unsigned int a, struct antbuf_prod *p, char *err,
 		     size_t len)
 {
-	int16_t dev = (int16_t)pl->cfg->gpu;
+	int16_t dev = (int16_t)pl->conf.gpu;
 	size_t size = antbuf_payload_size(&p->b->g);
 	void *d, *cpu;
 
@@ -98,7 +98,7 @@ gpu_copy_ring_attach(struct ibv_pl *pl, unsigned int a, struct antbuf_prod *p, c
 static void
 gpu_copy_rings_free(struct ibv_pl *pl)
 {
-	int16_t dev = (int16_t)pl->cfg->gpu;
+	int16_t dev = (int16_t)pl->conf.gpu;
 	unsigned int a;
 
 	for (a = 0; a < SHM_MAX_ANT; a++) {
@@ -132,8 +132,7 @@ const struct ibv_pl_ops ibv_pl_gpu_copy = {
 static int
 gpu_split_create(struct ibv_pl *pl, char *err, size_t len)
 {
-	const struct ibv_config *c = pl->cfg;
-	int16_t dev = (int16_t)c->gpu;
+	int16_t dev = (int16_t)pl->conf.gpu;
 	uint32_t room = ibv_pl_split_payload_room(pl);
 	uint64_t held, inflight, n;
 	unsigned int unmapped;
@@ -144,7 +143,7 @@ gpu_split_create(struct ibv_pl *pl, char *err, size_t len)
 	if (n > UINT32_MAX)
 		return err_set(err, len, -EINVAL, "--gpu: %" PRIu64 " payload buffers: over 2^32, "
 			       "use a smaller --ring", n);
-	if (gpumem_pool_layout((uint32_t)n, room, c->data_bytes, gpu_page(pl), &pl->l, why,
+	if (gpumem_pool_layout((uint32_t)n, room, pl->conf.data_bytes, gpu_page(pl), &pl->l, why,
 			       sizeof(why)) != 0)
 		return err_set(err, len, -EINVAL, "--gpu: %s", why);
 	printf("dpdk-ibvcap: --gpu: payload pool: %u buffers x %u bytes (%" PRIu64 " ring slots "
@@ -215,10 +214,10 @@ gpu_split_free(struct ibv_pl *pl)
 		pl->registered = false;
 	}
 	if (pl->cpu != NULL)
-		rte_gpu_mem_cpu_unmap((int16_t)pl->cfg->gpu, pl->gpu);
+		rte_gpu_mem_cpu_unmap((int16_t)pl->conf.gpu, pl->gpu);
 	pl->cpu = NULL;
 	if (pl->gpu != NULL)
-		rte_gpu_mem_free((int16_t)pl->cfg->gpu, pl->gpu);
+		rte_gpu_mem_free((int16_t)pl->conf.gpu, pl->gpu);
 	pl->gpu = NULL;
 }
 

@@ -27,9 +27,8 @@ static int
 mbuf_port_rx(struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_pl_rx *rx, char *err,
 	     size_t len)
 {
-	const struct ibv_config *c = pl->cfg;
-	uint32_t room = ibv_mbuf_room(c), rows, window;
-	uint64_t slots, total;
+	uint32_t room = pl->conf.mbuf_room;
+	uint64_t slots = pl->conf.ring_slots, total;
 
 	if (ibv_pl_whole_conf(pl, pp, rx, err, len) != 0)
 		return -1;
@@ -37,8 +36,6 @@ mbuf_port_rx(struct ibv_pl *pl, const struct ibv_pl_port *pp, struct ibv_pl_rx *
 		rx->mp = pl->zc_pool;
 		return 0;
 	}
-	ibv_buffer_rows(c, &rows, &window);
-	slots = (uint64_t)c->layout.nant * rows * ibv_slots(c);
 	total = slots + (uint64_t)pp->nb * pl->nport;
 	if (total > UINT32_MAX)
 		return err_set(err, len, -EINVAL, "--zero-copy: %" PRIu64 " mbufs, more than a "

@@ -45,7 +45,7 @@ ibv_pl_refs_attach(struct ibv_pl *pl, unsigned int a, struct antbuf_prod *p,
 int
 ibv_pl_zero_create(struct ibv_pl *pl, const char *opt, char *err, size_t len)
 {
-	pl->zero = rte_zmalloc("ibvcap_zero", pl->cfg->data_bytes, ANTBUF_PAGE);
+	pl->zero = rte_zmalloc("ibvcap_zero", pl->conf.data_bytes, ANTBUF_PAGE);
 	if (pl->zero == NULL)
 		return err_set(err, len, -EINVAL, "%s: out of memory for a zeroed frame", opt);
 	return 0;

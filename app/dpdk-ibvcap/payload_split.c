@@ -37,7 +37,7 @@ struct split_use {
 };
 
 static struct split_use
-split_use(const struct ibv_config *c)
+split_use(const struct ibv_pl_conf *c)
 {
 	if (c->gpu >= 0)
 		return (struct split_use){ "--gpu-split", "--gpu", "GPU memory",
@@ -50,7 +50,7 @@ int
 ibv_pl_split_plan(struct ibv_pl *pl, const uint16_t *port_ids, const char *const *names,
 		  char *err, size_t len)
 {
-	const struct ibv_config *c = pl->cfg;
+	const struct ibv_pl_conf *c = &pl->conf;
 	struct split_use u = split_use(c);
 	unsigned int i;
 
@@ -99,22 +99,20 @@ ibv_pl_split_plan(struct ibv_pl *pl, const uint16_t *port_ids, const char *const
 void
 ibv_pl_split_counts(const struct ibv_pl *pl, uint64_t *held, uint64_t *inflight)
 {
-	const struct ibv_config *c = pl->cfg;
-	uint32_t rows, win;
+	const struct ibv_pl_conf *c = &pl->conf;
 
-	ibv_buffer_rows(c, &rows, &win);
 	/* every slot of every ring may hold a payload buffer; on top, what
 	 * the rx rings, the lcore caches (up to 1.5 x their size) and the
 	 * bursts hold */
-	*held = (uint64_t)c->layout.nant * rows * ibv_slots(c);
-	*inflight = (uint64_t)pl->nport * ibv_queues_needed(c) * c->rx_desc +
+	*held = c->ring_slots;
+	*inflight = (uint64_t)pl->nport * c->queues * c->rx_desc +
 		    (uint64_t)rte_lcore_count() * (GPUMEM_POOL_CACHE * 3 / 2 + c->burst) + 1024;
 }
 
 uint32_t
 ibv_pl_split_payload_room(const struct ibv_pl *pl)
 {
-	uint32_t frame = pl->cfg->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * 4;
+	uint32_t frame = pl->conf.mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 2 * 4;
 
 	return RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(frame - pl->hdr_len, 64);
 }
@@ -128,7 +126,7 @@ ibv_pl_split_hdr_pool(struct ibv_pl *pl, uint64_t inflight, char *err, size_t le
 					     (int)rte_socket_id());
 	if (pl->hdr_mp == NULL)
 		return err_set(err, len, -rte_errno, "%s: header mbuf pool of %" PRIu64 " x %u "
-			       "bytes: %s (hugepages exhausted?)", split_use(pl->cfg).mode, inflight,
+			       "bytes: %s (hugepages exhausted?)", split_use(&pl->conf).mode, inflight,
 			       RTE_PKTMBUF_HEADROOM + 128, rte_strerror(rte_errno));
 	ibv_pl_pool_keep(pl, pl->hdr_mp);
 	return 0;

@@ -63,6 +63,13 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 	 * which mode it is */
 	lc->pl = &app->pl;
 	lc->head_segs = app->pl.ops->head_segs;
+	/* what the loop reads of the other components, given once */
+	lc->stop = &app->run.stop;
+	lc->prod = app->rings.on ? app->rings.prod : NULL;
+	lc->host_clk = &app->host_clk.pub;
+	lc->ts_offset = app->ports.ts_offset;
+	lc->ts_flag = app->ports.ts_flag;
+	lc->sched = &app->scans.sched;
 	app->lcores.lc[lcore] = lc;
 	app->lcores.n++;
 	return lc;
@@ -83,6 +90,7 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
 	rq->port_idx = (uint8_t)pi;
 	rq->queue = q;
 	rq->link_up = &p->link_up;
+	rq->clk = &p->clk.pub;
 	rq->ant = q < app->cfg.layout.nant ? (int)q : -1;
 	rq->hw_steered = p->hw_steer && rq->ant >= 0;
 	return 0;
@@ -261,14 +269,15 @@ mbuf_bytes(struct ibv_lcore *lc, struct rte_mbuf *m, uint16_t head_segs, uint32_
  * and antennas hold it (the scan ledger's not_recorded, scans.c). The cold
  * path: the schedule is copied only when it changed. */
 static __rte_noinline void
-scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct_fd *fd)
+scan_nr_count(struct ibv_lcore *lc, const struct acct_fd *fd)
 {
+	const struct wr_sched *sched = *lc->sched;
 	int64_t t;
 	unsigned int i;
 
-	if (app->scans.sched == NULL || fd->clk == NULL || fd->ant < 0 || fd->ant >= ACCT_MAX_ANTENNAS)
+	if (sched == NULL || fd->clk == NULL || fd->ant < 0 || fd->ant >= ACCT_MAX_ANTENNAS)
 		return;
-	wr_sched_snapshot(app->scans.sched, lc->scan_snap, &lc->scan_seen);
+	wr_sched_snapshot(sched, lc->scan_snap, &lc->scan_seen);
 	if (lc->scan_snap->n == 0)
 		return;
 	t = codif_clock_time_ns(fd->clk, fd->index);
@@ -293,10 +302,9 @@ scan_nr_count(const struct ibv_app *app, struct ibv_lcore *lc, const struct acct
  * what the buffer holds). *m as the mode's place function leaves it: NULL
  * when the ring took the packet (the caller must not free it). */
 static inline void
-place(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, struct acct_fd *fd,
-      struct rte_mbuf **m)
+place(struct ibv_lcore *lc, ibv_pl_place_fn place_fn, struct acct_fd *fd, struct rte_mbuf **m)
 {
-	struct antbuf_prod *p = &app->rings.prod[fd->ant];
+	struct antbuf_prod *p = &lc->prod[fd->ant];
 	enum antbuf_result res;
 
 	/* the stream's first frame here: its slot, by its identity, cached
@@ -310,7 +318,7 @@ place(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, struc
 			acct_unplaced(lc->acct, fd);
 		else {
 			acct_not_recorded(lc->acct, fd, antbuf_nr_cause(res));
-			scan_nr_count(app, lc, fd);
+			scan_nr_count(lc, fd);
 		}
 	}
 }
@@ -336,8 +344,7 @@ ip_csum_of(uint64_t ol)
 
 /* Held frames of antenna ant released (placed now) or dropped. */
 static void
-take_actions(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn, int ant,
-	     bool placing)
+take_actions(struct ibv_lcore *lc, ibv_pl_place_fn place_fn, int ant, bool placing)
 {
 	struct acct_action act;
 
@@ -351,7 +358,7 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn
 		if (!act.drop && placing) {
 			act.fd.pkt = mbuf_bytes(lc, m, lc->head_segs, &cap);
 			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
-			place(app, lc, place_fn, &act.fd, &m);
+			place(lc, place_fn, &act.fd, &m);
 		}
 		/* NULL: the hold's reference is the ring's now */
 		if (m != NULL)
@@ -359,126 +366,152 @@ take_actions(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn
 	}
 }
 
+/* What a burst's frames share: their arrival time where the NIC stamps
+ * none, and the fits that convert the host's and the NIC's clocks. */
+struct rx_burst {
+	struct hwclock_conv host, nic;
+	bool stamped;             /* nic holds the port's fit: stamps are read */
+	int64_t t_burst;          /* the host clock when the burst was taken */
+};
+
+/* A burst's figures, stored in the lcore's counters once per burst. */
+struct rx_tally {
+	uint64_t bytes, misdirected, segmented;
+};
+
+/* One frame of a burst: its arrival time, accounted, offered to quick
+ * look, then placed through the mode's place_fn or held while its timeline
+ * decides; held frames of its antenna that were decided are taken. *pm:
+ * NULL when the ring took the packet (not freed with the burst). */
+static __rte_always_inline void
+rx_frame(struct ibv_lcore *lc, const struct ibv_rxq *q, ibv_pl_place_fn place_fn,
+	 const struct rx_burst *b, bool placing, struct rte_mbuf **pm, struct rx_tally *tally)
+{
+	struct rte_mbuf *m = *pm;
+	struct acct_result r;
+	struct acct_rx rx;
+	const uint8_t *data;
+	uint32_t len = m->pkt_len, cap;
+	int64_t t;
+
+	/* the first segment when it holds every byte read (with buffer
+	 * split: the headers; nothing past the head is read) */
+	data = mbuf_bytes(lc, m, lc->head_segs, &cap);
+	tally->segmented += m->nb_segs > lc->head_segs;
+	if (b->stamped && (m->ol_flags & lc->ts_flag))
+		t = hwclock_conv_ns(&b->nic, *RTE_MBUF_DYNFIELD(m, lc->ts_offset,
+							      rte_mbuf_timestamp_t *));
+	else
+		t = b->t_burst;
+	rx.arrival_ns = t;
+	rx.ip_csum = ip_csum_of(m->ol_flags);
+	acct_frame_rx(lc->acct, q->port_idx, data, cap, len, &rx, &r);
+	if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
+		tally->misdirected++;
+	/* quick look: before placement, which may hand the mbuf to the ring */
+	if (lc->ql != NULL && acct_placeable(r.fd.cls) && r.fd.stream >= 0)
+		ibv_ql_offer(lc->ql, &r, data, cap, m, lc->pl);
+	if (placing && acct_placeable(r.fd.cls)) {
+		r.fd.arrival_ns = t;
+		/* *pm NULL: the ring's now, not freed with the burst */
+		place(lc, place_fn, &r.fd, pm);
+	} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
+		/* held until its timeline decides: ours too */
+		rte_pktmbuf_refcnt_update(m, 1);
+		*RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *) = t;
+		r.hold->handle = (uintptr_t)m;
+		lc->held++;
+	}
+	if (unlikely(lc->verbose))
+		dump(lc, q, len, &r);
+	if (unlikely(acct_busy(lc->acct, r.ant)))
+		take_actions(lc, place_fn, r.ant, placing);
+	tally->bytes += len;
+}
+
+/* One poll of queue qi: a burst taken, its frames handled, its packets
+ * freed (those the ring did not take) and the lcore's counters stored. */
+static __rte_always_inline void
+rx_poll(struct ibv_lcore *lc, unsigned int qi, ibv_pl_place_fn place_fn, bool placing,
+	bool hwts)
+{
+	const struct ibv_rxq *q = &lc->q[qi];
+	struct rte_mbuf *pk[MAX_BURST];
+	struct rx_tally tally = { 0, 0, 0 };
+	struct rx_burst b;
+	uint16_t n, i;
+	uint64_t t0, t1;
+
+	if (unlikely(!*q->link_up))
+		return;
+	t0 = rte_rdtsc();
+	n = rte_eth_rx_burst(q->port_id, q->queue, pk, lc->burst);
+	lc->polls++;
+	if (n == 0) {
+		lc->empty_polls++;
+		return;
+	}
+	/* arrival times: the NIC's stamp where the port gives one, else the
+	 * TSC when this lcore took the burst (one read per burst:
+	 * docs/formats.md); both through the main lcore's latest fit
+	 * (clock.c) */
+	hwclock_snapshot(lc->host_clk, &b.host);
+	b.t_burst = hwclock_conv_ns(&b.host, rte_rdtsc());
+	b.stamped = hwts && hwclock_snapshot(q->clk, &b.nic) == 0;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
+		rx_frame(lc, q, place_fn, &b, placing, &pk[i], &tally);
+	}
+	rte_pktmbuf_free_bulk(pk, n);
+	/* single-writer counters, stored once per burst */
+	lc->pkts += n;
+	lc->bytes += tally.bytes;
+	lc->q_pkts[qi] += n;
+	lc->q_bytes[qi] += tally.bytes;
+	lc->misdirected += tally.misdirected;
+	lc->segmented += tally.segmented;
+	/* the cycles of a poll that brought packets: the PMD's burst and
+	 * everything done with it (our path's cost) */
+	t1 = rte_rdtsc();
+	lc->busy_cycles += t1 - t0;
+	lc->last_rx_tsc = t1;
+}
+
 /* The rx loop of one lcore, place_fn its mode's place function: built
  * once for each of IBV_PL_PLACERS (below), so that the call per frame is
- * a direct one and nothing in the loop asks which mode it is. */
+ * a direct one and nothing in the loop asks which mode it is. At the end
+ * of input, frames still held are dropped (counted), and each stream is
+ * counted to its antenna's newest frame. */
 static __rte_always_inline int
-rx_loop(struct ibv_app *app, struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
+rx_loop(struct ibv_lcore *lc, ibv_pl_place_fn place_fn)
 {
-	struct rte_mbuf *pk[MAX_BURST];
+	const volatile int *stop = lc->stop;
+	bool placing = lc->prod != NULL, hwts = lc->ts_offset >= 0;
 	unsigned int qi, a;
-	bool placing = app->rings.on, hwts = app->ports.ts_offset >= 0;
-	struct ibv_qlc *ql = lc->ql;
-	uint16_t head_segs = lc->head_segs;
 
 	lc->running = true;
-	while (!app->run.stop) {
-		for (qi = 0; qi < lc->nq; qi++) {
-			const struct ibv_rxq *q = &lc->q[qi];
-			uint64_t bytes = 0, misdirected = 0, segmented = 0;
-			struct hwclock_conv host, nic;
-			bool stamped;
-			uint16_t n, i;
-			uint64_t t0, t1;
-			int64_t t_burst;
-
-			if (unlikely(!*q->link_up))
-				continue;
-			t0 = rte_rdtsc();
-			n = rte_eth_rx_burst(q->port_id, q->queue, pk, lc->burst);
-			lc->polls++;
-			if (n == 0) {
-				lc->empty_polls++;
-				continue;
-			}
-			/* arrival times: the NIC's stamp where the port gives
-			 * one, else the TSC when this lcore took the burst (one
-			 * read per burst: docs/formats.md); both through the
-			 * main lcore's latest fit (clock.c) */
-			hwclock_snapshot(&app->host_clk.pub, &host);
-			t_burst = hwclock_conv_ns(&host, rte_rdtsc());
-			stamped = hwts && hwclock_snapshot(&app->ports.port[q->port_idx].clk.pub, &nic) == 0;
-			for (i = 0; i < n; i++) {
-				struct rte_mbuf *m = pk[i];
-				struct acct_result r;
-				struct acct_rx rx;
-				const uint8_t *data;
-				uint32_t len = m->pkt_len, cap;
-				int64_t t;
-
-				if (i + 1 < n)
-					rte_prefetch0(rte_pktmbuf_mtod(pk[i + 1], void *));
-				/* the first segment when it holds every byte
-				 * read (with buffer split: the headers; nothing
-				 * past the head is read) */
-				data = mbuf_bytes(lc, m, head_segs, &cap);
-				segmented += m->nb_segs > head_segs;
-				if (stamped && (m->ol_flags & app->ports.ts_flag))
-					t = hwclock_conv_ns(&nic, *RTE_MBUF_DYNFIELD(m, app->ports.ts_offset,
-										  rte_mbuf_timestamp_t *));
-				else
-					t = t_burst;
-				rx.arrival_ns = t;
-				rx.ip_csum = ip_csum_of(m->ol_flags);
-				acct_frame_rx(lc->acct, q->port_idx, data, cap, len, &rx, &r);
-				if (q->hw_steered && r.ant >= 0 && r.ant != q->ant)
-					misdirected++;
-				/* quick look: before placement, which may hand
-				 * the mbuf to the ring */
-				if (ql != NULL && acct_placeable(r.fd.cls) && r.fd.stream >= 0)
-					ibv_ql_offer(ql, &r, data, cap, m, lc->pl);
-				if (placing && acct_placeable(r.fd.cls)) {
-					r.fd.arrival_ns = t;
-					/* pk[i] NULL: the ring's now, not freed below */
-					place(app, lc, place_fn, &r.fd, &pk[i]);
-				} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
-					/* held until its timeline decides: ours too */
-					rte_pktmbuf_refcnt_update(m, 1);
-					*RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *) = t;
-					r.hold->handle = (uintptr_t)m;
-					lc->held++;
-				}
-				if (unlikely(lc->verbose))
-					dump(lc, q, len, &r);
-				if (unlikely(acct_busy(lc->acct, r.ant)))
-					take_actions(app, lc, place_fn, r.ant, placing);
-				bytes += len;
-			}
-			rte_pktmbuf_free_bulk(pk, n);
-			/* single-writer counters, stored once per burst */
-			lc->pkts += n;
-			lc->bytes += bytes;
-			lc->q_pkts[qi] += n;
-			lc->q_bytes[qi] += bytes;
-			lc->misdirected += misdirected;
-			lc->segmented += segmented;
-			/* the cycles of a poll that brought packets: the PMD's
-			 * burst and everything done with it (our path's cost) */
-			t1 = rte_rdtsc();
-			lc->busy_cycles += t1 - t0;
-			lc->last_rx_tsc = t1;
-		}
-	}
-	/* the end of input: frames still held are dropped (counted), and each
-	 * stream is counted to its antenna's newest frame */
+	while (!*stop)
+		for (qi = 0; qi < lc->nq; qi++)
+			rx_poll(lc, qi, place_fn, placing, hwts);
 	acct_flush(lc->acct);
 	for (a = 0; a < ACCT_MAX_ANTENNAS; a++)
 		if (acct_busy(lc->acct, (int)a))
-			take_actions(app, lc, place_fn, (int)a, placing);
+			take_actions(lc, place_fn, (int)a, placing);
 	lc->running = false;
 	return 0;
 }
 
 #define RX_X(id, fn) \
-	static int rx_loop_##fn(struct ibv_app *app, struct ibv_lcore *lc) \
+	static int rx_loop_##fn(struct ibv_lcore *lc) \
 	{ \
-		return rx_loop(app, lc, fn); \
+		return rx_loop(lc, fn); \
 	}
 IBV_PL_PLACERS(RX_X)
 #undef RX_X
 
 /* Each placer's loop (the mode's ops->placer picks one, once). */
-static int (*const rx_loops[IBV_PL_PLACERS_N])(struct ibv_app *, struct ibv_lcore *) = {
+static int (*const rx_loops[IBV_PL_PLACERS_N])(struct ibv_lcore *) = {
 #define RX_X(id, fn) [id] = rx_loop_##fn,
 	IBV_PL_PLACERS(RX_X)
 #undef RX_X
@@ -487,10 +520,7 @@ static int (*const rx_loops[IBV_PL_PLACERS_N])(struct ibv_app *, struct ibv_lcor
 int
 ibv_rx_main(void *arg)
 {
-	struct ibv_app *app = arg;
-	struct ibv_lcore *lc = app->lcores.lc[rte_lcore_id()];
+	struct ibv_lcore *lc = arg;
 
-	if (lc == NULL)
-		return 0;
-	return rx_loops[lc->pl->ops->placer](app, lc);
+	return rx_loops[lc->pl->ops->placer](lc);
 }

@@ -12,7 +12,9 @@
 #include <rte_lcore.h>
 
 #include "acct.h"
+#include "antbuf.h"
 #include "config.h"
+#include "hwclock.h"
 #include "payload.h"
 
 struct ibv_app;
@@ -25,6 +27,7 @@ struct ibv_rxq {
 	uint8_t port_idx;
 	uint16_t queue;
 	const volatile uint8_t *link_up;
+	const struct hwclock_pub *clk; /**< its port's NIC clock (clock.c) */
 	int ant;          /**< antenna steered here by rules, -1 default queue */
 	bool hw_steered;  /**< rules put exactly antenna `ant` here */
 };
@@ -56,6 +59,14 @@ struct ibv_lcore {
 	uint16_t head_segs;       /**< frames of at most this many segments are
 				       read in place (pl's head_segs) */
 	struct ibv_qlc *ql;       /**< quick look, NULL when off */
+	/* what the loop reads of the other components, given at setup */
+	const volatile int *stop;           /**< the run's stop flag */
+	struct antbuf_prod *prod;           /**< the rings' producer side of each
+						 antenna (NULL: no rings) */
+	const struct hwclock_pub *host_clk; /**< the host clock's fit */
+	int ts_offset;                      /**< the NIC stamp's mbuf field, -1 none */
+	uint64_t ts_flag;
+	struct wr_sched *const *sched;      /**< the scans' schedule, as it moves */
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
@@ -77,8 +88,12 @@ struct ibv_lcores {
 	struct ibv_lcore *lc[RTE_MAX_LCORE];
 };
 
+/** The rx lcores and their queues (after the ports, rings and writers are
+ * set up: each lcore is given what its loop reads of them). */
 int ibv_lcores_setup(struct ibv_app *app, char *err, size_t len);
 void ibv_lcores_free(struct ibv_app *app);
+/** An rx lcore's loop until the run's stop (rte_eal_remote_launch); arg:
+ * its struct ibv_lcore. */
 int ibv_rx_main(void *arg);
 
 #endif /* IBV_RX_H */

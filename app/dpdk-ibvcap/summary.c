@@ -20,33 +20,36 @@
 #include "stats.h"
 #include "stats_tel.h"
 
-void
-ibv_summary(const struct ibv_app *app, FILE *f)
+/* The original tool's lines, same words: the run's totals and rates. */
+static void
+summary_totals(const struct ibv_app *app, const struct ibv_totals *t, double el, FILE *f)
 {
-	const struct acct_layout *l = &app->cfg.layout;
-	struct ibv_totals t;
-	char ip[16];
-	unsigned int a, i, q, c;
-	double el = ibv_elapsed_s(app);
-
-	ibv_collect(app, &t);
 	fprintf(f, "\n=== dpdk-ibvcap summary (%.3f s, stopped by %s) ===\n", el,
 		app->run.stop_reason ? app->run.stop_reason : "?");
-	/* the original tool's lines, same words */
-	fprintf(f, "Total bytes:                %" PRIu64 "\n", t.rx.bytes);
-	fprintf(f, "Total packets:              %" PRIu64 "\n", t.rx.pkts);
-	fprintf(f, "Busy wait:                  %" PRIu64 "\n", t.rx.empty_polls);
+	fprintf(f, "Total bytes:                %" PRIu64 "\n", t->rx.bytes);
+	fprintf(f, "Total packets:              %" PRIu64 "\n", t->rx.pkts);
+	fprintf(f, "Busy wait:                  %" PRIu64 "\n", t->rx.empty_polls);
 	fprintf(f, "Average bytes per packet:   %.1f\n",
-		t.rx.pkts ? (double)t.rx.bytes / (double)t.rx.pkts : 0.0);
+		t->rx.pkts ? (double)t->rx.bytes / (double)t->rx.pkts : 0.0);
 	fprintf(f, "Busy wait / packet:         %.3f\n",
-		t.rx.pkts ? (double)t.rx.empty_polls / (double)t.rx.pkts : 0.0);
+		t->rx.pkts ? (double)t->rx.empty_polls / (double)t->rx.pkts : 0.0);
 	fprintf(f, "Rx cycles / packet:         %.0f   (TSC %.3f GHz; polls that brought packets)\n",
-		t.rx.pkts ? (double)t.rx.busy_cycles / (double)t.rx.pkts : 0.0, (double)app->run.tsc_hz / 1e9);
+		t->rx.pkts ? (double)t->rx.busy_cycles / (double)t->rx.pkts : 0.0,
+		(double)app->run.tsc_hz / 1e9);
 	fprintf(f, "Num mismatches:             %" PRIu64 "   (lost + late + duplicate frames)\n",
-		t.all.lost + t.all.late + t.all.duplicate);
+		t->all.lost + t->all.late + t->all.duplicate);
 	fprintf(f, "Average rate:               %.3f Gb/s, %.4f Mpps\n",
-		el > 0 ? (double)t.rx.bytes * 8 / el / 1e9 : 0.0,
-		el > 0 ? (double)t.rx.pkts / el / 1e6 : 0.0);
+		el > 0 ? (double)t->rx.bytes * 8 / el / 1e9 : 0.0,
+		el > 0 ? (double)t->rx.pkts / el / 1e6 : 0.0);
+}
+
+/* A row per antenna and one of all of them, then the packets no antenna
+ * claimed (by cause) and those on another antenna's queue. */
+static void
+summary_antennas(const struct acct_layout *l, const struct ibv_totals *t, FILE *f)
+{
+	unsigned int a, c;
+	char ip[16];
 
 	fprintf(f, "\n%-4s %-12s %-15s", "ant", "name", "source");
 	stats_text_head(&stats_counts, STATS_ANTENNA, f);
@@ -54,80 +57,100 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 	for (a = 0; a < l->nant; a++) {
 		fprintf(f, "%-4u %-12s %-15s", a, l->ant_name[a],
 			ipv4_str(l->ant_ip[a], ip, sizeof(ip)));
-		stats_text_row(&stats_counts, &t.ant[a], STATS_ANTENNA, f);
+		stats_text_row(&stats_counts, &t->ant[a], STATS_ANTENNA, f);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "%-4s %-12s %-15s", "all", "", "");
-	stats_text_row(&stats_counts, &t.all, STATS_ANTENNA, f);
+	stats_text_row(&stats_counts, &t->all, STATS_ANTENNA, f);
 	fprintf(f, "\n");
-	stats_text_rest(&stats_counts, &t.all, STATS_ANTENNA, "all antennas: ", f);
+	stats_text_rest(&stats_counts, &t->all, STATS_ANTENNA, "all antennas: ", f);
 
-	if (ibv_unattributed(&t)) {
+	if (ibv_unattributed(t)) {
 		fprintf(f, "unattributed packets:");
 		for (c = 1; c < ACCT_C__COUNT; c++)
-			if (t.cause[c])
-				fprintf(f, " %s %" PRIu64, acct_cause_name((enum acct_cause)c), t.cause[c]);
+			if (t->cause[c])
+				fprintf(f, " %s %" PRIu64, acct_cause_name((enum acct_cause)c), t->cause[c]);
 		fprintf(f, "\n");
 	}
-	if (t.rx.misdirected)
+	if (t->rx.misdirected)
 		fprintf(f, "misdirected (an antenna on another antenna's queue): %" PRIu64 "\n",
-			t.rx.misdirected);
+			t->rx.misdirected);
+}
 
-	if (app->rings.on) {
-		const struct ibv_rings *bf = &app->rings;
+/* A row per writer of the registry (the primary's and other processes'). */
+static void
+summary_writers(const struct shm_ctl *ctl, FILE *f)
+{
+	bool head = false;
+	unsigned int i;
 
-		fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
-			bf->instance, bf->geom.nrows, bf->geom.nslots, bf->geom.data_bytes,
-			bf->geom.window);
-		if (app->cfg.gpu >= 0)
-			fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
-				app->pl.split ? "written there by the NIC (buffer split)" :
-						"copied there by the rx lcores");
-		fprintf(f, "%-4s %-12s", "ant", "name");
-		stats_text_head(&stats_buffer, STATS_ANTENNA, f);
-		fprintf(f, "\n");
-		for (a = 0; a < l->nant; a++) {
-			if (bf->b[a] == NULL)
-				continue;
-			fprintf(f, "%-4u %-12s", a, l->ant_name[a]);
-			stats_text_row(&stats_buffer, bf->b[a], STATS_ANTENNA, f);
+	for (i = 0; i < SHM_MAX_WRITERS; i++) {
+		const struct shm_writer *w = &ctl->writer[i];
+
+		if (w->name[0] == '\0')
+			continue;
+		if (!head) {
+			fprintf(f, "%-24s %-6s %8s", "writer", "format", "pid");
+			stats_text_head(&stats_writer, STATS_ANTENNA, f);
 			fprintf(f, "\n");
+			head = true;
 		}
-		for (a = 0; a < l->nant; a++) {
-			char lead[64];
-
-			snprintf(lead, sizeof(lead), "%s: ", l->ant_name[a]);
-			if (bf->b[a] != NULL)
-				stats_text_rest(&stats_buffer, bf->b[a], STATS_ANTENNA, lead, f);
-		}
-		if (bf->ctl != NULL) {
-			bool head = false;
-
-			for (i = 0; i < SHM_MAX_WRITERS; i++) {
-				const struct shm_writer *w = &bf->ctl->writer[i];
-
-				if (w->name[0] == '\0')
-					continue;
-				if (!head) {
-					fprintf(f, "%-24s %-6s %8s", "writer", "format", "pid");
-					stats_text_head(&stats_writer, STATS_ANTENNA, f);
-					fprintf(f, "\n");
-					head = true;
-				}
-				fprintf(f, "%-24s %-6s %8d", w->name, w->format, w->pid);
-				stats_text_row(&stats_writer, w, STATS_ANTENNA, f);
-				fprintf(f, "%s%s\n", w->error ? " (failed)" : "",
-					w->dead ? " (dead: its process died; figures as it last "
-						  "published them)" : "");
-			}
-		}
+		fprintf(f, "%-24s %-6s %8d", w->name, w->format, w->pid);
+		stats_text_row(&stats_writer, w, STATS_ANTENNA, f);
+		fprintf(f, "%s%s\n", w->error ? " (failed)" : "",
+			w->dead ? " (dead: its process died; figures as it last "
+				  "published them)" : "");
 	}
+}
+
+/* The rings: their geometry, where the payload is, a row per antenna, then
+ * the writers. */
+static void
+summary_rings(const struct ibv_app *app, FILE *f)
+{
+	const struct acct_layout *l = &app->cfg.layout;
+	const struct ibv_rings *bf = &app->rings;
+	unsigned int a;
+
+	fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
+		bf->instance, bf->geom.nrows, bf->geom.nslots, bf->geom.data_bytes,
+		bf->geom.window);
+	if (app->cfg.gpu >= 0)
+		fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
+			app->pl.split ? "written there by the NIC (buffer split)" :
+					"copied there by the rx lcores");
+	fprintf(f, "%-4s %-12s", "ant", "name");
+	stats_text_head(&stats_buffer, STATS_ANTENNA, f);
+	fprintf(f, "\n");
+	for (a = 0; a < l->nant; a++) {
+		if (bf->b[a] == NULL)
+			continue;
+		fprintf(f, "%-4u %-12s", a, l->ant_name[a]);
+		stats_text_row(&stats_buffer, bf->b[a], STATS_ANTENNA, f);
+		fprintf(f, "\n");
+	}
+	for (a = 0; a < l->nant; a++) {
+		char lead[64];
+
+		snprintf(lead, sizeof(lead), "%s: ", l->ant_name[a]);
+		if (bf->b[a] != NULL)
+			stats_text_rest(&stats_buffer, bf->b[a], STATS_ANTENNA, lead, f);
+	}
+	if (bf->ctl != NULL)
+		summary_writers(bf->ctl, f);
+}
+
+/* A row per port (the NIC's figures), and its queues that saw packets. */
+static void
+summary_ports(const struct ibv_ports *ports, const struct acct_layout *l, FILE *f)
+{
+	unsigned int i, q;
 
 	fprintf(f, "\n%-5s %-20s %-9s", "port", "device", "steering");
 	stats_text_head(&stats_port, STATS_ANTENNA, f);
 	fprintf(f, "\n");
-	for (i = 0; i < app->ports.n; i++) {
-		const struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		const struct ibv_port *p = &ports->port[i];
 		struct rte_eth_stats st;
 
 		memset(&st, 0, sizeof(st));
@@ -144,6 +167,19 @@ ibv_summary(const struct ibv_app *app, FILE *f)
 					q < l->nant ? l->ant_name[q] : "default", st.q_ipackets[q],
 					st.q_ibytes[q], st.q_errors[q]);
 	}
+}
+
+void
+ibv_summary(const struct ibv_app *app, FILE *f)
+{
+	struct ibv_totals t;
+
+	ibv_collect(app, &t);
+	summary_totals(app, &t, ibv_elapsed_s(app), f);
+	summary_antennas(&app->cfg.layout, &t, f);
+	if (app->rings.on)
+		summary_rings(app, f);
+	summary_ports(&app->ports, &app->cfg.layout, f);
 	ibv_rec_summary_text(app, f);
 	fflush(f);
 }
