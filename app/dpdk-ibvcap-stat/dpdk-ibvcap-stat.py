@@ -104,7 +104,7 @@ def snapshot(tel):
     s["bstate"] = rows(tel.query("/ibvcap/bstate"))
     s["bstate_detail"] = {n: bstate_detail(tel.query("/ibvcap/bstate,%s" % n))
                           for n in s["bstate"]}
-    # the --write writers' scans: the current and the next (rec.c)
+    # the --write writers' scans: the current and the next (scans.c)
     rec = tel.query("/ibvcap/record,status")
     s["record"] = rec if isinstance(rec, dict) and rec.get("result") == "status" else {}
     s["ports"] = {}

@@ -18,6 +18,7 @@
 
 #include "host.h"
 #include "ibvcap.h"
+#include "ledger.h"
 #include "fringe.h"
 #include "summary.h"
 #include "telemetry.h"

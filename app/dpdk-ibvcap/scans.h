@@ -12,7 +12,6 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
-#include "json.h"
 #include "wr_sched.h"
 
 struct ibv_app;
@@ -32,16 +31,4 @@ struct ibv_scans {
 int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
-/** /ibvcap/scan,NAME[,WRITER]: one scan's ledger (per writer; per antenna
- * of WRITER). */
-int ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d);
-/** "recording": the schedule and each writer's scans, as their indexes say. */
-void ibv_rec_summary_json(const struct ibv_app *app, json_t *root);
-/** The main lcore's look at the scans (every 100 ms; final: at the stop,
- * the writers done): each scan logged when added, begun and ended, with
- * its ledger; each antenna's data time against the host clock. */
-void ibv_rec_tick(struct ibv_app *app, FILE *f, bool final);
-/** The scans' ledgers, as text (the summary). */
-void ibv_rec_summary_text(const struct ibv_app *app, FILE *f);
-
 #endif /* IBV_SCANS_H */

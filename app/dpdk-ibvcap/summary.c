@@ -12,6 +12,7 @@
 
 #include "summary.h"
 #include "ibvcap.h"
+#include "ledger.h"
 #include "totals.h"
 #include "scans.h"
 #include "quicklook_app.h"

@@ -13,6 +13,7 @@
 #include "telemetry.h"
 #include "antenna.h"
 #include "ibvcap.h"
+#include "ledger.h"
 #include "fringe.h"
 #include "quicklook_app.h"
 #include "scans.h"

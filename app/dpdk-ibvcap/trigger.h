@@ -92,6 +92,12 @@ void ibv_trig_defaults(struct ibv_trig_req *r);
  */
 int ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_trig_req *r,
 		   struct err_refusal *e);
+/** The dump of r's window, each antenna to its own files, until every
+ * antenna reached T1 or was blocked, *closing (the teardown), the capture
+ * stopped with nothing left to take, or r's timeout without a new row.
+ * Blocks: the job's thread (trigger_jobs.c). */
+void ibv_trig_run(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *closing,
+		  struct ibv_trig_result *res);
 const char *ibv_trig_end_name(enum ibv_trig_end e);
 const char *ibv_trig_outcome_name(enum ibv_trig_outcome o);
 /** /ibvcap/trigger: start a job (its id at once), or refuse (nothing
