@@ -146,18 +146,35 @@ parse_options(int argc, char **argv, bool all_if_none, struct ibv_config *c, cha
 	return rc;
 }
 
+/* The command line's EAL part (before '--'; none without it) less the
+ * program's own --check-config, which may stand there too (has_arg finds
+ * it anywhere): EAL's verdict (host_eal.c's dry run) is on what a start
+ * would give it. out: argc + 1 entries. @return its count. */
+static int
+eal_part(int argc, char **argv, char **out)
+{
+	int dd = find_dashdash(argc, argv), n = 0, i;
+
+	for (i = 0; i < (dd > 0 ? dd : 1); i++)
+		if (i == 0 || strcmp(argv[i], "--check-config") != 0)
+			out[n++] = argv[i];
+	out[n] = NULL;
+	return n;
+}
+
 /* --check-config: no EAL, no device; exit 0 or 1. */
 static int
 check_config(int argc, char **argv)
 {
 	struct ibv_config *c = calloc(1, sizeof(*c));
 	struct ibv_eal_view *ev = calloc(1, sizeof(*ev));
-	int dd = find_dashdash(argc, argv), rc, eac, status = 1;
+	char **part = calloc((size_t)argc + 1, sizeof(*part));
+	int rc, eac, status = 1;
 	char err[IBV_ERRLEN], **eav, *mem = NULL;
 	size_t memlen = 0;
 	FILE *memf = NULL;
 
-	if (c == NULL || ev == NULL)
+	if (c == NULL || ev == NULL || part == NULL)
 		goto out;
 	rc = parse_options(argc, argv, true, c, err, sizeof(err));
 	if (rc > 0) {
@@ -182,7 +199,7 @@ check_config(int argc, char **argv)
 	}
 	if (!c->skip_host) {
 		/* EAL's arguments as the start would have them */
-		eac = eal_argv(dd > 0 ? dd : 1, argv, c->eal_args, &eav);
+		eac = eal_argv(eal_part(argc, argv, part), part, c->eal_args, &eav);
 		if (eac < 0)
 			goto out;
 		ibv_eal_view_parse(eac, eav, ev);
@@ -210,6 +227,7 @@ out:
 	if (memf != NULL)
 		fclose(memf);
 	free(mem);
+	free(part);
 	free(ev);
 	free(c);
 	return status;
