@@ -451,6 +451,6 @@ cc_cmd_convert(const char *in, const struct cc_conv_opts *o)
 		return CC_EXIT_PROBLEMS;
 	}
 	if (from == CC_FMT_PCAP)
-		return cc_convert_capture(in, o, &so, kind_of(o->to));
+		return cc_convert_capture(in, o, &so, kind_of(o->to), NULL);
 	return convert_file(in, o, &so, kind_of(o->to));
 }

@@ -388,9 +388,31 @@ capture_frame(void *ctx, const struct cc_frame_ev *ev)
 	return 0;
 }
 
+/* What an output written whole adds to a window's result x (extract). */
+static void
+unit_result(struct cc_xres *x, const struct unit *u)
+{
+	int64_t first = codif_clock_time_ns(&u->clk, u->r0);
+	int64_t end = codif_clock_time_ns(&u->clk, u->r1 + 1);
+
+	if (x->nfiles < CC_XRES_FILES)
+		str_copy(x->file[x->nfiles], sizeof(x->file[0]), fio_path(&u->out.s.f));
+	x->nfiles++;
+	x->bytes += fmt_disk(&u->out.s)->bytes;
+	x->frames += u->out.frames;
+	x->placeholders += u->out.gaps;
+	if (u->nslot > x->nstreams)
+		x->nstreams = u->nslot;
+	x->frame_ns = u->clk.step_q;
+	if (x->first == INT64_MIN || first < x->first)
+		x->first = first;
+	if (x->end == INT64_MIN || end > x->end)
+		x->end = end;
+}
+
 int
 cc_convert_capture(const char *in, const struct cc_conv_opts *o, const struct cc_scan_opts *so,
-		enum fmt_kind to)
+		   enum fmt_kind to, struct cc_xres *x)
 {
 	struct capture *c = calloc(1, sizeof(*c));
 	struct cc_file f1, f2;
@@ -452,6 +474,8 @@ cc_convert_capture(const char *in, const struct cc_conv_opts *o, const struct cc
 						 PRIu64 " rows, ", ip, u->nslot,
 						 (uint64_t)(u->r1 - u->r0 + 1));
 				cc_cout_report(&u->out, what);
+				if (x != NULL)
+					unit_result(x, u);
 			}
 			fmt_raw_index_free(&u->out.ri);
 			free(u->ring);

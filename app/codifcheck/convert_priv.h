@@ -80,8 +80,10 @@ int cc_cout_close(struct cout *c, bool ok, char *err, size_t errlen);
 void cc_cout_report(const struct cout *c, const char *what);
 
 /* convert_capture.c: a pcap or pcapng capture to outputs of kind to, one
- * per antenna and timeline segment. @return the exit status. */
+ * per antenna and timeline segment; each output written whole is added to
+ * x when x is not NULL (its files, frames, placeholders, bytes, streams and
+ * the data time written). @return the exit status. */
 int cc_convert_capture(const char *in, const struct cc_conv_opts *o,
-		       const struct cc_scan_opts *so, enum fmt_kind to);
+		       const struct cc_scan_opts *so, enum fmt_kind to, struct cc_xres *x);
 
 #endif /* CC_CONVERT_PRIV_H */

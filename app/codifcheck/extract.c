@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "convert_priv.h"
 #include "err.h"
 #include "extract.h"
 #include "fmt_name.h"
@@ -164,6 +166,7 @@ struct pkt_out {
 	enum fmt_kind kind;
 	struct fmt_iface ifc;
 	uint64_t frames;
+	bool tmp;                    /* a step towards codif or raw: not said */
 };
 
 static int
@@ -241,12 +244,42 @@ pkt_end(struct cc_xres *x, struct pkt_out *po, char *err, size_t errlen)
 	po->open = false;
 	if (fmt_close(&po->s, true, NULL, err, errlen) != 0)
 		return -1;
-	printf("codifcheck: wrote %s (%" PRIu64 " packets)\n", fio_path(&po->s.f), po->frames);
+	if (!po->tmp)
+		printf("codifcheck: wrote %s (%" PRIu64 " packets)\n", fio_path(&po->s.f),
+		       po->frames);
 	str_copy(x->file[0], sizeof(x->file[0]), fio_path(&po->s.f));
 	x->nfiles = 1;
 	x->frames = po->frames;
 	x->bytes = fmt_disk(&po->s)->bytes;
 	return 0;
+}
+
+/* pcap or pcapng sources to codif or raw: the window's packets were written
+ * to one pcap in a directory of its own (tmp), so rotations join; that
+ * pcap is converted as a capture (convert_capture.c: rows by frame index,
+ * gaps as placeholders) into the outputs, which replace it in x. The
+ * directory is removed. @return 0 (1: the conversion met problems, said on
+ * stderr), or -1 with the message in err. */
+static int
+pkt_rows(const struct cc_conv_opts *co, const struct cc_scan_opts *so, struct cc_xres *x,
+	 const char *tmp, char *err, size_t errlen)
+{
+	char in[PATH_MAX];
+	int st = CC_EXIT_OK;
+
+	if (x->nfiles == 1) {
+		str_copy(in, sizeof(in), x->file[0]);
+		x->nfiles = 0;
+		x->frames = x->bytes = 0;
+		x->first = x->end = INT64_MIN;
+		st = cc_convert_capture(in, co, so, co->to == CC_FMT_RAW ? FMT_RAW : FMT_CODIF, x);
+		unlink(in);
+	}
+	rmdir(tmp);
+	if (st != CC_EXIT_OK && x->nfiles == 0)
+		return err_set(err, errlen, -EINVAL, "the window's packets could not be "
+			       "converted to %s (said above)", cc_fmt_name(co->to));
+	return st != CC_EXIT_OK;
 }
 
 /* rows x streams of [from, to), as a trigger counts its spans */
@@ -353,7 +386,10 @@ group_extract(const struct cc_extract_opts *o, const struct xlist *l, struct xgr
 	      struct xtotals *tot, char *err, size_t errlen)
 {
 	bool pkt_in = gr->fmt == CC_FMT_PCAP || gr->fmt == CC_FMT_PCAPNG;
+	bool to_rows;
 	struct cc_conv_opts co = o->conv;
+	struct cc_extract_opts po_o = *o;   /* where the packets go */
+	char tmp[PATH_MAX];
 	struct cc_xres *x = calloc(1, sizeof(*x));
 	struct cc_scan_opts so;
 	struct cc_xseq *q = NULL;
@@ -370,15 +406,21 @@ group_extract(const struct cc_extract_opts *o, const struct xlist *l, struct xgr
 	co.to = o->have_format ? o->conv.to : gr->fmt;
 	if (tot->fmt_out == NULL)
 		tot->fmt_out = cc_fmt_name(co.to);
-	if (pkt_in && co.to != CC_FMT_PCAP && co.to != CC_FMT_PCAPNG)
-		return err_set(err, errlen, -EINVAL, "antenna %s: pcap sources extract to pcap "
-			       "or pcapng (to make codif or raw of them, convert the extracted "
-			       "file: codifcheck convert)", gr->ant);
+	to_rows = pkt_in && co.to != CC_FMT_PCAP && co.to != CC_FMT_PCAPNG;
+	if (to_rows) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.codifcheck_extract.XXXXXX",
+				     o->conv.outdir) >= sizeof(tmp) || mkdtemp(tmp) == NULL)
+			return err_set(err, errlen, -errno, "%s: a directory for the window's "
+				       "packets: %s", o->conv.outdir, strerror(errno));
+		po_o.conv.outdir = tmp;
+		po_o.conv.force = false;
+	}
 	memset(&so, 0, sizeof(so));
 	so.tl = o->conv.tl;
 	so.max_problems = o->conv.max_problems;
 	memset(&po, 0, sizeof(po));
 	po.kind = co.to == CC_FMT_PCAPNG ? FMT_PCAPNG : FMT_PCAP;
+	po.tmp = to_rows;
 	if (!pkt_in && (q = cc_xseq_new(&co, x)) == NULL)
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	for (i = gr->first; i < gr->first + gr->n; i++) {
@@ -392,7 +434,7 @@ group_extract(const struct cc_extract_opts *o, const struct xlist *l, struct xgr
 		if (last)
 			gr->read_last = true;
 		if (pkt_in)
-			r = pkt_file(o, gr, &po, &l->f[i], err, errlen);
+			r = pkt_file(&po_o, gr, &po, &l->f[i], err, errlen);
 		else
 			r = cc_xseq_file(q, l->f[i].path, &so, err, errlen);
 		if (r < 0) {
@@ -402,13 +444,20 @@ group_extract(const struct cc_extract_opts *o, const struct xlist *l, struct xgr
 				cc_xseq_end(q, ignored, 0);
 			else if (po.open)
 				fmt_close(&po.s, false, NULL, ignored, 0);
+			if (to_rows)
+				rmdir(tmp);
 			return -1;
 		}
 		if (r > 0)
 			problems = 1;
 	}
-	if (q != NULL ? cc_xseq_end(q, err, errlen) != 0 : pkt_end(x, &po, err, errlen) != 0)
+	if (q != NULL ? cc_xseq_end(q, err, errlen) != 0 : pkt_end(x, &po, err, errlen) != 0) {
+		if (to_rows)
+			rmdir(tmp);
 		return -1;
+	}
+	if (to_rows && pkt_rows(&co, &so, x, tmp, err, errlen) != 0)
+		return x->nfiles == 0 ? -1 : 1;
 	return problems;
 }
 

@@ -104,7 +104,9 @@ static const char about_extract[] =
 "  (codif, raw, pcap, pcapng); gap frames as every writer writes them (codif\n"
 "  invalid zero-data frames, raw zeros listed in gaps, pcap nothing). pcap\n"
 "  and pcapng: the packets whose CODIF frame time is in the window, as they\n"
-"  are, to pcap or pcapng. OUT/PREFIX_extract.json (PREFIX: --prefix, else\n"
+"  are, to pcap or pcapng; to codif or raw, as rows by frame index across\n"
+"  files (a capture converted: lost frames as gap frames, from the window's\n"
+"  first frame to its last). OUT/PREFIX_extract.json (PREFIX: --prefix, else\n"
 "  codifcheck) reports what the window held and missed, in the shape of a\n"
 "  capture's trigger result (operations.md): result complete, partial or\n"
 "  empty; files; frames, placeholders; per antenna written_from/_to and the\n"
@@ -373,7 +375,7 @@ static const struct opt_def extract_opts[] = {
 	{"format", .kind = OPT_ENUM, .metavar = "FORMAT", .names = fmt_names,
 	 .values = fmt_values, .def = "each source's own", OPT_AT(O, ext.conv.to),
 	 OPT_SEEN(O, ext.have_format),
-	 .help = "codif, pcap, pcapng or raw (pcap sources: pcap or pcapng)"},
+	 .help = "codif, pcap, pcapng or raw"},
 	{"prefix", .kind = OPT_CUSTOM, .metavar = "PREFIX", .def = "the sources'",
 	 .set = set_prefix, .help = "name prefix of the outputs and of PREFIX_extract.json "
 		 "(default codifcheck_extract.json)"},
