@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libibvcap's inside: the handle (attach and registry: ibvcap.c) and the
+ * aligned blocks built from one antbuf cursor per antenna (block.c). */
+#ifndef IBVCAP_CONSUMER_H
+#define IBVCAP_CONSUMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "antbuf.h"
+#include "ibvcap.h"
+#include "shm_eal.h"
+
+#define IBVCAP_EXPORT __attribute__((visibility("default")))
+
+/* One chosen antenna: its cursor, the rows it took for the block being
+ * built, and the block's views of its streams. */
+struct cons_ant {
+	const struct antbuf *b;
+	struct antbuf_cursor cur;
+	int64_t reached;             /* index after the newest row it took or saw
+					for this block (INT64_MIN: none) */
+	int64_t peek;                /* the index of its next row, not taken
+					(INT64_MAX: none final yet) */
+	bool other;                  /* ... and it is on another clock */
+	struct antbuf_view *held;    /* rows taken for the block (T at most) */
+	uint32_t nheld;
+	uint32_t nslots;
+	struct ibvcap_view *view;    /* nslots views */
+	const uint8_t **ptr;         /* nslots x T frame pointers */
+	uint64_t *valid, *flagged;   /* nslots x words bitmaps */
+	uint64_t lost_seen;          /* cur.lost_frames at the last block */
+};
+
+struct ibvcap {
+	struct shm_view v;
+	int reg;                     /* its registry entry, -1 none */
+	unsigned int flags;
+	/* ibvcap_select */
+	bool selected;
+	uint32_t T, words;
+	uint32_t nants;
+	uint64_t ants;
+	struct cons_ant *ant;
+	uint32_t *antno, *nstr;
+	const struct ibvcap_view **vp;
+	const uint8_t *zero;         /* a zeroed frame: pointers of frames not there */
+	/* the blocks' clock and grid */
+	bool started, building, held, jumped, checked;
+	uint64_t torn_held;          /* valid frames of the held block found
+					overwritten so far */
+	struct codif_clock clk;
+	int64_t n;                   /* the block being built: [n, n + T) */
+	struct ibvcap_block blk;
+	struct ibvcap_stats st;
+};
+
+/* block.c: build the next block if it can be (0 ready, -EAGAIN not yet,
+ * -ENODATA the end), and check a released one. */
+int cons_block_try(struct ibvcap *c);
+int cons_block_check(struct ibvcap *c);
+int cons_block_release(struct ibvcap *c, bool checked);
+int cons_select_alloc(struct ibvcap *c, char *err, size_t len);
+void cons_select_free(struct ibvcap *c);
+
+/* ibvcap.c: the registry entry's figures and heartbeat, now. */
+void cons_publish(struct ibvcap *c);
+
+#endif

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A test consumer of libibvcap: reads aligned blocks of the chosen
+ * antennas until the capture stops and writes every frame of every block
+ * (its stream, index, time, valid and flagged bits, and the data of valid
+ * frames) to a file for tests/consumer/check_blocks.py, with its figures
+ * as JSON on stdout. Checks on its own that the blocks follow each other
+ * on the grid (index + T), never overlap, and that the frame times are the
+ * clock's.
+ *
+ *   consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE
+ *                 [--oldest] [-s MS_SLEEP_AFTER_EACH_BLOCK] [-k KILL_AFTER_BLOCKS]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ibvcap.h"
+
+struct __attribute__((packed)) rec {
+	uint32_t src_ip;
+	uint16_t stationid, groupid, threadid, secondaryid;
+	int64_t index;
+	int64_t time_ns;
+	uint8_t valid, flagged;
+	uint16_t pad;
+	uint32_t nbytes;         /* data bytes after it (valid frames only) */
+};
+
+static int
+bit(const uint64_t *m, uint32_t i)
+{
+	return (int)(m[i / 64] >> (i % 64) & 1);
+}
+
+/* The block's records into buf (its frames' data copied), *n bytes. */
+static int
+block_copy(struct ibvcap *c, const struct ibvcap_block *b, uint8_t **buf, size_t *cap,
+	   size_t *n)
+{
+	uint32_t k, s, i;
+
+	*n = 0;
+	for (k = 0; k < b->nants; k++) {
+		struct ibvcap_antenna ai;
+
+		ibvcap_antenna_info(c, b->ant[k], &ai);
+		for (s = 0; s < b->nstreams[k]; s++) {
+			const struct ibvcap_view *v = &b->view[k][s];
+			struct ibvcap_stream si;
+
+			if (v->data_bytes == 0)
+				continue;
+			ibvcap_stream_info(c, b->ant[k], s, &si);
+			for (i = 0; i < b->frames; i++) {
+				struct rec r = {
+					.src_ip = ai.src_ip, .stationid = si.stationid,
+					.groupid = si.groupid, .threadid = si.threadid,
+					.secondaryid = si.secondaryid, .index = b->index + i,
+					.time_ns = ibvcap_frame_time_ns(c, b, i),
+					.valid = (uint8_t)bit(v->valid, i),
+					.flagged = (uint8_t)bit(v->flagged, i),
+				};
+
+				r.nbytes = r.valid ? v->data_bytes : 0;
+				if (*n + sizeof(r) + r.nbytes > *cap) {
+					*cap = (*cap + sizeof(r) + r.nbytes) * 2;
+					*buf = realloc(*buf, *cap);
+					if (*buf == NULL)
+						return -1;
+				}
+				if (v->stride != 0 && v->data + i * v->stride != v->frame[i]) {
+					fprintf(stderr, "consumer_read: stride disagrees with frame[%u]\n", i);
+					return -1;
+				}
+				memcpy(*buf + *n, &r, sizeof(r));
+				memcpy(*buf + *n + sizeof(r), v->frame[i], r.nbytes);
+				*n += sizeof(r) + r.nbytes;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Clear the valid bit of records whose frame the check found overwritten:
+ * the check cleared their bits in the views; re-read them. */
+static void
+block_recheck(const struct ibvcap_block *b, uint8_t *buf, size_t n)
+{
+	size_t off = 0;
+	uint32_t k, s;
+
+	/* records are in view order; walk them again against the bits */
+	for (k = 0; k < b->nants; k++)
+		for (s = 0; s < b->nstreams[k]; s++) {
+			const struct ibvcap_view *v = &b->view[k][s];
+			uint32_t i;
+
+			if (v->data_bytes == 0)
+				continue;
+			for (i = 0; i < b->frames && off < n; i++) {
+				struct rec *r = (struct rec *)(buf + off);
+
+				if (r->valid && !bit(v->valid, i))
+					r->valid = 2; /* torn: its data may be wrong */
+				off += sizeof(*r) + r->nbytes;
+			}
+		}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = { { "oldest", no_argument, NULL, 'O' }, { 0 } };
+	const char *inst = NULL, *name = NULL, *out = NULL;
+	unsigned long long ants = 0;
+	unsigned int T = 0, sleep_ms = 0, flags = 0;
+	long kill_after = -1;
+	char err[512];
+	struct ibvcap *c;
+	struct ibvcap_stats st;
+	const struct ibvcap_block *b;
+	uint8_t *buf = NULL;
+	size_t cap = 0, n;
+	int64_t expect = INT64_MIN;
+	uint64_t blocks = 0, partial = 0, jumps = 0, overrun_sum = 0, torn_sum = 0;
+	FILE *f;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "i:n:a:T:o:s:k:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'i': inst = optarg; break;
+		case 'n': name = optarg; break;
+		case 'a': ants = strtoull(optarg, NULL, 0); break;
+		case 'T': T = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'o': out = optarg; break;
+		case 's': sleep_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'k': kill_after = strtol(optarg, NULL, 0); break;
+		case 'O': flags |= IBVCAP_OPEN_OLDEST; break;
+		default: return 2;
+		}
+	}
+	if (inst == NULL || name == NULL || out == NULL || T == 0 || ants == 0) {
+		fprintf(stderr, "usage: consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE "
+			"[--oldest] [-s MS] [-k BLOCKS]\n");
+		return 2;
+	}
+	c = ibvcap_open(inst, name, flags, err, sizeof(err));
+	if (c == NULL) {
+		fprintf(stderr, "consumer_read: %s\n", err);
+		return 1;
+	}
+	if (ibvcap_select(c, ants, T, err, sizeof(err)) != 0) {
+		fprintf(stderr, "consumer_read: %s\n", err);
+		ibvcap_close(c);
+		return 1;
+	}
+	f = fopen(out, "wb");
+	if (f == NULL)
+		return 1;
+	fprintf(stderr, "consumer_read %s: attached to '%s' (%u antennas)\n", name, inst,
+		ibvcap_antennas(c));
+	if (kill_after == 0)
+		raise(SIGKILL); /* a consumer dying with its entry held */
+	for (;;) {
+		rc = ibvcap_acquire(c, &b, 1000);
+		if (rc == -EAGAIN)
+			continue;
+		if (rc != 0)
+			break;
+		if (b->frames != T || (expect != INT64_MIN && b->index < expect) ||
+		    (expect != INT64_MIN && !(b->flags & IBVCAP_BLOCK_FIRST) && b->index != expect) ||
+		    (expect != INT64_MIN && (b->index - expect) % T != 0)) {
+			fprintf(stderr, "consumer_read: block at %" PRId64 " after one ending at %"
+				PRId64 " (T %u, flags 0x%x)\n", b->index, expect, T, b->flags);
+			return 1;
+		}
+		jumps += expect != INT64_MIN && b->index != expect;
+		expect = b->index + T;
+		partial += (b->flags & IBVCAP_BLOCK_PARTIAL) != 0;
+		overrun_sum += b->overrun;
+		if (block_copy(c, b, &buf, &cap, &n) != 0)
+			return 1;
+		rc = ibvcap_check(c, b);
+		if (rc > 0) {
+			torn_sum += (uint64_t)rc;
+			block_recheck(b, buf, n);
+		}
+		if (fwrite(buf, 1, n, f) != n)
+			return 1;
+		ibvcap_release(c, b);
+		blocks++;
+		if (kill_after >= 0 && (long)blocks >= kill_after)
+			raise(SIGKILL);
+		if (sleep_ms) {
+			struct timespec ts = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	fclose(f);
+	ibvcap_get_stats(c, &st);
+	printf("{\"end\": \"%s\", \"blocks\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"jumps\": %"
+	       PRIu64 ", \"frames\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"overrun\": %" PRIu64
+	       ", \"torn\": %" PRIu64 ", \"torn_seen\": %" PRIu64 ", \"block_overrun_sum\": %"
+	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 "}\n",
+	       rc == -ENODATA ? "stopped" : strerror(-rc), blocks, partial, jumps, st.frames,
+	       st.invalid, st.overrun, st.torn, torn_sum, overrun_sum, st.skipped, st.blocks);
+	ibvcap_close(c);
+	free(buf);
+	return rc == -ENODATA ? 0 : 1;
+}
