@@ -14,6 +14,7 @@
 #include "check.h"
 #include "inspect.h"
 #include "json.h"
+#include "plot.h"
 #include "report.h"
 
 #define MAX_STREAMS 1024
@@ -169,7 +170,7 @@ plot(struct bs_file *f, const struct cc_bstate_opts *o)
 		np++;
 	}
 	fprintf(g, "unset multiplot\n");
-	return pclose(g) == 0 ? 0 : -1;
+	return pclose(g) == 0 && cc_plot_drawn(o->plot) == 0 ? 0 : -1;
 }
 
 /* one file: @return 1 when a stream is not ok or the file could not be read */

@@ -19,6 +19,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "parse.h"
+#include "plot.h"
 #include "ql_fringe.h"
 
 #define MAX_THREADS 64
@@ -333,7 +334,7 @@ plot(const struct fr_ctx *c, const char *png, const char *title)
 	for (ch = 0; ch < lines; ch++)
 		fprintf(g, "%s '%s' index %u with lines title 'ch %u'", ch ? "," : "", dat, ch, ch);
 	fprintf(g, "\n");
-	rc = pclose(g) == 0 ? 0 : -1;
+	rc = pclose(g) == 0 && cc_plot_drawn(png) == 0 ? 0 : -1;
 out:
 	free(re);
 	free(im);

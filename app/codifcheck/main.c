@@ -9,6 +9,7 @@
 
 #include "bstate.h"
 #include "check.h"
+#include "plot.h"
 #include "codif.h"
 #include "convert.h"
 #include "extract.h"
@@ -696,11 +697,15 @@ main(int argc, char **argv)
 		o.bs.so.tl = o.chk.tl;
 		o.bs.so.max_problems = o.chk.max_problems;
 		o.bs.so.filter = &o.filter;
+		if (o.bs.plot != NULL && cc_plot_path_ok("codifcheck bstate", o.bs.plot) != 0)
+			return CC_EXIT_USAGE;
 		return cc_cmd_bstate(argv + o.first, argc - o.first, &o.bs);
 	case CMD_SPECTRUM:
 		o.sp.so.tl = o.chk.tl;
 		o.sp.so.max_problems = o.chk.max_problems;
 		o.sp.so.filter = &o.filter;
+		if (o.sp.plot != NULL && cc_plot_path_ok("codifcheck spectrum", o.sp.plot) != 0)
+			return CC_EXIT_USAGE;
 		return cc_cmd_spectrum(argv + o.first, argc - o.first, &o.sp);
 	case CMD_FRINGE:
 		o.fr.so.tl = o.chk.tl;
@@ -711,6 +716,8 @@ main(int argc, char **argv)
 				"%d (try codifcheck fringe --help)\n", argc - o.first);
 			return CC_EXIT_USAGE;
 		}
+		if (o.fr.plot != NULL && cc_plot_path_ok("codifcheck fringe", o.fr.plot) != 0)
+			return CC_EXIT_USAGE;
 		return cc_cmd_fringe(argv[o.first], argv[o.first + 1], &o.fr);
 	case CMD_EXTRACT: {
 		struct opts *p = &o;

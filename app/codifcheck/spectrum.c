@@ -17,6 +17,7 @@
 #include "check.h"
 #include "inspect.h"
 #include "json.h"
+#include "plot.h"
 #include "ql_spec.h"
 #include "report.h"
 #include "spectrum.h"
@@ -127,7 +128,7 @@ plot(const struct sp_ctx *c, const char *png, const char *title)
 	}
 	fprintf(g, "\n");
 	rc = pclose(g);
-	return rc == 0 ? 0 : -1;
+	return rc == 0 && cc_plot_drawn(png) == 0 ? 0 : -1;
 }
 
 /* One stream's spectra: per channel the peak and the mean power, as text,

@@ -72,6 +72,18 @@ for b, s in zip(blocks, st):
 PY
 ok "--plot: a PNG of $(stat -c %s "$T/bs.png") bytes; its data = each stream's occupancy and the expected levels"
 
+# --plot's path: a FIFO (as a device would be) and a quote refused before
+# any input is read, nothing written beside them
+mkfifo "$T/fifo.png"
+run_expect_fail "--plot a FIFO" 2 "is a FIFO: expected a regular file" \
+	"$CC" bstate --plot "$T/fifo.png" "$T/b2.pcap"
+run_expect_fail "--plot a quote" 2 "expected a path without quotes or line breaks" \
+	"$CC" spectrum --plot "$T/it's.png" "$T/b2.pcap"
+mkfifo "$T/f.png.dat"
+run_expect_fail "--plot's data file a FIFO" 2 "f.png.dat' is a FIFO" \
+	"$CC" fringe --plot "$T/f.png" "$T/b2.pcap" "$T/b2.pcap"
+expect_eq "nothing written beside a refused --plot" "$(ls "$T" | grep -c -E "^fifo.png.dat$|^it|^f.png$")" 0
+
 # one stream, ok: exit 0; thresholds and groups from options
 "$CC" bstate --antenna-ip 10.17.0.212 "$T/b2.pcap" > /dev/null || fail "an ok stream: exit not 0"
 set +e
