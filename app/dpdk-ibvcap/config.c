@@ -124,37 +124,104 @@ set_reorder_window(const struct opt_arg *a, char *err, size_t len)
 	return frames_or_time(a, &c->window_frames, &c->window_ns, err, len);
 }
 
+/* A list option's grammar: a ','-separated value of at most max elements,
+ * each parsed by item() into entry k. Where count is given the entries add
+ * up across uses of the option (where listed is given too, the first use
+ * replaces the default list), k is *count and past cap entries the option
+ * is refused naming what it holds; otherwise k is the element's place in
+ * its value. */
+struct list_opt {
+	int max;
+	bool *listed;
+	unsigned int *count, cap;
+	const char *what;
+	int (*item)(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len);
+};
+
+/* the most elements any list option takes in one value */
+#define LIST_MAX IBV_MAX_MAP
+_Static_assert(ACCT_MAX_ANTENNAS <= LIST_MAX && ACCT_MAX_GROUPS <= LIST_MAX &&
+	       IBV_MAX_PORTS <= LIST_MAX, "parse_list_opt's items hold every list option's");
+
+static int
+parse_list_opt(const struct opt_arg *a, const struct list_opt *l, char *err, size_t len)
+{
+	char *items[LIST_MAX], *store;
+	int n, i, rc = 0;
+
+	if (l->listed != NULL && !*l->listed)
+		*l->count = 0;
+	if (l->listed != NULL)
+		*l->listed = true;
+	n = parse_list(a->opt, a->val, ',', items, l->max, &store, err, len);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && rc == 0; i++) {
+		unsigned int k = l->count != NULL ? *l->count : (unsigned int)i;
+
+		if (l->count != NULL && k == l->cap) {
+			rc = err_set(err, len, -EINVAL, "%s: more than %u %s", a->opt, l->cap, l->what);
+			break;
+		}
+		rc = l->item(a, items[i], k, err, len);
+		if (rc == 0 && l->count != NULL)
+			(*l->count)++;
+	}
+	free(store);
+	return rc;
+}
+
+/* One --antenna-ip element, IP or IP=NAME; an antenna without a name is antK. */
+static int
+antenna_item(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len)
+{
+	struct ibv_config *c = a->obj;
+	int rc;
+
+	rc = parse_antenna_ip(a->opt, s, &c->layout.ant_ip[k], c->layout.ant_name[k],
+			      ACCT_NAME_LEN, err, len);
+	if (rc == 0 && c->layout.ant_name[k][0] == '\0')
+		snprintf(c->layout.ant_name[k], ACCT_NAME_LEN, "ant%u", k);
+	return rc;
+}
+
 static int
 set_antenna_ip(const struct opt_arg *a, char *err, size_t len)
 {
 	struct ibv_config *c = a->obj;
 	struct pstate *ps = a->ctx;
-	char *items[ACCT_MAX_ANTENNAS], *store;
-	int n, i, rc = 0;
+	const struct list_opt l = { ACCT_MAX_ANTENNAS, &ps->ant_list, &c->layout.nant,
+				    ACCT_MAX_ANTENNAS, "antennas", antenna_item };
 
-	if (!ps->ant_list)
-		c->layout.nant = 0;
-	ps->ant_list = true;
-	n = parse_list(a->opt, a->val, ',', items, ACCT_MAX_ANTENNAS, &store, err, len);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && rc == 0; i++) {
-		unsigned int k = c->layout.nant;
+	return parse_list_opt(a, &l, err, len);
+}
 
-		if (k == ACCT_MAX_ANTENNAS) {
-			rc = err_set(err, len, -EINVAL, "%s: more than %d antennas", a->opt, ACCT_MAX_ANTENNAS);
-			break;
-		}
-		rc = parse_antenna_ip(a->opt, items[i], &c->layout.ant_ip[k], c->layout.ant_name[k],
-				      ACCT_NAME_LEN, err, len);
+/* One --group element, a multicast IP:PORT, with @P to put it on port P. */
+static int
+group_item(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len)
+{
+	struct ibv_config *c = a->obj;
+	char *at = strchr(s, '@');
+	uint64_t pi;
+	int rc;
+
+	if (at != NULL)
+		*at = '\0';
+	rc = parse_ipv4_port(a->opt, s, &c->layout.group[k].ip, &c->layout.group[k].port,
+			     err, len);
+	if (rc != 0)
+		return rc;
+	if ((c->layout.group[k].ip >> 28) != 0xE)
+		return err_set(err, len, -EINVAL, "%s: '%s': expected an IPv4 multicast address "
+			       "(224.0.0.0/4)", a->opt, s);
+	c->group_port[k] = -1;
+	if (at != NULL) {
+		rc = parse_u64(a->opt, at + 1, 0, IBV_MAX_PORTS - 1, &pi, err, len);
 		if (rc != 0)
-			break;
-		if (c->layout.ant_name[k][0] == '\0')
-			snprintf(c->layout.ant_name[k], ACCT_NAME_LEN, "ant%u", k);
-		c->layout.nant++;
+			return rc;
+		c->group_port[k] = (int)pi;
 	}
-	free(store);
-	return rc;
+	return 0;
 }
 
 static int
@@ -162,137 +229,97 @@ set_group(const struct opt_arg *a, char *err, size_t len)
 {
 	struct ibv_config *c = a->obj;
 	struct pstate *ps = a->ctx;
-	char *items[ACCT_MAX_GROUPS], *store;
-	int n, i, rc = 0;
+	const struct list_opt l = { ACCT_MAX_GROUPS, &ps->group_list, &c->layout.ngroup,
+				    ACCT_MAX_GROUPS, "groups", group_item };
 
-	if (!ps->group_list)
-		c->layout.ngroup = 0;
-	ps->group_list = true;
-	n = parse_list(a->opt, a->val, ',', items, ACCT_MAX_GROUPS, &store, err, len);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && rc == 0; i++) {
-		char *at = strchr(items[i], '@');
-		unsigned int k = c->layout.ngroup;
-		uint64_t pi;
+	return parse_list_opt(a, &l, err, len);
+}
 
-		if (k == ACCT_MAX_GROUPS) {
-			rc = err_set(err, len, -EINVAL, "%s: more than %d groups", a->opt, ACCT_MAX_GROUPS);
-			break;
-		}
-		if (at != NULL)
-			*at = '\0';
-		rc = parse_ipv4_port(a->opt, items[i], &c->layout.group[k].ip,
-				     &c->layout.group[k].port, err, len);
-		if (rc != 0)
-			break;
-		if ((c->layout.group[k].ip >> 28) != 0xE) {
-			rc = err_set(err, len, -EINVAL, "%s: '%s': expected an IPv4 multicast address "
-				  "(224.0.0.0/4)", a->opt, items[i]);
-			break;
-		}
-		c->group_port[k] = -1;
-		if (at != NULL) {
-			rc = parse_u64(a->opt, at + 1, 0, IBV_MAX_PORTS - 1, &pi, err, len);
-			if (rc != 0)
-				break;
-			c->group_port[k] = (int)pi;
-		}
-		c->layout.ngroup++;
-	}
-	free(store);
-	return rc;
+/* One --port element, a port id or device name. */
+static int
+port_item(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len)
+{
+	struct ibv_config *c = a->obj;
+
+	if (strlen(s) >= sizeof(c->port[0].spec))
+		return err_set(err, len, -EINVAL, "%s: '%s': expected a port id or device name",
+			       a->opt, s);
+	str_copy(c->port[k].spec, sizeof(c->port[0].spec), s);
+	c->port[k].port_id = -1;
+	return 0;
 }
 
 static int
 set_port(const struct opt_arg *a, char *err, size_t len)
 {
 	struct ibv_config *c = a->obj;
-	char *items[IBV_MAX_PORTS], *store;
-	int n, i, rc = 0;
+	const struct list_opt l = { IBV_MAX_PORTS, NULL, &c->nport, IBV_MAX_PORTS, "ports",
+				    port_item };
 
-	n = parse_list(a->opt, a->val, ',', items, IBV_MAX_PORTS, &store, err, len);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (c->nport == IBV_MAX_PORTS)
-			rc = err_set(err, len, -EINVAL, "%s: more than %d ports", a->opt, IBV_MAX_PORTS);
-		else if (strlen(items[i]) >= sizeof(c->port[0].spec))
-			rc = err_set(err, len, -EINVAL, "%s: '%s': expected a port id or device name", a->opt,
-				  items[i]);
-		if (rc != 0)
-			break;
-		str_copy(c->port[c->nport].spec, sizeof(c->port[0].spec), items[i]);
-		c->port[c->nport].port_id = -1;
-		c->nport++;
-	}
-	free(store);
+	return parse_list_opt(a, &l, err, len);
+}
+
+/* One --join-iface element, PORTINDEX=IFNAME. */
+static int
+join_iface_item(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len)
+{
+	struct ibv_config *c = a->obj;
+	char *eq = strchr(s, '=');
+	uint64_t p;
+	int rc;
+
+	(void)k;
+	if (eq == NULL || eq[1] == '\0' || strlen(eq + 1) >= IF_NAMESIZE)
+		return err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
+			       a->opt, s);
+	*eq = '\0';
+	rc = parse_u64(a->opt, s, 0, IBV_MAX_PORTS - 1, &p, err, len);
+	if (rc == 0)
+		str_copy(c->port[p].iface, IF_NAMESIZE, eq + 1);
 	return rc;
 }
 
 static int
 set_join_iface(const struct opt_arg *a, char *err, size_t len)
 {
+	const struct list_opt l = { IBV_MAX_PORTS, NULL, NULL, 0, NULL, join_iface_item };
+
+	return parse_list_opt(a, &l, err, len);
+}
+
+/* One --lcore-map element, PORTINDEX.QUEUE@LCORE, appended to the map. */
+static int
+lcore_map_item(const struct opt_arg *a, char *s, unsigned int k, char *err, size_t len)
+{
 	struct ibv_config *c = a->obj;
-	char *items[IBV_MAX_PORTS], *store;
-	int n, i, rc = 0;
+	char *dot = strchr(s, '.'), *at = strchr(s, '@');
+	uint64_t p, q, l;
+	int rc;
 
-	n = parse_list(a->opt, a->val, ',', items, IBV_MAX_PORTS, &store, err, len);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && rc == 0; i++) {
-		char *eq = strchr(items[i], '=');
-		uint64_t p;
-
-		if (eq == NULL || eq[1] == '\0' || strlen(eq + 1) >= IF_NAMESIZE) {
-			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX=IFNAME, e.g. 0=ens1f0np0",
-				  a->opt, items[i]);
-			break;
-		}
-		*eq = '\0';
-		rc = parse_u64(a->opt, items[i], 0, IBV_MAX_PORTS - 1, &p, err, len);
-		if (rc == 0)
-			str_copy(c->port[p].iface, IF_NAMESIZE, eq + 1);
-	}
-	free(store);
-	return rc;
+	(void)k;
+	if (dot == NULL || at == NULL || at < dot)
+		return err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
+			       a->opt, s);
+	*dot = *at = '\0';
+	if ((rc = parse_u64(a->opt, s, 0, IBV_MAX_PORTS - 1, &p, err, len)) != 0 ||
+	    (rc = parse_u64(a->opt, dot + 1, 0, IBV_MAX_QUEUES - 1, &q, err, len)) != 0 ||
+	    (rc = parse_u64(a->opt, at + 1, 0, RTE_MAX_LCORE - 1, &l, err, len)) != 0)
+		return rc;
+	if (c->nmap == IBV_MAX_MAP)
+		return err_set(err, len, -EINVAL, "%s: too many entries", a->opt);
+	c->map[c->nmap].port_idx = (uint8_t)p;
+	c->map[c->nmap].queue = (uint16_t)q;
+	c->map[c->nmap].lcore = (unsigned int)l;
+	c->nmap++;
+	return 0;
 }
 
 static int
 set_lcore_map(const struct opt_arg *a, char *err, size_t len)
 {
-	struct ibv_config *c = a->obj;
-	char *items[IBV_MAX_MAP], *store;
-	int n, i, rc = 0;
+	const struct list_opt l = { IBV_MAX_MAP, NULL, NULL, 0, NULL, lcore_map_item };
 
-	n = parse_list(a->opt, a->val, ',', items, IBV_MAX_MAP, &store, err, len);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && rc == 0; i++) {
-		char *dot = strchr(items[i], '.'), *at = strchr(items[i], '@');
-		uint64_t p, q, l;
-
-		if (dot == NULL || at == NULL || at < dot) {
-			rc = err_set(err, len, -EINVAL, "%s: '%s': expected PORTINDEX.QUEUE@LCORE, e.g. 0.3@2",
-				  a->opt, items[i]);
-			break;
-		}
-		*dot = *at = '\0';
-		if ((rc = parse_u64(a->opt, items[i], 0, IBV_MAX_PORTS - 1, &p, err, len)) != 0 ||
-		    (rc = parse_u64(a->opt, dot + 1, 0, IBV_MAX_QUEUES - 1, &q, err, len)) != 0 ||
-		    (rc = parse_u64(a->opt, at + 1, 0, RTE_MAX_LCORE - 1, &l, err, len)) != 0)
-			break;
-		if (c->nmap == IBV_MAX_MAP) {
-			rc = err_set(err, len, -EINVAL, "%s: too many entries", a->opt);
-			break;
-		}
-		c->map[c->nmap].port_idx = (uint8_t)p;
-		c->map[c->nmap].queue = (uint16_t)q;
-		c->map[c->nmap].lcore = (unsigned int)l;
-		c->nmap++;
-	}
-	free(store);
-	return rc;
+	return parse_list_opt(a, &l, err, len);
 }
 
 /* The seed tool's --format raw|codifhdr|pcap (files in the working
