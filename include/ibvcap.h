@@ -82,6 +82,11 @@ struct ibvcap_view {
 	const uint64_t *flagged;     /**< ... and its CODIF invalid bit was set */
 	uint32_t data_bytes;         /**< data bytes per frame (0: no frame) */
 	uint32_t nvalid;             /**< bits set in valid */
+	/* the stream's parameters in this block (its run's first header) */
+	uint32_t samples;            /**< time samples per frame */
+	uint16_t nchan;              /**< channels */
+	uint8_t nbits;               /**< bits per component */
+	uint8_t complex;             /**< 1: I and Q per channel */
 };
 
 /** ibvcap_block flags. */
@@ -198,6 +203,20 @@ void ibvcap_get_stats(const struct ibvcap *c, struct ibvcap_stats *st);
 
 /** Start time (Unix ns) of frame i of block b. */
 int64_t ibvcap_frame_time_ns(const struct ibvcap *c, const struct ibvcap_block *b, uint32_t i);
+
+/**
+ * Decode frame i of view (k, s) of block b (held) into out: float32 values
+ * in steps of the stream's encoding, as lib/codif's codif_signal defines
+ * them (two's complement or offset binary of 1, 2, 4, 8, 16 or 32 bits, or
+ * binary32; 1- and 2-bit levels +-1/2, +-3/2), time sample by time sample,
+ * channel 0 first, a complex channel I then Q:
+ * out[(t * nchan + ch) * (complex ? 2 : 1) + part].
+ * @return the values written (samples x nchan x (complex ? 2 : 1)),
+ * -ENOSPC (n is less), -ENOTSUP (an encoding not decoded; err-free: see
+ * docs/consumer.md), -EINVAL (no such view or frame, or no block held).
+ */
+int ibvcap_decode(struct ibvcap *c, const struct ibvcap_block *b, uint32_t k, uint32_t s,
+		  uint32_t i, float *out, size_t n);
 
 /** The library's version, "MAJOR.MINOR.PATCH". */
 const char *ibvcap_version(void);

@@ -35,8 +35,10 @@ ant_alloc(struct ibvcap *c, struct cons_ant *ca, unsigned int a)
 	ca->ptr = calloc((size_t)ca->nslots * c->T, sizeof(*ca->ptr));
 	ca->valid = calloc((size_t)ca->nslots * c->words, sizeof(uint64_t));
 	ca->flagged = calloc((size_t)ca->nslots * c->words, sizeof(uint64_t));
+	ca->hdr = calloc(ca->nslots, sizeof(*ca->hdr));
+	ca->dec = calloc(ca->nslots, sizeof(*ca->dec));
 	if (ca->held == NULL || ca->view == NULL || ca->ptr == NULL || ca->valid == NULL ||
-	    ca->flagged == NULL)
+	    ca->flagged == NULL || ca->hdr == NULL || ca->dec == NULL)
 		return -ENOMEM;
 	for (s = 0; s < ca->nslots; s++) {
 		ca->view[s].frame = ca->ptr + (size_t)s * c->T;
@@ -99,6 +101,10 @@ cons_select_free(struct ibvcap *c)
 		free(c->ant[k].ptr);
 		free(c->ant[k].valid);
 		free(c->ant[k].flagged);
+		if (c->ant[k].dec != NULL)
+			cons_dec_free(&c->ant[k]);
+		free(c->ant[k].dec);
+		free(c->ant[k].hdr);
 	}
 	free(c->ant);
 	free(c->antno);
@@ -133,9 +139,30 @@ block_begin(struct ibvcap *c)
 			ca->view[s].stride = 0;
 			ca->view[s].data_bytes = 0;
 			ca->view[s].nvalid = 0;
+			ca->view[s].samples = 0;
+			ca->view[s].nchan = 0;
+			ca->view[s].nbits = 0;
+			ca->view[s].complex = 0;
 		}
 	}
 	c->building = true;
+}
+
+/* A view's stream parameters, from its run's first header ref (kept in
+ * hdr for ibvcap_decode). */
+static void
+view_params(struct ibvcap_view *w, uint8_t *hdr, const uint8_t *ref)
+{
+	struct codif_hdr h;
+
+	memcpy(hdr, ref, CODIF_HDR_LEN);
+	w->data_bytes = antbuf_hdr_data_bytes(ref);
+	if (codif_decode(ref, CODIF_HDR_LEN, &h, NULL, 0) != 0)
+		return;
+	w->samples = (uint32_t)codif_samples_per_frame(&h);
+	w->nchan = h.nchan;
+	w->nbits = h.nbits;
+	w->complex = h.complex;
 }
 
 /* Row v (taken, at frame i of the block) into the antenna's views. */
@@ -151,7 +178,7 @@ row_put(struct cons_ant *ca, const struct antbuf_view *v, uint32_t i, uint32_t T
 
 		ca->ptr[(size_t)s * T + i] = antbuf_payload_of(ca->b, NULL, v->pos, s);
 		if (w->data_bytes == 0 && antbuf_slot_started(v->run, s, v->index))
-			w->data_bytes = antbuf_hdr_data_bytes(v->run->ref[s]);
+			view_params(w, ca->hdr[s], v->run->ref[s]);
 		if (f & ANTBUF_F_VALID) {
 			ca->valid[(size_t)s * ((T + 63) / 64) + i / 64] |= 1ULL << (i % 64);
 			w->nvalid++;

@@ -30,7 +30,13 @@ struct cons_ant {
 	const uint8_t **ptr;         /* nslots x T frame pointers */
 	uint64_t *valid, *flagged;   /* nslots x words bitmaps */
 	uint64_t lost_seen;          /* cur.lost_frames at the last block */
+	uint8_t (*hdr)[CODIF_HDR_LEN]; /* each slot's run's first header in the
+					  block (its parameters) */
+	struct cons_dec **dec;       /* each slot's decoder, made on first use */
 };
+
+/* A stream's decoder (decode.c): its encoding and a table of values. */
+struct cons_dec;
 
 struct ibvcap {
 	struct shm_view v;
@@ -62,6 +68,9 @@ int cons_block_check(struct ibvcap *c);
 int cons_block_release(struct ibvcap *c, bool checked);
 int cons_select_alloc(struct ibvcap *c, char *err, size_t len);
 void cons_select_free(struct ibvcap *c);
+
+/* decode.c: free the decoders of antenna ca. */
+void cons_dec_free(struct cons_ant *ca);
 
 /* ibvcap.c: the registry entry's figures and heartbeat, now. */
 void cons_publish(struct ibvcap *c);

@@ -24,8 +24,8 @@ import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from pcaprec import codif_time_ns, l3, records  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sent import codif_packets  # noqa: E402
 
 REC = struct.Struct("<IHHHHqqBBHI")
 
@@ -33,19 +33,11 @@ REC = struct.Struct("<IHHHHqqBBHI")
 def sent_frames(path):
     """{(src, station, group, thread, secondary, time_ns): (data, invalid)}"""
     out = {}
-    for p in records(path):
-        o = l3(p)
-        t = codif_time_ns(p)
-        if o is None or t is None:
-            continue
-        h = o + 28
-        w1 = struct.unpack("<Q", p[h + 8:h + 16])[0]
-        w2 = struct.unpack("<Q", p[h + 16:h + 24])[0]
+    for src, w1, w2, _, t, data in codif_packets(path):
         threadid, groupid = w2 & 0xFFFF, (w2 >> 16) & 0xFFFF
         secondaryid, stationid = (w2 >> 32) & 0xFFFF, (w2 >> 48) & 0xFFFF
-        srcip = struct.unpack(">I", p[o + 12:o + 16])[0]
-        key = (srcip, stationid, groupid, threadid, secondaryid, t)
-        out.setdefault(key, (bytes(p[h + 64:]), (w1 >> 17) & 1))
+        key = (src, stationid, groupid, threadid, secondaryid, t)
+        out.setdefault(key, (data, (w1 >> 17) & 1))
     return out
 
 
