@@ -242,16 +242,36 @@ block_empty(const struct ibvcap *c)
 	return true;
 }
 
-/* The clock and first index of the antennas' next rows, to start on (or
- * after a clock change): the first chosen antenna's clock with a row, the
- * lowest index on it. @return false: no row anywhere. */
+/* The index of the first frame at or after row v: rows of a run before
+ * its first frame are empty (room for late frames). */
+static int64_t
+first_frame_index(const struct antbuf_view *v)
+{
+	int64_t first = INT64_MAX;
+	unsigned int s;
+
+	for (s = 0; s < ANTBUF_MAX_SLOTS; s++) {
+		int64_t f = __atomic_load_n(&v->run->first[s], __ATOMIC_ACQUIRE);
+
+		if (f < first)
+			first = f;
+	}
+	if (v->virt || first == INT64_MAX || first - v->run->delta <= v->index)
+		return v->index;
+	return first - v->run->delta;
+}
+
+/* The clock and the block grid to start on (or after a clock change): the
+ * first chosen antenna's clock with a row, and the block of the grid of
+ * multiples of T holding the antennas' lowest first frame on it (blocks of
+ * one T are the same frames for every consumer). @return false: no row. */
 static bool
 anchor(struct ibvcap *c)
 {
 	struct antbuf_view v;
 	bool have = false;
 	unsigned int k;
-	int64_t lo = INT64_MAX;
+	int64_t lo = INT64_MAX, q;
 
 	for (k = 0; k < c->nants; k++) {
 		struct cons_ant *ca = &c->ant[k];
@@ -262,12 +282,16 @@ anchor(struct ibvcap *c)
 			c->clk = v.run->clk;
 			have = true;
 		}
-		if (codif_clock_equal(&v.run->clk, &c->clk) && v.index < lo)
-			lo = v.index;
+		if (codif_clock_equal(&v.run->clk, &c->clk) && first_frame_index(&v) < lo)
+			lo = first_frame_index(&v);
 	}
-	if (have)
-		c->n = lo;
-	return have;
+	if (!have)
+		return false;
+	q = lo / (int64_t)c->T;
+	if (lo % (int64_t)c->T < 0)
+		q--;
+	c->n = q * (int64_t)c->T;
+	return true;
 }
 
 /* Whether every chosen antenna has a final row, or one is a quarter ring

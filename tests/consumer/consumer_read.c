@@ -4,7 +4,7 @@
  * (its stream, index, time, valid and flagged bits, and the data of valid
  * frames) to a file for tests/consumer/check_blocks.py, with its figures
  * as JSON on stdout. Checks on its own that the blocks follow each other
- * on the grid (index + T), never overlap, and that the frame times are the
+ * on the grid of multiples of T (index + T), never overlap, and that the frame times are the
  * clock's.
  *
  *   consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE
@@ -173,7 +173,7 @@ main(int argc, char **argv)
 			continue;
 		if (rc != 0)
 			break;
-		if (b->frames != T || (expect != INT64_MIN && b->index < expect) ||
+		if (b->frames != T || b->index % T != 0 || (expect != INT64_MIN && b->index < expect) ||
 		    (expect != INT64_MIN && !(b->flags & IBVCAP_BLOCK_FIRST) && b->index != expect) ||
 		    (expect != INT64_MIN && (b->index - expect) % T != 0)) {
 			fprintf(stderr, "consumer_read: block at %" PRId64 " after one ending at %"
