@@ -16,6 +16,7 @@
 #   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump and
 #      dpdk-dumpcap, and the plot                              >= 2 flat out
 #   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
+#   6. libibvcap's aligned blocks: read rate against memcpy of the same bytes
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,3 +43,6 @@ BUILD=$B "$ROOT/bench/dump_vs_pdump.sh" "$OUT" 3
 
 echo "== 5. hwclock: device ticks -> Unix ns per packet"
 { machine; "$B/bench/hwclock_bench" 15 2000; } | tee "$OUT/hwclock.txt"
+
+echo "== 6. libibvcap: aligned blocks vs memcpy of the same bytes"
+{ machine; "$B/bench/consumer_bench" 8192 64 7; } | tee "$OUT/consumer.txt"
