@@ -54,6 +54,7 @@ ibv_config_defaults(struct ibv_config *c)
 	c->quicklook_every = 1024; /* bench/capture_bench.sh QL="off 256 1024": ~1% of the zero-copy path */
 	c->quicklook_window_ns = NS_PER_S;
 	c->quicklook_min = QL_MIN_DEFAULT;
+	qlb_cfg_defaults(&c->sampler_levels);
 	codif_tl_cfg_defaults(&c->layout.tl);
 	c->buffers = true;
 	c->ring_frames = 1024;
@@ -567,6 +568,56 @@ static const struct opt_section sections[] = {
  */
 #define C struct ibv_config
 #define P struct pstate
+/* --sampler-levels' keys: the sampler verdict's thresholds (lib/quicklook
+ * ql_bstate.h; codifcheck bstate's options of the same names). */
+#define Q struct qlb_cfg
+static const struct opt_def sampler_level_keys[] = {
+	{"under", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 0, .dmax = 1, OPT_AT(Q, under),
+	 .help = "under-driven below F x the optimal RMS"},
+	{"over", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1000, OPT_AT(Q, over),
+	 .help = "over-driven above F x the optimal RMS"},
+	{"dead", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
+	 OPT_AT(Q, dead), .help = "dead from this share of the zero code"},
+	{"saturated", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
+	 OPT_AT(Q, sat), .help = "saturated from this share of the extreme codes"},
+	{"min-samples", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
+	 OPT_AT(Q, min_samples), .help = "fewer samples in a window: nodata"},
+	{ .name = NULL },
+};
+#undef Q
+
+static void
+sampler_level_defaults(void *obj)
+{
+	qlb_cfg_defaults(obj);
+}
+
+static const struct opt_kv sampler_levels_kv = {
+	.name = "--sampler-levels",
+	.keys = sampler_level_keys,
+	.defaults = sampler_level_defaults,
+	.obj_size = sizeof(struct qlb_cfg),
+};
+
+static int
+set_sampler_levels(const struct opt_arg *a, char *err, size_t len)
+{
+	struct ibv_config *c = a->obj;
+
+	return opt_kv_parse(&sampler_levels_kv, &c->sampler_levels, a->ctx, a->val, NULL,
+			    err, len);
+}
+
+PRINT_FN(print_sampler_levels)
+{
+	const struct qlb_cfg *q = &((const struct ibv_config *)obj)->sampler_levels;
+
+	(void)cmd;
+	(void)d;
+	fprintf(f, "sampler-levels = under=%g,over=%g,dead=%g,saturated=%g,min-samples=%" PRIu64
+		"\n", q->under, q->over, q->dead, q->sat, q->min_samples);
+}
+
 static const struct opt_def ibv_opts[] = {
 	{"config", .kind = OPT_PATH, .flags = OPT_F_CLI | OPT_F_CONFIG, .section = "config",
 	 .metavar = "FILE", .unset = "none", OPT_AT(C, config_file),
@@ -698,6 +749,12 @@ static const struct opt_def ibv_opts[] = {
 	 .help = "quick look also samples at least M frames of every stream per "
 		 "--quicklook-window (a slow stream still has figures); the sampler statistics "
 		 "and spectra read M of each window's (0 or off: one in N only, and none)"},
+	{"sampler-levels", .kind = OPT_CUSTOM, .section = "reporting", .metavar = "KEY=V[,...]",
+	 .example = "under=0.4,over=2.5", .set = set_sampler_levels, .print = print_sampler_levels,
+	 .kv = &sampler_levels_kv,
+	 .help = "the sampler statistics' verdict (/ibvcap/bstate, the summary, "
+		 "ibvcap_bstate_verdict): its thresholds, each as codifcheck bstate's option of "
+		 "the same name"},
 	{"verbose", .kind = OPT_FLAG, .letter = 'v', .section = "reporting", OPT_AT(C, verbose),
 	 .help = "dump every packet's headers (slow)"},
 	{"ring", .kind = OPT_CUSTOM, .section = "buffers", .metavar = "N|T", .min = 1,

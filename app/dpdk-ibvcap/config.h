@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "acct.h"
+#include "ql_bstate.h"
 #include "writer.h"
 
 #define IBV_MAX_PORTS ACCT_MAX_PORTS
@@ -85,6 +86,7 @@ struct ibv_config {
 	uint32_t quicklook_every;    /**< quick look: one frame in N per stream, 0 off */
 	uint64_t quicklook_window_ns; /**< the live figures' window */
 	uint32_t quicklook_min;      /**< and at least this many frames per window */
+	struct qlb_cfg sampler_levels; /**< --sampler-levels: the verdict's thresholds */
 
 	char summary_json[PATH_MAX];
 	char config_file[PATH_MAX];

@@ -77,6 +77,7 @@ ibv_ql_setup(struct ibv_app *app, char *err, size_t len)
 	qc.every = c->quicklook_every;
 	qc.min = c->quicklook_min;
 	app->ql.min = c->quicklook_min;
+	app->ql.levels = c->sampler_levels;
 	app->ql.spec_ant = -1;
 	/* a stream per (group, thread) of each antenna, as the buffers' slots */
 	per_ant = c->layout.ngroup * (c->threads ? c->threads : 1);
@@ -442,15 +443,13 @@ bstate_json(const struct ibv_app *app, unsigned int a, json_t *x, double run_s,
 	struct run_ctx c = { sum, 0 };
 	struct qlb_result res;
 	struct stats_qlb r;
-	struct qlb_cfg cfg;
 	json_t *o, *occ, *exp, *val;
 	unsigned int s;
 
 	memset(sum, 0, sizeof(*sum));
 	ibv_ql_ant_each(app, a, run_one, &c);
-	qlb_cfg_defaults(&cfg);
 	if (sum->nstate != 0)
-		qlb_result(sum, -1, &cfg, &res);
+		qlb_result(sum, -1, &app->ql.levels, &res);
 	else
 		memset(&res, 0, sizeof(res));
 	stats_qlb_of(&r, &res, c.frames, (uint64_t)(run_s * 1e9));

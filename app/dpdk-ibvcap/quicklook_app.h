@@ -50,6 +50,7 @@ struct ibv_ql {
 	pthread_mutex_t lock;     /**< the windows: main lcore vs telemetry */
 	uint64_t next_tsc;        /**< next window boundary */
 	uint32_t min;             /**< --quicklook-min: kept frames read per window */
+	struct qlb_cfg levels;    /**< --sampler-levels: the verdict's thresholds */
 	int spec_ant;             /**< /ibvcap/spectrum's antenna (-1: none asked) */
 	unsigned int spec_nfft;   /**< ... and its points per FFT */
 	uint64_t drain_cycles;    /**< main lcore's TSC cycles reading kept frames */

@@ -280,11 +280,9 @@ tel_qlb_row(const struct ibv_app *app, struct rte_tel_data *d, const char *key,
 {
 	struct rte_tel_data *arr = rte_tel_data_alloc();
 	struct stats_qlb r;
-	struct qlb_cfg cfg;
 
-	qlb_cfg_defaults(&cfg);
 	if (q->nstate != 0)
-		qlb_result(q, g, &cfg, res);
+		qlb_result(q, g, &app->ql.levels, res);
 	else
 		memset(res, 0, sizeof(*res));
 	stats_qlb_of(&r, res, frames, window_ns(app));

@@ -140,7 +140,11 @@ run_expect_fail "INI gpu-split value" 1 "gpu2.ini: [buffers] --gpu-split: 'somet
 # --help lists every option
 "$C" --help > "$T/help.txt"
 # a renamed option (OPT_F_GONE) is refused, not documented
-opts=$(grep -v OPT_F_GONE "$SRC/app/dpdk-ibvcap/config.c" | grep -o '{"[a-z-]*", ' | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+# (the rows of the options' table, not of a key=value list's: those --help
+# lists under their option)
+opts=$(sed -n '/^static const struct opt_def ibv_opts\[\] = {/,/^};/p' "$SRC/app/dpdk-ibvcap/config.c" |
+	grep -v OPT_F_GONE | grep -o '{"[a-z-]*", ' | sed 's/{"\([a-z-]*\)", /\1/' | sort -u)
+[ "$(echo "$opts" | wc -w)" -gt 50 ] || fail "the options' table not found in config.c"
 for x in $opts; do
 	grep -q -- "--$x" "$T/help.txt" || fail "--help does not document --$x"
 done

@@ -116,4 +116,24 @@ run q2 "0.6 -3dB 1.5" --nbits 2 --real --nchan 8 --total-samples 32768000
 expect_eq "--quicklook off: summary" \
 	"$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["quicklook"]))' "$T/off.sum.json")" \
 	'{"every": 0}'
+
+# --sampler-levels: the verdict's thresholds are the capture's to set. 2-bit
+# noise of RMS 3 steps is over-driven at the default over=2 (x the optimal
+# RMS), ok with over=4; the summary's verdict over the run says which
+# shellcheck disable=SC2086
+"$GEN" --antennas 1 --groups 1 --threads 1 --nbits 2 --real --nchan 4 --period 1 \
+	--total-samples 8192000 --count 30 --signal 0:3 --pcap "$T/rms3.pcap" --quiet
+for lv in "default:" "over4:--sampler-levels over=4"; do
+	# shellcheck disable=SC2086
+	"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "net_pcap0,rx_pcap=$T/rms3.pcap" \
+		-- --antennas 1 --steer software --idle-timeout 1s --stats-period 0 ${lv#*:} \
+		--summary-json "$T/lv-${lv%%:*}.json" > "$T/lv.log" 2>&1 || { cat "$T/lv.log"; fail "--sampler-levels ${lv#*:}"; }
+done
+expect_eq "RMS 3 steps: the verdict at the default levels, and with over=4" \
+	"$(json_get "$T/lv-default.json" quicklook antennas 0 bstate state) $(json_get "$T/lv-over4.json" quicklook antennas 0 bstate state)" \
+	"over-driven ok"
+run_expect_fail "--sampler-levels over below 1" 1 "--sampler-levels over: '0.5': expected a number between 1 and 1000" \
+	"$CAP" --check-config --sampler-levels over=0.5
+run_expect_fail "--sampler-levels: an unknown key" 1 "'nope': unknown key, expected under, over, dead, saturated or min-samples" \
+	"$CAP" --check-config --sampler-levels nope=1
 echo "$CHECKS checks passed"
