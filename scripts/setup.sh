@@ -57,7 +57,7 @@ fi
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       dpdk dpdk-dev libdpdk-dev libpcap-dev libibverbs-dev libjansson-dev help2man liburing-dev
       libfftw3-dev
-      rdma-core ibverbs-providers iproute2 python3)
+      rdma-core ibverbs-providers iproute2 python3 python3-numpy)
 if [ "$WITH_TEST" = 1 ]; then
 	PKGS+=(tshark tcpdump clang libclang-rt-14-dev gnuplot-nox systemd kmod man-db fio tmux)
 	# the array's control plane and health (dpdk-ibvcap-agent, dpdk-ibvcap-array,
