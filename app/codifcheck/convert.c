@@ -11,6 +11,7 @@
 #include "check.h"
 #include "convert.h"
 #include "convert_priv.h"
+#include "err.h"
 #include "fmt_codif.h"
 #include "fmt_name.h"
 #include "fmt_pcap.h"
@@ -275,7 +276,7 @@ cc_xseq_file(struct cc_xseq *q, const char *in, const struct cc_scan_opts *so, c
 	if (rc == 0 && c->out.kind == FMT_RAW && !c->layout_known && c->nheld > 0)
 		rc = seq_raw_open(c) != 0 ? -1 : 0;
 	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", in, c->err[0] != '\0' ? c->err : strerror(-rc));
+		err_set(err, errlen, rc, "%s: %s", in, c->err[0] != '\0' ? c->err : strerror(-rc));
 		status = -1;
 	} else if (cc_input_problems(&f) != CC_EXIT_OK) {
 		status = 1;
@@ -293,7 +294,7 @@ cc_xseq_end(struct cc_xseq *q, char *err, size_t errlen)
 	int rc = seq_split(c);
 
 	if (rc != 0)
-		snprintf(err, errlen, "%s", c->err);
+		err_set(err, errlen, rc, "%s", c->err);
 	fmt_raw_index_free(&c->out.ri);
 	free(c->held);
 	free(c->held_h);

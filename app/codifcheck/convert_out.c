@@ -43,11 +43,8 @@ cc_cout_open(struct cout *c, const char *path, uint32_t nslot, size_t fb,
 	int rc;
 
 	rc = fmt_open(&c->s, c->kind, path, &fo, ri, err, errlen);
-	if (rc == -EEXIST) {
-		size_t n = strlen(err);
-
-		snprintf(err + n, errlen - n, " (give --force to replace it)");
-	}
+	if (rc == -EEXIST)
+		err_append(err, errlen, " (give --force to replace it)");
 	if (rc != 0)
 		return -1;
 	c->open = true;
@@ -186,8 +183,8 @@ cc_cout_close(struct cout *c, bool ok, char *err, size_t errlen)
 		return ok ? 0 : -1;
 	c->open = false;
 	if (ok && c->k != 0) {
-		snprintf(err, errlen, "the file ends inside a row (%u of %u frames); raw rows "
-			 "must be whole", c->k, c->nslot);
+		err_set(err, errlen, -EINVAL, "the file ends inside a row (%u of %u frames); raw "
+			"rows must be whole", c->k, c->nslot);
 		ok = false;
 	}
 	rc = fmt_close(&c->s, ok, NULL, ok ? err : e2, ok ? errlen : sizeof(e2));

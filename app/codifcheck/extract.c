@@ -202,7 +202,7 @@ pkt_file(const struct cc_extract_opts *o, struct xgroup *g, struct pkt_out *po,
 			if (fmt_file_name(path, sizeof(path), o->conv.outdir,
 					  o->conv.prefix != NULL ? o->conv.prefix : xf->nm.prefix,
 					  g->ant, t, fmt_name(po->kind)) != 0) {
-				snprintf(err, errlen, "output name too long");
+				err_set(err, errlen, -ENAMETOOLONG, "output name too long");
 				rc = -1;
 				break;
 			}
@@ -214,15 +214,15 @@ pkt_file(const struct cc_extract_opts *o, struct xgroup *g, struct pkt_out *po,
 		}
 		d = fmt_pcap_record(&po->s, r.t_ns, r.caplen, r.len);
 		if (d == NULL) {
-			snprintf(err, errlen, "%s: %s", fio_part(&po->s.f),
-				 strerror(fio_error(&po->s.f) ? fio_error(&po->s.f) : E2BIG));
+			err_set(err, errlen, -EIO, "%s: %s", fio_part(&po->s.f),
+				strerror(fio_error(&po->s.f) ? fio_error(&po->s.f) : E2BIG));
 			rc = -1;
 			break;
 		}
 		memcpy(d, r.data, r.caplen);
 		if (fmt_pcap_record_end(&po->s) != 0) {
-			snprintf(err, errlen, "%s: %s", fio_part(&po->s.f),
-				 strerror(fio_error(&po->s.f)));
+			err_set(err, errlen, -EIO, "%s: %s", fio_part(&po->s.f),
+				strerror(fio_error(&po->s.f)));
 			rc = -1;
 			break;
 		}

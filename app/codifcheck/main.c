@@ -9,6 +9,7 @@
 
 #include "bstate.h"
 #include "check.h"
+#include "err.h"
 #include "plot.h"
 #include "codif.h"
 #include "convert.h"
@@ -207,9 +208,9 @@ name_part(const char *opt, const char *a, bool allow_underscore, char *err, size
 {
 	if (a[0] == '\0' || strlen(a) >= 64 || strchr(a, '/') != NULL ||
 	    (!allow_underscore && strchr(a, '_') != NULL)) {
-		snprintf(err, errlen, "%s: '%s': expected 1..63 characters without '/'%s",
-			 opt, a, allow_underscore ? "" : " or '_'");
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+			       "%s: '%s': expected 1..63 characters without '/'%s",
+			       opt, a, allow_underscore ? "" : " or '_'");
 	}
 	return 0;
 }
@@ -234,10 +235,9 @@ set_outdir(const struct opt_arg *a, char *err, size_t errlen)
 	struct opts *o = a->obj;
 	struct stat st;
 
-	if (stat(a->val, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: '%s': expected an existing directory", a->opt, a->val);
-		return -EINVAL;
-	}
+	if (stat(a->val, &st) != 0 || !S_ISDIR(st.st_mode))
+		return err_set(err, errlen, -EINVAL, "%s: '%s': expected an existing directory",
+			       a->opt, a->val);
 	o->conv.outdir = a->val;
 	o->outdir_set = true;
 	return 0;
@@ -547,12 +547,11 @@ select_filter(struct cc_filter *f, const char *list, char *err, size_t errlen)
 	unsigned int i, k = 0;
 	int rc;
 
-	if (f->nant == 0) {
-		snprintf(err, errlen, "--antenna '%s': selects among the --antenna-ip antennas: "
-			 "give them (e.g. --antenna-ip 10.17.0.211=ak01,10.17.0.212=ak02); an "
-			 "output file's antenna name is --antenna-name", list);
-		return -EINVAL;
-	}
+	if (f->nant == 0)
+		return err_set(err, errlen, -EINVAL, "--antenna '%s': selects among the --antenna-ip "
+			       "antennas: give them (e.g. --antenna-ip 10.17.0.211=ak01,"
+			       "10.17.0.212=ak02); an output file's antenna name is --antenna-name",
+			       list);
 	for (i = 0; i < f->nant; i++) {
 		snprintf(dflt[i], sizeof(dflt[i]), "ant%u", i);
 		names[i] = f->ant_name[i][0] != '\0' ? f->ant_name[i] : dflt[i];

@@ -930,7 +930,6 @@ codif_parse_time_arg(const char *what, const char *s, int64_t *unix_ns, char *er
 
 	if (rc == 0)
 		return 0;
-	if (err != NULL && len > 0)
-		snprintf(err, len, "%s: '%s': expected %s", what, s, codif_time_expected(rc));
+	codif_seterr(err, len, "%s: '%s': expected %s", what, s, codif_time_expected(rc));
 	return -EINVAL;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codif_int.h"
 #include "codif_pattern.h"
 #include "codif_signal.h"
 
@@ -15,8 +16,7 @@
 static void
 not_decoded(char *buf, size_t len, const char *what, unsigned int v)
 {
-	if (buf != NULL && len > 0)
-		snprintf(buf, len, "%s %u not decoded", what, v);
+	codif_seterr(buf, len, "%s %u not decoded", what, v);
 }
 
 int
@@ -28,8 +28,7 @@ codif_signal_enc_init(struct codif_signal_enc *e, const struct codif_hdr *h,
 
 	memset(e, 0, sizeof(*e));
 	if (h->nchan == 0) {
-		if (errbuf != NULL && errlen > 0)
-			snprintf(errbuf, errlen, "nchan 0");
+		codif_seterr(errbuf, errlen, "nchan 0");
 		return -EINVAL;
 	}
 	if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16 && b != 32) {
@@ -42,10 +41,8 @@ codif_signal_enc_init(struct codif_signal_enc *e, const struct codif_hdr *h,
 		break;
 	case CODIF_SIGNAL_REPR_FLOAT:
 		if (b != 32) {
-			if (errbuf != NULL && errlen > 0)
-				snprintf(errbuf, errlen,
-					 "representation 2 (float) with nbits %u not decoded "
-					 "(32 only)", b);
+			codif_seterr(errbuf, errlen, "representation 2 (float) with nbits %u not "
+				     "decoded (32 only)", b);
 			return -ENOTSUP;
 		}
 		break;

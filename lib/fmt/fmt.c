@@ -70,15 +70,13 @@ fmt_open(struct fmt_sink *s, enum fmt_kind k, const char *path, const struct fmt
 		return rc;
 	s->cappend = 64;
 	s->pend = malloc(s->cappend * sizeof(*s->pend));
-	if (s->pend == NULL) {
-		snprintf(err, errlen, "%s: out of memory", fio_part(&s->f));
-		rc = -ENOMEM;
-	} else if (k == FMT_RAW)
+	if (s->pend == NULL)
+		rc = err_set(err, errlen, -ENOMEM, "%s: out of memory", fio_part(&s->f));
+	else if (k == FMT_RAW)
 		rc = fmt_raw_start(s, idx, err, errlen);
-	else if (k == FMT_PCAP && (rc = fmt_pcap_start(s)) != 0)
-		snprintf(err, errlen, "%s: %s", fio_part(&s->f), strerror(-rc));
-	else if (k == FMT_PCAPNG && (rc = fmt_pcapng_start(s, o)) != 0)
-		snprintf(err, errlen, "%s: %s", fio_part(&s->f), strerror(-rc));
+	else if ((k == FMT_PCAP && (rc = fmt_pcap_start(s)) != 0) ||
+		 (k == FMT_PCAPNG && (rc = fmt_pcapng_start(s, o)) != 0))
+		rc = err_set(err, errlen, rc, "%s: %s", fio_part(&s->f), strerror(-rc));
 	if (rc != 0) {
 		char e2[64];
 
@@ -236,21 +234,16 @@ fmt_close(struct fmt_sink *s, bool keep, bool *kept, char *err, size_t errlen)
 	if (s->kind == FMT_RAW && bytes > 0) {
 		char e2[PATH_MAX + 256];
 		uint64_t before = bytes;
-		size_t n;
 
 		irc = fmt_raw_finish(s, &bytes, e2, sizeof(e2));
-		if (irc != 0 && rc == 0) {
-			snprintf(err, errlen, "%s%s", e2, bytes == 0 ? " (its data removed: a raw "
-				 "file is never left without its index)" : "");
-			rc = irc;
-		} else if (rc != 0 && (n = strlen(err)) < errlen) {
-			if (irc != 0)
-				snprintf(err + n, errlen - n, "; then its index: %s (the data removed)",
-					 e2);
-			else if (bytes < before)
-				snprintf(err + n, errlen - n, "; then cut to %llu bytes, whole rows, "
-					 "to make room for its index", (unsigned long long)bytes);
-		}
+		if (irc != 0 && rc == 0)
+			rc = err_set(err, errlen, irc, "%s%s", e2, bytes == 0 ? " (its data removed: "
+				     "a raw file is never left without its index)" : "");
+		else if (rc != 0 && irc != 0)
+			err_append(err, errlen, "; then its index: %s (the data removed)", e2);
+		else if (rc != 0 && bytes < before)
+			err_append(err, errlen, "; then cut to %llu bytes, whole rows, to make room "
+				   "for its index", (unsigned long long)bytes);
 	}
 	fmt_settle_close(s, staged, bytes);
 	if (kept != NULL)

@@ -118,7 +118,7 @@ fmt_pcap_open_read(const char *path, char *err, size_t errlen)
 							    eb);
 
 	if (p == NULL)
-		snprintf(err, errlen, "%s", eb);
+		err_set(err, errlen, -EINVAL, "%s", eb);
 	return p;
 }
 

@@ -375,8 +375,7 @@ fmt_raw_finish(struct fmt_sink *s, uint64_t *bytes, char *err, size_t errlen)
 	for (;;) {
 		text = rc == 0 ? index_text(o, *bytes, &len) : NULL;
 		if (text == NULL) {
-			snprintf(err, errlen, "%s: out of memory for the index", path);
-			rc = -ENOMEM;
+			rc = err_set(err, errlen, -ENOMEM, "%s: out of memory for the index", path);
 			break;
 		}
 		rc = write_index(path, text, len, s->replace, err, errlen);

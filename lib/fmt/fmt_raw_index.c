@@ -676,9 +676,8 @@ fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		rc = -(errno ? errno : EIO);
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		fclose(f);
-		return rc;
+		return err_set(err, errlen, rc, "%s: %s", path, strerror(-rc));
 	}
 	if ((uint64_t)size > FMT_RAW_MAX_INDEX) {
 		fclose(f);
@@ -694,13 +693,12 @@ fmt_raw_index_read(const char *path, struct fmt_raw_index *ri, char *err, size_t
 	rc = ferror(f) ? -EIO : 0;
 	fclose(f);
 	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		free(text);
-		return rc;
+		return err_set(err, errlen, rc, "%s: %s", path, strerror(-rc));
 	}
 	rc = fmt_raw_index_parse(text, len, ri, why, sizeof(why));
 	free(text);
 	if (rc != 0)
-		snprintf(err, errlen, "%s: %s", path, why);
-	return rc;
+		return err_set(err, errlen, rc, "%s: %s", path, why);
+	return 0;
 }

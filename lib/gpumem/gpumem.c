@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_memory.h>
 
+#include "err.h"
 #include "gpumem.h"
 
 int
@@ -18,36 +19,33 @@ gpumem_register(void *ptr, size_t size, size_t page_size, const uint16_t *ports,
 		unsigned int nports, unsigned int *unmapped, char *err, size_t len)
 {
 	unsigned int i;
+	int rc;
 
 	*unmapped = 0;
 	if (ptr == NULL || size == 0 || page_size == 0 || (uintptr_t)ptr % page_size != 0 ||
 	    size % page_size != 0) {
-		snprintf(err, len, "external memory %p + %zu bytes is not a whole number of "
-			 "%zu-byte pages", ptr, size, page_size);
-		return -EINVAL;
+		return err_set(err, len, -EINVAL, "external memory %p + %zu bytes is not a whole "
+			       "number of %zu-byte pages", ptr, size, page_size);
 	}
-	if (rte_extmem_register(ptr, size, NULL, 0, page_size) != 0 && rte_errno != EEXIST) {
-		snprintf(err, len, "rte_extmem_register of %zu bytes: %s", size,
-			 rte_strerror(rte_errno));
-		return -rte_errno;
-	}
+	if (rte_extmem_register(ptr, size, NULL, 0, page_size) != 0 && rte_errno != EEXIST)
+		return err_set(err, len, -rte_errno, "rte_extmem_register of %zu bytes: %s", size,
+			       rte_strerror(rte_errno));
 	for (i = 0; i < nports; i++) {
 		struct rte_eth_dev_info info;
 
 		if (rte_eth_dev_info_get(ports[i], &info) != 0 || info.device == NULL) {
-			snprintf(err, len, "port %u: no device to map for", ports[i]);
 			rte_extmem_unregister(ptr, size);
-			return -ENODEV;
+			return err_set(err, len, -ENODEV, "port %u: no device to map for", ports[i]);
 		}
 		if (rte_dev_dma_map(info.device, ptr, (uint64_t)(uintptr_t)ptr, size) != 0) {
 			if (rte_errno == ENOTSUP) {
 				(*unmapped)++;
 				continue;
 			}
-			snprintf(err, len, "port %u: DMA map of %zu bytes: %s", ports[i], size,
-				 rte_strerror(rte_errno));
+			rc = err_set(err, len, -rte_errno, "port %u: DMA map of %zu bytes: %s",
+				     ports[i], size, rte_strerror(rte_errno));
 			gpumem_unregister(ptr, size, ports, i);
-			return -rte_errno;
+			return rc;
 		}
 	}
 	return 0;
@@ -97,15 +95,13 @@ gpumem_pool_layout(uint32_t n, uint32_t data_room, uint32_t zero_bytes, size_t p
 	uint32_t elt = RTE_ALIGN_CEIL(data_room, RTE_CACHE_LINE_SIZE);
 
 	memset(l, 0, sizeof(*l));
-	if (n == 0 || data_room == 0 || zero_bytes == 0 || page == 0) {
-		snprintf(err, len, "payload pool of %u buffers of %u bytes, zero frame %u bytes, "
-			 "page %zu: every size must be above zero", n, data_room, zero_bytes, page);
-		return -EINVAL;
-	}
-	if (elt > UINT16_MAX) {
-		snprintf(err, len, "payload buffers of %u bytes: mbufs hold at most 65535", elt);
-		return -EINVAL;
-	}
+	if (n == 0 || data_room == 0 || zero_bytes == 0 || page == 0)
+		return err_set(err, len, -EINVAL, "payload pool of %u buffers of %u bytes, "
+			       "zero frame %u bytes, page %zu: every size must be above zero", n,
+			       data_room, zero_bytes, page);
+	if (elt > UINT16_MAX)
+		return err_set(err, len, -EINVAL,
+			       "payload buffers of %u bytes: mbufs hold at most 65535", elt);
 	l->n = n;
 	l->elt_size = (uint16_t)elt;
 	l->pool_bytes = RTE_ALIGN_CEIL((size_t)n * elt, page);
@@ -131,8 +127,8 @@ gpumem_pool_create(const char *name, void *va, const struct gpumem_pool_layout *
 	mp = rte_pktmbuf_pool_create_extbuf(name, l->n, RTE_MIN(GPUMEM_POOL_CACHE, l->n / 2), 0,
 					    l->elt_size, socket, &ext, 1);
 	if (mp == NULL)
-		snprintf(err, len, "payload pool '%s' of %u x %u bytes over external memory "
-			 "%p: %s", name, l->n, l->elt_size, va, rte_strerror(rte_errno));
+		err_set(err, len, -rte_errno, "payload pool '%s' of %u x %u bytes over external "
+			"memory %p: %s", name, l->n, l->elt_size, va, rte_strerror(rte_errno));
 	return mp;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "err.h"
 #include "ql_bstate.h"
 
 const char *
@@ -54,14 +55,11 @@ qlb_init(struct qlb_acc *a, const struct codif_hdr *h, unsigned int groups, char
 	rc = codif_signal_enc_init(&a->e, h, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (a->e.is_float) {
-		snprintf(err, errlen, "32-bit floats have no sampler states");
-		return -ENOTSUP;
-	}
-	if (groups < 1 || groups > QLB_MAX_GROUPS) {
-		snprintf(err, errlen, "%u channel groups, expected 1..%d", groups, QLB_MAX_GROUPS);
-		return -EINVAL;
-	}
+	if (a->e.is_float)
+		return err_set(err, errlen, -ENOTSUP, "32-bit floats have no sampler states");
+	if (groups < 1 || groups > QLB_MAX_GROUPS)
+		return err_set(err, errlen, -EINVAL, "%u channel groups, expected 1..%d", groups,
+			       QLB_MAX_GROUPS);
 	if (groups > a->e.nchan)
 		groups = a->e.nchan;
 	a->chan_per_group = (a->e.nchan + groups - 1) / groups;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "ql_bstate.h"
 #include "ql_fringe.h"
 
@@ -45,25 +46,24 @@ static int
 same_shape(const struct codif_hdr *a, const struct codif_hdr *b, char *err, size_t len)
 {
 	if (a->nchan != b->nchan)
-		snprintf(err, len, "channels differ: A %u, B %u", a->nchan, b->nchan);
-	else if (a->nbits != b->nbits)
-		snprintf(err, len, "bits per sample differ: A %u, B %u", a->nbits, b->nbits);
-	else if (a->complex != b->complex)
-		snprintf(err, len, "A is %s, B %s", a->complex ? "complex" : "real",
-			 b->complex ? "complex" : "real");
-	else if (a->representation != b->representation)
-		snprintf(err, len, "representations differ: A %u, B %u", a->representation,
-			 b->representation);
-	else if (rate_hz(a) != rate_hz(b))
-		snprintf(err, len, "sample rates differ: A %.6g Hz, B %.6g Hz", rate_hz(a),
-			 rate_hz(b));
-	else if (codif_data_bytes(a) != codif_data_bytes(b))
-		snprintf(err, len, "data bytes per frame differ: A %llu, B %llu",
-			 (unsigned long long)codif_data_bytes(a),
-			 (unsigned long long)codif_data_bytes(b));
-	else
-		return 0;
-	return -EINVAL;
+		return err_set(err, len, -EINVAL, "channels differ: A %u, B %u", a->nchan, b->nchan);
+	if (a->nbits != b->nbits)
+		return err_set(err, len, -EINVAL, "bits per sample differ: A %u, B %u", a->nbits,
+			       b->nbits);
+	if (a->complex != b->complex)
+		return err_set(err, len, -EINVAL, "A is %s, B %s", a->complex ? "complex" : "real",
+			       b->complex ? "complex" : "real");
+	if (a->representation != b->representation)
+		return err_set(err, len, -EINVAL, "representations differ: A %u, B %u",
+			       a->representation, b->representation);
+	if (rate_hz(a) != rate_hz(b))
+		return err_set(err, len, -EINVAL, "sample rates differ: A %.6g Hz, B %.6g Hz",
+			       rate_hz(a), rate_hz(b));
+	if (codif_data_bytes(a) != codif_data_bytes(b))
+		return err_set(err, len, -EINVAL, "data bytes per frame differ: A %llu, B %llu",
+			       (unsigned long long)codif_data_bytes(a),
+			       (unsigned long long)codif_data_bytes(b));
+	return 0;
 }
 
 static int
@@ -110,23 +110,20 @@ qlf_init(struct qlf *f, const struct codif_hdr *ha, const struct codif_hdr *hb,
 	rc = codif_signal_enc_init(&f->e, ha, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (f->e.nchan > QLF_MAX_CHAN) {
-		snprintf(err, errlen, "%u channels, at most %d", f->e.nchan, QLF_MAX_CHAN);
-		return -EINVAL;
-	}
+	if (f->e.nchan > QLF_MAX_CHAN)
+		return err_set(err, errlen, -EINVAL, "%u channels, at most %d", f->e.nchan,
+			       QLF_MAX_CHAN);
 	all = f->e.nchan == 64 ? ~0ULL : (1ULL << f->e.nchan) - 1;
-	if ((chan_mask & ~all) != 0) {
-		snprintf(err, errlen, "channel %d asked, the frames have channels 0..%u",
-			 63 - __builtin_clzll(chan_mask), f->e.nchan - 1u);
-		return -EINVAL;
-	}
+	if ((chan_mask & ~all) != 0)
+		return err_set(err, errlen, -EINVAL,
+			       "channel %d asked, the frames have channels 0..%u",
+			       63 - __builtin_clzll(chan_mask), f->e.nchan - 1u);
 	f->chan_mask = chan_mask != 0 ? chan_mask : all;
 	f->frame_bytes = (uint32_t)codif_data_bytes(ha);
 	f->nsamp = (uint32_t)((uint64_t)f->frame_bytes * 8 / f->e.nbits / f->e.S);
-	if (f->nsamp < 2) {
-		snprintf(err, errlen, "%u time samples per frame, at least 2 needed", f->nsamp);
-		return -EINVAL;
-	}
+	if (f->nsamp < 2)
+		return err_set(err, errlen, -EINVAL, "%u time samples per frame, at least 2 needed",
+			       f->nsamp);
 	f->max_lag = max_lag != 0 ? max_lag : QLF_DEF_MAX_LAG;
 	if (f->max_lag > f->nsamp - 1)
 		f->max_lag = f->nsamp - 1;
@@ -138,9 +135,9 @@ qlf_init(struct qlf *f, const struct codif_hdr *ha, const struct codif_hdr *hb,
 	rc = alloc_plan(f);
 	if (rc != 0) {
 		qlf_free(f);
-		snprintf(err, errlen, "out of memory");
+		return err_set(err, errlen, rc, "out of memory");
 	}
-	return rc;
+	return 0;
 }
 
 static inline double

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "ql_bstate.h"
 #include "ql_spec.h"
 
@@ -19,18 +20,16 @@ qls_init(struct qls_acc *s, const struct codif_hdr *h, unsigned int nfft, char *
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (nfft < QLS_NFFT_MIN || nfft > QLS_NFFT_MAX || (nfft & (nfft - 1)) != 0) {
-		snprintf(err, errlen, "%u points per FFT: expected a power of two, %u..%u", nfft,
-			 QLS_NFFT_MIN, QLS_NFFT_MAX);
-		return -EINVAL;
-	}
+	if (nfft < QLS_NFFT_MIN || nfft > QLS_NFFT_MAX || (nfft & (nfft - 1)) != 0)
+		return err_set(err, errlen, -EINVAL,
+			       "%u points per FFT: expected a power of two, %u..%u", nfft,
+			       QLS_NFFT_MIN, QLS_NFFT_MAX);
 	rc = codif_signal_enc_init(&s->e, h, err, errlen);
 	if (rc != 0)
 		return -ENOTSUP;
-	if (s->e.nchan > QLS_MAX_CHAN) {
-		snprintf(err, errlen, "%u channels, at most %u", s->e.nchan, QLS_MAX_CHAN);
-		return -ENOTSUP;
-	}
+	if (s->e.nchan > QLS_MAX_CHAN)
+		return err_set(err, errlen, -ENOTSUP, "%u channels, at most %u", s->e.nchan,
+			       QLS_MAX_CHAN);
 	s->nfft = nfft;
 	s->nchan = s->e.nchan;
 	s->nbin = s->e.complex ? nfft : nfft / 2 + 1;
@@ -42,9 +41,8 @@ qls_init(struct qls_acc *s, const struct codif_hdr *h, unsigned int nfft, char *
 	s->out = fftw_malloc(nfft * sizeof(fftw_complex));
 	if (s->acc == NULL || s->buf == NULL || s->in == NULL || s->out == NULL) {
 		qls_free(s);
-		snprintf(err, errlen, "out of memory for %u channels of %u points", s->e.nchan,
-			 nfft);
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory for %u channels of %u points",
+			       s->e.nchan, nfft);
 	}
 	s->plan = fftw_plan_dft_1d((int)nfft, s->in, s->out, FFTW_FORWARD, FFTW_ESTIMATE);
 	return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "err.h"
 #include "shm.h"
 
 void
@@ -60,23 +61,18 @@ int
 shm_ctl_check(const struct shm_ctl *c, size_t zone_len, char *err,
 		  size_t len)
 {
-	if (zone_len < sizeof(*c) || c->magic != SHM_MAGIC) {
-		snprintf(err, len, "the control block is not dpdk-ibvcap's (magic 0x%08x)",
-			 zone_len >= 4 ? c->magic : 0);
-		return -EPROTO;
-	}
-	if (c->version != SHM_VERSION || c->size != sizeof(*c)) {
-		snprintf(err, len,
-			 "the primary's shared memory is version %u (%u bytes), this program "
-			 "expects version %d (%zu bytes): run the same dpdk-ibvcap build",
-			 c->version, c->size, SHM_VERSION, sizeof(*c));
-		return -EPROTO;
-	}
-	if (c->nant > SHM_MAX_ANT) {
-		snprintf(err, len, "control block names %u antennas (at most %d)", c->nant,
-			 SHM_MAX_ANT);
-		return -EPROTO;
-	}
+	if (zone_len < sizeof(*c) || c->magic != SHM_MAGIC)
+		return err_set(err, len, -EPROTO,
+			       "the control block is not dpdk-ibvcap's (magic 0x%08x)",
+			       zone_len >= 4 ? c->magic : 0);
+	if (c->version != SHM_VERSION || c->size != sizeof(*c))
+		return err_set(err, len, -EPROTO,
+			       "the primary's shared memory is version %u (%u bytes), this program "
+			       "expects version %d (%zu bytes): run the same dpdk-ibvcap build",
+			       c->version, c->size, SHM_VERSION, sizeof(*c));
+	if (c->nant > SHM_MAX_ANT)
+		return err_set(err, len, -EPROTO, "control block names %u antennas (at most %d)",
+			       c->nant, SHM_MAX_ANT);
 	return 0;
 }
 

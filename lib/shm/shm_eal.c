@@ -10,6 +10,7 @@
 #include <rte_eal.h>
 #include <rte_memzone.h>
 
+#include "err.h"
 #include "shm_eal.h"
 
 void
@@ -34,12 +35,10 @@ shm_attach(struct shm_view *v, char *err, size_t len)
 	shm_eal_instance(v->instance);
 	shm_ctl_name(v->instance, name);
 	mz = rte_memzone_lookup(name);
-	if (mz == NULL) {
-		snprintf(err, len,
-			 "no antenna buffers '%s' in this DPDK instance: is dpdk-ibvcap running "
-			 "with this --file-prefix, and without --no-buffers?", name);
-		return -ENOENT;
-	}
+	if (mz == NULL)
+		return err_set(err, len, -ENOENT,
+			       "no antenna buffers '%s' in this DPDK instance: is dpdk-ibvcap running "
+			       "with this --file-prefix, and without --no-buffers?", name);
 	v->ctl = mz->addr;
 	rc = shm_ctl_check(v->ctl, mz->len, err, len);
 	if (rc != 0)
@@ -49,22 +48,19 @@ shm_attach(struct shm_view *v, char *err, size_t len)
 		char why[256];
 
 		mz = rte_memzone_lookup(v->ctl->ant[a].zone);
-		if (mz == NULL) {
-			snprintf(err, len, "antenna %u buffer '%s' not found", a, v->ctl->ant[a].zone);
-			return -ENOENT;
-		}
-		if (antbuf_check(mz->addr, mz->len, why, sizeof(why)) != 0) {
-			snprintf(err, len, "antenna %u buffer '%s': %s", a, v->ctl->ant[a].zone, why);
-			return -EPROTO;
-		}
+		if (mz == NULL)
+			return err_set(err, len, -ENOENT, "antenna %u buffer '%s' not found", a,
+				       v->ctl->ant[a].zone);
+		if (antbuf_check(mz->addr, mz->len, why, sizeof(why)) != 0)
+			return err_set(err, len, -EPROTO, "antenna %u buffer '%s': %s", a,
+				       v->ctl->ant[a].zone, why);
 		v->b[a] = mz->addr;
 	}
 	if (v->ctl->sched_size != 0) {
 		mz = rte_memzone_lookup(v->ctl->sched_zone);
-		if (mz == NULL || mz->len < v->ctl->sched_size) {
-			snprintf(err, len, "the schedule of scans '%s' not found", v->ctl->sched_zone);
-			return -ENOENT;
-		}
+		if (mz == NULL || mz->len < v->ctl->sched_size)
+			return err_set(err, len, -ENOENT, "the schedule of scans '%s' not found",
+				       v->ctl->sched_zone);
 		v->sched = mz->addr;
 		v->sched_len = v->ctl->sched_size;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "err.h"
 #include "parse.h"
@@ -17,6 +18,22 @@ err_set(char *err, size_t len, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc < 0 ? rc : -EINVAL;
+}
+
+void
+err_append(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (err == NULL || len == 0)
+		return;
+	n = strnlen(err, len);
+	if (n >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, len - n, fmt, ap);
+	va_end(ap);
 }
 
 int

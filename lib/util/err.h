@@ -23,6 +23,14 @@ int err_set(char *err, size_t len, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /**
+ * Append to the message err holds (one err_set wrote), cut at len as
+ * err_set cuts: for a message built in pieces (a list of what was
+ * possible). Nothing happens where err is NULL or len is 0.
+ */
+void err_append(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
  * Why a request was refused (a telemetry command, a line of a file, a
  * field): the input, the value given and what was expected, each short
  * enough for a telemetry string (DPDK's 128 bytes). The one refusal of the

@@ -126,8 +126,8 @@ js_parse(const char *text, size_t len, char *err, size_t errlen)
 	json_error_t je;
 	json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 
-	if (v == NULL && err != NULL && errlen > 0)
-		snprintf(err, errlen, "byte %d (line %d column %d): %s", je.position, je.line,
-			 je.column, je.text);
+	if (v == NULL)
+		err_set(err, errlen, -EINVAL, "byte %d (line %d column %d): %s", je.position,
+			je.line, je.column, je.text);
 	return v;
 }

@@ -14,6 +14,9 @@
 
 #include "parse.h"
 
+/* The parsers' refusal: "OPT: 'VALUE': expected WHAT". Written here, not
+ * through err_set: err.c takes str_copy and str_escape from this file, and
+ * the two files must not depend on each other both ways. */
 static int
 fail(int rc, char *err, size_t errlen, const char *opt, const char *s,
      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -509,6 +512,7 @@ parse_antenna_select(const char *opt, const char *s, const char *const *names,
 		if (!found) {
 			size_t off;
 
+			/* built in pieces, as fail() writes (not err_set) */
 			if (err != NULL && errlen > 0) {
 				off = (size_t)snprintf(err, errlen, "%s: '%s': expected an antenna "
 						       "name or index (", opt, items[i]);
