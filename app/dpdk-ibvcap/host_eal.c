@@ -78,6 +78,63 @@ long_row(const char *name, size_t n)
 	return found < 0 ? -1 : found;
 }
 
+/* A short option's row: the letter's, or -1 for EAL's other letters. */
+static int
+short_row(char c)
+{
+	size_t k;
+
+	for (k = 0; k < RTE_DIM(read_opts); k++)
+		if (read_opts[k].name[0] == c && read_opts[k].name[1] == '\0')
+			return (int)k;
+	return -1;
+}
+
+static int dry_verdict(int ac, char **av, char *line, size_t len);
+
+/* Whether EAL takes -c alone, as a flag (-v): asked of EAL itself (its
+ * parse in a child, once a letter), not of a table here. */
+static bool
+eal_flag(char *prog, char c)
+{
+	static signed char known[128]; /* 0 not asked, 1 a flag, -1 not */
+	char opt[3] = { '-', c, '\0' }, line[300];
+	char *av[3] = { prog, opt, NULL };
+	unsigned char u = (unsigned char)c;
+
+	if (u >= sizeof(known))
+		return false;
+	if (known[u] == 0)
+		known[u] = dry_verdict(2, av, line, sizeof(line)) == 0 ? 1 : -1;
+	return known[u] == 1;
+}
+
+/* A cluster of short options at a ("-vl 0-1"), read as getopt reads it: its
+ * letters up to the first that takes a value, which takes the rest of the
+ * cluster or the next argument. Every letter the view reads takes a value;
+ * another letter is taken as one with a value unless EAL says it is a flag,
+ * asked only where a letter the view reads follows it in the cluster.
+ * @return the row of the letter that takes the value, or -1. */
+static int
+short_opts(char *prog, const char *a, const char **val)
+{
+	const char *p;
+	int row;
+
+	for (p = a + 1;; p++) {
+		const char *q;
+
+		row = short_row(*p);
+		for (q = p + 1; row < 0 && *q != '\0' && short_row(*q) < 0; q++)
+			;
+		if (row >= 0 || *q == '\0' || !eal_flag(prog, *p))
+			break;
+	}
+	if (p[1] != '\0')
+		*val = p + 1;
+	return row;
+}
+
 /* One option at av[*i] (*i advanced past it and its value): its row or -1,
  * its value in *val (NULL: none given). An option not read takes, as EAL's
  * do, a value attached or the next argument when that is no option. */
@@ -86,7 +143,6 @@ next_opt(int ac, char **av, int *i, const char **val)
 {
 	const char *a = av[(*i)++], *eq;
 	int row = -1;
-	size_t k;
 
 	*val = NULL;
 	if (a[0] != '-' || a[1] == '\0')
@@ -97,11 +153,7 @@ next_opt(int ac, char **av, int *i, const char **val)
 		if (eq != NULL)
 			*val = eq + 1;
 	} else {
-		for (k = 0; k < RTE_DIM(read_opts); k++)
-			if (read_opts[k].name[0] == a[1] && read_opts[k].name[1] == '\0')
-				row = (int)k;
-		if (a[2] != '\0')
-			*val = a + 2;
+		row = short_opts(av[0], a, val);
 	}
 	/* getopt_long: a value the option needs is the next argument, whatever it is */
 	if (*val == NULL && *i < ac &&

@@ -112,31 +112,48 @@ eal_argv(int argc, char **argv, const char *eal_args, char ***out)
 	return n;
 }
 
+/* The FILE of a "--check-config FILE" among argv[1..n-1] (before '--'):
+ * its index, or -1. */
+static int
+check_config_file(int n, char **argv)
+{
+	int i;
+
+	for (i = 1; i + 1 < n; i++)
+		if (strcmp(argv[i], "--check-config") == 0 && argv[i + 1][0] != '-')
+			return i + 1;
+	return -1;
+}
+
 /*
  * The options: those after '--', or with all_if_none every argument when
  * there is no '--' (--check-config needs no EAL). "--check-config FILE"
- * is "--check-config --config FILE". @return as ibv_config_parse.
+ * is "--check-config --config FILE", also where it stands before '--'.
+ * @return as ibv_config_parse.
  */
 static int
 parse_options(int argc, char **argv, bool all_if_none, struct ibv_config *c, char *err,
 	      size_t len)
 {
-	int dd = find_dashdash(argc, argv), ac = argc, i, k = 0, rc;
+	int dd = find_dashdash(argc, argv), ac = argc, i, k = 0, rc, file = -1;
 	char **av = argv, **nav;
 
 	if (dd > 0) {
 		av = argv + dd;
 		ac = argc - dd;
+		file = check_config_file(dd, argv);
 	} else if (!all_if_none) {
 		ac = 1;
 	}
-	nav = calloc((size_t)ac + 2, sizeof(*nav));
-	if (nav == NULL) {
-		snprintf(err, len, "out of memory");
-		return -ENOMEM;
-	}
+	nav = calloc((size_t)ac + 4, sizeof(*nav));
+	if (nav == NULL)
+		return err_set(err, len, -ENOMEM, "out of memory");
 	for (i = 0; i < ac; i++) {
 		nav[k++] = av[i];
+		if (i == 0 && file > 0) {
+			nav[k++] = (char *)(uintptr_t)"--config";
+			nav[k++] = argv[file];
+		}
 		if (strcmp(av[i], "--check-config") == 0 && i + 1 < ac && av[i + 1][0] != '-')
 			nav[k++] = (char *)(uintptr_t)"--config";
 	}
@@ -147,16 +164,18 @@ parse_options(int argc, char **argv, bool all_if_none, struct ibv_config *c, cha
 }
 
 /* The command line's EAL part (before '--'; none without it) less the
- * program's own --check-config, which may stand there too (has_arg finds
- * it anywhere): EAL's verdict (host_eal.c's dry run) is on what a start
- * would give it. out: argc + 1 entries. @return its count. */
+ * program's own --check-config and its FILE, which may stand there too
+ * (has_arg finds it anywhere; parse_options reads the FILE): EAL's verdict
+ * (host_eal.c's dry run) is on what a start would give it.
+ * out: argc + 1 entries. @return its count. */
 static int
 eal_part(int argc, char **argv, char **out)
 {
-	int dd = find_dashdash(argc, argv), n = 0, i;
+	int dd = find_dashdash(argc, argv), n = 0, i, file;
 
+	file = dd > 0 ? check_config_file(dd, argv) : -1;
 	for (i = 0; i < (dd > 0 ? dd : 1); i++)
-		if (i == 0 || strcmp(argv[i], "--check-config") != 0)
+		if (i == 0 || (strcmp(argv[i], "--check-config") != 0 && i != file))
 			out[n++] = argv[i];
 	out[n] = NULL;
 	return n;

@@ -215,6 +215,22 @@ run_expect_fail "an EAL option without its value" 1 "EAL arguments: --file-prefi
 	--huge-worker-stack=512 -- --check-config > "$T/ealok.out" 2>&1 ||
 	fail "EAL options the host checks do not read refused: $(tail -1 "$T/ealok.out")"
 ok "EAL options the host checks do not read are taken as EAL takes them"
+# short options clustered as getopt reads them: -vl 0 is -v -l 0
+run_expect_fail "clustered short options (-vl 0)" 1 \
+	"no worker lcore: the main lcore reports, rx needs at least one more (e.g. -l 0,1): -l 0 gives none" \
+	"$C" -vl 0 --no-huge -m 2048 -- --check-config
+"$C" -vl 0-1 --no-huge -m 2048 -- --check-config > "$T/vl.out" 2>&1 ||
+	fail "-vl 0-1 refused: $(tail -1 "$T/vl.out")"
+ok "-vl 0-1 read as -v -l 0-1"
+# --check-config FILE before '--': the program's file, not an EAL argument
+printf '[capture]\nantennas = 2\n' > "$T/two.ini"
+"$C" --lcores 0@0,1@0 --no-huge -m 2048 --check-config "$T/two.ini" -- > "$T/pre.out" 2>&1 ||
+	fail "--check-config FILE before '--' refused: $(tail -1 "$T/pre.out")"
+grep -q '^# antennas: 2 ' "$T/pre.out" || fail "--check-config FILE before '--': $(grep '^# antennas' "$T/pre.out")"
+"$C" --lcores 0@0,1@0 --no-huge -m 2048 --check-config "$T/two.ini" -- --antennas 3 > "$T/pre.out" 2>&1 ||
+	fail "--check-config FILE before '--' with options refused: $(tail -1 "$T/pre.out")"
+grep -q '^# antennas: 3 ' "$T/pre.out" || fail "options after '--' over the FILE: $(grep '^# antennas' "$T/pre.out")"
+ok "--check-config FILE before '--' reads FILE (options after '--' over it), EAL is not given it"
 cpu=127
 while [ $cpu -gt 0 ] && [ -e /sys/devices/system/cpu/cpu$cpu ]; do cpu=$((cpu - 1)); done
 if [ $cpu -gt 0 ]; then

@@ -74,6 +74,20 @@ test_eal_view(void)
 	CHECK(!v.lcores_given && v.bad[0] == '\0');
 	CHECK_STR(v.prefix, "rte");
 	CHECK_STR(v.refused, "");
+	/* short options clustered, as getopt reads them: -v is a flag (EAL
+	 * says so), -l takes the rest of the cluster or the next argument */
+	view(&v, "-vl", "0-1", NULL, NULL);
+	CHECK(v.lcores_given && v.bad[0] == '\0');
+	CHECK_EQ_U(v.nlcore, 2);
+	CHECK_STR(v.lcores_arg, "-l 0-1");
+	CHECK_STR(v.refused, "");
+	view(&v, "-vl0", NULL, NULL, NULL);
+	CHECK(v.lcores_given && v.nlcore == 1 && v.lcore[0]);
+	CHECK_STR(v.refused, "");
+	/* a letter that takes a value (-a) takes the rest: its 'c' is no -c */
+	view(&v, "-a0000:0c:00.0", "-l", "0-1", NULL);
+	CHECK(v.bad[0] == '\0' && v.nlcore == 2);
+	CHECK_STR(v.lcores_arg, "-l 0-1");
 }
 
 /* EAL's own verdict (its parse in a child process): options the view does
