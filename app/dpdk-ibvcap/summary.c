@@ -3,6 +3,7 @@
  * counter through the tables of lib/stats. */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,26 +45,68 @@ summary_totals(const struct ibv_app *app, const struct ibv_totals *t, double el,
 		el > 0 ? (double)t->rx.pkts / el / 1e6 : 0.0);
 }
 
+/* The leads of a summary table: a row's own columns, text before lib/stats'
+ * columns (stats_text_table). */
+#define LEAD_LEN 64
+#define MAX_ROWS (ACCT_MAX_ANTENNAS + 1 > SHM_MAX_WRITERS ? ACCT_MAX_ANTENNAS + 1 : \
+		  SHM_MAX_WRITERS)
+
+struct rows {
+	char lead[MAX_ROWS][LEAD_LEN];
+	const char *leadp[MAX_ROWS];
+	const void *rec[MAX_ROWS];
+	const char *tail[MAX_ROWS];
+	unsigned int n;
+};
+
+/* Add a row: its record, tail and lead (printf-like). */
+static void __attribute__((format(printf, 4, 5)))
+row_add(struct rows *r, const void *rec, const char *tail, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n >= MAX_ROWS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->lead[r->n], LEAD_LEN, fmt, ap);
+	va_end(ap);
+	r->leadp[r->n] = r->lead[r->n];
+	r->rec[r->n] = rec;
+	r->tail[r->n] = tail;
+	r->n++;
+}
+
+/* Print rows r of group g under the lead heading head, as wide as f takes. */
+static void
+rows_print(const struct rows *r, const struct stats_group *g, const char *head,
+	   void (*after)(const void *, unsigned int, FILE *), const void *ctx, FILE *f)
+{
+	struct stats_table t = {
+		.g = g, .scope = STATS_ANTENNA, .width = stats_text_columns(f),
+		.lead_head = head, .n = r->n, .lead = r->leadp, .rec = r->rec, .tail = r->tail,
+		.after = after, .ctx = ctx,
+	};
+
+	stats_text_table(&t, f);
+}
+
 /* A row per antenna and one of all of them, then the packets no antenna
  * claimed (by cause) and those on another antenna's queue. */
 static void
 summary_antennas(const struct acct_layout *l, const struct ibv_totals *t, FILE *f)
 {
+	static struct rows r;
 	unsigned int a, c;
-	char ip[16];
+	char ip[16], head[LEAD_LEN];
 
-	fprintf(f, "\n%-4s %-12s %-15s", "ant", "name", "source");
-	stats_text_head(&stats_counts, STATS_ANTENNA, f);
-	fprintf(f, "\n");
-	for (a = 0; a < l->nant; a++) {
-		fprintf(f, "%-4u %-12s %-15s", a, l->ant_name[a],
+	r.n = 0;
+	for (a = 0; a < l->nant; a++)
+		row_add(&r, &t->ant[a], NULL, "%-4u %-12s %-15s", a, l->ant_name[a],
 			ipv4_str(l->ant_ip[a], ip, sizeof(ip)));
-		stats_text_row(&stats_counts, &t->ant[a], STATS_ANTENNA, f);
-		fprintf(f, "\n");
-	}
-	fprintf(f, "%-4s %-12s %-15s", "all", "", "");
-	stats_text_row(&stats_counts, &t->all, STATS_ANTENNA, f);
-	fprintf(f, "\n");
+	row_add(&r, &t->all, NULL, "%-4s %-12s %-15s", "all", "", "");
+	snprintf(head, sizeof(head), "%-4s %-12s %-15s", "ant", "name", "source");
+	fputc('\n', f);
+	rows_print(&r, &stats_counts, head, NULL, NULL, f);
 	stats_text_rest(&stats_counts, &t->all, STATS_ANTENNA, "all antennas: ", f);
 
 	if (ibv_unattributed(t)) {
@@ -82,26 +125,28 @@ summary_antennas(const struct acct_layout *l, const struct ibv_totals *t, FILE *
 static void
 summary_writers(const struct shm_ctl *ctl, FILE *f)
 {
-	bool head = false;
+	/* after a row: nothing, failed, dead, or both (error | dead << 1) */
+	static const char *const tails[4] = {
+		NULL, " (failed)",
+		" (dead: its process died; figures as it last published them)",
+		" (failed) (dead: its process died; figures as it last published them)",
+	};
+	static struct rows r;
+	char head[LEAD_LEN];
 	unsigned int i;
 
+	r.n = 0;
 	for (i = 0; i < SHM_MAX_WRITERS; i++) {
 		const struct shm_writer *w = &ctl->writer[i];
 
 		if (w->name[0] == '\0')
 			continue;
-		if (!head) {
-			fprintf(f, "%-24s %-6s %8s", "writer", "format", "pid");
-			stats_text_head(&stats_writer, STATS_ANTENNA, f);
-			fprintf(f, "\n");
-			head = true;
-		}
-		fprintf(f, "%-24s %-6s %8d", w->name, w->format, w->pid);
-		stats_text_row(&stats_writer, w, STATS_ANTENNA, f);
-		fprintf(f, "%s%s\n", w->error ? " (failed)" : "",
-			w->dead ? " (dead: its process died; figures as it last "
-				  "published them)" : "");
+		row_add(&r, w, tails[(w->error ? 1 : 0) | (w->dead ? 2 : 0)], "%-24s %-6s %8d",
+			w->name, w->format, w->pid);
 	}
+	snprintf(head, sizeof(head), "%-24s %-6s %8s", "writer", "format", "pid");
+	if (r.n > 0)
+		rows_print(&r, &stats_writer, head, NULL, NULL, f);
 }
 
 /* The rings: their geometry, where the payload is, a row per antenna, then
@@ -111,6 +156,8 @@ summary_rings(const struct ibv_app *app, FILE *f)
 {
 	const struct acct_layout *l = &app->cfg.layout;
 	const struct ibv_rings *bf = &app->rings;
+	static struct rows r;
+	char head[LEAD_LEN];
 	unsigned int a;
 
 	fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
@@ -120,16 +167,12 @@ summary_rings(const struct ibv_app *app, FILE *f)
 		fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
 			app->pl.split ? "written there by the NIC (buffer split)" :
 					"copied there by the rx lcores");
-	fprintf(f, "%-4s %-12s", "ant", "name");
-	stats_text_head(&stats_buffer, STATS_ANTENNA, f);
-	fprintf(f, "\n");
-	for (a = 0; a < l->nant; a++) {
-		if (bf->b[a] == NULL)
-			continue;
-		fprintf(f, "%-4u %-12s", a, l->ant_name[a]);
-		stats_text_row(&stats_buffer, bf->b[a], STATS_ANTENNA, f);
-		fprintf(f, "\n");
-	}
+	r.n = 0;
+	for (a = 0; a < l->nant; a++)
+		if (bf->b[a] != NULL)
+			row_add(&r, bf->b[a], NULL, "%-4u %-12s", a, l->ant_name[a]);
+	snprintf(head, sizeof(head), "%-4s %-12s", "ant", "name");
+	rows_print(&r, &stats_buffer, head, NULL, NULL, f);
 	for (a = 0; a < l->nant; a++) {
 		char lead[64];
 
@@ -141,33 +184,53 @@ summary_rings(const struct ibv_app *app, FILE *f)
 		summary_writers(bf->ctl, f);
 }
 
+/* What the port table's rows follow with: a port's queues that saw packets. */
+struct port_rows {
+	const struct ibv_ports *ports;
+	const struct acct_layout *l;
+	struct rte_eth_stats st[RTE_MAX_ETHPORTS];
+};
+
+static void
+port_queues(const void *ctx, unsigned int i, FILE *f)
+{
+	const struct port_rows *pr = ctx;
+	const struct ibv_port *p = &pr->ports->port[i];
+	const struct rte_eth_stats *st = &pr->st[i];
+	unsigned int q;
+
+	for (q = 0; q < p->nq && q < RTE_ETHDEV_QUEUE_STAT_CNTRS; q++)
+		if (st->q_ipackets[q] || st->q_errors[q])
+			fprintf(f, "      queue %-3u %-10s ipackets %" PRIu64 " ibytes %" PRIu64
+				" errors %" PRIu64 "\n", q,
+				!p->hw_steer ? "(software)" :
+				q < pr->l->nant ? pr->l->ant_name[q] : "default", st->q_ipackets[q],
+				st->q_ibytes[q], st->q_errors[q]);
+}
+
 /* A row per port (the NIC's figures), and its queues that saw packets. */
 static void
 summary_ports(const struct ibv_ports *ports, const struct acct_layout *l, FILE *f)
 {
-	unsigned int i, q;
+	static struct port_rows pr;
+	static struct rows r;
+	char head[LEAD_LEN];
+	unsigned int i;
 
-	fprintf(f, "\n%-5s %-20s %-9s", "port", "device", "steering");
-	stats_text_head(&stats_port, STATS_ANTENNA, f);
-	fprintf(f, "\n");
-	for (i = 0; i < ports->n; i++) {
+	pr.ports = ports;
+	pr.l = l;
+	r.n = 0;
+	for (i = 0; i < ports->n && i < RTE_MAX_ETHPORTS; i++) {
 		const struct ibv_port *p = &ports->port[i];
-		struct rte_eth_stats st;
 
-		memset(&st, 0, sizeof(st));
-		rte_eth_stats_get(p->port_id, &st);
-		fprintf(f, "%-5u %-20s %-9s", p->port_id, p->name,
+		memset(&pr.st[i], 0, sizeof(pr.st[i]));
+		rte_eth_stats_get(p->port_id, &pr.st[i]);
+		row_add(&r, &pr.st[i], NULL, "%-5u %-20s %-9s", p->port_id, p->name,
 			p->hw_steer ? "rte_flow" : "software");
-		stats_text_row(&stats_port, &st, STATS_ANTENNA, f);
-		fprintf(f, "\n");
-		for (q = 0; q < p->nq && q < RTE_ETHDEV_QUEUE_STAT_CNTRS; q++)
-			if (st.q_ipackets[q] || st.q_errors[q])
-				fprintf(f, "      queue %-3u %-10s ipackets %" PRIu64 " ibytes %" PRIu64
-					" errors %" PRIu64 "\n", q,
-					!p->hw_steer ? "(software)" :
-					q < l->nant ? l->ant_name[q] : "default", st.q_ipackets[q],
-					st.q_ibytes[q], st.q_errors[q]);
 	}
+	snprintf(head, sizeof(head), "%-5s %-20s %-9s", "port", "device", "steering");
+	fputc('\n', f);
+	rows_print(&r, &stats_port, head, port_queues, &pr, f);
 }
 
 void

@@ -7,7 +7,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "acct.h"
 #include "antbuf.h"
@@ -465,15 +468,33 @@ stats_describe(const struct stats_group *g, unsigned int scope)
 	return o;
 }
 
-void
-stats_text_head(const struct stats_group *g, unsigned int scope, FILE *out)
+/* Whether field k has a column in scope. */
+static bool
+has_col(const struct stats_group *g, unsigned int k, unsigned int scope)
+{
+	return g->f[k].head != NULL && stats_in(&g->f[k], scope);
+}
+
+/* The next field from k with a column (g->n: none). */
+static unsigned int
+next_col(const struct stats_group *g, unsigned int k, unsigned int scope)
+{
+	while (k < g->n && !has_col(g, k, scope))
+		k++;
+	return k;
+}
+
+/* The headings of the fields [k0, k1) with a column. */
+static void
+text_head(const struct stats_group *g, unsigned int scope, unsigned int k0, unsigned int k1,
+	  FILE *out)
 {
 	unsigned int k;
 
-	for (k = 0; k < g->n; k++) {
+	for (k = k0; k < k1; k++) {
 		const struct stats_field *f = &g->f[k];
 
-		if (f->head == NULL || !stats_in(f, scope))
+		if (!has_col(g, k, scope))
 			continue;
 		if (f->type == STATS_TIME)
 			fprintf(out, " %-*s", f->width, f->head);
@@ -482,17 +503,19 @@ stats_text_head(const struct stats_group *g, unsigned int scope, FILE *out)
 	}
 }
 
-void
-stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope, FILE *out)
+/* The values of rec under text_head's headings of [k0, k1). */
+static void
+text_row(const struct stats_group *g, const void *rec, unsigned int scope, unsigned int k0,
+	 unsigned int k1, FILE *out)
 {
 	char ts[CODIF_TIMESTR_LEN];
 	unsigned int k;
 
-	for (k = 0; k < g->n; k++) {
+	for (k = k0; k < k1; k++) {
 		const struct stats_field *f = &g->f[k];
 		uint64_t v = stats_get(f, rec, 0);
 
-		if (f->head == NULL || !stats_in(f, scope))
+		if (!has_col(g, k, scope))
 			continue;
 		if (f->type == STATS_TIME)
 			fprintf(out, " %-*s", f->width, stats_time_set(f, rec) ?
@@ -503,6 +526,85 @@ stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope,
 			fprintf(out, " %*" PRId64, f->width, (int64_t)v);
 		else
 			fprintf(out, " %*" PRIu64, f->width, v);
+	}
+}
+
+void
+stats_text_head(const struct stats_group *g, unsigned int scope, FILE *out)
+{
+	text_head(g, scope, 0, g->n, out);
+}
+
+void
+stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope, FILE *out)
+{
+	text_row(g, rec, scope, 0, g->n, out);
+}
+
+unsigned int
+stats_text_columns(FILE *f)
+{
+	const char *c = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (c != NULL && *c != '\0') {
+		v = strtol(c, &end, 10);
+		if (*end == '\0' && v >= STATS_MIN_COLUMNS && v <= 10000)
+			return (unsigned int)v;
+	}
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= STATS_MIN_COLUMNS)
+		return ws.ws_col;
+	return 0;
+}
+
+/* The end (exclusive) of the block of columns that starts at k0: as many
+ * as fit width after the lead's lw columns, one at least. */
+static unsigned int
+block_end(const struct stats_table *t, unsigned int k0, size_t lw)
+{
+	size_t used = lw;
+	unsigned int k, nf = 0;
+
+	for (k = k0; k < t->g->n; k++) {
+		if (!has_col(t->g, k, t->scope))
+			continue;
+		if (t->width != 0 && nf > 0 && used + 1 + t->g->f[k].width > t->width)
+			break;
+		used += 1 + t->g->f[k].width;
+		nf++;
+	}
+	return k;
+}
+
+void
+stats_text_table(const struct stats_table *t, FILE *out)
+{
+	unsigned int k0 = next_col(t->g, 0, t->scope), k1, i;
+	size_t lw = strlen(t->lead_head);
+
+	while (k0 < t->g->n) {
+		bool last;
+
+		k1 = block_end(t, k0, lw);
+		last = next_col(t->g, k1, t->scope) >= t->g->n;
+		fputs(t->lead_head, out);
+		text_head(t->g, t->scope, k0, k1, out);
+		fputc('\n', out);
+		for (i = 0; i < t->n; i++) {
+			fputs(t->lead[i], out);
+			text_row(t->g, t->rec[i], t->scope, k0, k1, out);
+			if (last && t->tail != NULL && t->tail[i] != NULL)
+				fputs(t->tail[i], out);
+			fputc('\n', out);
+			if (last && t->after != NULL)
+				t->after(t->ctx, i, out);
+		}
+		if (!last)
+			fputc('\n', out);
+		k0 = next_col(t->g, k1, t->scope);
 	}
 }
 

@@ -252,6 +252,41 @@ void stats_text_head(const struct stats_group *g, unsigned int scope, FILE *f);
 void stats_text_row(const struct stats_group *g, const void *rec, unsigned int scope,
 		    FILE *f);
 
+/** The narrowest width stats_text_columns takes. */
+#define STATS_MIN_COLUMNS 40
+
+/**
+ * The width a table printed to f may take: $COLUMNS when set (a number of
+ * STATS_MIN_COLUMNS or more), else f's terminal's width when f is a
+ * terminal, else 0 (no limit: a log keeps a row on one line).
+ */
+unsigned int stats_text_columns(FILE *f);
+
+/** A table of group g's fields in scope: a row per record, each after its
+ * lead (the row's own columns, as wide as lead_head). */
+struct stats_table {
+	const struct stats_group *g;
+	unsigned int scope;
+	unsigned int width;          /**< at most this many columns a line; 0 no limit */
+	const char *lead_head;       /**< the lead columns' headings */
+	unsigned int n;              /**< rows */
+	const char *const *lead;     /**< each row's lead */
+	const void *const *rec;      /**< each row's record */
+	const char *const *tail;     /**< after each row's last column, or NULL */
+	/** Lines that follow row i (after its newline), or NULL. */
+	void (*after)(const void *ctx, unsigned int i, FILE *out);
+	const void *ctx;
+};
+
+/**
+ * Print table t: its headings and rows, as stats_text_head and
+ * stats_text_row would after each lead; when they do not fit t->width,
+ * in blocks of the columns that fit, one under the other (a blank line
+ * between), each block with the leads again. Tails and after-lines go with
+ * the last block.
+ */
+void stats_text_table(const struct stats_table *t, FILE *out);
+
 /**
  * The counters (STATS_SUM) in scope without a column, "name value" where
  * not zero,

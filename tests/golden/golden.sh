@@ -60,8 +60,11 @@ golden_run() {
 	case $tool in
 	capture)
 		# one queue, one rx lcore: the order of -v's lines is the file's
+		# COLUMNS 0: unset, as a log's (the summary's rows on one line)
+		local colenv=COLUMNS=$cols
+		[ "$cols" = 0 ] && colenv=
 		# shellcheck disable=SC2086
-		"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry \
+		env -u COLUMNS $colenv "$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --no-telemetry \
 			--vdev "net_pcap0,rx_pcap=$input" -- --steer software --stats-period 0 \
 			--summary-json "$T/$name.sum.json" "$@" < /dev/null > "$T/$name.stdout" 2> "$T/$name.stderr" || rc=$?
 		;;
