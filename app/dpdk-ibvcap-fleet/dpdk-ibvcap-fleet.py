@@ -271,8 +271,9 @@ def write_sd(path, hosts, port, array):
     the file when it changes)."""
     sd = [{"targets": ["%s:%d" % (h, port)], "labels": {"ibvcap_host": h, "ibvcap_array": array}}
           for h in hosts]
-    if common.replaceable(path):
-        raise FleetError("--prom-sd: %s" % common.replaceable(path))
+    why = common.replaceable(path)
+    if why:
+        raise FleetError("--prom-sd: %s" % why)
     d = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".sd.", suffix=".json", dir=d)

@@ -683,8 +683,9 @@ def parse_args():
     ap.add_argument("--fringe-seconds", type=seconds, default=1.0, metavar="DURATION",
                     help="how long each fringe check correlates (default: 1s)")
     a = ap.parse_args()
-    if a.prom and common.replaceable(a.prom):
-        ap.error("--prom: %s" % common.replaceable(a.prom))
+    why = common.replaceable(a.prom) if a.prom else None
+    if why:
+        ap.error("--prom: %s" % why)
     if a.plot_nfft not in [1 << k for k in range(4, 10)]:
         ap.error("--plot-nfft %d: expected a power of two, 16..512" % a.plot_nfft)
     baselines = []
