@@ -140,7 +140,8 @@ struct ibvcap_stats {
  * @return the handle, or NULL with errno set and err said: ENOENT (no
  * such capture, or it has no antenna buffers), EPROTO (another build),
  * ENOTSUP (its payload is in GPU memory), EEXIST (name in use), EALREADY
- * (a handle is open in this process), EINVAL.
+ * (a handle is open in this process), EINVAL (a bad argument, or another
+ * instance than the one this process's EAL attached to).
  */
 struct ibvcap *ibvcap_open(const char *instance, const char *name, unsigned int flags,
 			   char *err, size_t len);

@@ -112,10 +112,19 @@ name_check(const char *instance, const char *name, char *err, size_t len)
 /* Attach to the control block and antenna rings, refuse GPU payloads and
  * claim the registry entry. */
 static int
-attach(struct ibvcap *c, const char *name, char *err, size_t len)
+attach(struct ibvcap *c, const char *instance, const char *name, char *err, size_t len)
 {
+	char want[SHM_NAMELEN];
 	int rc, holder = 0;
 
+	/* EAL runs once per process: the instance asked for must be the one
+	 * it attached to (IBVCAP_OPEN_NO_EAL, or a second open) */
+	shm_instance(instance, want);
+	shm_eal_instance(c->v.instance);
+	if (strcmp(want, c->v.instance) != 0)
+		return err_set(err, len, -EINVAL, "instance '%s': this process's DPDK EAL is "
+			       "attached to instance '%s' (its --file-prefix); one instance per "
+			       "process", instance, c->v.instance);
 	rc = shm_attach(&c->v, err, len);
 	if (rc != 0)
 		return rc;
@@ -169,7 +178,7 @@ ibvcap_open(const char *instance, const char *name, unsigned int flags, char *er
 	}
 	c->reg = -1;
 	c->flags = flags;
-	rc = attach(c, name, err, len);
+	rc = attach(c, instance, name, err, len);
 	if (rc != 0) {
 		if (c->reg >= 0)
 			shm_writer_release(c->v.ctl, c->reg);

@@ -52,6 +52,13 @@ def main():
                 f.write(REC.pack(*r[:11]) + r[11])
             n += 1
         st = cap.stats()
+    # EAL runs once per process: another instance is refused by name
+    try:
+        ibvcap.open(prefix + "x", name)
+    except ibvcap.IbvcapError as e:
+        assert "this process's DPDK EAL is attached to instance '%s'" % prefix in str(e), e
+    else:
+        raise SystemExit("a second instance opened in one process")
     print(json.dumps(dict(st, end="stopped", python_blocks=n)))
 
 
