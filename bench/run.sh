@@ -16,7 +16,8 @@
 #   4. pcap frames/s written: dpdk-ibvcap-dump vs dpdk-pdump and
 #      dpdk-dumpcap, and the plot                              >= 2 flat out
 #   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
-#   6. libibvcap's aligned blocks: read rate against memcpy of the same bytes
+#   6. libibvcap's aligned blocks: read rate against memcpy of the same bytes,
+#      and the delay from a frame's arrival to its block's delivery
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,3 +47,4 @@ echo "== 5. hwclock: device ticks -> Unix ns per packet"
 
 echo "== 6. libibvcap: aligned blocks vs memcpy of the same bytes"
 { machine; "$B/bench/consumer_bench" 8192 64 7; } | tee "$OUT/consumer.txt"
+BUILD=$B "$ROOT/bench/consumer_delay.sh" 1000 5 32 16 | tee -a "$OUT/consumer.txt"

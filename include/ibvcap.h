@@ -87,6 +87,11 @@ struct ibvcap_view {
 	uint16_t nchan;              /**< channels */
 	uint8_t nbits;               /**< bits per component */
 	uint8_t complex;             /**< 1: I and Q per channel */
+	const int64_t *arrival_ns;   /**< arrival_ns[i]: when valid frame i
+					  arrived (Unix ns: the NIC's clock where
+					  the port gives rx timestamps, else the
+					  host's, read once per rx burst); 0 for
+					  frames not valid */
 };
 
 /** ibvcap_block flags. */

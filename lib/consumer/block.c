@@ -35,15 +35,17 @@ ant_alloc(struct ibvcap *c, struct cons_ant *ca, unsigned int a)
 	ca->ptr = calloc((size_t)ca->nslots * c->T, sizeof(*ca->ptr));
 	ca->valid = calloc((size_t)ca->nslots * c->words, sizeof(uint64_t));
 	ca->flagged = calloc((size_t)ca->nslots * c->words, sizeof(uint64_t));
+	ca->arrival = calloc((size_t)ca->nslots * c->T, sizeof(*ca->arrival));
 	ca->hdr = calloc(ca->nslots, sizeof(*ca->hdr));
 	ca->dec = calloc(ca->nslots, sizeof(*ca->dec));
 	if (ca->held == NULL || ca->view == NULL || ca->ptr == NULL || ca->valid == NULL ||
-	    ca->flagged == NULL || ca->hdr == NULL || ca->dec == NULL)
+	    ca->flagged == NULL || ca->arrival == NULL || ca->hdr == NULL || ca->dec == NULL)
 		return -ENOMEM;
 	for (s = 0; s < ca->nslots; s++) {
 		ca->view[s].frame = ca->ptr + (size_t)s * c->T;
 		ca->view[s].valid = ca->valid + (size_t)s * c->words;
 		ca->view[s].flagged = ca->flagged + (size_t)s * c->words;
+		ca->view[s].arrival_ns = ca->arrival + (size_t)s * c->T;
 	}
 	antbuf_cursor_init(ca->b, &ca->cur, c->flags & IBVCAP_OPEN_OLDEST);
 	ca->peek = INT64_MAX;
@@ -101,6 +103,7 @@ cons_select_free(struct ibvcap *c)
 		free(c->ant[k].ptr);
 		free(c->ant[k].valid);
 		free(c->ant[k].flagged);
+		free(c->ant[k].arrival);
 		if (c->ant[k].dec != NULL)
 			cons_dec_free(&c->ant[k]);
 		free(c->ant[k].dec);
@@ -132,6 +135,7 @@ block_begin(struct ibvcap *c)
 		ca->reached = INT64_MIN;
 		memset(ca->valid, 0, (size_t)ca->nslots * c->words * sizeof(uint64_t));
 		memset(ca->flagged, 0, (size_t)ca->nslots * c->words * sizeof(uint64_t));
+		memset(ca->arrival, 0, (size_t)ca->nslots * c->T * sizeof(int64_t));
 		for (i = 0; i < ca->nslots * c->T; i++)
 			ca->ptr[i] = c->zero;
 		for (s = 0; s < ca->nslots; s++) {
@@ -180,6 +184,7 @@ row_put(struct cons_ant *ca, const struct antbuf_view *v, uint32_t i, uint32_t T
 		if (w->data_bytes == 0 && antbuf_slot_started(v->run, s, v->index))
 			view_params(w, ca->hdr[s], v->run->ref[s]);
 		if (f & ANTBUF_F_VALID) {
+			ca->arrival[(size_t)s * T + i] = m->arrival_ns;
 			ca->valid[(size_t)s * ((T + 63) / 64) + i / 64] |= 1ULL << (i % 64);
 			w->nvalid++;
 			if (f & ANTBUF_F_INVALID)
@@ -465,6 +470,7 @@ row_clear(struct cons_ant *ca, uint32_t i, uint32_t T)
 		if (ca->valid[(size_t)s * w + i / 64] & bit)
 			ca->view[s].nvalid--;
 		ca->valid[(size_t)s * w + i / 64] &= ~bit;
+		ca->arrival[(size_t)s * T + i] = 0;
 		ca->flagged[(size_t)s * w + i / 64] &= ~bit;
 	}
 }

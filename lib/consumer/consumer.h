@@ -29,6 +29,7 @@ struct cons_ant {
 	struct ibvcap_view *view;    /* nslots views */
 	const uint8_t **ptr;         /* nslots x T frame pointers */
 	uint64_t *valid, *flagged;   /* nslots x words bitmaps */
+	int64_t *arrival;            /* nslots x T arrival times */
 	uint64_t lost_seen;          /* cur.lost_frames at the last block */
 	uint8_t (*hdr)[CODIF_HDR_LEN]; /* each slot's run's first header in the
 					  block (its parameters) */

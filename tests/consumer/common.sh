@@ -12,6 +12,7 @@ SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no,bsize=16384,rsize=9"
 LAYOUT="--groups 1 --threads 2 --antennas 6 --data-bytes 256"
 SIG="--nchan 1 --nbits 8 --real --period 1 --total-samples 256000"
+FRAME_RATE=1000   # frames per second per stream of data time (SIG's)
 
 # cons_capture GENARGS RING WINDOW: the frames GENARGS will send in N, and
 # the capture of exactly those (its pid CPID, log cap.log, summary sum.json)
@@ -22,7 +23,7 @@ cons_capture() {
 	rm -f "$T/dry.pcap"
 	# shellcheck disable=SC2086
 	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
-		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --frame-rate 1000 --stats-period 0 \
+		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --frame-rate "$FRAME_RATE" --stats-period 0 \
 		--count-packets "$N" --idle-timeout 30s --ring "$2" --reorder-window "$3" \
 		--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
 	CPID=$!

@@ -9,6 +9,11 @@
  *
  *   consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE
  *                 [--oldest] [-s MS_SLEEP_AFTER_EACH_BLOCK] [-k KILL_AFTER_BLOCKS]
+ *                 [-d DELAYS]
+ *
+ * -d: each block's delay, one line each: the ns from the arrival of its
+ * newest frame to the block's delivery (CLOCK_REALTIME, as the capture's
+ * host clock stamps arrivals), for bench/consumer_delay.sh.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -87,6 +92,29 @@ block_copy(struct ibvcap *c, const struct ibvcap_block *b, uint8_t **buf, size_t
 	return 0;
 }
 
+/* The newest arrival of the block's valid frames; -1 when a valid frame
+ * has none (0) or one after now. */
+static int64_t
+newest_arrival(const struct ibvcap_block *b, int64_t now)
+{
+	int64_t newest = 0;
+	uint32_t k, s, i;
+
+	for (k = 0; k < b->nants; k++)
+		for (s = 0; s < b->nstreams[k]; s++)
+			for (i = 0; i < b->frames; i++) {
+				int64_t t = b->view[k][s].arrival_ns[i];
+
+				if (!bit(b->view[k][s].valid, i))
+					continue;
+				if (t <= 0 || t > now)
+					return -1;
+				if (t > newest)
+					newest = t;
+			}
+	return newest;
+}
+
 /* Clear the valid bit of records whose frame the check found overwritten:
  * the check cleared their bits in the views; re-read them. */
 static void
@@ -117,7 +145,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = { { "oldest", no_argument, NULL, 'O' }, { 0 } };
-	const char *inst = NULL, *name = NULL, *out = NULL;
+	const char *inst = NULL, *name = NULL, *out = NULL, *delays = NULL;
+	FILE *df = NULL;
 	unsigned long long ants = 0;
 	unsigned int T = 0, sleep_ms = 0, flags = 0;
 	long kill_after = -1;
@@ -132,7 +161,7 @@ main(int argc, char **argv)
 	FILE *f;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "i:n:a:T:o:s:k:", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:n:a:T:o:s:k:d:", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'i': inst = optarg; break;
 		case 'n': name = optarg; break;
@@ -141,6 +170,7 @@ main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 's': sleep_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'k': kill_after = strtol(optarg, NULL, 0); break;
+		case 'd': delays = optarg; break;
 		case 'O': flags |= IBVCAP_OPEN_OLDEST; break;
 		default: return 2;
 		}
@@ -161,7 +191,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	f = fopen(out, "wb");
-	if (f == NULL)
+	if (f == NULL || (delays != NULL && (df = fopen(delays, "w")) == NULL))
 		return 1;
 	fprintf(stderr, "consumer_read %s: attached to '%s' (%u antennas)\n", name, inst,
 		ibvcap_antennas(c));
@@ -179,6 +209,21 @@ main(int argc, char **argv)
 			fprintf(stderr, "consumer_read: block at %" PRId64 " after one ending at %"
 				PRId64 " (T %u, flags 0x%x)\n", b->index, expect, T, b->flags);
 			return 1;
+		}
+		{
+			struct timespec ts;
+			int64_t now, newest;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+			newest = newest_arrival(b, now);
+			if (newest < 0) {
+				fprintf(stderr, "consumer_read: block at %" PRId64 ": a valid frame "
+					"without an arrival time, or one after now\n", b->index);
+				return 1;
+			}
+			if (df != NULL && newest > 0)
+				fprintf(df, "%" PRId64 "\n", now - newest);
 		}
 		jumps += expect != INT64_MIN && b->index != expect;
 		expect = b->index + T;
@@ -204,6 +249,8 @@ main(int argc, char **argv)
 		}
 	}
 	fclose(f);
+	if (df != NULL)
+		fclose(df);
 	ibvcap_get_stats(c, &st);
 	printf("{\"end\": \"%s\", \"blocks\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"jumps\": %"
 	       PRIu64 ", \"frames\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"overrun\": %" PRIu64

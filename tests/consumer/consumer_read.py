@@ -38,6 +38,8 @@ def main():
                         continue
                     st = cap.stream(a, s)
                     valid, flagged, rows = blk.valid(k, s), blk.flagged(k, s), blk.data(k, s)
+                    arr = blk.arrival_ns(k, s)
+                    assert ((arr > 0) == valid).all(), (blk.index, k, s)
                     for i in range(T):
                         d = (rows[i] if rows is not None else blk.frame(k, s, i)).tobytes() \
                             if valid[i] else b""

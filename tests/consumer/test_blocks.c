@@ -167,6 +167,8 @@ test_aligned(void)
 			for (i = 0; i < 8; i++) {
 				CHECK(bit(v->valid, i) == !(k == 1 && s == 0 && i == 5));
 				CHECK(!bit(v->valid, i) || data_ok(&r.c, k, s, i, i));
+				/* test_fd's arrival time: 1000 + n; none where not valid */
+				CHECK_EQ_I(v->arrival_ns[i], bit(v->valid, i) ? 1000 + i : 0);
 			}
 		}
 	CHECK_EQ_I(cons_block_release(&r.c, false), 0);
@@ -230,7 +232,8 @@ test_torn(void)
 	CHECK_EQ_I(cons_block_check(&r.c), 2 * 2 * 8);
 	for (k = 0; k < 2; k++)
 		for (s = 0; s < 2; s++)
-			CHECK(r.c.blk.view[k][s].nvalid == 0 && r.c.blk.view[k][s].valid[0] == 0);
+			CHECK(r.c.blk.view[k][s].nvalid == 0 && r.c.blk.view[k][s].valid[0] == 0 &&
+			      r.c.blk.view[k][s].arrival_ns[3] == 0);
 	CHECK_EQ_I(cons_block_release(&r.c, true), 2 * 2 * 8);
 	CHECK_EQ_U(r.c.st.torn, 32);
 	CHECK_EQ_U(r.c.st.torn_blocks, 1);

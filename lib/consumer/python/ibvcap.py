@@ -56,7 +56,8 @@ class _View(ctypes.Structure):
                 ("flagged", ctypes.POINTER(ctypes.c_uint64)),
                 ("data_bytes", ctypes.c_uint32), ("nvalid", ctypes.c_uint32),
                 ("samples", ctypes.c_uint32), ("nchan", ctypes.c_uint16),
-                ("nbits", ctypes.c_uint8), ("complex", ctypes.c_uint8)]
+                ("nbits", ctypes.c_uint8), ("complex", ctypes.c_uint8),
+                ("arrival_ns", ctypes.POINTER(ctypes.c_int64))]
 
 
 class _Block(ctypes.Structure):
@@ -161,6 +162,11 @@ class Block:
     def flagged(self, k, s):
         """bool[frames]: ... with its CODIF invalid bit set."""
         return self._bits(self._v(k, s).flagged)
+
+    def arrival_ns(self, k, s):
+        """int64[frames]: when each valid frame arrived (Unix ns; 0: not
+        valid). A view of the library's array until release."""
+        return np.ctypeslib.as_array(self._v(k, s).arrival_ns, shape=(self.frames,))
 
     def frame(self, k, s, i):
         """uint8[data_bytes]: frame i's data in the ring (no copy)."""
