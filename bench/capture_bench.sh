@@ -15,6 +15,13 @@
 # same copy, ringgen's pool small enough to stay in the last-level cache,
 # LLC_POOL mbufs) and zerocopy (the ring keeps the mbuf).
 #
+# copy-consumer (not in the default list): copy with a libibvcap consumer
+# attached (tests/consumer/consumer_read, blocks of 64 frames of every
+# antenna, on CPU CONSUMER_CPU: by default the last CPU when there are more
+# than 2): its cycles per frame against copy's say what a consumer costs
+# the rx lcore; each run also checks the consumer's counts exact (frames
+# handed out + overrun = frames placed). E.g. MODES="copy copy-consumer".
+#
 # Garbage (modes not in the default list): garbage-unknown and
 # garbage-malformed flood the capture with 60-byte packets alone (from a
 # source no antenna has; from antenna 0's source with a payload that cannot
@@ -104,6 +111,36 @@ ringgen() {
 		> "$W/gen.log" 2>&1 || { cat "$W/gen.log" >&2; echo "FAIL: ringgen $*" >&2; exit 1; }
 }
 
+# copy-consumer's consumer on the capture of prefix $1 ($2 antennas), up
+# when it says it attached; its pid in CONS_PID
+consumer_start() {
+	local cpu=${CONSUMER_CPU:-} mask
+	[ -n "$cpu" ] || { [ "$(nproc)" -gt 2 ] && cpu=$(($(nproc) - 1)); }
+	mask=$(python3 -c "print(hex((1 << $2) - 1))")
+	rm -f "$W/cons.log" "$W/cons.json"
+	${cpu:+taskset -c "$cpu"} "$B/tests/consumer/consumer_read" -i "$1" -n bench -a "$mask" \
+		-T 64 -o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
+	CONS_PID=$!
+	for _ in $(seq 300); do
+		grep -qs 'attached to' "$W/cons.log" && return
+		kill -0 "$CONS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$W/cons.log" >&2; echo "FAIL: the consumer did not attach" >&2; exit 1
+}
+
+# ... once the capture ended: its counts exact against the capture's
+consumer_check() {
+	wait "$CONS_PID" || { cat "$W/cons.log" >&2; echo "FAIL: the consumer failed" >&2; exit 1; }
+	python3 - "$W/cons.json" "$W/sum.json" <<'PY' >&2 || exit 1
+import json, sys
+c, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+placed = sum(a["placed"] for a in s["buffers"]["antennas"])
+if c["frames"] + c["overrun"] != placed:
+    sys.exit("FAIL: consumer: %d frames + %d overrun, %d placed" % (c["frames"], c["overrun"], placed))
+PY
+}
+
 # one run of the capture; prints "cycles_per_packet tsc_hz ql_cycles pkts_per_busy_poll"
 capture_run() { # mode size antennas run quicklook
 	local mode=$1 size=$2 nant=$3 r=$4 ql=$5 pfx=$P${r}q$5 ring=cbr${r}q$5 zc=no q cpid rows spa pool nb=
@@ -144,9 +181,11 @@ capture_run() { # mode size antennas run quicklook
 		--zero-copy "$zc" $nb --quicklook "$ql" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	cpid=$!
 	receiver_up "$cpid" "$W/cap.log" 'capturing on' "the capture"
+	[ "$mode" = copy-consumer ] && consumer_start "$pfx" "$nant"
 	[ -n "$kind" ] && q=1 # garbage has no antenna's queue: all on one
 	ringgen "$pfx" "$ring" "$size" --queues "$q" --pool "$pool" --groups "$ng" "${gen[@]+"${gen[@]}"}"
 	wait "$cpid" || { cat "$W/cap.log" >&2; echo "FAIL: the capture failed" >&2; exit 1; }
+	[ "$mode" = copy-consumer ] && consumer_check
 	python3 - "$W/sum.json" "$FRAMES" "$mode" "$ql" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); n = int(sys.argv[2]); t = s["totals"]
