@@ -56,6 +56,7 @@ struct ibvcap {
 	bool started, building, held, jumped, checked;
 	uint64_t torn_held;          /* valid frames of the held block found
 					overwritten so far */
+	int64_t beat_ns;             /* the last liveness look while waiting */
 	struct codif_clock clk;
 	int64_t n;                   /* the block being built: [n, n + T) */
 	struct ibvcap_block blk;

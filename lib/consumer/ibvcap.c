@@ -351,7 +351,7 @@ IBVCAP_EXPORT int
 ibvcap_acquire(struct ibvcap *c, const struct ibvcap_block **blk, int timeout_ms)
 {
 	struct timespec nap = { .tv_sec = 0, .tv_nsec = 200000 };
-	int64_t deadline = 0, beat = 0;
+	int64_t deadline = 0;
 	int rc;
 
 	if (!c->selected)
@@ -372,17 +372,16 @@ ibvcap_acquire(struct ibvcap *c, const struct ibvcap_block **blk, int timeout_ms
 			cons_publish(c);
 			return rc;
 		}
-		if (primary_gone(c))
-			return -EPIPE;
-		if (timeout_ms == 0 || (timeout_ms > 0 && now_ns() >= deadline)) {
+		/* the capture's liveness (a look in /proc) and this consumer's
+		 * heartbeat, every 100 ms while nothing comes (polls included) */
+		if (now_ns() - c->beat_ns > 100000000) {
+			if (primary_gone(c))
+				return -EPIPE;
 			cons_publish(c);
+			c->beat_ns = now_ns();
+		}
+		if (timeout_ms == 0 || (timeout_ms > 0 && now_ns() >= deadline))
 			return -EAGAIN;
-		}
-		/* its heartbeat while it waits, every 100 ms */
-		if (now_ns() - beat > 100000000) {
-			cons_publish(c);
-			beat = now_ns();
-		}
 		nanosleep(&nap, NULL);
 	}
 }

@@ -20,7 +20,7 @@ cons_capture() {
 	# shellcheck disable=SC2086
 	"$GEN" $1 --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
 	N=$(json_get "$T/dry.json" totals sent)
-	rm -f "$T/dry.pcap"
+	rm -f "$T/dry.pcap" "$SOCK" # a capture before this one left its socket
 	# shellcheck disable=SC2086
 	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --frame-rate "$FRAME_RATE" --stats-period 0 \

@@ -38,3 +38,18 @@ w = [x for x in s["buffers"]["writers"] if x["name"] == "slow"]
 assert len(w) == 1 and w[0]["overrun"] == c["overrun"] and w[0]["written"] == c["frames"], (w, c)
 PY
 ok "the capture's summary: consumer slow's overrun and frames as it counted them"
+
+# a capture killed with -9 under a waiting consumer: the consumer's
+# acquire says the capture is gone (EPIPE) within its liveness look
+cons_capture "$GENARGS" 256 16
+cons_start orphan "$T/orphan.log" -a 0x3f -T 16 -o "$T/orphan.recs"
+kill -9 "$CPID"
+wait "$CPID" 2>/dev/null || true
+set +e
+timeout 10 tail --pid="$RPID" -f /dev/null
+wait "$RPID"
+rc=$?
+set -e
+expect_eq "the orphaned consumer's exit status" "$rc" 1
+expect_eq "why it ended" "$(json_get "$T/orphan.json" end)" "Broken pipe"
+ok "a consumer whose capture was killed ends: acquire says EPIPE (the capture is gone)"
