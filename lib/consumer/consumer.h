@@ -71,6 +71,11 @@ int cons_block_release(struct ibvcap *c, bool checked);
 int cons_select_alloc(struct ibvcap *c, char *err, size_t len);
 void cons_select_free(struct ibvcap *c);
 
+/* payload.c: 0 when this process can read the capture's payload memory,
+ * else -ENOTSUP (GPU memory) or -EPROTO (a kind it does not know), err
+ * saying so. */
+int cons_payload_check(const struct shm_ctl *ctl, const char *instance, char *err, size_t len);
+
 /* decode.c: free the decoders of antenna ca. */
 void cons_dec_free(struct cons_ant *ca);
 

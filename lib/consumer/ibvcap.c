@@ -128,15 +128,9 @@ attach(struct ibvcap *c, const char *instance, const char *name, char *err, size
 	rc = shm_attach(&c->v, err, len);
 	if (rc != 0)
 		return rc;
-	if (c->v.ctl->payload_mem == IBV_PAYLOAD_GPU)
-		return err_set(err, len, -ENOTSUP, "instance '%s': its antenna payload is in GPU "
-			       "memory, which another process cannot map for the CPU (payload mode "
-			       "gpu-copy or gpu-split): read it inside the capture instead",
-			       c->v.instance);
-	if (c->v.ctl->payload_mem != IBV_PAYLOAD_HOST && c->v.ctl->payload_mem != IBV_PAYLOAD_MBUF)
-		return err_set(err, len, -EPROTO, "instance '%s': payload memory kind %u is not one "
-			       "this library reads (host 0, mbuf 2)", c->v.instance,
-			       c->v.ctl->payload_mem);
+	rc = cons_payload_check(c->v.ctl, c->v.instance, err, len);
+	if (rc != 0)
+		return rc;
 	rc = shm_writer_claim(c->v.ctl, (int)getpid(), name, CONS_FORMAT, &holder);
 	if (rc == -EEXIST)
 		return err_set(err, len, -EEXIST, "consumer name '%s': in use by a running writer "

@@ -14,8 +14,9 @@ LAYOUT="--groups 1 --threads 2 --antennas 6 --data-bytes 256"
 SIG="--nchan 1 --nbits 8 --real --period 1 --total-samples 256000"
 FRAME_RATE=1000   # frames per second per stream of data time (SIG's)
 
-# cons_capture GENARGS RING WINDOW: the frames GENARGS will send in N, and
-# the capture of exactly those (its pid CPID, log cap.log, summary sum.json)
+# cons_capture GENARGS RING WINDOW [CAPTURE-OPTIONS...]: the frames GENARGS
+# will send in N, and the capture of exactly those (its pid CPID, log
+# cap.log, summary sum.json)
 cons_capture() {
 	# shellcheck disable=SC2086
 	"$GEN" $1 --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
@@ -25,7 +26,7 @@ cons_capture() {
 	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --frame-rate "$FRAME_RATE" --stats-period 0 \
 		--count-packets "$N" --idle-timeout 30s --ring "$2" --reorder-window "$3" \
-		--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 &
+		--summary-json "$T/sum.json" "${@:4}" > "$T/cap.log" 2>&1 &
 	CPID=$!
 	CLEANUP_PIDS+=("$CPID")
 	wait_started "$T/cap.log" 30 "primary did not start"

@@ -9,7 +9,8 @@
 # codifgen's pcap of what it sent: each frame received is valid in exactly
 # one block at its index, byte for byte, each lost frame masked invalid,
 # nothing twice; the consumer's figures agree and it lost nothing. The
-# capture's status and summary show the consumer by name.
+# capture's status and summary show the consumer by name. Then the same
+# with --zero-copy yes (the ring keeps the received mbufs).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 set -e
@@ -52,3 +53,12 @@ assert w[0]["written"] == c["frames"] and w[0]["overrun"] == 0, (w, c)
 PY
 grep -qE '^blocks6 +reader ' "$T/cap.log" || { cat "$T/cap.log"; fail "no consumer row in the capture's summary"; }
 ok "the capture's summary (text and JSON): blocks6, format reader, frames = the consumer's"
+
+# the same with --zero-copy: the rows hold the received mbufs (the payload
+# layer's mbuf memory: offsets that are hugepage addresses in every process)
+cons_capture "$GENARGS" 1024 32 --zero-copy yes
+grep -q -- "--zero-copy: one mbuf pool of" "$T/cap.log" || { cat "$T/cap.log"; fail "no zero-copy pool line"; }
+cons_start zc6 "$T/zc.log" -a 0x3f -T 32 -o "$T/zc6.recs"
+cons_run "$GENARGS" 500
+ok "zero-copy capture and consumer exited 0; capture counts = truth ($(tail -1 "$T/cmp"))"
+cons_check zc6 --full

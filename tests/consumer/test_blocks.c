@@ -5,7 +5,8 @@
  * lost frame, the end; an antenna gone silent (partial blocks, its late
  * frames skipped); a block overwritten while held (torn, its bits
  * cleared); a consumer a ring behind (an exact overrun, the jump on the
- * grid); decoding 2-bit complex samples against levels worked out here. */
+ * grid); decoding 2-bit complex samples against levels worked out here;
+ * the payload memories read and GPU memory refused. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -326,9 +327,32 @@ test_decode(void)
 	rig_free(&r);
 }
 
+/* The payload memories another process reads (host, mbuf) and the
+ * refusal of GPU memory, naming the instance and why. */
+static void
+test_payload(void)
+{
+	struct shm_ctl ctl;
+	char err[256];
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.payload_mem = IBV_PAYLOAD_HOST;
+	CHECK_EQ_I(cons_payload_check(&ctl, "a0", err, sizeof(err)), 0);
+	ctl.payload_mem = IBV_PAYLOAD_MBUF;
+	CHECK_EQ_I(cons_payload_check(&ctl, "a0", err, sizeof(err)), 0);
+	ctl.payload_mem = IBV_PAYLOAD_GPU;
+	CHECK_EQ_I(cons_payload_check(&ctl, "a0", err, sizeof(err)), -ENOTSUP);
+	CHECK(strstr(err, "instance 'a0': its antenna payload is in GPU memory, which another "
+			  "process cannot map") != NULL);
+	ctl.payload_mem = 7;
+	CHECK_EQ_I(cons_payload_check(&ctl, "a0", err, sizeof(err)), -EPROTO);
+	CHECK(strstr(err, "payload memory kind 7") != NULL);
+}
+
 int
 main(void)
 {
+	test_payload();
 	test_aligned();
 	test_silent();
 	test_torn();
