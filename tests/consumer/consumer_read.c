@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -141,24 +142,98 @@ block_recheck(const struct ibvcap_block *b, uint8_t *buf, size_t n)
 		}
 }
 
+/* What the reading loop keeps between blocks. */
+struct reader {
+	unsigned int T;
+	FILE *f, *df;            /* the records, the delays (or NULL) */
+	uint8_t *buf;            /* a block's records */
+	size_t cap;
+	int64_t expect;          /* the index after the last block */
+	uint64_t blocks, partial, jumps, overrun_sum, torn_sum;
+};
+
+/* The block's delay from its newest frame's arrival, noted in r->df.
+ * @return 0, -1 a valid frame without an arrival time (said). */
+static int
+note_delay(struct reader *r, const struct ibvcap_block *b)
+{
+	struct timespec ts;
+	int64_t now, newest;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	newest = newest_arrival(b, now);
+	if (newest < 0) {
+		fprintf(stderr, "consumer_read: block at %" PRId64 ": a valid frame without an "
+			"arrival time, or one after now\n", b->index);
+		return -1;
+	}
+	if (r->df != NULL && newest > 0)
+		fprintf(r->df, "%" PRId64 "\n", now - newest);
+	return 0;
+}
+
+/* One block: on the grid after the last, its frames to the records (those
+ * overwritten while read marked torn). @return 0, -1 (said). */
+static int
+take_block(struct ibvcap *c, const struct ibvcap_block *b, struct reader *r)
+{
+	bool first = r->expect == INT64_MIN;
+	size_t n;
+	int rc;
+
+	if (b->frames != r->T || b->index % r->T != 0 || (!first && b->index < r->expect) ||
+	    (!first && !(b->flags & IBVCAP_BLOCK_FIRST) && b->index != r->expect)) {
+		fprintf(stderr, "consumer_read: block at %" PRId64 " after one ending at %" PRId64
+			" (T %u, flags 0x%x)\n", b->index, r->expect, r->T, b->flags);
+		return -1;
+	}
+	if (note_delay(r, b) != 0)
+		return -1;
+	r->jumps += !first && b->index != r->expect;
+	r->expect = b->index + r->T;
+	r->partial += (b->flags & IBVCAP_BLOCK_PARTIAL) != 0;
+	r->overrun_sum += b->overrun;
+	if (block_copy(c, b, &r->buf, &r->cap, &n) != 0)
+		return -1;
+	rc = ibvcap_check(c, b);
+	if (rc > 0) {
+		r->torn_sum += (uint64_t)rc;
+		block_recheck(b, r->buf, n);
+	}
+	if (fwrite(r->buf, 1, n, r->f) != n)
+		return -1;
+	r->blocks++;
+	return 0;
+}
+
+static void
+print_figures(const struct ibvcap *c, const struct reader *r, int rc)
+{
+	struct ibvcap_stats st;
+
+	ibvcap_get_stats(c, &st);
+	printf("{\"end\": \"%s\", \"blocks\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"jumps\": %"
+	       PRIu64 ", \"frames\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"overrun\": %" PRIu64
+	       ", \"torn\": %" PRIu64 ", \"torn_seen\": %" PRIu64 ", \"block_overrun_sum\": %"
+	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 "}\n",
+	       rc == -ENODATA ? "stopped" : strerror(-rc), r->blocks, r->partial, r->jumps,
+	       st.frames, st.invalid, st.overrun, st.torn, r->torn_sum, r->overrun_sum, st.skipped,
+	       st.blocks);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = { { "oldest", no_argument, NULL, 'O' }, { 0 } };
 	const char *inst = NULL, *name = NULL, *out = NULL, *delays = NULL;
-	FILE *df = NULL;
 	unsigned long long ants = 0;
-	unsigned int T = 0, sleep_ms = 0, flags = 0;
+	unsigned int sleep_ms = 0, flags = 0;
 	long kill_after = -1;
-	char err[512];
-	struct ibvcap *c;
-	struct ibvcap_stats st;
+	struct reader r = { .expect = INT64_MIN };
 	const struct ibvcap_block *b;
-	uint8_t *buf = NULL;
-	size_t cap = 0, n;
-	int64_t expect = INT64_MIN;
-	uint64_t blocks = 0, partial = 0, jumps = 0, overrun_sum = 0, torn_sum = 0;
-	FILE *f;
+	struct ibvcap *c;
+	char err[512];
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "i:n:a:T:o:s:k:d:", lo, NULL)) != -1) {
@@ -166,7 +241,7 @@ main(int argc, char **argv)
 		case 'i': inst = optarg; break;
 		case 'n': name = optarg; break;
 		case 'a': ants = strtoull(optarg, NULL, 0); break;
-		case 'T': T = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'T': r.T = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'o': out = optarg; break;
 		case 's': sleep_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'k': kill_after = strtol(optarg, NULL, 0); break;
@@ -175,9 +250,9 @@ main(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (inst == NULL || name == NULL || out == NULL || T == 0 || ants == 0) {
+	if (inst == NULL || name == NULL || out == NULL || r.T == 0 || ants == 0) {
 		fprintf(stderr, "usage: consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE "
-			"[--oldest] [-s MS] [-k BLOCKS]\n");
+			"[--oldest] [-s MS] [-k BLOCKS] [-d DELAYS]\n");
 		return 2;
 	}
 	c = ibvcap_open(inst, name, flags, err, sizeof(err));
@@ -185,62 +260,25 @@ main(int argc, char **argv)
 		fprintf(stderr, "consumer_read: %s\n", err);
 		return 1;
 	}
-	if (ibvcap_select(c, ants, T, err, sizeof(err)) != 0) {
+	if (ibvcap_select(c, ants, r.T, err, sizeof(err)) != 0) {
 		fprintf(stderr, "consumer_read: %s\n", err);
 		ibvcap_close(c);
 		return 1;
 	}
-	f = fopen(out, "wb");
-	if (f == NULL || (delays != NULL && (df = fopen(delays, "w")) == NULL))
+	r.f = fopen(out, "wb");
+	if (r.f == NULL || (delays != NULL && (r.df = fopen(delays, "w")) == NULL))
 		return 1;
 	fprintf(stderr, "consumer_read %s: attached to '%s' (%u antennas)\n", name, inst,
 		ibvcap_antennas(c));
 	if (kill_after == 0)
 		raise(SIGKILL); /* a consumer dying with its entry held */
-	for (;;) {
-		rc = ibvcap_acquire(c, &b, 1000);
+	while ((rc = ibvcap_acquire(c, &b, 1000)) == 0 || rc == -EAGAIN) {
 		if (rc == -EAGAIN)
 			continue;
-		if (rc != 0)
-			break;
-		if (b->frames != T || b->index % T != 0 || (expect != INT64_MIN && b->index < expect) ||
-		    (expect != INT64_MIN && !(b->flags & IBVCAP_BLOCK_FIRST) && b->index != expect) ||
-		    (expect != INT64_MIN && (b->index - expect) % T != 0)) {
-			fprintf(stderr, "consumer_read: block at %" PRId64 " after one ending at %"
-				PRId64 " (T %u, flags 0x%x)\n", b->index, expect, T, b->flags);
-			return 1;
-		}
-		{
-			struct timespec ts;
-			int64_t now, newest;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-			newest = newest_arrival(b, now);
-			if (newest < 0) {
-				fprintf(stderr, "consumer_read: block at %" PRId64 ": a valid frame "
-					"without an arrival time, or one after now\n", b->index);
-				return 1;
-			}
-			if (df != NULL && newest > 0)
-				fprintf(df, "%" PRId64 "\n", now - newest);
-		}
-		jumps += expect != INT64_MIN && b->index != expect;
-		expect = b->index + T;
-		partial += (b->flags & IBVCAP_BLOCK_PARTIAL) != 0;
-		overrun_sum += b->overrun;
-		if (block_copy(c, b, &buf, &cap, &n) != 0)
-			return 1;
-		rc = ibvcap_check(c, b);
-		if (rc > 0) {
-			torn_sum += (uint64_t)rc;
-			block_recheck(b, buf, n);
-		}
-		if (fwrite(buf, 1, n, f) != n)
+		if (take_block(c, b, &r) != 0)
 			return 1;
 		ibvcap_release(c, b);
-		blocks++;
-		if (kill_after >= 0 && (long)blocks >= kill_after)
+		if (kill_after >= 0 && (long)r.blocks >= kill_after)
 			raise(SIGKILL);
 		if (sleep_ms) {
 			struct timespec ts = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000L };
@@ -248,17 +286,11 @@ main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	fclose(f);
-	if (df != NULL)
-		fclose(df);
-	ibvcap_get_stats(c, &st);
-	printf("{\"end\": \"%s\", \"blocks\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"jumps\": %"
-	       PRIu64 ", \"frames\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"overrun\": %" PRIu64
-	       ", \"torn\": %" PRIu64 ", \"torn_seen\": %" PRIu64 ", \"block_overrun_sum\": %"
-	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 "}\n",
-	       rc == -ENODATA ? "stopped" : strerror(-rc), blocks, partial, jumps, st.frames,
-	       st.invalid, st.overrun, st.torn, torn_sum, overrun_sum, st.skipped, st.blocks);
+	fclose(r.f);
+	if (r.df != NULL)
+		fclose(r.df);
+	print_figures(c, &r, rc);
 	ibvcap_close(c);
-	free(buf);
+	free(r.buf);
 	return rc == -ENODATA ? 0 : 1;
 }
