@@ -36,6 +36,11 @@ extern "C" {
 				     hold (default: at the newest, live) */
 #define IBVCAP_OPEN_NO_EAL 0x2  /**< the caller already ran rte_eal_init as a
 				     secondary of this instance */
+#define IBVCAP_OPEN_SCANS 0x4   /**< follow the capture's scans, as a dump
+				     writer does: only frames whose data time is
+				     in a scan of this consumer (by its name, or
+				     "all") are valid; blocks with none are not
+				     handed out */
 
 struct ibvcap;
 
@@ -112,7 +117,9 @@ struct ibvcap_block {
 	uint32_t frames;           /**< T */
 	uint32_t nants;            /**< antennas, as chosen (ascending) */
 	uint32_t flags;            /**< IBVCAP_BLOCK_* */
-	uint32_t pad;
+	uint32_t scan;             /**< IBVCAP_OPEN_SCANS: the id of the scan of its
+				        first frame in one (0: none, or not
+				        following scans) */
 	uint64_t seq;              /**< blocks delivered before it */
 	uint64_t overrun;          /**< frames lost to overrun since the
 				        previous block (all its antennas) */
@@ -134,6 +141,9 @@ struct ibvcap_stats {
 				        block being read (an antenna far behind),
 				        or on another clock */
 	uint64_t bytes;            /**< data bytes of the valid frames delivered */
+	uint64_t outside;          /**< IBVCAP_OPEN_SCANS: valid frames taken
+				        outside this consumer's scans (not handed
+				        out as valid) */
 };
 
 /**

@@ -320,6 +320,53 @@ anchor_ready(struct ibvcap *c, bool stopped)
 	return have == c->nants || (have > 0 && (far || stopped));
 }
 
+/* IBVCAP_OPEN_SCANS: frames of the block outside this consumer's scans
+ * lose their valid bits (counted outside); the block's scan is its first
+ * in-scan frame's. @return whether any frame position is in a scan (always
+ * true when not following scans). */
+static bool
+scans_apply(struct ibvcap *c)
+{
+	uint32_t k, s, i, w = c->words;
+	bool any = false;
+
+	c->blk.scan = 0;
+	c->outside_slots = 0;
+	if (c->sched == NULL)
+		return true;
+	wr_sched_snapshot(c->sched, c->snap, &c->snap_seen);
+	for (k = 0; k < c->nants; k++) {
+		struct cons_ant *ca = &c->ant[k];
+
+		for (i = 0; i < c->T; i++) {
+			const struct wr_scan *sc;
+			uint32_t id = wr_sched_lookup(c->snap, c->sched_bit, c->antno[k],
+						     codif_clock_time_ns(&c->clk, c->n + i), &sc);
+
+			if (id != WR_ROW_SKIP) {
+				any = true;
+				if (c->blk.scan == 0 && id != WR_ROW_FREE)
+					c->blk.scan = id;
+				continue;
+			}
+			for (s = 0; s < ca->nslots; s++) {
+				uint64_t bit = 1ULL << (i % 64);
+
+				if (ca->view[s].data_bytes != 0)
+					c->outside_slots++;
+				if (!(ca->valid[(size_t)s * w + i / 64] & bit))
+					continue;
+				ca->valid[(size_t)s * w + i / 64] &= ~bit;
+				ca->flagged[(size_t)s * w + i / 64] &= ~bit;
+				ca->arrival[(size_t)s * c->T + i] = 0;
+				ca->view[s].nvalid--;
+				c->st.outside++;
+			}
+		}
+	}
+	return any;
+}
+
 /* The block is complete: the views' strides, its figures. */
 static void
 block_finish(struct ibvcap *c, bool partial)
@@ -346,6 +393,8 @@ block_finish(struct ibvcap *c, bool partial)
 	}
 	c->blk.index = c->n;
 	c->blk.time_ns = codif_clock_time_ns(&c->clk, c->n);
+	lost += c->carry_overrun; /* of blocks outside every scan, not handed out */
+	c->carry_overrun = 0;
 	c->blk.overrun = lost;
 	c->blk.flags = (lost ? IBVCAP_BLOCK_OVERRUN : 0) | (partial ? IBVCAP_BLOCK_PARTIAL : 0) |
 		       (c->jumped ? IBVCAP_BLOCK_FIRST : 0);
@@ -401,11 +450,27 @@ clock_changed(struct ibvcap *c)
 	return anchor(c);
 }
 
+/* The block built: finished and handed out (0), or, following scans with
+ * none of its frames in one, finished and dropped (-EAGAIN: build the
+ * next). */
+static int
+deliver(struct ibvcap *c, bool partial)
+{
+	bool any = scans_apply(c);
+
+	block_finish(c, partial);
+	if (any)
+		return 0;
+	c->carry_overrun = c->blk.overrun;
+	return -EAGAIN;
+}
+
 int
 cons_block_try(struct ibvcap *c)
 {
 	bool stopped = __atomic_load_n(&c->v.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
 	unsigned int k, done, far, exhausted;
+	bool partial;
 
 	if (!c->started) {
 		if (!anchor_ready(c, stopped) || !anchor(c)) {
@@ -439,22 +504,21 @@ cons_block_try(struct ibvcap *c)
 			continue;
 		}
 		if (done == c->nants) {
-			block_finish(c, false);
-			return 0;
-		}
-		if (stopped && done + exhausted == c->nants) {
-			if (!block_empty(c)) {
-				block_finish(c, true);
-				return 0;
+			partial = false;
+		} else if (stopped && done + exhausted == c->nants) {
+			if (block_empty(c)) {
+				settle(c);
+				return -ENODATA;
 			}
-			settle(c);
-			return -ENODATA;
+			partial = true;
+		} else if (far > 0) {
+			partial = true;
+		} else {
+			return -EAGAIN;
 		}
-		if (far > 0) {
-			block_finish(c, true);
+		if (deliver(c, partial) == 0)
 			return 0;
-		}
-		return -EAGAIN;
+		/* outside every scan: on to the next block */
 	}
 }
 
@@ -526,7 +590,7 @@ cons_block_release(struct ibvcap *c, bool checked)
 	}
 	c->st.blocks++;
 	c->st.frames += valid;
-	c->st.invalid += invalid;
+	c->st.invalid += invalid - c->outside_slots;
 	c->st.bytes += bytes;
 	c->st.torn += torn;
 	c->st.torn_blocks += torn != 0;

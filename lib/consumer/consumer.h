@@ -10,6 +10,7 @@
 #include "antbuf.h"
 #include "ibvcap.h"
 #include "shm_eal.h"
+#include "wr_sched.h"
 
 #define IBVCAP_EXPORT __attribute__((visibility("default")))
 
@@ -57,6 +58,15 @@ struct ibvcap {
 	uint64_t torn_held;          /* valid frames of the held block found
 					overwritten so far */
 	int64_t beat_ns;             /* the last liveness look while waiting */
+	/* IBVCAP_OPEN_SCANS: the capture's schedule, this consumer's copy of
+	 * it and its writer bit (WR_SCHED_DUMP_BASE + its registry entry) */
+	const struct wr_sched *sched;
+	struct wr_sched *snap;
+	uint64_t snap_seen;
+	unsigned int sched_bit;
+	uint64_t outside_slots;      /* frame positions of started streams of the
+					block outside the scans */
+	uint64_t carry_overrun;      /* overrun of blocks dropped outside scans */
 	struct codif_clock clk;
 	int64_t n;                   /* the block being built: [n, n + T) */
 	struct ibvcap_block blk;

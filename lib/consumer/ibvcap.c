@@ -109,6 +109,33 @@ name_check(const char *instance, const char *name, char *err, size_t len)
 	return 0;
 }
 
+/* IBVCAP_OPEN_SCANS: the capture's schedule, read as a dump writer's
+ * (writer bit WR_SCHED_DUMP_BASE + its registry entry); without it every
+ * frame, as dpdk-ibvcap-dump --record always (the registry says which). */
+static int
+scans_attach(struct ibvcap *c, char *err, size_t len)
+{
+	struct shm_writer *w = &c->v.ctl->writer[c->reg];
+
+	w->record = SHM_RECORD_ALWAYS;
+	if (!(c->flags & IBVCAP_OPEN_SCANS) || c->v.sched == NULL)
+		return 0;
+	if (c->v.sched_len != sizeof(struct wr_sched))
+		return err_set(err, len, -EPROTO, "instance '%s': its schedule of scans is %zu "
+			       "bytes, this library expects %zu: the same dpdk-ibvcap build",
+			       c->v.instance, c->v.sched_len, sizeof(struct wr_sched));
+	if (c->reg >= WR_SCHED_DUMP_SLOTS)
+		return err_set(err, len, -ENOSPC, "instance '%s': registry entry %d has no bit in "
+			       "the schedule of scans", c->v.instance, c->reg);
+	c->snap = calloc(1, sizeof(*c->snap));
+	if (c->snap == NULL)
+		return err_set(err, len, -ENOMEM, "out of memory for the schedule of scans");
+	c->sched = c->v.sched;
+	c->sched_bit = WR_SCHED_DUMP_BASE + (unsigned int)c->reg;
+	w->record = SHM_RECORD_FOLLOW;
+	return 0;
+}
+
 /* Attach to the control block and antenna rings, refuse GPU payloads and
  * claim the registry entry. */
 static int
@@ -139,10 +166,8 @@ attach(struct ibvcap *c, const char *instance, const char *name, char *err, size
 		return err_set(err, len, -ENOSPC, "instance '%s': no free entry in its registry "
 			       "of writers and consumers (%d)", c->v.instance, SHM_MAX_WRITERS);
 	c->reg = rc;
-	/* consumers do not follow the scans: every row, as --record always */
-	c->v.ctl->writer[rc].record = SHM_RECORD_ALWAYS;
 	c->v.ctl->writer[rc].cpu = -1;
-	return 0;
+	return scans_attach(c, err, len);
 }
 
 IBVCAP_EXPORT struct ibvcap *
@@ -155,9 +180,10 @@ ibvcap_open(const char *instance, const char *name, unsigned int flags, char *er
 	if (rc == 0 && open_handle != NULL)
 		rc = err_set(err, len, -EALREADY, "a handle is open in this process (one per "
 			     "process: DPDK's EAL runs once)");
-	if (rc == 0 && (flags & ~(unsigned int)(IBVCAP_OPEN_OLDEST | IBVCAP_OPEN_NO_EAL)) != 0)
+	if (rc == 0 && (flags & ~(unsigned int)(IBVCAP_OPEN_OLDEST | IBVCAP_OPEN_NO_EAL |
+						 IBVCAP_OPEN_SCANS)) != 0)
 		rc = err_set(err, len, -EINVAL, "flags 0x%x: expected IBVCAP_OPEN_OLDEST, "
-			     "IBVCAP_OPEN_NO_EAL", flags);
+			     "IBVCAP_OPEN_NO_EAL, IBVCAP_OPEN_SCANS", flags);
 	if (rc == 0 && !eal_done && !(flags & IBVCAP_OPEN_NO_EAL))
 		rc = eal_attach(instance, err, len);
 	if (rc != 0) {
@@ -176,6 +202,7 @@ ibvcap_open(const char *instance, const char *name, unsigned int flags, char *er
 	if (rc != 0) {
 		if (c->reg >= 0)
 			shm_writer_release(c->v.ctl, c->reg);
+		free(c->snap);
 		free(c);
 		errno = -rc;
 		return NULL;
@@ -197,6 +224,7 @@ ibvcap_close(struct ibvcap *c)
 	cons_select_free(c);
 	if (open_handle == c)
 		open_handle = NULL;
+	free(c->snap);
 	free(c);
 }
 

@@ -17,7 +17,11 @@ header's epoch, seconds and frame number) and data bytes. Then:
   - --slow: the consumer's overrun = received - valid frames it delivered,
     exactly, and more than 0.
 
-Usage: check_blocks.py RECORDS SENT.pcap TRUTH.json CONSUMER.json --full|--slow
+  - --window START STOP: the valid frames are exactly the frames sent with
+    a time in [START, STOP) ns (a consumer following a scan), none lost.
+
+Usage: check_blocks.py RECORDS SENT.pcap TRUTH.json CONSUMER.json
+                       --full|--slow|--window START STOP
 """
 import json
 import os
@@ -94,7 +98,19 @@ def main():
             if mode == "--full" and key in sent:
                 errs.append("frame %s at %d was sent and received, masked invalid" % (sid, t))
     tot = truth["totals"]
-    if mode == "--full":
+    if mode == "--window":
+        lo, hi = int(sys.argv[6]), int(sys.argv[7])
+        want = {k for k in sent if lo <= k[5] < hi}
+        if valid != want:
+            errs.append("valid frames delivered %d, sent in the scan %d (%d not delivered, "
+                        "%d outside it)" % (len(valid), len(want), len(want - valid),
+                                            len(valid - want)))
+        if cons["frames"] != len(valid) or cons["overrun"] or cons["torn"]:
+            errs.append("consumer figures %s" % cons)
+        print("following scans: %d blocks, %d frames valid = every frame sent in the scan "
+              "[%d, %d) ns, byte for byte; %d frames taken outside it; %d sent in all" %
+              (cons["blocks"], len(valid), lo, hi, cons["outside"], len(sent)))
+    elif mode == "--full":
         if len(valid) != tot["received"] or cons["frames"] != tot["received"]:
             errs.append("valid frames delivered %d (consumer says %d), truth received %d" %
                         (len(valid), cons["frames"], tot["received"]))

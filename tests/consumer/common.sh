@@ -61,9 +61,9 @@ cons_run() {
 	python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail "capture counts"; }
 }
 
-# cons_check NAME MODE: check_blocks.py over consumer NAME's records
+# cons_check NAME MODE [ARGS]: check_blocks.py over consumer NAME's records
 cons_check() {
 	python3 "$SRC/tests/consumer/check_blocks.py" "$T/$1.recs" "$T/sent.pcap" "$T/truth.json" \
-		"$T/$1.json" "$2" > "$T/check" || { cat "$T/check" "$T/$1.json"; fail "$1's blocks vs sent"; }
+		"$T/$1.json" "${@:2}" > "$T/check" || { cat "$T/check" "$T/$1.json"; fail "$1's blocks vs sent"; }
 	ok "$(cat "$T/check")"
 }

@@ -8,7 +8,7 @@
  * clock's.
  *
  *   consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE
- *                 [--oldest] [-s MS_SLEEP_AFTER_EACH_BLOCK] [-k KILL_AFTER_BLOCKS]
+ *                 [--oldest] [--scans] [-s MS_SLEEP_AFTER_EACH_BLOCK] [-k KILL_AFTER_BLOCKS]
  *                 [-d DELAYS]
  *
  * -d: each block's delay, one line each: the ns from the arrival of its
@@ -150,6 +150,7 @@ struct reader {
 	size_t cap;
 	int64_t expect;          /* the index after the last block */
 	uint64_t blocks, partial, jumps, overrun_sum, torn_sum;
+	uint32_t scan;           /* the first block's scan id */
 };
 
 /* The block's delay from its newest frame's arrival, noted in r->df.
@@ -194,6 +195,8 @@ take_block(struct ibvcap *c, const struct ibvcap_block *b, struct reader *r)
 	r->expect = b->index + r->T;
 	r->partial += (b->flags & IBVCAP_BLOCK_PARTIAL) != 0;
 	r->overrun_sum += b->overrun;
+	if (r->scan == 0)
+		r->scan = b->scan;
 	if (block_copy(c, b, &r->buf, &r->cap, &n) != 0)
 		return -1;
 	rc = ibvcap_check(c, b);
@@ -216,16 +219,18 @@ print_figures(const struct ibvcap *c, const struct reader *r, int rc)
 	printf("{\"end\": \"%s\", \"blocks\": %" PRIu64 ", \"partial\": %" PRIu64 ", \"jumps\": %"
 	       PRIu64 ", \"frames\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"overrun\": %" PRIu64
 	       ", \"torn\": %" PRIu64 ", \"torn_seen\": %" PRIu64 ", \"block_overrun_sum\": %"
-	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 "}\n",
+	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 ", \"outside\": %"
+	       PRIu64 ", \"scan\": %u}\n",
 	       rc == -ENODATA ? "stopped" : strerror(-rc), r->blocks, r->partial, r->jumps,
 	       st.frames, st.invalid, st.overrun, st.torn, r->torn_sum, r->overrun_sum, st.skipped,
-	       st.blocks);
+	       st.blocks, st.outside, r->scan);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct option lo[] = { { "oldest", no_argument, NULL, 'O' }, { 0 } };
+	static const struct option lo[] = { { "oldest", no_argument, NULL, 'O' },
+					    { "scans", no_argument, NULL, 'S' }, { 0 } };
 	const char *inst = NULL, *name = NULL, *out = NULL, *delays = NULL;
 	unsigned long long ants = 0;
 	unsigned int sleep_ms = 0, flags = 0;
@@ -247,12 +252,13 @@ main(int argc, char **argv)
 		case 'k': kill_after = strtol(optarg, NULL, 0); break;
 		case 'd': delays = optarg; break;
 		case 'O': flags |= IBVCAP_OPEN_OLDEST; break;
+		case 'S': flags |= IBVCAP_OPEN_SCANS; break;
 		default: return 2;
 		}
 	}
 	if (inst == NULL || name == NULL || out == NULL || r.T == 0 || ants == 0) {
 		fprintf(stderr, "usage: consumer_read -i PREFIX -n NAME -a ANTMASK -T FRAMES -o FILE "
-			"[--oldest] [-s MS] [-k BLOCKS] [-d DELAYS]\n");
+			"[--oldest] [--scans] [-s MS] [-k BLOCKS] [-d DELAYS]\n");
 		return 2;
 	}
 	c = ibvcap_open(inst, name, flags, err, sizeof(err));

@@ -26,9 +26,9 @@ import os
 
 import numpy as np
 
-__all__ = ["open", "Capture", "Block", "IbvcapError", "OPEN_OLDEST"]
+__all__ = ["open", "Capture", "Block", "IbvcapError", "OPEN_OLDEST", "OPEN_SCANS"]
 
-OPEN_OLDEST = 0x1
+OPEN_OLDEST, OPEN_SCANS = 0x1, 0x4
 BLOCK_OVERRUN, BLOCK_PARTIAL, BLOCK_FIRST = 0x1, 0x2, 0x4
 
 
@@ -63,7 +63,7 @@ class _View(ctypes.Structure):
 class _Block(ctypes.Structure):
     _fields_ = [("index", ctypes.c_int64), ("time_ns", ctypes.c_int64),
                 ("frames", ctypes.c_uint32), ("nants", ctypes.c_uint32),
-                ("flags", ctypes.c_uint32), ("pad", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("scan", ctypes.c_uint32),
                 ("seq", ctypes.c_uint64), ("overrun", ctypes.c_uint64),
                 ("ant", ctypes.POINTER(ctypes.c_uint32)),
                 ("nstreams", ctypes.POINTER(ctypes.c_uint32)),
@@ -73,7 +73,7 @@ class _Block(ctypes.Structure):
 class _Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint64) for n in
                 ("blocks", "frames", "invalid", "overrun", "torn", "torn_blocks", "skipped",
-                 "bytes")]
+                 "bytes", "outside")]
 
 
 def _load():
@@ -129,7 +129,7 @@ class Block:
     def __init__(self, cap, ptr):
         self._cap, self._p, b = cap, ptr, ptr.contents
         self.index, self.time_ns, self.frames = b.index, b.time_ns, b.frames
-        self.flags, self.seq, self.overrun = b.flags, b.seq, b.overrun
+        self.flags, self.seq, self.overrun, self.scan = b.flags, b.seq, b.overrun, b.scan
         self.ants = [b.ant[k] for k in range(b.nants)]
         self._ns = [b.nstreams[k] for k in range(b.nants)]
         self._views = b.view
@@ -220,10 +220,10 @@ class Block:
 class Capture:
     """A running capture, opened under a consumer name (ibvcap_open)."""
 
-    def __init__(self, instance, name, oldest=False):
+    def __init__(self, instance, name, oldest=False, scans=False):
         err = ctypes.create_string_buffer(512)
-        self._h = _l().ibvcap_open(instance.encode(), name.encode(),
-                                   OPEN_OLDEST if oldest else 0, err, len(err))
+        flags = (OPEN_OLDEST if oldest else 0) | (OPEN_SCANS if scans else 0)
+        self._h = _l().ibvcap_open(instance.encode(), name.encode(), flags, err, len(err))
         if not self._h:
             raise IbvcapError(ctypes.get_errno() or errno.EIO, err.value.decode())
         self._held = None
@@ -302,9 +302,10 @@ class Capture:
         return {f: getattr(x, f) for f, _ in _Stats._fields_}
 
 
-def open(instance, name, oldest=False):  # noqa: A001 (the module's verb)
-    """A Capture: ibvcap_open(instance, name)."""
-    return Capture(instance, name, oldest)
+def open(instance, name, oldest=False, scans=False):  # noqa: A001 (the module's verb)
+    """A Capture: ibvcap_open(instance, name); oldest: from the oldest
+    frames the rings hold; scans: only the frames of this consumer's scans."""
+    return Capture(instance, name, oldest, scans)
 
 
 def version():
