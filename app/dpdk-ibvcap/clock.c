@@ -12,8 +12,8 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
-#include "ibvcap.h"
 #include "clock.h"
+#include "ports.h"
 #include "tconv.h"
 
 #define ROUND_READS 5   /* reads per sampling round: the tightest is kept */
@@ -64,7 +64,7 @@ describe(struct ibv_clock *k, const char *who)
 /* A NIC clock: already Unix time (real-time mode), or ticks to calibrate,
  * or unreadable (then the host clock stamps its packets). */
 static void
-nic_start(struct ibv_app *app, struct ibv_port *p)
+nic_start(struct ibv_port *p)
 {
 	struct ibv_clock *k = &p->clk;
 	struct hwclock_sample s;
@@ -106,32 +106,30 @@ nic_start(struct ibv_app *app, struct ibv_port *p)
 	}
 	k->mode = IBV_CLK_TICKS;
 	describe(k, "NIC free-running clock");
-	(void)app;
 }
 
 void
-ibv_clocks_start(struct ibv_app *app)
+ibv_clocks_start(struct ibv_clock *h, struct ibv_ports *ports, uint64_t tsc_hz)
 {
-	struct ibv_clock *h = &app->host_clk;
 	struct hwclock_cfg cfg;
 	struct hwclock_conv cv;
 	unsigned int i, r;
 
 	/* the host clock first: a line from EAL's TSC rate, then fitted */
 	hwclock_cfg_defaults(&cfg);
-	cfg.nominal_hz = app->run.tsc_hz;
+	cfg.nominal_hz = tsc_hz;
 	hwclock_init(&h->cal, &cfg, &h->pub);
 	hwclock_conv_line(&cv, rte_rdtsc(), real_ns(),
-			  1e9 / (double)app->run.tsc_hz, 64);
+			  1e9 / (double)tsc_hz, 64);
 	hwclock_pub_write(&h->pub, &cv);
 	for (r = 0; r < 3; r++)
 		round_of(h, read_tsc, NULL);
 	h->mode = IBV_CLK_TICKS;
 	describe(h, "TSC");
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
-		nic_start(app, p);
+		nic_start(p);
 		printf("dpdk-ibvcap: port %u (%s): arrival times from the %s\n", p->port_id,
 		       p->name, p->clk.what);
 	}
@@ -139,19 +137,19 @@ ibv_clocks_start(struct ibv_app *app)
 }
 
 void
-ibv_clocks_tick(struct ibv_app *app)
+ibv_clocks_tick(struct ibv_clock *host, struct ibv_ports *ports)
 {
 	unsigned int i;
 	uint64_t steps;
 
-	round_of(&app->host_clk, read_tsc, NULL);
-	steps = app->host_clk.steps;
-	describe(&app->host_clk, "TSC");
-	if (app->host_clk.steps != steps)
+	round_of(host, read_tsc, NULL);
+	steps = host->steps;
+	describe(host, "TSC");
+	if (host->steps != steps)
 		printf("dpdk-ibvcap: the host clock (CLOCK_REALTIME) stepped: arrival times "
 		       "follow it\n");
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		if (p->clk.mode != IBV_CLK_TICKS)
 			continue;

@@ -9,7 +9,7 @@
 
 #include "hwclock.h"
 
-struct ibv_app;
+struct ibv_ports;
 
 /** Where arrival times come from (clock.c). */
 enum ibv_clk_mode {
@@ -28,9 +28,9 @@ struct ibv_clock {
 };
 
 /** Fit the host and NIC clocks (after the ports start); says each port's source. */
-void ibv_clocks_start(struct ibv_app *app);
+void ibv_clocks_start(struct ibv_clock *host, struct ibv_ports *ports, uint64_t tsc_hz);
 /** One calibration round of every clock (main lcore, about once a second). */
-void ibv_clocks_tick(struct ibv_app *app);
+void ibv_clocks_tick(struct ibv_clock *host, struct ibv_ports *ports);
 const char *ibv_clock_mode_name(enum ibv_clk_mode m);
 
 #endif /* IBV_CLOCK_H */

@@ -12,14 +12,12 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "ibvcap.h"
 #include "ports.h"
 #include "parse.h"
 
 int
-ibv_join_all(struct ibv_app *app, char *err, size_t len)
+ibv_join_all(struct ibv_ports *ports, const struct ibv_config *c, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	unsigned int i, g;
 	char a[16];
 
@@ -27,8 +25,8 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 		printf("dpdk-ibvcap: not joining multicast groups (--no-join)\n");
 		return 0;
 	}
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 		struct rte_eth_dev_info info;
 		unsigned int ifindex = 0;
 
@@ -85,12 +83,12 @@ ibv_join_all(struct ibv_app *app, char *err, size_t len)
 }
 
 void
-ibv_leave_all(struct ibv_app *app)
+ibv_leave_all(struct ibv_ports *ports)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		/* closing the socket drops every membership (IGMP leave) */
 		if (p->join_fd >= 0)

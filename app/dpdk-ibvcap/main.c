@@ -426,7 +426,7 @@ start_up(struct ibv_app *app, char **memory)
 	if (!rte_eal_has_hugepages())
 		printf("dpdk-ibvcap: running without hugepages: dpdk-pdump, dpdk-dumpcap and "
 		       "writers cannot attach\n");
-	if (ibv_ports_resolve(app, err, sizeof(err)) != 0)
+	if (ibv_ports_resolve(&app->ports, &app->cfg, err, sizeof(err)) != 0)
 		goto refused;
 	ibv_config_print(&app->cfg, stdout);
 	fputs(*memory != NULL ? *memory : "", stdout); /* what the buffers take, what EAL has */
@@ -467,23 +467,29 @@ start_up(struct ibv_app *app, char **memory)
 	app->run.tsc_hz = rte_get_tsc_hz();
 	app->run.start_unix_ns = real_ns();
 	app->run.start_tsc = app->rates.last_tsc = rte_rdtsc();
-	if (ibv_ports_setup(app, err, sizeof(err)) != 0)
+	if (ibv_ports_setup(&app->ports, &app->cfg, &app->pl, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_PORTS;
-	if (ibv_rings_create(app, err, sizeof(err)) != 0)
+	if (ibv_rings_create(&app->rings, &app->cfg, &app->pl, &app->scans,
+			     app->run.start_unix_ns, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_BUFS;
-	if (ibv_writers_setup(app, err, sizeof(err)) != 0)
+	if (ibv_writers_setup(&app->writers, &app->cfg, &app->rings, &app->pl, app->scans.sched,
+			      err, sizeof(err)) != 0)
 		goto refused;
 	r = R_WRITERS;
-	if (ibv_ports_start(app, err, sizeof(err)) != 0)
+	if (ibv_ports_start(&app->ports, &app->cfg, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_STARTED;
-	if (ibv_lcores_setup(app, err, sizeof(err)) != 0 ||
+	if (ibv_lcores_setup(&app->lcores, &(struct ibv_rx_deps){
+				     .cfg = &app->cfg, .pl = &app->pl, .stop = &app->run.stop,
+				     .rings = &app->rings, .host_clk = &app->host_clk,
+				     .ports = &app->ports, .sched = &app->scans.sched,
+				     .writers = &app->writers }, err, sizeof(err)) != 0 ||
 	    ibv_ql_setup(app, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_LCORES;
-	if (ibv_join_all(app, err, sizeof(err)) != 0)
+	if (ibv_join_all(&app->ports, &app->cfg, err, sizeof(err)) != 0)
 		goto refused;
 	return R_JOINED;
 refused:
@@ -507,15 +513,15 @@ capture(struct ibv_app *app)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	ibv_clocks_start(app);
+	ibv_clocks_start(&app->host_clk, &app->ports, app->run.tsc_hz);
 	app->run.start_tsc = app->rates.last_tsc = rte_rdtsc();
 	app->run.start_unix_ns = real_ns();
 	ibv_telemetry_open(app);
 	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->lcores.n,
 	       app->lcores.n == 1 ? "" : "s", app->writers.n ? " and writer lcores" : "");
 	fflush(stdout);
-	ibv_ports_link_refresh(app);
-	ibv_writers_launch(app);
+	ibv_ports_link_refresh(&app->ports);
+	ibv_writers_launch(&app->writers);
 	RTE_LCORE_FOREACH_WORKER(l)
 		if (app->lcores.lc[l] != NULL)
 			rte_eal_remote_launch(ibv_rx_main, app->lcores.lc[l], l);
@@ -527,19 +533,19 @@ capture(struct ibv_app *app)
 		rte_delay_us_sleep(10000);
 		__atomic_store_n(&app->run.loop_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 		if (++tick % 10 == 0)
-			ibv_ports_link_refresh(app);
+			ibv_ports_link_refresh(&app->ports);
 		if (tick % 100 == 0)
-			ibv_clocks_tick(app);
+			ibv_clocks_tick(&app->host_clk, &app->ports);
 		if (tick % 10 == 5)
 			ibv_rec_tick(app, stdout, false);
 		if (tick % 50 == 0)
-			ibv_rings_writers_check(app, stdout);
+			ibv_rings_writers_check(&app->rings, stdout);
 		check_stop(app);
 		ibv_ql_tick(app, false);
 		ibv_ql_drain(app);
 		ibv_events_print(app, stdout, false);
 		ibv_unrecorded_print(app, stdout);
-		ibv_rings_retain_check(app, stdout);
+		ibv_rings_retain_check(&app->rings, &app->cfg, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
 			ibv_stats_line(app, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->run.tsc_hz);
@@ -566,13 +572,13 @@ finish(struct ibv_app *app)
 
 	ibv_events_print(app, stdout, false);
 	ibv_unrecorded_print(app, stdout);
-	ibv_rings_stop(app);
-	rc = ibv_writers_wait(app);
+	ibv_rings_stop(&app->rings, app->cfg.layout.nant);
+	rc = ibv_writers_wait(&app->writers);
 	if (rc < 0)
 		status = 2;
 	else if (rc > 0)
 		status = 3;
-	ibv_rings_drain_external(app);
+	ibv_rings_drain_external(&app->rings, app->cfg.drain_ns);
 	ibv_rec_tick(app, stdout, true);
 
 	/* counts are final: the lcores have stopped, the ports still hold
@@ -591,25 +597,25 @@ teardown(struct ibv_app *app, enum reached r)
 {
 	if (r >= R_LCORES) {
 		ibv_telemetry_close(); /* nothing a reply reads is freed before */
-		ibv_leave_all(app);
+		ibv_leave_all(&app->ports);
 	}
 	if (r >= R_STARTED) {
 		ibv_ql_free(app);
-		ibv_lcores_free(app);
+		ibv_lcores_free(&app->lcores);
 	}
 	if (r >= R_WRITERS) {
 		/* taps first: a tap still attached must not see the ports go */
 		if (app->run.pdump)
 			rte_pdump_uninit();
 		app->run.pdump = false;
-		ibv_ports_stop(app);
+		ibv_ports_stop(&app->ports);
 	}
 	if (r >= R_BUFS)
-		ibv_writers_free(app);
+		ibv_writers_free(&app->writers, app->rings.ctl);
 	if (r >= R_PORTS)
-		ibv_rings_free(app);
+		ibv_rings_free(&app->rings, &app->pl, &app->scans, app->cfg.layout.nant);
 	if (r >= R_TAPS) {
-		ibv_ports_close(app);
+		ibv_ports_close(&app->ports, &app->pl, app->rings.keep_memory);
 		if (app->run.pdump)
 			rte_pdump_uninit();
 	}

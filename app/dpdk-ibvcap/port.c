@@ -15,7 +15,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "err.h"
-#include "ibvcap.h"
+#include "payload.h"
 #include "ports.h"
 #include "parse.h"
 #include "pkt.h"
@@ -41,9 +41,8 @@ list_ports(char *buf, size_t len)
 }
 
 int
-ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
+ibv_ports_resolve(struct ibv_ports *ports, struct ibv_config *c, char *err, size_t len)
 {
-	struct ibv_config *c = &app->cfg;
 	char avail[512];
 	unsigned int i, g;
 	uint16_t pid;
@@ -92,9 +91,9 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 			if (c->port[i].port_id == c->port[j].port_id)
 				return err_set(err, len, -EINVAL, "--port: port %d given twice", c->port[i].port_id);
 	}
-	app->ports.n = c->nport;
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	ports->n = c->nport;
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		p->port_id = (uint16_t)c->port[i].port_id;
 		rte_eth_dev_get_name_by_port(p->port_id, p->name);
@@ -109,20 +108,20 @@ ibv_ports_resolve(struct ibv_app *app, char *err, size_t len)
 				    "group %s:%u: joined on port index %d, but %u ports are in use",
 				    ipv4_str(c->layout.group[g].ip, a, sizeof(a)),
 				    c->layout.group[g].port, pi, c->nport);
-		app->ports.port[pi].groups |= 1ULL << g;
+		ports->port[pi].groups |= 1ULL << g;
 	}
 	return 0;
 }
 
 static void
-set_mcast(struct ibv_app *app, struct ibv_port *p)
+set_mcast(const struct ibv_config *c, struct ibv_port *p)
 {
 	struct rte_ether_addr mac[ACCT_MAX_GROUPS];
 	unsigned int g, n = 0;
 
-	for (g = 0; g < app->cfg.layout.ngroup; g++)
+	for (g = 0; g < c->layout.ngroup; g++)
 		if (p->groups >> g & 1)
-			pkt_mcast_mac(app->cfg.layout.group[g].ip, mac[n++].addr_bytes);
+			pkt_mcast_mac(c->layout.group[g].ip, mac[n++].addr_bytes);
 	if (n > 0 && rte_eth_dev_set_mc_addr_list(p->port_id, mac, n) == 0)
 		p->mcast_mode = "multicast address list";
 	else if (rte_eth_allmulticast_enable(p->port_id) == 0 &&
@@ -165,7 +164,7 @@ port_queues(const struct ibv_config *c, struct ibv_port *p, const struct rte_eth
  * checksum where the port checks it (rx.c reads the verdict; lib/pkt
  * checks in software otherwise) and the rx timestamp where it stamps. */
 static void
-port_offloads(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_info *info,
+port_offloads(struct ibv_ports *ports, struct ibv_port *p, const struct rte_eth_dev_info *info,
 	      struct rte_eth_conf *conf)
 {
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
@@ -173,11 +172,11 @@ port_offloads(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 		p->ts_offload = true;
-		if (app->ports.ts_offset < 0 &&
-		    rte_mbuf_dyn_rx_timestamp_register(&app->ports.ts_offset, &app->ports.ts_flag) != 0) {
+		if (ports->ts_offset < 0 &&
+		    rte_mbuf_dyn_rx_timestamp_register(&ports->ts_offset, &ports->ts_flag) != 0) {
 			conf->rxmode.offloads &= ~RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 			p->ts_offload = false;
-			app->ports.ts_offset = -1;
+			ports->ts_offset = -1;
 		}
 	}
 }
@@ -249,16 +248,16 @@ port_mbufs(const struct ibv_config *c, const struct ibv_port *p, uint32_t *nb, c
 /* Configure the port and set its queues up, the rx queues on the payload
  * layer's memory (a pool, or the buffer-split pair). */
 static int
-port_configure(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev_info *info,
+port_configure(const struct ibv_config *c, struct ibv_port *p, const struct rte_eth_dev_info *info,
 	       const struct rte_eth_conf *conf, struct ibv_pl_rx *rx, int socket, char *err,
 	       size_t len)
 {
 	struct rte_eth_rxconf rxc;
-	uint16_t rxd = app->cfg.rx_desc, txd = 512;
+	uint16_t rxd = c->rx_desc, txd = 512;
 	unsigned int q;
 	int rc;
 
-	if (app->cfg.isolate) {
+	if (c->isolate) {
 		char why[256];
 
 		if (steer_isolate(p->port_id, true, why, sizeof(why)) != 0)
@@ -296,9 +295,9 @@ port_configure(struct ibv_app *app, struct ibv_port *p, const struct rte_eth_dev
 }
 
 static int
-setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+setup_one(struct ibv_ports *ports, const struct ibv_config *c, struct ibv_pl *pl,
+	  struct ibv_port *p, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	struct ibv_pl_port pp;
@@ -315,7 +314,7 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 	if (port_queues(c, p, &info, err, len) != 0)
 		return -1;
 	memset(&conf, 0, sizeof(conf));
-	port_offloads(app, p, &info, &conf);
+	port_offloads(ports, p, &info, &conf);
 	port_mtu(c, p, &info, &conf);
 	port_rss(c, p, &info, &conf);
 	pp = (struct ibv_pl_port){ .port_id = p->port_id, .name = p->name, .socket = socket,
@@ -324,25 +323,26 @@ setup_one(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
 		return -1;
 	/* the payload layer's memory for the rx queues, and the offloads its
 	 * mode needs (buffer split, scatter) */
-	if (ibv_pl_port_rx(&app->pl, &pp, &rx, err, len) != 0)
+	if (ibv_pl_port_rx(pl, &pp, &rx, err, len) != 0)
 		return -1;
 	p->mp = rx.mp;
 	p->scatter = rx.scatter;
 	conf.rxmode.offloads |= rx.offloads;
-	return port_configure(app, p, &info, &conf, &rx, socket, err, len);
+	return port_configure(c, p, &info, &conf, &rx, socket, err, len);
 }
 
 int
-ibv_ports_setup(struct ibv_app *app, char *err, size_t len)
+ibv_ports_setup(struct ibv_ports *ports, const struct ibv_config *c, struct ibv_pl *pl,
+		char *err, size_t len)
 {
 	unsigned int i;
 
 	/* the payload layer's pools and device memory first, sized for the
 	 * rings */
-	if (ibv_pl_create(&app->pl, err, len) != 0)
+	if (ibv_pl_create(pl, err, len) != 0)
 		return -1;
-	for (i = 0; i < app->ports.n; i++)
-		if (setup_one(app, &app->ports.port[i], err, len) != 0)
+	for (i = 0; i < ports->n; i++)
+		if (setup_one(ports, c, pl, &ports->port[i], err, len) != 0)
 			return -1;
 	return 0;
 }
@@ -361,9 +361,8 @@ fallback_line(struct ibv_port *p)
 /* Rules: antenna a from every group this port joins -> queue a; the rest
  * -> the default queue. Installed after every start (mlx5 forgets them). */
 static int
-install_rules(struct ibv_app *app, struct ibv_port *p, char *err, size_t len)
+install_rules(const struct ibv_config *c, struct ibv_port *p, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	unsigned int a, g, n = 0;
 	int rc;
 
@@ -445,37 +444,37 @@ wait_link(struct ibv_port *p, uint64_t timeout_ns, const volatile sig_atomic_t *
 }
 
 void
-ibv_ports_link_refresh(struct ibv_app *app)
+ibv_ports_link_refresh(struct ibv_ports *ports)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->ports.n; i++) {
+	for (i = 0; i < ports->n; i++) {
 		struct rte_eth_link link;
 
 		memset(&link, 0, sizeof(link));
 		/* a port that cannot say is taken as up */
-		if (rte_eth_link_get_nowait(app->ports.port[i].port_id, &link) != 0)
+		if (rte_eth_link_get_nowait(ports->port[i].port_id, &link) != 0)
 			link.link_status = RTE_ETH_LINK_UP;
-		app->ports.port[i].link_up = link.link_status == RTE_ETH_LINK_UP;
+		ports->port[i].link_up = link.link_status == RTE_ETH_LINK_UP;
 	}
 }
 
 int
-ibv_ports_start(struct ibv_app *app, char *err, size_t len)
+ibv_ports_start(struct ibv_ports *ports, const struct ibv_config *c, char *err, size_t len)
 {
 	unsigned int i;
 	int rc;
 
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		rc = rte_eth_dev_start(p->port_id);
 		if (rc != 0)
 			return err_set(err, len, rc, "port %u (%s): start: %s", p->port_id, p->name,
 				    strerror(-rc));
 		p->started = true;
-		set_mcast(app, p);
-		if (install_rules(app, p, err, len) != 0)
+		set_mcast(c, p);
+		if (install_rules(c, p, err, len) != 0)
 			return -1;
 	}
 	return 0;
@@ -492,12 +491,12 @@ ibv_ports_wait_link(struct ibv_ports *ports, uint64_t timeout_ns,
 }
 
 void
-ibv_ports_stop(struct ibv_app *app)
+ibv_ports_stop(struct ibv_ports *ports)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		steer_remove(&p->sp);
 		if (p->started)
@@ -511,14 +510,14 @@ ibv_ports_stop(struct ibv_app *app)
  * let go of theirs (--zero-copy holds a ring's worth): said at exit, so a
  * leak shows. */
 static void
-mbuf_account(struct ibv_app *app)
+mbuf_account(const struct ibv_ports *ports)
 {
 	struct rte_mempool *seen[IBV_MAX_PORTS + 1];
 	unsigned int i, k, n = 0;
 	uint64_t size = 0, out = 0;
 
-	for (i = 0; i < app->ports.n; i++) {
-		struct rte_mempool *mp = app->ports.port[i].mp;
+	for (i = 0; i < ports->n; i++) {
+		struct rte_mempool *mp = ports->port[i].mp;
 
 		if (mp == NULL)
 			return;
@@ -541,12 +540,12 @@ mbuf_account(struct ibv_app *app)
 }
 
 void
-ibv_ports_close(struct ibv_app *app)
+ibv_ports_close(struct ibv_ports *ports, struct ibv_pl *pl, bool keep_memory)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->ports.n; i++) {
-		struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < ports->n; i++) {
+		struct ibv_port *p = &ports->port[i];
 
 		if (p->isolated) {
 			char why[256];
@@ -567,11 +566,11 @@ ibv_ports_close(struct ibv_app *app)
 		free(p->rules);
 		p->rules = NULL;
 	}
-	if (!app->rings.keep_memory)
-		mbuf_account(app);
-	for (i = 0; i < app->ports.n; i++)
-		app->ports.port[i].mp = NULL;
+	if (!keep_memory)
+		mbuf_account(ports);
+	for (i = 0; i < ports->n; i++)
+		ports->port[i].mp = NULL;
 	/* the queues are gone: the payload layer's pools (and GPU memory)
 	 * can go (keep_memory: see ibv_rings_drain_external) */
-	ibv_pl_free(&app->pl, app->rings.keep_memory);
+	ibv_pl_free(pl, keep_memory);
 }

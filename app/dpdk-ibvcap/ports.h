@@ -16,7 +16,7 @@
 #include "config.h"
 #include "steer.h"
 
-struct ibv_app;
+struct ibv_pl;
 
 /** A port in use. */
 struct ibv_port {
@@ -54,20 +54,27 @@ struct ibv_ports {
 	uint64_t ts_flag;
 };
 
-int ibv_ports_resolve(struct ibv_app *app, char *err, size_t len);
-int ibv_ports_setup(struct ibv_app *app, char *err, size_t len);
-int ibv_ports_start(struct ibv_app *app, char *err, size_t len);
+/** The ports of c (--port, else every DPDK port, written back into c) and
+ * the groups each joins. */
+int ibv_ports_resolve(struct ibv_ports *ports, struct ibv_config *c, char *err, size_t len);
+/** Each port's queues, offloads and the payload layer's memory for them
+ * (pl is created here, sized for the rings). */
+int ibv_ports_setup(struct ibv_ports *ports, const struct ibv_config *c, struct ibv_pl *pl,
+		    char *err, size_t len);
+int ibv_ports_start(struct ibv_ports *ports, const struct ibv_config *c, char *err, size_t len);
 /** Wait up to timeout_ns (--link-timeout) for each link, or until *stop
  * (a signal); the rx lcores already poll. */
 void ibv_ports_wait_link(struct ibv_ports *ports, uint64_t timeout_ns,
 			 const volatile sig_atomic_t *stop);
 /** Refresh every port's link_up (main lcore, every 100 ms). */
-void ibv_ports_link_refresh(struct ibv_app *app);
-void ibv_ports_stop(struct ibv_app *app);
-void ibv_ports_close(struct ibv_app *app);
+void ibv_ports_link_refresh(struct ibv_ports *ports);
+void ibv_ports_stop(struct ibv_ports *ports);
+/** Close the ports, then free the payload layer's pools (keep_memory: a
+ * secondary lingers, see ibv_rings_drain_external). */
+void ibv_ports_close(struct ibv_ports *ports, struct ibv_pl *pl, bool keep_memory);
 
 /* join.c */
-int ibv_join_all(struct ibv_app *app, char *err, size_t len);
-void ibv_leave_all(struct ibv_app *app);
+int ibv_join_all(struct ibv_ports *ports, const struct ibv_config *c, char *err, size_t len);
+void ibv_leave_all(struct ibv_ports *ports);
 
 #endif /* IBV_PORTS_H */

@@ -22,8 +22,10 @@
 #include <rte_memzone.h>
 
 #include "err.h"
-#include "ibvcap.h"
+#include "config.h"
+#include "payload.h"
 #include "rings.h"
+#include "scans.h"
 #include "parse.h"
 #include "shm_eal.h"
 
@@ -34,11 +36,10 @@ ibv_instance_name(char out[SHM_NAMELEN])
 }
 
 int
-ibv_rings_create(struct ibv_app *app, char *err, size_t len)
+ibv_rings_create(struct ibv_rings *bf, const struct ibv_config *c, struct ibv_pl *pl,
+		 struct ibv_scans *scans, int64_t start_unix_ns, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
-	struct ibv_rings *bf = &app->rings;
-	const struct ibv_pl_ops *mode = app->pl.ops;
+	const struct ibv_pl_ops *mode = pl->ops;
 	struct antbuf_geom g;
 	char name[SHM_NAMELEN];
 	unsigned int a;
@@ -61,7 +62,7 @@ ibv_rings_create(struct ibv_app *app, char *err, size_t len)
 			    rte_strerror(rte_errno));
 	bf->ctl = bf->ctl_mz->addr;
 	shm_ctl_init(bf->ctl, bf->instance, c->layout.nant, (int)getpid());
-	bf->ctl->start_unix_ns = app->run.start_unix_ns;
+	bf->ctl->start_unix_ns = start_unix_ns;
 	/* the CPUs of every lcore, which dpdk-ibvcap-dump writers keep off */
 	{
 		unsigned int lc, cpu;
@@ -78,12 +79,8 @@ ibv_rings_create(struct ibv_app *app, char *err, size_t len)
 	bf->ctl->gpu_dev = c->gpu >= 0 ? (uint32_t)c->gpu : 0;
 	/* the schedule, where every writer reads it (--write and dump) */
 	shm_sched_name(bf->instance, name);
-	app->scans.mz = rte_memzone_reserve(name, sizeof(struct wr_sched), SOCKET_ID_ANY, 0);
-	if (app->scans.mz == NULL)
-		return err_set(err, len, -rte_errno, "shared schedule of scans '%s': %s", name,
-			    rte_strerror(rte_errno));
-	memcpy(app->scans.mz->addr, &app->scans.own, sizeof(app->scans.own));
-	app->scans.sched = app->scans.mz->addr;
+	if (ibv_scans_share(scans, name, err, len) != 0)
+		return -1;
 	snprintf(bf->ctl->sched_zone, sizeof(bf->ctl->sched_zone), "%s", name);
 	bf->ctl->sched_size = (uint32_t)sizeof(struct wr_sched);
 
@@ -107,7 +104,7 @@ ibv_rings_create(struct ibv_app *app, char *err, size_t len)
 			return err_set(err, len, -EINVAL, "antenna %u buffer: bad geometry", a);
 		antbuf_prod_init(&bf->prod[a], bf->b[a], NULL, false);
 		/* its payload memory, or its table of references */
-		if (ibv_pl_ring_attach(&app->pl, a, &bf->prod[a], err, len) != 0)
+		if (ibv_pl_ring_attach(pl, a, &bf->prod[a], err, len) != 0)
 			return -1;
 		str_copy(bf->ctl->ant[a].zone, SHM_NAMELEN, name);
 		str_copy(bf->ctl->ant[a].name, ANTBUF_NAME_LEN, c->layout.ant_name[a]);
@@ -123,14 +120,13 @@ ibv_rings_create(struct ibv_app *app, char *err, size_t len)
 }
 
 void
-ibv_rings_stop(struct ibv_app *app)
+ibv_rings_stop(struct ibv_rings *bf, unsigned int nant)
 {
-	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	if (!bf->on || bf->ctl == NULL)
 		return;
-	for (a = 0; a < app->cfg.layout.nant; a++)
+	for (a = 0; a < nant; a++)
 		if (bf->b[a] != NULL)
 			antbuf_flush(&bf->prod[a]);
 	/* writers take the rest and end */
@@ -138,10 +134,8 @@ ibv_rings_stop(struct ibv_app *app)
 }
 
 void
-ibv_rings_retain_check(struct ibv_app *app, FILE *f)
+ibv_rings_retain_check(struct ibv_rings *bf, const struct ibv_config *c, FILE *f)
 {
-	const struct ibv_config *c = &app->cfg;
-	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	if (!bf->on || c->retain_ns == 0)
@@ -176,14 +170,14 @@ ibv_rings_retain_check(struct ibv_app *app, FILE *f)
 }
 
 unsigned int
-ibv_rings_writers_check(struct ibv_app *app, FILE *f)
+ibv_rings_writers_check(const struct ibv_rings *rings, FILE *f)
 {
-	struct shm_ctl *ctl = app->rings.ctl;
+	struct shm_ctl *ctl = rings->ctl;
 	struct timespec ts;
 	uint32_t died = 0;
 	unsigned int n, i;
 
-	if (!app->rings.on || ctl == NULL)
+	if (!rings->on || ctl == NULL)
 		return 0;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	n = shm_writer_reap(ctl, (int)getpid(), (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
@@ -205,16 +199,16 @@ ibv_rings_writers_check(struct ibv_app *app, FILE *f)
 /* External writers still attached (their process alive; one that died is
  * marked dead, shm_writer_reap). */
 static unsigned int
-external_writers(struct ibv_app *app)
+external_writers(const struct ibv_rings *rings)
 {
-	return ibv_rings_writers_check(app, stdout);
+	return ibv_rings_writers_check(rings, stdout);
 }
 
 /* Writer processes that have ever registered and still exist. */
 static unsigned int
-writer_procs_alive(struct ibv_app *app)
+writer_procs_alive(const struct ibv_rings *rings)
 {
-	struct shm_ctl *ctl = app->rings.ctl;
+	struct shm_ctl *ctl = rings->ctl;
 	unsigned int i, n = 0;
 
 	for (i = 0; i < SHM_MAX_WRITERS; i++) {
@@ -227,20 +221,20 @@ writer_procs_alive(struct ibv_app *app)
 }
 
 void
-ibv_rings_drain_external(struct ibv_app *app)
+ibv_rings_drain_external(struct ibv_rings *rings, uint64_t drain_ns)
 {
 	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz();
 	unsigned int n;
 
-	if (!app->rings.on || app->rings.ctl == NULL)
+	if (!rings->on || rings->ctl == NULL)
 		return;
-	n = external_writers(app);
+	n = external_writers(rings);
 	if (n > 0) {
 		printf("dpdk-ibvcap: waiting up to %.1f s for %u writer%s to take the last "
-		       "frames\n", (double)app->cfg.drain_ns / 1e9, n, n == 1 ? "" : "s");
+		       "frames\n", (double)drain_ns / 1e9, n, n == 1 ? "" : "s");
 		fflush(stdout);
-		while (external_writers(app) > 0 &&
-		       (rte_get_timer_cycles() - t0) / (double)hz * 1e9 < (double)app->cfg.drain_ns)
+		while (external_writers(rings) > 0 &&
+		       (rte_get_timer_cycles() - t0) / (double)hz * 1e9 < (double)drain_ns)
 			rte_delay_us_sleep(20000);
 	}
 	/* a writer that has let go of the buffers is still a secondary until
@@ -248,39 +242,32 @@ ibv_rings_drain_external(struct ibv_app *app)
 	 * to sync while it tears down (seen here: the primary then hung in
 	 * rte_memzone_free). Wait, briefly, for those processes to end. */
 	t0 = rte_get_timer_cycles();
-	while (writer_procs_alive(app) > 0 && (rte_get_timer_cycles() - t0) < 5 * hz)
+	while (writer_procs_alive(rings) > 0 && (rte_get_timer_cycles() - t0) < 5 * hz)
 		rte_delay_us_sleep(10000);
-	n = writer_procs_alive(app);
+	n = writer_procs_alive(rings);
 	if (n > 0) {
 		/* leave the memory to the process exit rather than risk it */
-		app->rings.keep_memory = true;
+		rings->keep_memory = true;
 		printf("dpdk-ibvcap: %u writer process%s still running after 5 s: the buffers "
 		       "are left to the process exit\n", n, n == 1 ? "" : "es");
 	}
 }
 
 void
-ibv_rings_free(struct ibv_app *app)
+ibv_rings_free(struct ibv_rings *bf, struct ibv_pl *pl, struct ibv_scans *scans,
+	       unsigned int nant)
 {
-	struct ibv_rings *bf = &app->rings;
 	unsigned int a;
 
 	/* no reader left: what the rings hold by reference goes back */
-	ibv_pl_rings_release(&app->pl, bf->prod, app->cfg.layout.nant);
+	ibv_pl_rings_release(pl, bf->prod, nant);
 	for (a = 0; a < SHM_MAX_ANT; a++) {
 		if (bf->mz[a] != NULL && !bf->keep_memory)
 			rte_memzone_free(bf->mz[a]);
 		bf->mz[a] = NULL;
 		bf->b[a] = NULL;
 	}
-	if (app->scans.mz != NULL) {
-		/* the summary still reads it */
-		memcpy(&app->scans.own, app->scans.mz->addr, sizeof(app->scans.own));
-		app->scans.sched = &app->scans.own;
-		if (!bf->keep_memory)
-			rte_memzone_free(app->scans.mz);
-		app->scans.mz = NULL;
-	}
+	ibv_scans_unshare(scans, bf->keep_memory);
 	if (bf->ctl_mz != NULL && !bf->keep_memory)
 		rte_memzone_free(bf->ctl_mz);
 	bf->ctl_mz = NULL;

@@ -14,7 +14,9 @@
 #include "antbuf.h"
 #include "shm.h"
 
-struct ibv_app;
+struct ibv_config;
+struct ibv_pl;
+struct ibv_scans;
 
 /** Antenna buffers in shared memory (rings.c); their payload memory is the
  * payload layer's (payload.h). */
@@ -33,16 +35,25 @@ struct ibv_rings {
 };
 
 void ibv_instance_name(char out[SHM_NAMELEN]);
-int ibv_rings_create(struct ibv_app *app, char *err, size_t len);
-void ibv_rings_stop(struct ibv_app *app);
+/** The rings of c's antennas (--buffers), their payload memory through pl,
+ * the control block, and the schedule shared (ibv_scans_share). */
+int ibv_rings_create(struct ibv_rings *bf, const struct ibv_config *c, struct ibv_pl *pl,
+		     struct ibv_scans *scans, int64_t start_unix_ns, char *err, size_t len);
+/** Flush each of the nant rings and say the capture stopped. */
+void ibv_rings_stop(struct ibv_rings *bf, unsigned int nant);
 /** --retain against each antenna's own frame period, once its first frame
  * is in (main lcore): a warning when its ring holds less data time. */
-void ibv_rings_retain_check(struct ibv_app *app, FILE *f);
+void ibv_rings_retain_check(struct ibv_rings *bf, const struct ibv_config *c, FILE *f);
 /** The writers of other processes: one that died is marked dead (and
  * said on f, once; NULL: not said), one without a heartbeat hung
  * (shm_writer_reap). Main lcore, telemetry. @return those attached. */
-unsigned int ibv_rings_writers_check(struct ibv_app *app, FILE *f);
-void ibv_rings_drain_external(struct ibv_app *app);
-void ibv_rings_free(struct ibv_app *app);
+unsigned int ibv_rings_writers_check(const struct ibv_rings *rings, FILE *f);
+/** Wait up to drain_ns for other processes' writers to take the last
+ * frames, then briefly for their processes to end (else keep_memory). */
+void ibv_rings_drain_external(struct ibv_rings *rings, uint64_t drain_ns);
+/** Free the rings (what they hold by reference back to pl) and take the
+ * schedule back into scans (ibv_scans_unshare). */
+void ibv_rings_free(struct ibv_rings *bf, struct ibv_pl *pl, struct ibv_scans *scans,
+		    unsigned int nant);
 
 #endif /* IBV_RINGS_H */

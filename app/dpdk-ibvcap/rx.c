@@ -14,22 +14,22 @@
 #include <rte_prefetch.h>
 
 #include "err.h"
-#include "ibvcap.h"
+#include "ports.h"
+#include "quicklook_app.h"
+#include "rings.h"
 #include "rx.h"
+#include "writers.h"
 #include "parse.h"
 #include "wr_sched.h"
 
 #define MAX_BURST 512
 #define BOUNCE_LEN 65536
 
-/* The arrival time of a held mbuf (a suspect frame kept until its timeline
- * decides): an mbuf dynamic field, written only for held frames. */
-static int arrival_off = -1;
-
 static struct ibv_lcore *
-lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
+lcore_get(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, int arrival_off,
+	  unsigned int lcore, char *err, size_t len)
 {
-	struct ibv_lcore *lc = app->lcores.lc[lcore];
+	struct ibv_lcore *lc = lcs->lc[lcore];
 
 	if (lc != NULL)
 		return lc;
@@ -40,10 +40,10 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 		return NULL;
 	}
 	lc->lcore_id = lcore;
-	lc->acct = acct_create(&app->cfg.layout);
+	lc->acct = acct_create(&d->cfg->layout);
 	if (lc->acct != NULL)
 		/* reasons as text only for -v's lines */
-		lc->acct->quiet = !app->cfg.verbose;
+		lc->acct->quiet = !d->cfg->verbose;
 	lc->bounce = malloc(BOUNCE_LEN);
 	lc->scan_nr = calloc(IBV_SCAN_NR, sizeof(*lc->scan_nr));
 	lc->scan_snap = calloc(1, sizeof(*lc->scan_snap));
@@ -56,31 +56,32 @@ lcore_get(struct ibv_app *app, unsigned int lcore, char *err, size_t len)
 		err_set(err, len, -EINVAL, "out of memory for lcore %u's counters", lcore);
 		return NULL;
 	}
-	lc->verbose = app->cfg.verbose;
-	lc->burst = app->cfg.burst;
+	lc->verbose = d->cfg->verbose;
+	lc->burst = d->cfg->burst;
+	lc->arrival_off = arrival_off;
 	/* the payload mode, once: the burst loop calls its place function
 	 * and reads headers from the first head_segs segments, never asking
 	 * which mode it is */
-	lc->pl = &app->pl;
-	lc->head_segs = app->pl.ops->head_segs;
+	lc->pl = d->pl;
+	lc->head_segs = d->pl->ops->head_segs;
 	/* what the loop reads of the other components, given once */
-	lc->stop = &app->run.stop;
-	lc->prod = app->rings.on ? app->rings.prod : NULL;
-	lc->host_clk = &app->host_clk.pub;
-	lc->ts_offset = app->ports.ts_offset;
-	lc->ts_flag = app->ports.ts_flag;
-	lc->sched = &app->scans.sched;
-	app->lcores.lc[lcore] = lc;
-	app->lcores.n++;
+	lc->stop = d->stop;
+	lc->prod = d->rings->on ? d->rings->prod : NULL;
+	lc->host_clk = &d->host_clk->pub;
+	lc->ts_offset = d->ports->ts_offset;
+	lc->ts_flag = d->ports->ts_flag;
+	lc->sched = d->sched;
+	lcs->lc[lcore] = lc;
+	lcs->n++;
 	return lc;
 }
 
 static int
-add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
-	  char *err, size_t len)
+add_queue(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, int arrival_off,
+	  unsigned int lcore, unsigned int pi, uint16_t q, char *err, size_t len)
 {
-	struct ibv_lcore *lc = lcore_get(app, lcore, err, len);
-	struct ibv_port *p = &app->ports.port[pi];
+	struct ibv_lcore *lc = lcore_get(lcs, d, arrival_off, lcore, err, len);
+	const struct ibv_port *p = &d->ports->port[pi];
 	struct ibv_rxq *rq;
 
 	if (lc == NULL)
@@ -91,7 +92,7 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
 	rq->queue = q;
 	rq->link_up = &p->link_up;
 	rq->clk = &p->clk.pub;
-	rq->ant = q < app->cfg.layout.nant ? (int)q : -1;
+	rq->ant = q < d->cfg->layout.nant ? (int)q : -1;
 	rq->hw_steered = p->hw_steer && rq->ant >= 0;
 	return 0;
 }
@@ -100,15 +101,15 @@ add_queue(struct ibv_app *app, unsigned int lcore, unsigned int pi, uint16_t q,
  * queues, and every lcore polling a queue that takes any antenna (the
  * default queue, software steering). Two or more: its buffer needs a lock. */
 static void
-mark_shared(struct ibv_app *app)
+mark_shared(const struct ibv_lcores *lcs, unsigned int nant, struct ibv_rings *rings)
 {
 	unsigned int a, i, k;
 
-	for (a = 0; a < app->cfg.layout.nant && app->rings.on; a++) {
+	for (a = 0; a < nant && rings->on; a++) {
 		unsigned int n = 0;
 
 		for (i = 0; i < RTE_MAX_LCORE; i++) {
-			const struct ibv_lcore *lc = app->lcores.lc[i];
+			const struct ibv_lcore *lc = lcs->lc[i];
 			bool takes = false;
 
 			if (lc == NULL)
@@ -117,14 +118,14 @@ mark_shared(struct ibv_app *app)
 				takes |= !lc->q[k].hw_steered || lc->q[k].ant == (int)a;
 			n += takes;
 		}
-		app->rings.prod[a].shared = n > 1;
+		rings->prod[a].shared = n > 1;
 	}
 }
 
 int
-ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
+ibv_lcores_setup(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
+	const struct ibv_config *c = d->cfg;
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, pi, k, rr = 0;
 	bool mapped[IBV_MAX_PORTS][IBV_MAX_QUEUES];
 
@@ -133,13 +134,14 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 		.size = sizeof(int64_t),
 		.align = __alignof__(int64_t),
 	};
+	int arrival_off;
 
 	arrival_off = rte_mbuf_dynfield_register(&arrival_desc);
 	if (arrival_off < 0)
 		return err_set(err, len, -rte_errno, "mbuf dynamic field for held frames: %s",
 			    rte_strerror(rte_errno));
 	RTE_LCORE_FOREACH_WORKER(lcore)
-		if (!ibv_is_writer_lcore(app, lcore))
+		if (!ibv_is_writer_lcore(d->writers, lcore))
 			workers[nw++] = lcore;
 	if (nw == 0)
 		return err_set(err, len, -EINVAL,
@@ -149,41 +151,41 @@ ibv_lcores_setup(struct ibv_app *app, char *err, size_t len)
 	for (k = 0; k < c->nmap; k++) {
 		const struct ibv_map *m = &c->map[k];
 
-		if (m->port_idx >= app->ports.n || m->queue >= app->ports.port[m->port_idx].nq)
+		if (m->port_idx >= d->ports->n || m->queue >= d->ports->port[m->port_idx].nq)
 			return err_set(err, len, -EINVAL, "--lcore-map %u.%u@%u: port %u has no queue %u",
 				    m->port_idx, m->queue, m->lcore, m->port_idx, m->queue);
 		if (!rte_lcore_is_enabled(m->lcore) || m->lcore == rte_get_main_lcore() ||
-		    ibv_is_writer_lcore(app, m->lcore))
+		    ibv_is_writer_lcore(d->writers, m->lcore))
 			return err_set(err, len, -EINVAL,
 				    "--lcore-map %u.%u@%u: lcore %u is not a worker lcore of "
 				    "this process (-l)", m->port_idx, m->queue, m->lcore, m->lcore);
-		if (add_queue(app, m->lcore, m->port_idx, m->queue, err, len) != 0)
+		if (add_queue(lcs, d, arrival_off, m->lcore, m->port_idx, m->queue, err, len) != 0)
 			return -1;
 		mapped[m->port_idx][m->queue] = true;
 	}
 	/* the rest: queue q of every port on the same worker (q mod workers),
 	 * so one lcore places each antenna's frames (its buffer's lock stays
 	 * uncontended); the default queues after, spread */
-	for (pi = 0; pi < app->ports.n; pi++)
-		for (k = 0; k < app->ports.port[pi].nq; k++) {
+	for (pi = 0; pi < d->ports->n; pi++)
+		for (k = 0; k < d->ports->port[pi].nq; k++) {
 			unsigned int w = k < c->layout.nant ? k % nw : rr++ % nw;
 
 			if (mapped[pi][k])
 				continue;
-			if (add_queue(app, workers[w], pi, (uint16_t)k, err, len) != 0)
+			if (add_queue(lcs, d, arrival_off, workers[w], pi, (uint16_t)k, err, len) != 0)
 				return -1;
 		}
-	mark_shared(app);
+	mark_shared(lcs, c->layout.nant, d->rings);
 	return 0;
 }
 
 void
-ibv_lcores_free(struct ibv_app *app)
+ibv_lcores_free(struct ibv_lcores *lcs)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = lcs->lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -192,9 +194,9 @@ ibv_lcores_free(struct ibv_app *app)
 		free(lc->scan_nr);
 		free(lc->scan_snap);
 		rte_free(lc);
-		app->lcores.lc[i] = NULL;
+		lcs->lc[i] = NULL;
 	}
-	app->lcores.n = 0;
+	lcs->n = 0;
 }
 
 /* -v: one line per packet, the header dump of the original tool. */
@@ -357,7 +359,7 @@ take_actions(struct ibv_lcore *lc, ibv_pl_place_fn place_fn, int ant, bool placi
 		lc->held--;
 		if (!act.drop && placing) {
 			act.fd.pkt = mbuf_bytes(lc, m, lc->head_segs, &cap);
-			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *);
+			act.fd.arrival_ns = *RTE_MBUF_DYNFIELD(m, lc->arrival_off, int64_t *);
 			place(lc, place_fn, &act.fd, &m);
 		}
 		/* NULL: the hold's reference is the ring's now */
@@ -418,7 +420,7 @@ rx_frame(struct ibv_lcore *lc, const struct ibv_rxq *q, ibv_pl_place_fn place_fn
 	} else if (unlikely(r.fd.cls == CODIF_SEQ_SUSPECT && r.hold != NULL)) {
 		/* held until its timeline decides: ours too */
 		rte_pktmbuf_refcnt_update(m, 1);
-		*RTE_MBUF_DYNFIELD(m, arrival_off, int64_t *) = t;
+		*RTE_MBUF_DYNFIELD(m, lc->arrival_off, int64_t *) = t;
 		r.hold->handle = (uintptr_t)m;
 		lc->held++;
 	}

@@ -17,8 +17,11 @@
 #include "hwclock.h"
 #include "payload.h"
 
-struct ibv_app;
+struct ibv_clock;
+struct ibv_ports;
 struct ibv_qlc;
+struct ibv_rings;
+struct ibv_writers;
 struct wr_sched;
 
 /** One rx queue polled by an lcore. */
@@ -67,6 +70,8 @@ struct ibv_lcore {
 	int ts_offset;                      /**< the NIC stamp's mbuf field, -1 none */
 	uint64_t ts_flag;
 	struct wr_sched *const *sched;      /**< the scans' schedule, as it moves */
+	int arrival_off;                    /**< a held frame's arrival time: an
+						 mbuf dynamic field */
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
@@ -88,10 +93,22 @@ struct ibv_lcores {
 	struct ibv_lcore *lc[RTE_MAX_LCORE];
 };
 
+/** What the rx lcores are given of the other components (main.c, once). */
+struct ibv_rx_deps {
+	const struct ibv_config *cfg;
+	const struct ibv_pl *pl;
+	const volatile int *stop;            /**< the run's stop flag */
+	struct ibv_rings *rings;             /**< producer sides; shared marked */
+	const struct ibv_clock *host_clk;
+	const struct ibv_ports *ports;       /**< queues, link flags, NIC clocks */
+	struct wr_sched *const *sched;       /**< the scans' schedule, as it moves */
+	const struct ibv_writers *writers;   /**< their lcores are not rx lcores */
+};
+
 /** The rx lcores and their queues (after the ports, rings and writers are
  * set up: each lcore is given what its loop reads of them). */
-int ibv_lcores_setup(struct ibv_app *app, char *err, size_t len);
-void ibv_lcores_free(struct ibv_app *app);
+int ibv_lcores_setup(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, char *err, size_t len);
+void ibv_lcores_free(struct ibv_lcores *lcs);
 /** An rx lcore's loop until the run's stop (rte_eal_remote_launch); arg:
  * its struct ibv_lcore. */
 int ibv_rx_main(void *arg);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include <rte_errno.h>
 #include <rte_telemetry.h>
 
 #include "codif.h"
@@ -41,6 +42,30 @@ dump_slot(const struct shm_ctl *reg, unsigned int i)
  * "all": every --write writer and every dump writer, those attaching later
  * included (reg: the registry; NULL, a --schedule file read before it
  * exists: --write writers and all). */
+int
+ibv_scans_share(struct ibv_scans *s, const char *name, char *err, size_t len)
+{
+	s->mz = rte_memzone_reserve(name, sizeof(struct wr_sched), SOCKET_ID_ANY, 0);
+	if (s->mz == NULL)
+		return err_set(err, len, -rte_errno, "shared schedule of scans '%s': %s", name,
+			    rte_strerror(rte_errno));
+	memcpy(s->mz->addr, &s->own, sizeof(s->own));
+	s->sched = s->mz->addr;
+	return 0;
+}
+
+void
+ibv_scans_unshare(struct ibv_scans *s, bool keep_memory)
+{
+	if (s->mz == NULL)
+		return;
+	memcpy(&s->own, s->mz->addr, sizeof(s->own));
+	s->sched = &s->own;
+	if (!keep_memory)
+		rte_memzone_free(s->mz);
+	s->mz = NULL;
+}
+
 static int
 writers_parse(const struct ibv_config *c, const struct shm_ctl *reg, const char *v,
 	      uint64_t *mask, struct err_refusal *why)

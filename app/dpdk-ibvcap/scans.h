@@ -16,6 +16,7 @@
 
 struct ibv_app;
 
+
 /** The writers' scans: sched_own until the rings exist, then their memzone
  * (rings.c), where the dpdk-ibvcap-dump writers read it too, then own again.
  * Telemetry changes it (/ibvcap/record). */
@@ -29,6 +30,12 @@ struct ibv_scans {
  * whole. @return 0 or a negative errno, the file, line, field, value and
  * what was expected in err. */
 int ibv_rec_load(const struct ibv_config *c, struct wr_sched *sched, char *err, size_t len);
+/** Move the schedule into the memzone name, where every writer reads it
+ * (--write and dump). @return 0, or -1 with why in err. */
+int ibv_scans_share(struct ibv_scans *s, const char *name, char *err, size_t len);
+/** Take it back into own (the summary still reads it); the memzone is
+ * freed unless keep_memory (a secondary lingers). */
+void ibv_scans_unshare(struct ibv_scans *s, bool keep_memory);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
 int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
 #endif /* IBV_SCANS_H */

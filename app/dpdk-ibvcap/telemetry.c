@@ -251,7 +251,7 @@ tel_writers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	(void)params;
 	if (!app->rings.on || app->rings.ctl == NULL)
 		return -ENOENT;
-	ibv_rings_writers_check(app, stdout); /* liveness as of now */
+	ibv_rings_writers_check(&app->rings, stdout); /* liveness as of now */
 	rc = tel_rows_start(d, &stats_writer, STATS_LIVE);
 	for (i = 0; rc == 0 && i < SHM_MAX_WRITERS; i++) {
 		const struct shm_writer *w = &app->rings.ctl->writer[i];
@@ -276,7 +276,7 @@ tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		return -ENOENT;
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
-	ibv_rings_writers_check(app, stdout);
+	ibv_rings_writers_check(&app->rings, stdout);
 	/* by its row's key, by the name it was given, or by slot */
 	for (i = 0; i < SHM_MAX_WRITERS && idx == SHM_MAX_WRITERS; i++) {
 		w = &app->rings.ctl->writer[i];

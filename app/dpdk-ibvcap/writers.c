@@ -12,17 +12,18 @@
 #include <rte_malloc.h>
 
 #include "err.h"
-#include "ibvcap.h"
+#include "payload.h"
+#include "rings.h"
 #include "writers.h"
 #include "parse.h"
 
 bool
-ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore)
+ibv_is_writer_lcore(const struct ibv_writers *ws, unsigned int lcore)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++)
-		if (app->writers.wl[i]->lcore == lcore)
+	for (i = 0; i < ws->n; i++)
+		if (ws->wl[i]->lcore == lcore)
 			return true;
 	return false;
 }
@@ -40,9 +41,9 @@ part_mask(unsigned int nant, unsigned int j, unsigned int n)
 }
 
 int
-ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
+ibv_writers_setup(struct ibv_writers *ws, const struct ibv_config *c, const struct ibv_rings *rings,
+		  const struct ibv_pl *pl, struct wr_sched *sched, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, lcore, i, j;
 	const struct antbuf *bufs[SHM_MAX_ANT];
 	uint8_t *payloads[SHM_MAX_ANT];
@@ -60,8 +61,8 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			    c->nwlcore, c->nwlcore == 1 ? "" : "s", c->nwlcore == 1 ? "s" : "",
 			    c->nwlcore > c->nwrite ? " (lcores=N: N)" : "", nw, nw == 1 ? "" : "s");
 	for (i = 0; i < SHM_MAX_ANT && i < c->layout.nant; i++) {
-		bufs[i] = app->rings.b[i];
-		payloads[i] = ibv_pl_base(&app->pl, i);
+		bufs[i] = rings->b[i];
+		payloads[i] = ibv_pl_base(pl, i);
 	}
 	for (i = 0; i < c->nwrite; i++) {
 		struct wr_writer *part[WR_MAX_ANT];
@@ -76,10 +77,10 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			if (wl == NULL)
 				return err_set(err, len, -EINVAL, "out of memory for writer %u", i);
 			/* the last worker lcores are the writers' */
-			wl->lcore = workers[nw - c->nwlcore + app->writers.n];
-			app->writers.wl[app->writers.n++] = wl;
+			wl->lcore = workers[nw - c->nwlcore + ws->n];
+			ws->wl[ws->n++] = wl;
 			wl->reg = -1;
-			wl->stop = &app->writers.stop;
+			wl->stop = &ws->stop;
 			wl->spec_idx = i;
 			wl->part = j;
 			wl->parts = o->lcores;
@@ -87,7 +88,7 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			if (wr_init(&wl->w, o, bufs, payloads, c->layout.nant,
 				    part_mask(c->layout.nant, j, o->lcores), e, sizeof(e)) != 0)
 				return err_set(err, len, -EINVAL, "--write %s: %s", c->write[i], e);
-			if (wr_gate_attach(&wl->w, app->scans.sched, i, e, sizeof(e)) != 0)
+			if (wr_gate_attach(&wl->w, sched, i, e, sizeof(e)) != 0)
 				return err_set(err, len, -ENOMEM, "--write %s: %s", c->write[i], e);
 			part[j] = &wl->w;
 			if (o->lcores > 1)
@@ -96,9 +97,9 @@ ibv_writers_setup(struct ibv_app *app, char *err, size_t len)
 			else
 				snprintf(name, sizeof(name), "primary-%u-%s", i,
 					 wr_format_name(o->format));
-			wl->reg = shm_writer_claim(app->rings.ctl, (int)getpid(), name,
+			wl->reg = shm_writer_claim(rings->ctl, (int)getpid(), name,
 						   wr_format_name(o->format), NULL);
-			wl->regw = wl->reg >= 0 ? &app->rings.ctl->writer[wl->reg] : NULL;
+			wl->regw = wl->reg >= 0 ? &rings->ctl->writer[wl->reg] : NULL;
 		}
 		/* one index per scan, with every antenna of its lcores, and one
 		 * min-free kept by all of them */
@@ -148,24 +149,24 @@ writer_main(void *arg)
 }
 
 void
-ibv_writers_launch(struct ibv_app *app)
+ibv_writers_launch(struct ibv_writers *ws)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++)
-		rte_eal_remote_launch(writer_main, app->writers.wl[i], app->writers.wl[i]->lcore);
+	for (i = 0; i < ws->n; i++)
+		rte_eal_remote_launch(writer_main, ws->wl[i], ws->wl[i]->lcore);
 }
 
 int
-ibv_writers_wait(struct ibv_app *app)
+ibv_writers_wait(struct ibv_writers *ws)
 {
 	unsigned int i;
 	int rc = 0;
 	char e[256];
 
-	app->writers.stop = 1;
-	for (i = 0; i < app->writers.n; i++) {
-		struct ibv_wlcore *wl = app->writers.wl[i];
+	ws->stop = 1;
+	for (i = 0; i < ws->n; i++) {
+		struct ibv_wlcore *wl = ws->wl[i];
 
 		rte_eal_wait_lcore(wl->lcore);
 		if (wl->w.ring_files + wl->w.copy_files > 0 &&
@@ -182,16 +183,16 @@ ibv_writers_wait(struct ibv_app *app)
 }
 
 void
-ibv_writers_free(struct ibv_app *app)
+ibv_writers_free(struct ibv_writers *ws, struct shm_ctl *reg)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++) {
-		if (app->writers.wl[i]->reg >= 0 && app->rings.ctl != NULL)
-			shm_writer_release(app->rings.ctl, app->writers.wl[i]->reg);
-		wr_gate_free(&app->writers.wl[i]->w);
-		rte_free(app->writers.wl[i]);
-		app->writers.wl[i] = NULL;
+	for (i = 0; i < ws->n; i++) {
+		if (ws->wl[i]->reg >= 0 && reg != NULL)
+			shm_writer_release(reg, ws->wl[i]->reg);
+		wr_gate_free(&ws->wl[i]->w);
+		rte_free(ws->wl[i]);
+		ws->wl[i] = NULL;
 	}
-	app->writers.n = 0;
+	ws->n = 0;
 }

@@ -13,7 +13,10 @@
 #include "config.h"
 #include "writer.h"
 
-struct ibv_app;
+struct ibv_pl;
+struct ibv_rings;
+struct shm_ctl;
+struct wr_sched;
 
 /** A writer on an lcore of the primary (--write). */
 struct ibv_wlcore {
@@ -38,13 +41,19 @@ struct ibv_writers {
 	volatile int stop;
 };
 
-int ibv_writers_setup(struct ibv_app *app, char *err, size_t len);
-void ibv_writers_launch(struct ibv_app *app);
+/** The --write writers of c on the worker lcores, each reading the rings
+ * (their payload through pl), gated by the schedule sched and registered
+ * in the rings' registry. */
+int ibv_writers_setup(struct ibv_writers *ws, const struct ibv_config *c,
+		      const struct ibv_rings *rings, const struct ibv_pl *pl,
+		      struct wr_sched *sched, char *err, size_t len);
+void ibv_writers_launch(struct ibv_writers *ws);
 /* Wait for the --write writers: 0, -1 one failed (said), 1 one stopped at
  * its min-free (said when it stopped). */
-int ibv_writers_wait(struct ibv_app *app);
-void ibv_writers_free(struct ibv_app *app);
+int ibv_writers_wait(struct ibv_writers *ws);
+/** Free them, letting go of their entries in the registry reg (NULL: none). */
+void ibv_writers_free(struct ibv_writers *ws, struct shm_ctl *reg);
 /** Is this lcore a writer's? */
-bool ibv_is_writer_lcore(const struct ibv_app *app, unsigned int lcore);
+bool ibv_is_writer_lcore(const struct ibv_writers *ws, unsigned int lcore);
 
 #endif /* IBV_WRITERS_H */
