@@ -21,7 +21,9 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
-#include "ibvcap.h"
+#include "config.h"
+#include "payload.h"
+#include "rings.h"
 #include "fringe.h"
 #include "antenna.h"
 #include "parse.h"
@@ -47,19 +49,12 @@ struct fr_side {
 	uint64_t rows;                    /* rows with a frame taken */
 };
 
-struct fr_req {
-	unsigned int a, b;
-	double seconds;
-	uint64_t pairs;
-	unsigned int max_lag;
-};
-
 struct fr_base {
 	uint16_t thread;
 	struct qlf q;
 };
 
-struct fr_result {
+struct ibv_fringe_result {
 	uint64_t rows_a, rows_b, pairs, unmatched_a, unmatched_b, lost_rows;
 	double cpu_s, wall_s;
 	char why[160];                    /* a baseline refused (shapes differ) */
@@ -67,19 +62,17 @@ struct fr_result {
 	unsigned int nbase;
 };
 
-static struct {
-	pthread_mutex_t lock;
-	uint64_t id;                      /* the latest job, 0 none */
-	bool running, joined, closed;
-	bool stop;                        /* read by the job without the lock */
-	pthread_t tid;
-	struct ibv_app *app;
-	struct fr_req r;
-	struct fr_result *res;
-} F = { .lock = PTHREAD_MUTEX_INITIALIZER, .joined = true };
+void
+ibv_fringe_init(struct ibv_fringe *fr, const struct ibv_fringe_deps *deps)
+{
+	memset(fr, 0, sizeof(*fr));
+	pthread_mutex_init(&fr->lock, NULL);
+	fr->joined = true;
+	fr->deps = *deps;
+}
 
 static void
-res_free(struct fr_result *res)
+res_free(struct ibv_fringe_result *res)
 {
 	unsigned int i;
 
@@ -136,7 +129,7 @@ side_next(struct fr_side *s, uint64_t *lost)
 }
 
 static struct fr_base *
-base_of(struct fr_result *res, const struct codif_hdr *ha, const struct codif_hdr *hb,
+base_of(struct ibv_fringe_result *res, const struct codif_hdr *ha, const struct codif_hdr *hb,
 	unsigned int max_lag)
 {
 	char why[128];
@@ -158,7 +151,8 @@ base_of(struct fr_result *res, const struct codif_hdr *ha, const struct codif_hd
 
 /* Rows of the same index: each of A's frames with B's of the same thread. */
 static void
-pair_rows(struct fr_side *A, struct fr_side *B, const struct fr_req *r, struct fr_result *res)
+pair_rows(struct fr_side *A, struct fr_side *B, const struct ibv_fringe_req *r,
+	  struct ibv_fringe_result *res)
 {
 	unsigned int ka, kb, nslots = A->b->g.nslots;
 	struct codif_hdr ha, hb;
@@ -197,7 +191,7 @@ thread_cpu_s(void)
 }
 
 static void
-fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
+fr_run(struct ibv_fringe *fr, const struct ibv_fringe_req *r, struct ibv_fringe_result *res)
 {
 	struct fr_side s[2];
 	double cpu0 = thread_cpu_s();
@@ -208,8 +202,8 @@ fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
 	for (i = 0; i < 2; i++) {
 		unsigned int a = i ? r->b : r->a;
 
-		s[i].b = app->rings.b[a];
-		s[i].base = ibv_pl_base(&app->pl, a);
+		s[i].b = fr->deps.rings->b[a];
+		s[i].base = ibv_pl_base(fr->deps.pl, a);
 		s[i].data = malloc((size_t)s[i].b->g.nslots * s[i].b->g.data_bytes);
 		if (s[i].data == NULL) {
 			snprintf(res->why, sizeof(res->why), "out of memory for a row");
@@ -219,7 +213,7 @@ fr_run(struct ibv_app *app, const struct fr_req *r, struct fr_result *res)
 		antbuf_cursor_init(s[i].b, &s[i].c, true);
 	}
 	while (res->pairs < r->pairs && mono_ns() < end && res->why[0] == '\0' &&
-	       !__atomic_load_n(&F.stop, __ATOMIC_ACQUIRE)) {
+	       !__atomic_load_n(&fr->stop, __ATOMIC_ACQUIRE)) {
 		if ((!s[0].have && side_next(&s[0], &res->lost_rows) == 0) ||
 		    (!s[1].have && side_next(&s[1], &res->lost_rows) == 0)) {
 			rte_delay_us_sleep(10000); /* nothing final yet: 10 ms */
@@ -248,24 +242,24 @@ out:
 static void *
 fr_main(void *arg)
 {
-	struct fr_result *res = arg;
-	struct fr_req r;
-	struct ibv_app *app;
+	struct ibv_fringe *fr = arg;
+	struct ibv_fringe_result *res;
+	struct ibv_fringe_req r;
 	uint64_t id;
 
-	pthread_mutex_lock(&F.lock);
-	r = F.r;
-	app = F.app;
-	id = F.id;
-	pthread_mutex_unlock(&F.lock);
-	fr_run(app, &r, res);
+	pthread_mutex_lock(&fr->lock);
+	r = fr->r;
+	res = fr->res;
+	id = fr->id;
+	pthread_mutex_unlock(&fr->lock);
+	fr_run(fr, &r, res);
 	printf("dpdk-ibvcap: fringe %" PRIu64 " ended: %" PRIu64 " pairs in %.3f s, %.4f s "
 	       "of CPU%s%s\n", id, res->pairs, res->wall_s, res->cpu_s,
 	       res->why[0] ? ": " : "", res->why);
 	fflush(stdout);
-	pthread_mutex_lock(&F.lock);
-	F.running = false;
-	pthread_mutex_unlock(&F.lock);
+	pthread_mutex_lock(&fr->lock);
+	fr->running = false;
+	pthread_mutex_unlock(&fr->lock);
 	return NULL;
 }
 
@@ -297,9 +291,9 @@ refuse(struct rte_tel_data *d, const char *input, const char *value, const char 
 
 /* Why antenna a's rows cannot be read here, or NULL. */
 static const char *
-unreadable(const struct ibv_app *app, unsigned int a)
+unreadable(const struct ibv_fringe *fr, unsigned int a)
 {
-	if (app->cfg.gpu >= 0 && ibv_pl_base(&app->pl, a) == NULL)
+	if (fr->deps.cfg->gpu >= 0 && ibv_pl_base(fr->deps.pl, a) == NULL)
 		return "its payload is in GPU memory (--gpu) with no CPU view: a CPU "
 		       "cannot correlate it";
 	return NULL;
@@ -307,7 +301,7 @@ unreadable(const struct ibv_app *app, unsigned int a)
 
 /* "A,B[,SECONDS][,pairs=N][,max_lag=N]" */
 static int
-fr_parse(const struct ibv_app *app, const char *params, struct fr_req *r,
+fr_parse(const struct ibv_fringe *fr, const char *params, struct ibv_fringe_req *r,
 	 struct rte_tel_data *d)
 {
 	char buf[256], *f[5], *save = NULL, *tok;
@@ -328,12 +322,12 @@ fr_parse(const struct ibv_app *app, const char *params, struct fr_req *r,
 		return refuse(d, "parameters", params, "A,B[,SECONDS][,pairs=N][,max_lag=N]: "
 			      "two antennas (names or indices), then options");
 	for (i = 0; i < 2; i++) {
-		ant[i] = ibv_antenna_of(&app->cfg, f[i]);
+		ant[i] = ibv_antenna_of(fr->deps.cfg, f[i]);
 		if (ant[i] < 0)
 			return refuse(d, i ? "B" : "A", f[i], "an antenna name or index (0..%u)",
-				      app->cfg.layout.nant - 1);
-		if (unreadable(app, (unsigned int)ant[i]) != NULL)
-			return refuse(d, i ? "B" : "A", f[i], "%s", unreadable(app,
+				      fr->deps.cfg->layout.nant - 1);
+		if (unreadable(fr, (unsigned int)ant[i]) != NULL)
+			return refuse(d, i ? "B" : "A", f[i], "%s", unreadable(fr,
 									       (unsigned int)ant[i]));
 	}
 	if (ant[0] == ant[1])
@@ -362,65 +356,64 @@ fr_parse(const struct ibv_app *app, const char *params, struct fr_req *r,
 }
 
 static void
-req_tel(const struct ibv_app *app, struct rte_tel_data *d)
+req_tel(const struct ibv_fringe *fr, struct rte_tel_data *d)
 {
 	char s[32];
 
-	rte_tel_data_add_dict_u64(d, "id", F.id);
-	rte_tel_data_add_dict_string(d, "state", F.running ? "running" : "done");
-	rte_tel_data_add_dict_string(d, "a", app->cfg.layout.ant_name[F.r.a]);
-	rte_tel_data_add_dict_string(d, "b", app->cfg.layout.ant_name[F.r.b]);
-	snprintf(s, sizeof(s), "%.3f", F.r.seconds);
+	rte_tel_data_add_dict_u64(d, "id", fr->id);
+	rte_tel_data_add_dict_string(d, "state", fr->running ? "running" : "done");
+	rte_tel_data_add_dict_string(d, "a", fr->deps.cfg->layout.ant_name[fr->r.a]);
+	rte_tel_data_add_dict_string(d, "b", fr->deps.cfg->layout.ant_name[fr->r.b]);
+	snprintf(s, sizeof(s), "%.3f", fr->r.seconds);
 	rte_tel_data_add_dict_string(d, "seconds", s);
-	rte_tel_data_add_dict_u64(d, "max_pairs", F.r.pairs);
-	rte_tel_data_add_dict_u64(d, "max_lag", F.r.max_lag);
+	rte_tel_data_add_dict_u64(d, "max_pairs", fr->r.pairs);
+	rte_tel_data_add_dict_u64(d, "max_lag", fr->r.max_lag);
 }
 
 int
-ibv_fringe_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_fringe_tel_start(struct ibv_fringe *fr, const char *params, struct rte_tel_data *d)
 {
-	struct fr_result *res;
-	struct fr_req r;
+	struct ibv_fringe_result *res;
+	struct ibv_fringe_req r;
 	int rc;
 
-	if (!app->rings.on)
+	if (!fr->deps.rings->on)
 		return refuse(d, "--no-buffers", "", "a capture with antenna buffers: this one "
 			      "keeps none");
-	if (fr_parse(app, params, &r, d) <= 0)
+	if (fr_parse(fr, params, &r, d) <= 0)
 		return 0;
 	res = calloc(1, sizeof(*res));
 	if (res == NULL)
 		return refuse(d, "fringe", "", "memory for its result");
-	pthread_mutex_lock(&F.lock);
-	if (F.closed || F.running) {
-		pthread_mutex_unlock(&F.lock);
+	pthread_mutex_lock(&fr->lock);
+	if (fr->closed || fr->running) {
+		pthread_mutex_unlock(&fr->lock);
 		free(res);
-		return refuse(d, "fringe", "", F.closed ? "a capture that is not stopping" :
+		return refuse(d, "fringe", "", fr->closed ? "a capture that is not stopping" :
 			      "one fringe check at a time (/ibvcap/fringe/status: the one running)");
 	}
-	if (!F.joined)
-		pthread_join(F.tid, NULL);
-	res_free(F.res);
-	F.res = res;
-	F.r = r;
-	F.app = app;
-	F.id++;
-	F.running = true;
-	F.joined = false;
-	__atomic_store_n(&F.stop, false, __ATOMIC_RELEASE);
-	rc = rte_ctrl_thread_create(&F.tid, "ibv-fringe", NULL, fr_main, res);
+	if (!fr->joined)
+		pthread_join(fr->tid, NULL);
+	res_free(fr->res);
+	fr->res = res;
+	fr->r = r;
+		fr->id++;
+	fr->running = true;
+	fr->joined = false;
+	__atomic_store_n(&fr->stop, false, __ATOMIC_RELEASE);
+	rc = rte_ctrl_thread_create(&fr->tid, "ibv-fringe", NULL, fr_main, fr);
 	if (rc != 0) {
-		F.running = false;
-		F.joined = true;
-		pthread_mutex_unlock(&F.lock);
+		fr->running = false;
+		fr->joined = true;
+		pthread_mutex_unlock(&fr->lock);
 		return refuse(d, "fringe", "", "a thread for it (%s)", strerror(rc < 0 ? -rc : rc));
 	}
 	rte_tel_data_start_dict(d);
-	req_tel(app, d);
-	pthread_mutex_unlock(&F.lock);
+	req_tel(fr, d);
+	pthread_mutex_unlock(&fr->lock);
 	printf("dpdk-ibvcap: fringe %" PRIu64 " started: %s x %s, %.3f s or %" PRIu64 " pairs\n",
-	       F.id, app->cfg.layout.ant_name[r.a], app->cfg.layout.ant_name[r.b], r.seconds,
-	       r.pairs);
+	       fr->id, fr->deps.cfg->layout.ant_name[r.a], fr->deps.cfg->layout.ant_name[r.b],
+	       r.seconds, r.pairs);
 	fflush(stdout);
 	return 0;
 }
@@ -428,7 +421,7 @@ ibv_fringe_tel_start(struct ibv_app *app, const char *params, struct rte_tel_dat
 /* Each thread's channels: a dict "t<thread>_ch<c>" of JSON numbers (22.11
  * telemetry has no floating point: integers in ps, millionths, millidegrees). */
 static void
-result_tel(const struct fr_result *res, struct rte_tel_data *d)
+result_tel(const struct ibv_fringe_result *res, struct rte_tel_data *d)
 {
 	struct qlf_chan ch[QLF_MAX_CHAN];
 	unsigned int i, k, n;
@@ -472,35 +465,35 @@ result_tel(const struct fr_result *res, struct rte_tel_data *d)
 }
 
 int
-ibv_fringe_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_fringe_tel_status(struct ibv_fringe *fr, const char *params, struct rte_tel_data *d)
 {
 	(void)params;
-	pthread_mutex_lock(&F.lock);
-	if (F.id == 0) {
-		pthread_mutex_unlock(&F.lock);
+	pthread_mutex_lock(&fr->lock);
+	if (fr->id == 0) {
+		pthread_mutex_unlock(&fr->lock);
 		return refuse(d, "fringe", "", "a fringe check started first (/ibvcap/fringe,A,B)");
 	}
 	rte_tel_data_start_dict(d);
-	req_tel(app, d);
-	if (!F.running)
-		result_tel(F.res, d);
-	pthread_mutex_unlock(&F.lock);
+	req_tel(fr, d);
+	if (!fr->running)
+		result_tel(fr->res, d);
+	pthread_mutex_unlock(&fr->lock);
 	return 0;
 }
 
 void
-ibv_fringe_end(void)
+ibv_fringe_end(struct ibv_fringe *fr)
 {
-	pthread_mutex_lock(&F.lock);
-	F.closed = true;
-	__atomic_store_n(&F.stop, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&F.lock);
-	if (!F.joined) {
-		pthread_join(F.tid, NULL);
-		F.joined = true;
+	pthread_mutex_lock(&fr->lock);
+	fr->closed = true;
+	__atomic_store_n(&fr->stop, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fr->lock);
+	if (!fr->joined) {
+		pthread_join(fr->tid, NULL);
+		fr->joined = true;
 	}
-	pthread_mutex_lock(&F.lock);
-	res_free(F.res);
-	F.res = NULL;
-	pthread_mutex_unlock(&F.lock);
+	pthread_mutex_lock(&fr->lock);
+	res_free(fr->res);
+	fr->res = NULL;
+	pthread_mutex_unlock(&fr->lock);
 }

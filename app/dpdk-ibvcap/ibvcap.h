@@ -11,27 +11,18 @@
 
 #include "clock.h"
 #include "config.h"
+#include "fringe.h"
+#include "ledger.h"
 #include "payload.h"
 #include "ports.h"
 #include "quicklook_app.h"
 #include "rings.h"
+#include "run.h"
 #include "rx.h"
 #include "scans.h"
 #include "totals.h"
+#include "trigger.h"
 #include "writers.h"
-
-/** The run: when it started and ended, and why it stops. main.c writes
- * stop (the main loop, from a signal, a limit or a failure); the rx lcores,
- * the link wait and the jobs read it. */
-struct ibv_run {
-	volatile int stop;
-	const char *stop_reason;
-	uint64_t tsc_hz;
-	uint64_t start_tsc, end_tsc;
-	int64_t start_unix_ns;
-	uint64_t loop_tsc;        /**< the main loop's last turn (telemetry: loop_age_ms) */
-	bool pdump;               /**< rte_pdump_init() succeeded */
-};
 
 struct ibv_app {
 	struct ibv_config cfg;
@@ -44,7 +35,11 @@ struct ibv_app {
 	struct ibv_ql ql;
 	struct ibv_writers writers;
 	struct ibv_scans scans;
+	struct ibv_ledger ledger;
+	struct ibv_trig trig;
+	struct ibv_fringe fringe;
 	struct ibv_rates rates;   /**< the periodic line's (totals.c) */
+	struct ibv_counts_src counts; /**< where the totals are summed from */
 };
 
 #endif /* IBVCAP_H */

@@ -14,7 +14,12 @@
 #include <rte_telemetry.h>
 
 #include "codif.h"
-#include "ibvcap.h"
+#include "config.h"
+#include "rings.h"
+#include "rx.h"
+#include "scans.h"
+#include "totals.h"
+#include "writers.h"
 #include "ledger.h"
 #include "refusal.h"
 #include "json.h"
@@ -56,46 +61,12 @@ ibv_scan_tel_time(struct rte_tel_data *d, const char *key, int64_t t)
 
 enum { SW_ADDED, SW_BEGUN, SW_ENDED };
 
-/* One antenna's part of a writer's ledger (/ibvcap/scan,NAME,WRITER, and
- * through it the array's scan ledger). known: the writer keeps its figures
- * per antenna (a --write writer's own antenna); a dpdk-ibvcap-dump
- * publishes its scan's sums only, and an all=yes pcap holds its antennas
- * together: their recorded and missing are the writer's row, not here. */
-struct ant_ledger {
-	uint64_t expected, recorded, lost, overrun, cut, not_recorded, not_arrived;
-	uint32_t streams;
-	bool on, known;
-};
-
-struct scan_ledger {
-	unsigned int spec;          /* schedule bit: --write index, or
-				       WR_SCHED_DUMP_BASE + registry slot */
-	char writer[SHM_NAMELEN + 16];
-	uint64_t expected, recorded, lost, overrun, cut, not_recorded, not_arrived;
-	char reason[160];
-	struct ant_ledger *ant;     /* [layout nant] once filled (calloc), or NULL */
-};
-
-struct scan_watch {
-	struct wr_scan sc;          /* as last seen */
-	int state;
-	bool gone;                  /* no longer in the schedule */
-	int64_t past_ns;            /* host time the data first passed its stop */
-	unsigned int quiet;         /* ticks in a row with no writer busy with it */
-	unsigned int nl;
-	struct scan_ledger l[IBV_MAX_WRITERS + WR_SCHED_DUMP_SLOTS];
-};
-
-static struct {
-	uint64_t seen;
-	struct wr_sched snap;
-	unsigned int n;
-	struct scan_watch w[WR_MAX_SCANS * 2];
-	/* per antenna: newest data time seen, its offset from the host clock */
-	int64_t last_ns[ACCT_MAX_ANTENNAS];
-	int64_t offset_ns[ACCT_MAX_ANTENNAS];
-	bool offset_known[ACCT_MAX_ANTENNAS], warned[ACCT_MAX_ANTENNAS];
-} lg;
+void
+ibv_ledger_init(struct ibv_ledger *lg, const struct ibv_ledger_deps *deps)
+{
+	memset(lg, 0, sizeof(*lg));
+	lg->deps = *deps;
+}
 
 static const char *
 wl_name(const struct ibv_wlcore *wl, char *buf, size_t len)
@@ -107,25 +78,25 @@ wl_name(const struct ibv_wlcore *wl, char *buf, size_t len)
 /* Whether the --write writer with schedule bit spec is an all=yes pcap
  * (its antennas in one file: no per-antenna figures). */
 static bool
-wl_all(const struct ibv_app *app, unsigned int spec)
+wl_all(const struct ibv_ledger *lg, unsigned int spec)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++)
-		if (app->writers.wl[i]->spec_idx == spec && app->writers.wl[i]->w.o.all)
+	for (i = 0; i < lg->deps.writers->n; i++)
+		if (lg->deps.writers->wl[i]->spec_idx == spec && lg->deps.writers->wl[i]->w.o.all)
 			return true;
 	return false;
 }
 
 /* The --write writer with schedule bit i: its first part. */
 static const struct ibv_wlcore *
-wl_of(const struct ibv_app *app, unsigned int spec)
+wl_of(const struct ibv_ledger *lg, unsigned int spec)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++)
-		if (app->writers.wl[i]->spec_idx == spec)
-			return app->writers.wl[i];
+	for (i = 0; i < lg->deps.writers->n; i++)
+		if (lg->deps.writers->wl[i]->spec_idx == spec)
+			return lg->deps.writers->wl[i];
 	return NULL;
 }
 
@@ -134,34 +105,34 @@ wl_of(const struct ibv_app *app, unsigned int spec)
  * claimed by a dump following scans (a slot's name stays when its writer
  * ends or dies) --, NULL none. */
 static const struct shm_writer *
-reg_of(const struct ibv_app *app, unsigned int bit)
+reg_of(const struct ibv_ledger *lg, unsigned int bit)
 {
 	const struct ibv_wlcore *wl;
 	const struct shm_writer *r;
 
-	if (app->rings.ctl == NULL)
+	if (lg->deps.rings->ctl == NULL)
 		return NULL;
 	if (bit >= WR_SCHED_DUMP_BASE) {
 		if (bit - WR_SCHED_DUMP_BASE >= SHM_MAX_WRITERS)
 			return NULL;
-		r = &app->rings.ctl->writer[bit - WR_SCHED_DUMP_BASE];
+		r = &lg->deps.rings->ctl->writer[bit - WR_SCHED_DUMP_BASE];
 		return r->name[0] != '\0' && r->pid != (int32_t)getpid() &&
 		       r->record == SHM_RECORD_FOLLOW ? r : NULL;
 	}
-	wl = wl_of(app, bit);
-	return wl != NULL && wl->reg >= 0 ? &app->rings.ctl->writer[wl->reg] : NULL;
+	wl = wl_of(lg, bit);
+	return wl != NULL && wl->reg >= 0 ? &lg->deps.rings->ctl->writer[wl->reg] : NULL;
 }
 
 /* The name of the writer with schedule bit `bit`: primary-N-FORMAT, or a
  * dump's --name. */
 static const char *
-bit_name(const struct ibv_app *app, unsigned int bit, char *buf, size_t len)
+bit_name(const struct ibv_ledger *lg, unsigned int bit, char *buf, size_t len)
 {
 	const struct shm_writer *r;
 
 	if (bit < WR_SCHED_DUMP_BASE)
-		return wl_of(app, bit) != NULL ? wl_name(wl_of(app, bit), buf, len) : "?";
-	r = reg_of(app, bit);
+		return wl_of(lg, bit) != NULL ? wl_name(wl_of(lg, bit), buf, len) : "?";
+	r = reg_of(lg, bit);
 	if (r != NULL && r->name[0] != '\0')
 		snprintf(buf, len, "%.*s", (int)sizeof(r->name), r->name);
 	else
@@ -193,9 +164,9 @@ reg_tally(const struct shm_writer *r, uint32_t id, struct shm_scan_tally *t)
  * alive, and a file of the scan open, or its rows not yet past the scan's
  * stop (data: the newest frame time of the scan's antennas). */
 static bool
-writer_busy(const struct ibv_app *app, unsigned int bit, const struct wr_scan *sc, int64_t data)
+writer_busy(const struct ibv_ledger *lg, unsigned int bit, const struct wr_scan *sc, int64_t data)
 {
-	const struct shm_writer *r = reg_of(app, bit);
+	const struct shm_writer *r = reg_of(lg, bit);
 	struct shm_scan_tally t;
 
 	if (r == NULL || !__atomic_load_n(&r->in_use, __ATOMIC_ACQUIRE) || r->dead)
@@ -222,12 +193,12 @@ first_at(const struct codif_clock *c, int64_t t)
 
 /* Antenna a's timeline clock (the rx lcore that has it), or NULL. */
 static const struct codif_clock *
-ant_clock(const struct ibv_app *app, unsigned int a)
+ant_clock(const struct ibv_ledger *lg, unsigned int a)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = lg->deps.lcores->lc[i];
 
 		if (lc != NULL && lc->acct != NULL && lc->acct->ant[a].tl.started &&
 		    lc->acct->ant[a].tl.clk.fpp > 0)
@@ -245,13 +216,13 @@ secs_str(int64_t ns, char *buf, size_t len)
 /* Frames of scan id and antenna a received and not recorded (every rx
  * lcore's count, rx.c scan_nr_count). */
 static uint64_t
-scan_nr_of(const struct ibv_app *app, uint32_t id, unsigned int a)
+scan_nr_of(const struct ibv_ledger *lg, uint32_t id, unsigned int a)
 {
 	uint64_t n = 0;
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = lg->deps.lcores->lc[i];
 		const struct ibv_scan_nr *e;
 
 		if (lc == NULL || lc->scan_nr == NULL)
@@ -274,9 +245,9 @@ struct ledger_span {
 /* Entry g made empty for a writer, its antennas' rows kept (allocated the
  * first time). */
 static void
-ledger_reset(struct scan_ledger *g)
+ledger_reset(struct ibv_scan_ledger *g)
 {
-	struct ant_ledger *keep = g->ant;
+	struct ibv_ant_ledger *keep = g->ant;
 
 	memset(g, 0, sizeof(*g));
 	if (keep != NULL)
@@ -287,8 +258,8 @@ ledger_reset(struct scan_ledger *g)
 /* The figures writer spec has of scan s: a dump's as it published them (r),
  * or the sum of the --write writer's lcores. @return its antennas (bit a). */
 static uint64_t
-ledger_writer(const struct ibv_app *app, const struct wr_scan *s, unsigned int spec,
-	      const struct shm_writer *r, struct scan_ledger *g)
+ledger_writer(const struct ibv_ledger *lg, const struct wr_scan *s, unsigned int spec,
+	      const struct shm_writer *r, struct ibv_scan_ledger *g)
 {
 	uint64_t onmask = 0;
 	unsigned int i, a;
@@ -304,8 +275,8 @@ ledger_writer(const struct ibv_app *app, const struct wr_scan *s, unsigned int s
 		}
 		return r->ants;
 	}
-	for (i = 0; i < app->writers.n; i++) {
-		const struct ibv_wlcore *wl = app->writers.wl[i];
+	for (i = 0; i < lg->deps.writers->n; i++) {
+		const struct ibv_wlcore *wl = lg->deps.writers->wl[i];
 		struct wr_scan_tally tt;
 
 		if (wl->spec_idx != spec)
@@ -326,13 +297,13 @@ ledger_writer(const struct ibv_app *app, const struct wr_scan *s, unsigned int s
 /* Antenna a's row of writer spec's ledger: what the writer's lcore that has
  * the antenna recorded of scan s. */
 static void
-ledger_ant_recorded(const struct ibv_app *app, const struct wr_scan *s, unsigned int spec,
-		    unsigned int a, struct ant_ledger *al)
+ledger_ant_recorded(const struct ibv_ledger *lg, const struct wr_scan *s, unsigned int spec,
+		    unsigned int a, struct ibv_ant_ledger *al)
 {
 	unsigned int i;
 
-	for (i = 0; i < app->writers.n; i++) {
-		const struct ibv_wlcore *wl = app->writers.wl[i];
+	for (i = 0; i < lg->deps.writers->n; i++) {
+		const struct ibv_wlcore *wl = lg->deps.writers->wl[i];
 		struct wr_scan_tally tt;
 
 		if (wl->spec_idx != spec || a >= wl->w.n || !wl->w.src[a].on ||
@@ -349,10 +320,11 @@ ledger_ant_recorded(const struct ibv_app *app, const struct wr_scan *s, unsigned
  * it (its clock's rows of the scan x its streams), those not recorded, and
  * where its data lay (sp). al: its own row (NULL: none kept). */
 static void
-ledger_ant(const struct ibv_app *app, const struct ibv_totals *t, const struct wr_scan *s,
-	   unsigned int a, struct scan_ledger *g, struct ant_ledger *al, struct ledger_span *sp)
+ledger_ant(const struct ibv_ledger *lg, const struct ibv_totals *t, const struct wr_scan *s,
+	   unsigned int a, struct ibv_scan_ledger *g, struct ibv_ant_ledger *al,
+	   struct ledger_span *sp)
 {
-	const struct codif_clock *c = ant_clock(app, a);
+	const struct codif_clock *c = ant_clock(lg, a);
 	int64_t lo, hi;
 	uint64_t e = 0, nr;
 
@@ -366,7 +338,7 @@ ledger_ant(const struct ibv_app *app, const struct ibv_totals *t, const struct w
 	if (hi > lo)
 		e = (uint64_t)(hi - lo) * t->ant[a].streams;
 	g->expected += e;
-	nr = scan_nr_of(app, s->id, a);
+	nr = scan_nr_of(lg, s->id, a);
 	g->not_recorded += nr;
 	if (al != NULL) {
 		uint64_t have = al->recorded + al->lost + al->overrun + al->cut + nr;
@@ -375,9 +347,10 @@ ledger_ant(const struct ibv_app *app, const struct ibv_totals *t, const struct w
 		al->not_recorded = nr;
 		al->not_arrived = al->known && e > have ? e - have : 0;
 	}
-	if (lg.offset_known[a] && (lg.offset_ns[a] > sp->worst ? lg.offset_ns[a] : -lg.offset_ns[a]) >
+	if (lg->offset_known[a] &&
+	    (lg->offset_ns[a] > sp->worst ? lg->offset_ns[a] : -lg->offset_ns[a]) >
 	    (sp->worst > 0 ? sp->worst : -sp->worst))
-		sp->worst = lg.offset_ns[a];
+		sp->worst = lg->offset_ns[a];
 	if (t->ant[a].first_ns < sp->first)
 		sp->first = t->ant[a].first_ns;
 	if (t->ant[a].last_ns > sp->last)
@@ -387,7 +360,7 @@ ledger_ant(const struct ibv_app *app, const struct ibv_totals *t, const struct w
 /* Why frames of scan s did not arrive: the data's clock, if it is off the
  * host's (a scan given in host time), else where the data began or ended. */
 static size_t
-ledger_not_arrived(const struct ibv_app *app, const struct wr_scan *s,
+ledger_not_arrived(const struct ibv_ledger *lg, const struct wr_scan *s,
 		   const struct ledger_span *sp, char *out, size_t len)
 {
 	int64_t w = sp->worst < 0 ? -sp->worst : sp->worst;
@@ -397,7 +370,7 @@ ledger_not_arrived(const struct ibv_app *app, const struct wr_scan *s,
 
 	if (sp->last == INT64_MIN)
 		return (size_t)snprintf(out, len, "no data arrived");
-	if (outside && (uint64_t)w > app->cfg.clock_warn_ns) {
+	if (outside && (uint64_t)w > lg->deps.cfg->clock_warn_ns) {
 		secs_str(w, a1, sizeof(a1));
 		return (size_t)snprintf(out, len, "data clock %s %s the host clock", a1,
 					sp->worst > 0 ? "ahead of" : "behind");
@@ -413,13 +386,13 @@ ledger_not_arrived(const struct ibv_app *app, const struct wr_scan *s,
 
 /* Writer g's reason for a shortfall of scan s, each cause in turn. */
 static void
-ledger_reason(const struct ibv_app *app, const struct wr_scan *s, const struct ledger_span *sp,
-	      struct scan_ledger *g)
+ledger_reason(const struct ibv_ledger *lg, const struct wr_scan *s, const struct ledger_span *sp,
+	      struct ibv_scan_ledger *g)
 {
 	size_t o = 0;
 
 	if (g->not_arrived > 0)
-		o += ledger_not_arrived(app, s, sp, g->reason, sizeof(g->reason));
+		o += ledger_not_arrived(lg, s, sp, g->reason, sizeof(g->reason));
 	if (sp->clock_unknown && o < sizeof(g->reason))
 		o += (size_t)snprintf(g->reason + o, sizeof(g->reason) - o,
 			"%san antenna of it has sent nothing (its frames not counted)",
@@ -443,9 +416,9 @@ ledger_reason(const struct ibv_app *app, const struct wr_scan *s, const struct l
  * now: what each recorded, lost, overran and cut, what was expected and
  * not recorded, and why any of it fell short. */
 static void
-ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_watch *x)
+ledger_fill(const struct ibv_ledger *lg, const struct ibv_totals *t, struct ibv_scan_watch *x)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &lg->deps.cfg->layout;
 	const struct wr_scan *s = &x->sc;
 	unsigned int spec, a;
 
@@ -453,25 +426,25 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 	for (spec = 0; spec < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS; spec++) {
 		struct ledger_span sp = { 0, INT64_MAX, INT64_MIN, false };
 		const struct shm_writer *r = NULL;
-		struct scan_ledger *g;
+		struct ibv_scan_ledger *g;
 		uint64_t onmask, have;
 		bool per_ant;
 
 		if (!(s->writers >> spec & 1))
 			continue;
-		if (spec < WR_SCHED_DUMP_BASE ? wl_of(app, spec) == NULL :
-		    (r = reg_of(app, spec)) == NULL)
+		if (spec < WR_SCHED_DUMP_BASE ? wl_of(lg, spec) == NULL :
+		    (r = reg_of(lg, spec)) == NULL)
 			continue;
 		g = &x->l[x->nl++];
 		ledger_reset(g);
 		g->spec = spec;
-		bit_name(app, spec, g->writer, sizeof(g->writer));
-		onmask = ledger_writer(app, s, spec, r, g);
+		bit_name(lg, spec, g->writer, sizeof(g->writer));
+		onmask = ledger_writer(lg, s, spec, r, g);
 		/* a --write writer keeps its figures per antenna, but an
 		 * all=yes pcap's (one file); a dump publishes sums only */
-		per_ant = r == NULL && !wl_all(app, spec);
+		per_ant = r == NULL && !wl_all(lg, spec);
 		for (a = 0; a < l->nant; a++) {
-			struct ant_ledger *al = g->ant != NULL ? &g->ant[a] : NULL;
+			struct ibv_ant_ledger *al = g->ant != NULL ? &g->ant[a] : NULL;
 
 			if (!(onmask >> a & 1) || !(s->ants >> a & 1))
 				continue;
@@ -480,20 +453,20 @@ ledger_fill(const struct ibv_app *app, const struct ibv_totals *t, struct scan_w
 				al->known = per_ant;
 				al->streams = t->ant[a].streams;
 				if (per_ant)
-					ledger_ant_recorded(app, s, spec, a, al);
+					ledger_ant_recorded(lg, s, spec, a, al);
 			}
-			ledger_ant(app, t, s, a, g, al, &sp);
+			ledger_ant(lg, t, s, a, g, al, &sp);
 		}
 		have = g->recorded + g->lost + g->overrun + g->cut + g->not_recorded;
 		g->not_arrived = g->expected > have ? g->expected - have : 0;
 		if (g->not_arrived > 0 || g->lost || g->overrun || g->cut || g->not_recorded ||
 		    sp.clock_unknown)
-			ledger_reason(app, s, &sp, g);
+			ledger_reason(lg, s, &sp, g);
 	}
 }
 
 static void
-ledger_log(const struct scan_watch *x, FILE *f)
+ledger_log(const struct ibv_scan_watch *x, FILE *f)
 {
 	unsigned int i;
 
@@ -501,7 +474,7 @@ ledger_log(const struct scan_watch *x, FILE *f)
 		fprintf(f, "dpdk-ibvcap: scan %s ended (no --write writer of this capture "
 			"records it)\n", x->sc.name);
 	for (i = 0; i < x->nl; i++) {
-		const struct scan_ledger *g = &x->l[i];
+		const struct ibv_scan_ledger *g = &x->l[i];
 		bool short_ = g->recorded < g->expected;
 
 		fprintf(f, "dpdk-ibvcap: %sscan %s ended, %s: %" PRIu64 " of %" PRIu64
@@ -516,74 +489,74 @@ ledger_log(const struct scan_watch *x, FILE *f)
 	}
 }
 
-static struct scan_watch *
-watch_of(uint32_t id)
+/* The watch of the scan with this id: its index, or lg->n (none). */
+static unsigned int
+watch_of(const struct ibv_ledger *lg, uint32_t id)
 {
 	unsigned int i;
 
-	for (i = 0; i < lg.n; i++)
-		if (lg.w[i].sc.id == id)
-			return &lg.w[i];
-	return NULL;
+	for (i = 0; i < lg->n && lg->w[i].sc.id != id; i++)
+		;
+	return i;
 }
 
 /* A new scan to watch (the oldest ended one forgotten when full). */
-static struct scan_watch *
-watch_add(const struct wr_scan *s)
+static struct ibv_scan_watch *
+watch_add(struct ibv_ledger *lg, const struct wr_scan *s)
 {
 	unsigned int i;
 
-	if (lg.n == RTE_DIM(lg.w)) {
-		for (i = 0; i < lg.n && lg.w[i].state != SW_ENDED; i++)
+	if (lg->n == RTE_DIM(lg->w)) {
+		for (i = 0; i < lg->n && lg->w[i].state != SW_ENDED; i++)
 			;
-		if (i == lg.n)
+		if (i == lg->n)
 			return NULL;
 		{
 			unsigned int k;
 
-			for (k = 0; k < RTE_DIM(lg.w[i].l); k++)
-				free(lg.w[i].l[k].ant);
+			for (k = 0; k < RTE_DIM(lg->w[i].l); k++)
+				free(lg->w[i].l[k].ant);
 		}
-		memmove(&lg.w[i], &lg.w[i + 1], (lg.n - i - 1) * sizeof(lg.w[0]));
-		lg.n--;
+		memmove(&lg->w[i], &lg->w[i + 1], (lg->n - i - 1) * sizeof(lg->w[0]));
+		lg->n--;
 	}
-	memset(&lg.w[lg.n], 0, sizeof(lg.w[0]));
-	lg.w[lg.n].sc = *s;
-	return &lg.w[lg.n++];
+	memset(&lg->w[lg->n], 0, sizeof(lg->w[0]));
+	lg->w[lg->n].sc = *s;
+	return &lg->w[lg->n++];
 }
 
 /* Each antenna's data time against the host clock, at a new frame: a
  * warning when it is off by more than --clock-warn, a line when it agrees
  * again. */
 static void
-tick_offsets(const struct ibv_app *app, const struct ibv_totals *t, int64_t now, FILE *f)
+tick_offsets(struct ibv_ledger *lg, const struct ibv_totals *t, int64_t now, FILE *f)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &lg->deps.cfg->layout;
 	char ts[CODIF_TIMESTR_LEN], ts2[CODIF_TIMESTR_LEN];
 	unsigned int a;
 
 	for (a = 0; a < l->nant; a++) {
 		int64_t last = t->ant[a].last_ns, off;
 
-		if (t->ant[a].received == 0 || last == INT64_MIN || last == lg.last_ns[a])
+		if (t->ant[a].received == 0 || last == INT64_MIN || last == lg->last_ns[a])
 			continue;
-		lg.last_ns[a] = last;
+		lg->last_ns[a] = last;
 		off = last - now;
-		lg.offset_ns[a] = off;
-		lg.offset_known[a] = true;
-		if ((uint64_t)(off < 0 ? -off : off) > app->cfg.clock_warn_ns && !lg.warned[a]) {
+		lg->offset_ns[a] = off;
+		lg->offset_known[a] = true;
+		if ((uint64_t)(off < 0 ? -off : off) > lg->deps.cfg->clock_warn_ns && !lg->warned[a]) {
 			secs_str(off < 0 ? -off : off, ts, sizeof(ts));
 			fprintf(f, "dpdk-ibvcap: warning: antenna %s: its data time is %s %s the host "
 				"clock (newest frame %s; --clock-warn %.3f s): scans are data time, "
 				"they record what the data's clock says\n", l->ant_name[a], ts,
 				off > 0 ? "ahead of" : "behind", codif_time_str(last, ts2, sizeof(ts2)),
-				(double)app->cfg.clock_warn_ns / 1e9);
-			lg.warned[a] = true;
-		} else if ((uint64_t)(off < 0 ? -off : off) <= app->cfg.clock_warn_ns / 2 &&
-			   lg.warned[a]) {
+				(double)lg->deps.cfg->clock_warn_ns / 1e9);
+			lg->warned[a] = true;
+		} else if ((uint64_t)(off < 0 ? -off : off) <= lg->deps.cfg->clock_warn_ns / 2 &&
+			   lg->warned[a]) {
 			fprintf(f, "dpdk-ibvcap: antenna %s: its data time agrees with the host "
 				"clock again (%.3f s apart)\n", l->ant_name[a], (double)off / 1e9);
-			lg.warned[a] = false;
+			lg->warned[a] = false;
 		}
 	}
 }
@@ -591,31 +564,32 @@ tick_offsets(const struct ibv_app *app, const struct ibv_totals *t, int64_t now,
 /* The schedule as it is now: a scan not watched yet is watched and said
  * (with its writers); one no longer in it is marked gone. */
 static void
-tick_schedule(const struct ibv_app *app, FILE *f)
+tick_schedule(struct ibv_ledger *lg, FILE *f)
 {
 	char ts[CODIF_TIMESTR_LEN], ts2[CODIF_TIMESTR_LEN], n[64];
 	unsigned int i;
 
-	wr_sched_snapshot(app->scans.sched, &lg.snap, &lg.seen);
-	for (i = 0; i < lg.n; i++)
-		lg.w[i].gone = true;
-	for (i = 0; i < lg.snap.n; i++) {
-		const struct wr_scan *s = &lg.snap.s[i];
-		struct scan_watch *x = watch_of(s->id);
+	wr_sched_snapshot(lg->deps.scans->sched, &lg->snap, &lg->seen);
+	for (i = 0; i < lg->n; i++)
+		lg->w[i].gone = true;
+	for (i = 0; i < lg->snap.n; i++) {
+		const struct wr_scan *s = &lg->snap.s[i];
+		unsigned int xi = watch_of(lg, s->id);
+		struct ibv_scan_watch *x = xi < lg->n ? &lg->w[xi] : NULL;
 		char wn[256];
 		size_t o = 0;
 		unsigned int k;
 
 		if (x == NULL) {
-			if ((x = watch_add(s)) == NULL)
+			if ((x = watch_add(lg, s)) == NULL)
 				continue;
 			wn[0] = '\0';
 			for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS && o < sizeof(wn); k++)
 				if ((s->writers >> k & 1) && (k < WR_SCHED_DUMP_BASE ?
-							      wl_of(app, k) != NULL :
-							      reg_of(app, k) != NULL))
+							      wl_of(lg, k) != NULL :
+							      reg_of(lg, k) != NULL))
 					o += (size_t)snprintf(wn + o, sizeof(wn) - o, "%s%s", o ? "," : "",
-							      bit_name(app, k, n, sizeof(n)));
+							      bit_name(lg, k, n, sizeof(n)));
 			fprintf(f, "dpdk-ibvcap: scan %s added (%s): data time %s .. %s, writers %s\n",
 				s->name, s->origin, codif_time_str(s->start_ns, ts, sizeof(ts)),
 				s->stop_ns == WR_SCAN_OPEN ? "open" :
@@ -630,14 +604,14 @@ tick_schedule(const struct ibv_app *app, FILE *f)
  * antennas' newest frame): a --write writer with a file of it open or its
  * cursor behind, a dump busy with it. */
 static bool
-scan_busy(const struct ibv_app *app, const struct ibv_totals *t, const struct scan_watch *x,
+scan_busy(const struct ibv_ledger *lg, const struct ibv_totals *t, const struct ibv_scan_watch *x,
 	  int64_t data)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &lg->deps.cfg->layout;
 	unsigned int k, a;
 
-	for (k = 0; k < app->writers.n; k++) {
-		const struct ibv_wlcore *wl = app->writers.wl[k];
+	for (k = 0; k < lg->deps.writers->n; k++) {
+		const struct ibv_wlcore *wl = lg->deps.writers->wl[k];
 		struct wr_scan_tally tt;
 
 		if (!(x->sc.writers >> wl->spec_idx & 1))
@@ -654,7 +628,7 @@ scan_busy(const struct ibv_app *app, const struct ibv_totals *t, const struct sc
 	/* every writer of it past its stop (a writer behind the ring has not
 	 * taken its rows yet), dumps with their files closed */
 	for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS; k++)
-		if ((x->sc.writers >> k & 1) && writer_busy(app, k, &x->sc, data))
+		if ((x->sc.writers >> k & 1) && writer_busy(lg, k, &x->sc, data))
 			return true;
 	return false;
 }
@@ -664,10 +638,10 @@ scan_busy(const struct ibv_app *app, const struct ibv_totals *t, const struct sc
  * every writer of it is done with it (final: at the stop, the writers
  * done). */
 static void
-tick_watch(const struct ibv_app *app, const struct ibv_totals *t, struct scan_watch *x,
+tick_watch(const struct ibv_ledger *lg, const struct ibv_totals *t, struct ibv_scan_watch *x,
 	   int64_t now, bool final, FILE *f)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &lg->deps.cfg->layout;
 	char ts[CODIF_TIMESTR_LEN];
 	int64_t data = INT64_MIN;
 	unsigned int a;
@@ -697,7 +671,7 @@ tick_watch(const struct ibv_app *app, const struct ibv_totals *t, struct scan_wa
 	}
 	if (x->state != SW_BEGUN)
 		return;
-	open = scan_busy(app, t, x, data);
+	open = scan_busy(lg, t, x, data);
 	if (!final) {
 		if (x->sc.stop_ns == WR_SCAN_OPEN || data < x->sc.stop_ns)
 			return;
@@ -710,13 +684,13 @@ tick_watch(const struct ibv_app *app, const struct ibv_totals *t, struct scan_wa
 		if (open || x->quiet < 2 || now - x->past_ns < 500000000LL)
 			return;
 	}
-	ledger_fill(app, t, x);
+	ledger_fill(lg, t, x);
 	ledger_log(x, f);
 	x->state = SW_ENDED;
 }
 
 void
-ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
+ibv_rec_tick(struct ibv_ledger *lg, FILE *f, bool final)
 {
 	struct ibv_totals *t = malloc(sizeof(*t));
 	int64_t now = ibv_scan_now_ns();
@@ -724,23 +698,23 @@ ibv_rec_tick(struct ibv_app *app, FILE *f, bool final)
 
 	if (t == NULL)
 		return;
-	ibv_collect(app, t);
-	tick_offsets(app, t, now, f);
-	tick_schedule(app, f);
-	for (i = 0; i < lg.n; i++)
-		tick_watch(app, t, &lg.w[i], now, final, f);
+	ibv_collect(lg->deps.counts, t);
+	tick_offsets(lg, t, now, f);
+	tick_schedule(lg, f);
+	for (i = 0; i < lg->n; i++)
+		tick_watch(lg, t, &lg->w[i], now, final, f);
 	fflush(f);
 	free(t);
 }
 
 /* The ledger of one scan, into a JSON array. */
 static void
-ledger_json(const struct scan_watch *x, json_t *arr)
+ledger_json(const struct ibv_scan_watch *x, json_t *arr)
 {
 	unsigned int i;
 
 	for (i = 0; i < x->nl; i++) {
-		const struct scan_ledger *g = &x->l[i];
+		const struct ibv_scan_ledger *g = &x->l[i];
 		json_t *o = js_obj(arr, NULL), *m;
 
 		js_str(o, "writer", g->writer);
@@ -764,7 +738,7 @@ ledger_json(const struct scan_watch *x, json_t *arr)
  * antenna's data time minus the host clock (data_offset_ms, in antenna
  * order; data_offset_known 0 before its first frame). */
 void
-ibv_ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
+ibv_ledger_tel(const struct ibv_ledger *lg, struct rte_tel_data *d)
 {
 	static const char *const keys[] = { "ledger_scan", "ledger_writer", "ledger_reason",
 					    "ledger_expected", "ledger_recorded", "ledger_lost",
@@ -781,13 +755,13 @@ ibv_ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
 		rte_tel_data_start_array(a[k], k < 3 ? RTE_TEL_STRING_VAL :
 					 k == 9 ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
 	}
-	for (i = 0; i < lg.n; i++) {
-		const struct scan_watch *x = &lg.w[i];
+	for (i = 0; i < lg->n; i++) {
+		const struct ibv_scan_watch *x = &lg->w[i];
 
 		if (x->state != SW_ENDED)
 			continue;
 		for (k = 0; k < x->nl; k++) {
-			const struct scan_ledger *g = &x->l[k];
+			const struct ibv_scan_ledger *g = &x->l[k];
 
 			rte_tel_data_add_array_string(a[0], x->sc.name);
 			rte_tel_data_add_array_string(a[1], g->writer);
@@ -801,14 +775,14 @@ ibv_ledger_tel(const struct ibv_app *app, struct rte_tel_data *d)
 			rte_tel_data_add_array_u64(a[11], g->not_recorded);
 		}
 	}
-	for (ant = 0; ant < app->cfg.layout.nant; ant++) {
-		int64_t ms = lg.offset_ns[ant] / 1000000;
+	for (ant = 0; ant < lg->deps.cfg->layout.nant; ant++) {
+		int64_t ms = lg->offset_ns[ant] / 1000000;
 
 		rte_tel_data_add_array_int(a[9], ms > INT32_MAX ? INT32_MAX :
 					   ms < -INT32_MAX ? -INT32_MAX : (int)ms);
-		rte_tel_data_add_array_u64(a[10], lg.offset_known[ant]);
+		rte_tel_data_add_array_u64(a[10], lg->offset_known[ant]);
 	}
-	rte_tel_data_add_dict_u64(d, "clock_warn_ms", app->cfg.clock_warn_ns / 1000000);
+	rte_tel_data_add_dict_u64(d, "clock_warn_ms", lg->deps.cfg->clock_warn_ns / 1000000);
 out:
 	for (k = 0; k < RTE_DIM(a); k++)
 		if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
@@ -825,7 +799,7 @@ out:
  * writes these as the host's scan ledger (docs/formats.md).
  */
 int
-ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_rec_tel_scan(struct ibv_ledger *lg, const char *params, struct rte_tel_data *d)
 {
 	static const char *const rk[] = { "writer", "reason", "expected", "recorded", "lost",
 					  "not_recorded", "overrun", "cut", "not_arrived" };
@@ -833,8 +807,8 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 					  "lost", "not_recorded", "overrun", "cut",
 					  "not_arrived" };
 	struct rte_tel_data *c[RTE_DIM(ak)] = { NULL };
-	const struct scan_watch *x = NULL;
-	const struct scan_ledger *g = NULL;
+	const struct ibv_scan_watch *x = NULL;
+	const struct ibv_scan_ledger *g = NULL;
 	struct err_refusal why;
 	char buf[WR_SCAN_NAMELEN + SHM_NAMELEN + 32], *wn;
 	unsigned int i, k, n;
@@ -844,9 +818,9 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 	wn = strchr(buf, ',');
 	if (wn != NULL)
 		*wn++ = '\0';
-	for (i = 0; i < lg.n; i++)
-		if (strcmp(lg.w[i].sc.name, buf) == 0)
-			x = &lg.w[i]; /* the newest of that name */
+	for (i = 0; i < lg->n; i++)
+		if (strcmp(lg->w[i].sc.name, buf) == 0)
+			x = &lg->w[i]; /* the newest of that name */
 	if (x == NULL) {
 		err_refuse(&why, "scan", buf, "a scan this capture knows (scan_names of "
 			"/ibvcap/record,status)");
@@ -886,10 +860,10 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 					 RTE_TEL_U64_VAL);
 	}
 	if (wn != NULL) {
-		const struct acct_layout *l = &app->cfg.layout;
+		const struct acct_layout *l = &lg->deps.cfg->layout;
 
 		for (i = 0; i < l->nant; i++) {
-			const struct ant_ledger *al = &g->ant[i];
+			const struct ibv_ant_ledger *al = &g->ant[i];
 			const uint64_t v[] = { al->streams, al->known, al->expected, al->recorded,
 					       al->lost, al->not_recorded, al->overrun, al->cut,
 					       al->not_arrived };
@@ -902,7 +876,7 @@ ibv_rec_tel_scan(struct ibv_app *app, const char *params, struct rte_tel_data *d
 		}
 	} else {
 		for (i = 0; i < x->nl; i++) {
-			const struct scan_ledger *e = &x->l[i];
+			const struct ibv_scan_ledger *e = &x->l[i];
 			const uint64_t v[] = { e->expected, e->recorded, e->lost, e->not_recorded,
 					       e->overrun, e->cut, e->not_arrived };
 
@@ -923,17 +897,17 @@ out:
 /* ---- the summary ---------------------------------------------------------- */
 
 void
-ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
+ibv_rec_summary_json(const struct ibv_ledger *lg, json_t *root)
 {
 	json_t *o = js_obj(root, "recording"), *arr, *sc;
 	char ts[CODIF_TIMESTR_LEN];
 	unsigned int i;
 
-	js_str(o, "record", app->cfg.record == IBV_REC_IDLE ? "idle" : "always");
-	js_str(o, "schedule", app->cfg.schedule);
+	js_str(o, "record", lg->deps.cfg->record == IBV_REC_IDLE ? "idle" : "always");
+	js_str(o, "schedule", lg->deps.cfg->schedule);
 	sc = js_arr(o, "schedule_scans");
-	for (i = 0; i < app->scans.sched->n; i++) {
-		const struct wr_scan *s = &app->scans.sched->s[i];
+	for (i = 0; i < lg->deps.scans->sched->n; i++) {
+		const struct wr_scan *s = &lg->deps.scans->sched->s[i];
 		json_t *x = js_obj(sc, NULL);
 
 		js_str(x, "scan", s->name);
@@ -945,15 +919,15 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 			js_str(x, "stop_utc", codif_time_str(s->stop_ns, ts, sizeof(ts)));
 		{
 			json_t *wa = js_arr(x, "writers");
-			const struct scan_watch *w = watch_of(s->id);
-			unsigned int k;
+			unsigned int k, wi = watch_of(lg, s->id);
+			const struct ibv_scan_watch *w = wi < lg->n ? &lg->w[wi] : NULL;
 			char n[64];
 
 			for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS; k++)
 				if ((s->writers >> k & 1) && (k < WR_SCHED_DUMP_BASE ?
-							      wl_of(app, k) != NULL :
-							      reg_of(app, k) != NULL))
-					json_array_append_new(wa, json_string(bit_name(app, k, n,
+							      wl_of(lg, k) != NULL :
+							      reg_of(lg, k) != NULL))
+					json_array_append_new(wa, json_string(bit_name(lg, k, n,
 										       sizeof(n))));
 			js_str(x, "state", w == NULL ? "unseen" : w->state == SW_ENDED ? "ended" :
 			       w->state == SW_BEGUN ? "begun" : "added");
@@ -965,20 +939,22 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 		json_t *ao = js_arr(o, "data_clock");
 		unsigned int a;
 
-		for (a = 0; a < app->cfg.layout.nant; a++) {
+		for (a = 0; a < lg->deps.cfg->layout.nant; a++) {
 			json_t *e = js_obj(ao, NULL);
 
-			js_str(e, "antenna", app->cfg.layout.ant_name[a]);
-			if (lg.offset_known[a])
-				json_object_set_new(e, "offset_s", json_real((double)lg.offset_ns[a] / 1e9));
+			js_str(e, "antenna", lg->deps.cfg->layout.ant_name[a]);
+			if (lg->offset_known[a])
+				json_object_set_new(e, "offset_s",
+						    json_real((double)lg->offset_ns[a] / 1e9));
 			else
 				js_null(e, "offset_s");
 		}
-		json_object_set_new(o, "clock_warn_s", json_real((double)app->cfg.clock_warn_ns / 1e9));
+		json_object_set_new(o, "clock_warn_s",
+				    json_real((double)lg->deps.cfg->clock_warn_ns / 1e9));
 	}
 	arr = js_arr(o, "writers");
-	for (i = 0; i < app->writers.n; i++) {
-		const struct ibv_wlcore *wl = app->writers.wl[i];
+	for (i = 0; i < lg->deps.writers->n; i++) {
+		const struct ibv_wlcore *wl = lg->deps.writers->wl[i];
 		json_t *x = js_obj(arr, NULL);
 
 		js_u64(x, "writer", wl->spec_idx);
@@ -991,18 +967,17 @@ ibv_rec_summary_json(const struct ibv_app *app, json_t *root)
 }
 
 void
-ibv_rec_summary_text(const struct ibv_app *app, FILE *f)
+ibv_rec_summary_text(const struct ibv_ledger *lg, FILE *f)
 {
 	unsigned int i, k;
 
-	(void)app; /* the ledgers are the main lcore's (lg) */
-	if (lg.n == 0)
+	if (lg->n == 0)
 		return;
 	fprintf(f, "\nscans (per --write writer: frames the span holds, recorded, missing by cause)\n");
 	fprintf(f, "%-16s %-22s %12s %12s %10s %10s %10s %8s %12s  %s\n", "scan", "writer",
 		"expected", "recorded", "lost", "not-rec", "overrun", "cut", "not-arrived", "reason");
-	for (i = 0; i < lg.n; i++) {
-		const struct scan_watch *x = &lg.w[i];
+	for (i = 0; i < lg->n; i++) {
+		const struct ibv_scan_watch *x = &lg->w[i];
 
 		if (x->state != SW_ENDED || x->nl == 0) {
 			fprintf(f, "%-16s %s\n", x->sc.name, x->state != SW_ENDED ? "(not begun)" :
@@ -1010,7 +985,7 @@ ibv_rec_summary_text(const struct ibv_app *app, FILE *f)
 			continue;
 		}
 		for (k = 0; k < x->nl; k++) {
-			const struct scan_ledger *g = &x->l[k];
+			const struct ibv_scan_ledger *g = &x->l[k];
 
 			fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
 				" %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s\n", x->sc.name,

@@ -299,7 +299,7 @@ check_stop(struct ibv_app *app)
 		struct ibv_totals t;
 		unsigned int a;
 
-		ibv_collect(app, &t);
+		ibv_collect(&app->counts, &t);
 		for (a = 0; a < c->layout.nant; a++)
 			if (t.ant[a].received < c->stop_frames)
 				return;
@@ -412,6 +412,29 @@ enum reached {
 	R_JOINED,   /* groups joined: ready to capture */
 };
 
+/* What each component is given of the others, once: the deps of the
+ * components that read others (their addresses are app's, fixed). */
+static void
+wire(struct ibv_app *app)
+{
+	const struct ibv_config *c = &app->cfg;
+
+	app->counts = (struct ibv_counts_src){ .layout = &c->layout, .lcores = &app->lcores,
+						.ports = &app->ports };
+	app->scans.deps = (struct ibv_scans_deps){ .cfg = c, .rings = &app->rings,
+						   .writers = &app->writers,
+						   .ledger = &app->ledger };
+	ibv_ledger_init(&app->ledger, &(struct ibv_ledger_deps){
+				.cfg = c, .lcores = &app->lcores, .rings = &app->rings,
+				.scans = &app->scans, .writers = &app->writers,
+				.counts = &app->counts });
+	ibv_trig_init(&app->trig, &(struct ibv_trig_deps){
+			      .cfg = c, .rings = &app->rings, .pl = &app->pl,
+			      .counts = &app->counts });
+	ibv_fringe_init(&app->fringe, &(struct ibv_fringe_deps){
+				.cfg = c, .rings = &app->rings, .pl = &app->pl });
+}
+
 /* The checks and set-up after EAL, in order. @return the step reached. */
 static enum reached
 start_up(struct ibv_app *app, char **memory)
@@ -420,6 +443,7 @@ start_up(struct ibv_app *app, char **memory)
 	enum reached r = R_EAL;
 
 	app->ports.ts_offset = -1;
+	wire(app);
 	app->scans.sched = &app->scans.own;
 	if (ibv_rec_load(&app->cfg, app->scans.sched, err, sizeof(err)) != 0)
 		goto refused;
@@ -486,7 +510,8 @@ start_up(struct ibv_app *app, char **memory)
 				     .rings = &app->rings, .host_clk = &app->host_clk,
 				     .ports = &app->ports, .sched = &app->scans.sched,
 				     .writers = &app->writers }, err, sizeof(err)) != 0 ||
-	    ibv_ql_setup(app, err, sizeof(err)) != 0)
+	    ibv_ql_setup(&app->ql, &app->cfg, &app->lcores, &app->pl, &app->run, err,
+			 sizeof(err)) != 0)
 		goto refused;
 	r = R_LCORES;
 	if (ibv_join_all(&app->ports, &app->cfg, err, sizeof(err)) != 0)
@@ -516,7 +541,12 @@ capture(struct ibv_app *app)
 	ibv_clocks_start(&app->host_clk, &app->ports, app->run.tsc_hz);
 	app->run.start_tsc = app->rates.last_tsc = rte_rdtsc();
 	app->run.start_unix_ns = real_ns();
-	ibv_telemetry_open(app);
+	ibv_telemetry_open(&(struct ibv_tel_ctx){
+				   .view = { .cfg = &app->cfg, .run = &app->run,
+					     .counts = &app->counts, .ports = &app->ports,
+					     .rings = &app->rings, .rates = &app->rates },
+				   .scans = &app->scans, .ledger = &app->ledger, .ql = &app->ql,
+				   .trig = &app->trig, .fringe = &app->fringe });
 	printf("dpdk-ibvcap: capturing on %u rx lcore%s%s (Ctrl-C stops)\n", app->lcores.n,
 	       app->lcores.n == 1 ? "" : "s", app->writers.n ? " and writer lcores" : "");
 	fflush(stdout);
@@ -537,17 +567,17 @@ capture(struct ibv_app *app)
 		if (tick % 100 == 0)
 			ibv_clocks_tick(&app->host_clk, &app->ports);
 		if (tick % 10 == 5)
-			ibv_rec_tick(app, stdout, false);
+			ibv_rec_tick(&app->ledger, stdout, false);
 		if (tick % 50 == 0)
 			ibv_rings_writers_check(&app->rings, stdout);
 		check_stop(app);
-		ibv_ql_tick(app, false);
-		ibv_ql_drain(app);
-		ibv_events_print(app, stdout, false);
-		ibv_unrecorded_print(app, stdout);
+		ibv_ql_tick(&app->ql, false);
+		ibv_ql_drain(&app->ql);
+		ibv_events_print(&app->counts, stdout, false);
+		ibv_unrecorded_print(&app->counts, stdout);
 		ibv_rings_retain_check(&app->rings, &app->cfg, stdout);
 		if (app->cfg.stats_period_ns && rte_rdtsc() >= next_stats) {
-			ibv_stats_line(app, stdout);
+			ibv_stats_line(&app->rates, &app->counts, &app->run, stdout);
 			next_stats += ns_to_cycles(app->cfg.stats_period_ns, app->run.tsc_hz);
 		}
 		stdout_check();
@@ -568,10 +598,14 @@ capture(struct ibv_app *app)
 static int
 finish(struct ibv_app *app)
 {
+	const struct ibv_summary_src sm = {
+		.cfg = &app->cfg, .run = &app->run, .counts = &app->counts,
+		.lcores = &app->lcores, .ports = &app->ports, .rings = &app->rings,
+		.pl = &app->pl, .ql = &app->ql, .ledger = &app->ledger };
 	int rc, status = 0;
 
-	ibv_events_print(app, stdout, false);
-	ibv_unrecorded_print(app, stdout);
+	ibv_events_print(&app->counts, stdout, false);
+	ibv_unrecorded_print(&app->counts, stdout);
 	ibv_rings_stop(&app->rings, app->cfg.layout.nant);
 	rc = ibv_writers_wait(&app->writers);
 	if (rc < 0)
@@ -579,14 +613,14 @@ finish(struct ibv_app *app)
 	else if (rc > 0)
 		status = 3;
 	ibv_rings_drain_external(&app->rings, app->cfg.drain_ns);
-	ibv_rec_tick(app, stdout, true);
+	ibv_rec_tick(&app->ledger, stdout, true);
 
 	/* counts are final: the lcores have stopped, the ports still hold
 	 * their NIC counters */
 	stdout_check();
-	ibv_summary(app, stdout);
+	ibv_summary(&sm, stdout);
 	if (app->cfg.summary_json[0] &&
-	    ibv_summary_json(app, app->cfg.summary_json) != 0)
+	    ibv_summary_json(&sm, app->cfg.summary_json) != 0)
 		status = 2;
 	return status;
 }
@@ -600,7 +634,7 @@ teardown(struct ibv_app *app, enum reached r)
 		ibv_leave_all(&app->ports);
 	}
 	if (r >= R_STARTED) {
-		ibv_ql_free(app);
+		ibv_ql_free(&app->ql);
 		ibv_lcores_free(&app->lcores);
 	}
 	if (r >= R_WRITERS) {

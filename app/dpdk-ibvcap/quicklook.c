@@ -14,7 +14,6 @@
 #include <rte_malloc.h>
 #include <rte_telemetry.h>
 
-#include "ibvcap.h"
 #include "quicklook_app.h"
 #include "quicklook_int.h"
 #include "json.h"
@@ -36,7 +35,7 @@
  *   lock. With --quicklook-min it also copies each sampled frame into the
  *   stream's kept frames (lib/quicklook ql_keep.h), when a slot is free.
  *   It never waits.
- * main lcore: every --quicklook-window, under app->ql.lock, each bound
+ * main lcore: every --quicklook-window, under ql->lock, each bound
  *   accumulator's snapshot moves cur -> prev and a new one is read into
  *   cur, the sampling's minimum is granted anew (ql_grant), and the
  *   window's sampler statistics and spectra become the last window's
@@ -55,37 +54,40 @@
 /* ---- setup (main lcore, before the rx lcores run) ------------------------ */
 
 int
-ibv_ql_setup(struct ibv_app *app, char *err, size_t len)
+ibv_ql_setup(struct ibv_ql *ql, const struct ibv_config *c, const struct ibv_lcores *lcores,
+	     const struct ibv_pl *pl, const struct ibv_run *run, char *err, size_t len)
 {
-	const struct ibv_config *c = &app->cfg;
 	unsigned int i, k, per_ant, npool;
 	struct ql_cfg qc;
 
-	app->ql.on = c->quicklook_every > 0;
-	if (!app->ql.on)
+	ql->cfg = c;
+	ql->lcores = lcores;
+	ql->run = run;
+	ql->on = c->quicklook_every > 0;
+	if (!ql->on)
 		return 0;
-	if (!app->pl.ops->cpu_packets) {
+	if (!pl->ops->cpu_packets) {
 		/* the payload is in GPU memory: nothing for the CPU to read */
 		printf("dpdk-ibvcap: quick look off: with buffer split the payload goes "
 		       "to GPU memory\n");
-		app->ql.on = false;
+		ql->on = false;
 		return 0;
 	}
-	pthread_mutex_init(&app->ql.lock, NULL);
-	app->ql.lock_init = true;
+	pthread_mutex_init(&ql->lock, NULL);
+	ql->lock_init = true;
 	ql_cfg_defaults(&qc);
 	qc.every = c->quicklook_every;
 	qc.min = c->quicklook_min;
-	app->ql.min = c->quicklook_min;
-	app->ql.levels = c->sampler_levels;
-	app->ql.spec_ant = -1;
+	ql->min = c->quicklook_min;
+	ql->levels = c->sampler_levels;
+	ql->spec_ant = -1;
 	/* a stream per (group, thread) of each antenna, as the buffers' slots */
 	per_ant = c->layout.ngroup * (c->threads ? c->threads : 1);
 	if (per_ant > ACCT_MAX_STREAMS)
 		per_ant = ACCT_MAX_STREAMS;
 	npool = c->layout.nant * per_ant;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = ql->lcores->lc[i];
 		struct ibv_qlc *q;
 		int sock;
 
@@ -113,7 +115,7 @@ ibv_ql_setup(struct ibv_app *app, char *err, size_t len)
 			ql_init(&q->pool[k], &qc);
 		q->npool = npool;
 	}
-	app->ql.every = qc.every;
+	ql->every = qc.every;
 	return 0;
 nomem:
 	return err_set(err, len, -ENOMEM, "quick look: out of memory for %u streams of %u "
@@ -123,12 +125,12 @@ nomem:
 }
 
 void
-ibv_ql_free(struct ibv_app *app)
+ibv_ql_free(struct ibv_ql *ql)
 {
 	unsigned int i, k;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = ql->lcores->lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
@@ -144,10 +146,10 @@ ibv_ql_free(struct ibv_app *app)
 		rte_free(lc->ql);
 		lc->ql = NULL;
 	}
-	if (app->ql.lock_init)
-		pthread_mutex_destroy(&app->ql.lock);
-	app->ql.lock_init = false;
-	app->ql.on = false;
+	if (ql->lock_init)
+		pthread_mutex_destroy(&ql->lock);
+	ql->lock_init = false;
+	ql->on = false;
 }
 
 struct ql_acc *
@@ -199,11 +201,11 @@ fmt_key(const struct codif_hdr *h)
 /* One kept frame of an entry of antenna a: into its sampler statistics and,
  * when a's spectra are asked for, its spectrum. */
 static void
-live_frame(struct ibv_app *app, struct ibv_ql_live *lv, unsigned int a, const uint8_t *f,
+live_frame(struct ibv_ql *ql, struct ibv_ql_live *lv, unsigned int a, const uint8_t *f,
 	   size_t len)
 {
-	int spec_ant = __atomic_load_n(&app->ql.spec_ant, __ATOMIC_ACQUIRE);
-	unsigned int nfft = __atomic_load_n(&app->ql.spec_nfft, __ATOMIC_RELAXED);
+	int spec_ant = __atomic_load_n(&ql->spec_ant, __ATOMIC_ACQUIRE);
+	unsigned int nfft = __atomic_load_n(&ql->spec_nfft, __ATOMIC_RELAXED);
 	struct codif_hdr h;
 	uint64_t key;
 
@@ -233,15 +235,15 @@ live_frame(struct ibv_app *app, struct ibv_ql_live *lv, unsigned int a, const ui
 }
 
 void
-ibv_ql_drain(struct ibv_app *app)
+ibv_ql_drain(struct ibv_ql *ql)
 {
 	uint64_t t0 = rte_rdtsc(), frames = 0;
 	unsigned int i, k, n;
 
-	if (!app->ql.on || app->ql.min == 0)
+	if (!ql->on || ql->min == 0)
 		return;
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_qlc *q = app->lcores.lc[i] != NULL ? app->lcores.lc[i]->ql : NULL;
+		struct ibv_qlc *q = ql->lcores->lc[i] != NULL ? ql->lcores->lc[i]->ql : NULL;
 
 		if (q == NULL || q->live == NULL)
 			continue;
@@ -253,10 +255,10 @@ ibv_ql_drain(struct ibv_app *app)
 
 			/* the window's share read, the slots stay full: the rx
 			 * lcore copies nothing more until the next window */
-			while (lv->taken < app->ql.min && (f = qlk_peek(&q->keep[k], &len)) != NULL) {
-				pthread_mutex_lock(&app->ql.lock);
-				live_frame(app, lv, q->ent[k].ant, f, len);
-				pthread_mutex_unlock(&app->ql.lock);
+			while (lv->taken < ql->min && (f = qlk_peek(&q->keep[k], &len)) != NULL) {
+				pthread_mutex_lock(&ql->lock);
+				live_frame(ql, lv, q->ent[k].ant, f, len);
+				pthread_mutex_unlock(&ql->lock);
 				qlk_done(&q->keep[k]);
 				lv->taken++;
 				frames++;
@@ -264,28 +266,28 @@ ibv_ql_drain(struct ibv_app *app)
 		}
 	}
 	if (frames) {
-		app->ql.drain_cycles += rte_rdtsc() - t0;
-		app->ql.drain_frames += frames;
+		ql->drain_cycles += rte_rdtsc() - t0;
+		ql->drain_frames += frames;
 	}
 }
 
 void
-ibv_ql_tick(struct ibv_app *app, bool force)
+ibv_ql_tick(struct ibv_ql *ql, bool force)
 {
 	uint64_t now = rte_rdtsc();
 	unsigned int i, k;
 
-	if (!app->ql.on)
+	if (!ql->on)
 		return;
-	if (app->ql.next_tsc == 0) /* the first window ends one window after the start */
-		app->ql.next_tsc = app->run.start_tsc +
-				   ns_to_cycles(app->cfg.quicklook_window_ns, app->run.tsc_hz);
-	if (!force && now < app->ql.next_tsc)
+	if (ql->next_tsc == 0) /* the first window ends one window after the start */
+		ql->next_tsc = ql->run->start_tsc +
+				   ns_to_cycles(ql->cfg->quicklook_window_ns, ql->run->tsc_hz);
+	if (!force && now < ql->next_tsc)
 		return;
-	app->ql.next_tsc = now + ns_to_cycles(app->cfg.quicklook_window_ns, app->run.tsc_hz);
-	pthread_mutex_lock(&app->ql.lock);
+	ql->next_tsc = now + ns_to_cycles(ql->cfg->quicklook_window_ns, ql->run->tsc_hz);
+	pthread_mutex_lock(&ql->lock);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = ql->lcores->lc[i];
 		unsigned int n;
 
 		if (lc == NULL || lc->ql == NULL)
@@ -299,9 +301,9 @@ ibv_ql_tick(struct ibv_app *app, bool force)
 				live_window(&lc->ql->live[k]);
 		}
 	}
-	app->ql.prev_tsc = app->ql.cur_tsc ? app->ql.cur_tsc : app->run.start_tsc;
-	app->ql.cur_tsc = now;
-	pthread_mutex_unlock(&app->ql.lock);
+	ql->prev_tsc = ql->cur_tsc ? ql->cur_tsc : ql->run->start_tsc;
+	ql->cur_tsc = now;
+	pthread_mutex_unlock(&ql->lock);
 }
 
 /* ---- readers ------------------------------------------------------------ */
@@ -322,13 +324,13 @@ ibv_ql_snap_of(const struct ibv_qlc *q, unsigned int k, enum which w, struct ql_
 /* fn(lc, k, ctx) for each of antenna a's streams, on every lcore that
  * samples it (entry k of lc's quick look). @return streams seen. */
 unsigned int
-ibv_ql_ant_each(const struct ibv_app *app, unsigned int a,
+ibv_ql_ant_each(const struct ibv_ql *ql, unsigned int a,
 	 void (*fn)(const struct ibv_lcore *lc, unsigned int k, void *ctx), void *ctx)
 {
 	unsigned int i, k, n, m = 0;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = ql->lcores->lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
@@ -359,31 +361,31 @@ sum_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
 
 /* Antenna a's streams (every lcore) summed. @return streams seen. */
 unsigned int
-ibv_ql_ant_sum(const struct ibv_app *app, unsigned int a, enum which w, struct ql_snap *out)
+ibv_ql_ant_sum(const struct ibv_ql *ql, unsigned int a, enum which w, struct ql_snap *out)
 {
 	struct sum_ctx c = { w, out };
 
 	memset(out, 0, sizeof(*out));
-	return ibv_ql_ant_each(app, a, sum_one, &c);
+	return ibv_ql_ant_each(ql, a, sum_one, &c);
 }
 
 double
-ibv_ql_window_s(const struct ibv_app *app)
+ibv_ql_window_s(const struct ibv_ql *ql)
 {
-	return (double)(app->ql.cur_tsc - app->ql.prev_tsc) / (double)app->run.tsc_hz;
+	return (double)(ql->cur_tsc - ql->prev_tsc) / (double)ql->run->tsc_hz;
 }
 
 /* The live record of antenna a: the last window (lock held). */
 void
-ibv_ql_ant_live(const struct ibv_app *app, unsigned int a, struct stats_ql *r,
+ibv_ql_ant_live(const struct ibv_ql *ql, unsigned int a, struct stats_ql *r,
 	 struct ql_figs *f)
 {
 	struct ql_snap prev, cur;
 
-	ibv_ql_ant_sum(app, a, W_PREV, &prev);
-	ibv_ql_ant_sum(app, a, W_CUR, &cur);
+	ibv_ql_ant_sum(ql, a, W_PREV, &prev);
+	ibv_ql_ant_sum(ql, a, W_CUR, &cur);
 	ql_figs(&cur, &prev, f);
-	stats_ql_of(r, &cur, f, ibv_ql_window_s(app));
+	stats_ql_of(r, &cur, f, ibv_ql_window_s(ql));
 }
 
 /* ---- the summary: the whole run --------------------------------------- */
@@ -437,7 +439,7 @@ run_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
 
 /* root's antenna x: its sampler statistics over the run (kept frames) */
 static void
-bstate_json(const struct ibv_app *app, unsigned int a, json_t *x, double run_s,
+bstate_json(const struct ibv_ql *ql, unsigned int a, json_t *x, double run_s,
 	    struct qlb_acc *sum)
 {
 	struct run_ctx c = { sum, 0 };
@@ -447,9 +449,9 @@ bstate_json(const struct ibv_app *app, unsigned int a, json_t *x, double run_s,
 	unsigned int s;
 
 	memset(sum, 0, sizeof(*sum));
-	ibv_ql_ant_each(app, a, run_one, &c);
+	ibv_ql_ant_each(ql, a, run_one, &c);
 	if (sum->nstate != 0)
-		qlb_result(sum, -1, &app->ql.levels, &res);
+		qlb_result(sum, -1, &ql->levels, &res);
 	else
 		memset(&res, 0, sizeof(res));
 	stats_qlb_of(&r, &res, c.frames, (uint64_t)(run_s * 1e9));
@@ -468,9 +470,9 @@ bstate_json(const struct ibv_app *app, unsigned int a, json_t *x, double run_s,
 }
 
 void
-ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
+ibv_ql_summary_json(const struct ibv_ql *ql, json_t *root, double run_s)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &ql->cfg->layout;
 	struct ql_snap run;
 	struct ql_figs *f;
 	struct qlb_acc *sum;
@@ -479,29 +481,29 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 	uint64_t unbound = 0, cycles = 0, offered = 0;
 
 	o = js_obj(root, "quicklook");
-	js_u64(o, "every", app->cfg.quicklook_every);
-	if (!app->ql.on)
+	js_u64(o, "every", ql->cfg->quicklook_every);
+	if (!ql->on)
 		return;
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return;
 	/* the sampler statistics of the kept frames (--quicklook-min) */
-	sum = app->cfg.quicklook_min ? malloc(sizeof(*sum)) : NULL;
+	sum = ql->cfg->quicklook_min ? malloc(sizeof(*sum)) : NULL;
 	arr = js_arr(o, "antennas");
 	for (a = 0; a < l->nant; a++) {
 		json_t *x = js_obj(arr, NULL);
 
 		js_u64(x, "antenna", a);
 		js_str(x, "name", l->ant_name[a]);
-		js_u64(x, "streams", ibv_ql_ant_sum(app, a, W_FINAL, &run));
+		js_u64(x, "streams", ibv_ql_ant_sum(ql, a, W_FINAL, &run));
 		ql_figs(&run, NULL, f);
 		figs_json(x, &run, f, run_s);
 		if (sum != NULL)
-			bstate_json(app, a, x, run_s, sum);
+			bstate_json(ql, a, x, run_s, sum);
 	}
 	arr = js_arr(o, "streams");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = ql->lcores->lc[i];
 
 		if (lc == NULL || lc->ql == NULL)
 			continue;
@@ -537,8 +539,8 @@ ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s)
 	js_u64(o, "cycles", cycles);
 	js_dbl(o, "cycles_per_frame", offered ? (double)cycles / (double)offered : 0);
 	/* the main lcore's TSC cycles reading kept frames: their cost */
-	js_u64(o, "kept_frames_read", app->ql.drain_frames);
-	js_u64(o, "kept_cycles", app->ql.drain_cycles);
+	js_u64(o, "kept_frames_read", ql->drain_frames);
+	js_u64(o, "kept_cycles", ql->drain_cycles);
 	free(sum);
 	free(f);
 }

@@ -19,7 +19,9 @@
 #include "ql_keep.h"
 #include "quicklook.h"
 
-struct ibv_app;
+struct ibv_config;
+struct ibv_lcores;
+struct ibv_run;
 struct ibv_ql_ent;
 struct ibv_ql_win;
 struct ibv_ql_live;
@@ -56,30 +58,35 @@ struct ibv_ql {
 	uint64_t drain_cycles;    /**< main lcore's TSC cycles reading kept frames */
 	uint64_t drain_frames;
 	uint64_t prev_tsc, cur_tsc; /**< the window's two ends */
+	/* what it reads of the others, given at ibv_ql_setup */
+	const struct ibv_config *cfg;
+	const struct ibv_lcores *lcores; /**< the streams' accumulators, per lcore */
+	const struct ibv_run *run;       /**< the TSC rate, the start */
 };
 
 /** Quick look's accumulators for every rx lcore (after ibv_lcores_setup). */
-int ibv_ql_setup(struct ibv_app *app, char *err, size_t len);
-void ibv_ql_free(struct ibv_app *app);
+int ibv_ql_setup(struct ibv_ql *ql, const struct ibv_config *c, const struct ibv_lcores *lcores,
+		 const struct ibv_pl *pl, const struct ibv_run *run, char *err, size_t len);
+void ibv_ql_free(struct ibv_ql *ql);
 /** Bind a pool accumulator to a stream (rx lcore; NULL: pool exhausted). */
 struct ql_acc *ibv_ql_bind(struct ibv_qlc *q, unsigned int ant, unsigned int stream);
 /** Move the live window on when it is due (force: now). Main lcore. */
-void ibv_ql_tick(struct ibv_app *app, bool force);
+void ibv_ql_tick(struct ibv_ql *ql, bool force);
 /** Read the kept frames into the sampler statistics and the spectrum
  * asked for (at most --quicklook-min a stream per window). Main lcore. */
-void ibv_ql_drain(struct ibv_app *app);
+void ibv_ql_drain(struct ibv_ql *ql);
 /** /ibvcap/bstate[,ANT]: the sampler statistics of the last window. */
-int ibv_ql_tel_bstate(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_ql_tel_bstate(struct ibv_ql *ql, const char *params, struct rte_tel_data *d);
 /** /ibvcap/spectrum,ANT[,NFFT]: the last window's spectra of ANT's streams
  * (asking starts them: "pending" until a window has them). */
-int ibv_ql_tel_spectrum(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_ql_tel_spectrum(struct ibv_ql *ql, const char *params, struct rte_tel_data *d);
 /** /ibvcap/quicklook[,ANT]: the last window, per antenna or one antenna's
  * streams and bins; /ibvcap/quicklook/run: the run so far. Run by telemetry.c's
  * telemetry dispatcher (its lock). */
-int ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *d);
-int ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_ql_tel_window(struct ibv_ql *ql, const char *params, struct rte_tel_data *d);
+int ibv_ql_tel_run(struct ibv_ql *ql, const char *params, struct rte_tel_data *d);
 /** The whole run's figures as root's "quicklook" (the rx lcores stopped). */
-void ibv_ql_summary_json(const struct ibv_app *app, json_t *root, double run_s);
+void ibv_ql_summary_json(const struct ibv_ql *ql, json_t *root, double run_s);
 
 /**
  * Offer an accepted frame to its stream's quick look (rx lcore): one in

@@ -6,7 +6,10 @@
 #ifndef IBV_QUICKLOOK_INT_H
 #define IBV_QUICKLOOK_INT_H
 
-#include "ibvcap.h"
+#include "config.h"
+#include "quicklook_app.h"
+#include "run.h"
+#include "rx.h"
 #include "ql_bstate.h"
 #include "ql_spec.h"
 #include "stats.h"
@@ -45,16 +48,16 @@ enum which { W_PREV, W_CUR, W_LIVE, W_FINAL };
 void ibv_ql_snap_of(const struct ibv_qlc *q, unsigned int k, enum which w, struct ql_snap *s);
 /** fn(lc, k, ctx) for each of antenna a's streams, on every lcore that
  * samples it (entry k of lc's quick look). @return streams seen. */
-unsigned int ibv_ql_ant_each(const struct ibv_app *app, unsigned int a,
+unsigned int ibv_ql_ant_each(const struct ibv_ql *ql, unsigned int a,
 			     void (*fn)(const struct ibv_lcore *lc, unsigned int k, void *ctx),
 			     void *ctx);
 /** Antenna a's streams (every lcore) summed. @return streams seen. */
-unsigned int ibv_ql_ant_sum(const struct ibv_app *app, unsigned int a, enum which w,
+unsigned int ibv_ql_ant_sum(const struct ibv_ql *ql, unsigned int a, enum which w,
 			    struct ql_snap *out);
 /** The last window's length in seconds. */
-double ibv_ql_window_s(const struct ibv_app *app);
+double ibv_ql_window_s(const struct ibv_ql *ql);
 /** The live record of antenna a: the last window (lock held). */
-void ibv_ql_ant_live(const struct ibv_app *app, unsigned int a, struct stats_ql *r,
+void ibv_ql_ant_live(const struct ibv_ql *ql, unsigned int a, struct stats_ql *r,
 		     struct ql_figs *f);
 
 #endif /* IBV_QUICKLOOK_INT_H */

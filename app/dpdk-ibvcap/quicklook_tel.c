@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Quick look's telemetry: /ibvcap/quicklook and /ibvcap/quicklook/run (the
  * accumulators' windows), /ibvcap/bstate and /ibvcap/spectrum (the kept
- * frames' sampler statistics and spectra), read under app->ql.lock. */
+ * frames' sampler statistics and spectra), read under ql->lock. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +13,6 @@
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
-#include "ibvcap.h"
 #include "quicklook_app.h"
 #include "quicklook_int.h"
 #include "parse.h"
@@ -137,7 +136,7 @@ tel_bins(struct rte_tel_data *d, const struct ql_figs *f)
 }
 
 struct row_ctx {
-	const struct ibv_app *app;
+	const struct ibv_ql *ql;
 	struct rte_tel_data *d;
 	struct ql_figs *f;
 	unsigned int a;
@@ -162,13 +161,13 @@ stream_row(const struct ibv_lcore *lc, unsigned int k, void *ctx)
 	char key[96];
 
 	ql_figs(&lc->ql->win[k].cur, &lc->ql->win[k].prev, c->f);
-	stats_ql_of(&r, &lc->ql->win[k].cur, c->f, ibv_ql_window_s(c->app));
+	stats_ql_of(&r, &lc->ql->win[k].cur, c->f, ibv_ql_window_s(c->ql));
 	stream_key(lc, k, key, sizeof(key));
 	tel_ql_row(c->d, key, &r);
 }
 
 int
-ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_ql_tel_window(struct ibv_ql *ql, const char *params, struct rte_tel_data *d)
 {
 	const struct acct_layout *l;
 	struct stats_ql r;
@@ -177,18 +176,18 @@ ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *
 	uint64_t idx;
 	int rc;
 
-	if (!app->ql.on)
+	if (!ql->on)
 		return -ENOENT;
-	l = &app->cfg.layout;
+	l = &ql->cfg->layout;
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
 	rc = tel_ql_start(d);
-	pthread_mutex_lock(&app->ql.lock);
+	pthread_mutex_lock(&ql->lock);
 	if (rc == 0 && (params == NULL || *params == '\0')) {
 		/* a row per antenna */
 		for (a = 0; a < l->nant; a++) {
-			ibv_ql_ant_live(app, a, &r, f);
+			ibv_ql_ant_live(ql, a, &r, f);
 			tel_ql_row(d, l->ant_name[a], &r);
 		}
 		goto out;
@@ -206,23 +205,23 @@ ibv_ql_tel_window(struct ibv_app *app, const char *params, struct rte_tel_data *
 		}
 		a = (unsigned int)idx;
 	}
-	ibv_ql_ant_live(app, a, &r, f);
+	ibv_ql_ant_live(ql, a, &r, f);
 	tel_ql_row(d, "antenna", &r);
 	tel_bins(d, f);
 	{
-		struct row_ctx c = { app, d, f, a };
+		struct row_ctx c = { ql, d, f, a };
 
-		ibv_ql_ant_each(app, a, stream_row, &c);
+		ibv_ql_ant_each(ql, a, stream_row, &c);
 	}
 out:
-	pthread_mutex_unlock(&app->ql.lock);
+	pthread_mutex_unlock(&ql->lock);
 	free(f);
 	return rc;
 }
 
 /* The whole run so far, a row per antenna (no lock: fresh reads). */
 int
-ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_ql_tel_run(struct ibv_ql *ql, const char *params, struct rte_tel_data *d)
 {
 	struct stats_ql r;
 	struct ql_snap run;
@@ -232,18 +231,18 @@ ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	(void)params;
-	if (!app->ql.on)
+	if (!ql->on)
 		return -ENOENT;
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
-	el = (double)(rte_rdtsc() - app->run.start_tsc) / (double)app->run.tsc_hz;
+	el = (double)(rte_rdtsc() - ql->run->start_tsc) / (double)ql->run->tsc_hz;
 	rc = tel_ql_start(d);
-	for (a = 0; rc == 0 && a < app->cfg.layout.nant; a++) {
-		ibv_ql_ant_sum(app, a, W_LIVE, &run);
+	for (a = 0; rc == 0 && a < ql->cfg->layout.nant; a++) {
+		ibv_ql_ant_sum(ql, a, W_LIVE, &run);
 		ql_figs(&run, NULL, f);
 		stats_ql_of(&r, &run, f, el);
-		tel_ql_row(d, app->cfg.layout.ant_name[a], &r);
+		tel_ql_row(d, ql->cfg->layout.ant_name[a], &r);
 	}
 	free(f);
 	return rc;
@@ -253,9 +252,9 @@ ibv_ql_tel_run(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 
 /* antenna params (a name or an index) -> a; -EINVAL when neither */
 static int
-ant_of(const struct ibv_app *app, const char *params, unsigned int *a)
+ant_of(const struct ibv_ql *ql, const char *params, unsigned int *a)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &ql->cfg->layout;
 	uint64_t idx;
 
 	for (*a = 0; *a < l->nant; (*a)++)
@@ -268,24 +267,24 @@ ant_of(const struct ibv_app *app, const char *params, unsigned int *a)
 }
 
 static uint64_t
-window_ns(const struct ibv_app *app)
+window_ns(const struct ibv_ql *ql)
 {
-	return (uint64_t)(ibv_ql_window_s(app) * 1e9);
+	return (uint64_t)(ibv_ql_window_s(ql) * 1e9);
 }
 
 /* a row of the bstate table: the figures of group g (< 0: all) of q */
 static void
-tel_qlb_row(const struct ibv_app *app, struct rte_tel_data *d, const char *key,
+tel_qlb_row(const struct ibv_ql *ql, struct rte_tel_data *d, const char *key,
 	    const struct qlb_acc *q, int g, uint64_t frames, struct qlb_result *res)
 {
 	struct rte_tel_data *arr = rte_tel_data_alloc();
 	struct stats_qlb r;
 
 	if (q->nstate != 0)
-		qlb_result(q, g, &app->ql.levels, res);
+		qlb_result(q, g, &ql->levels, res);
 	else
 		memset(res, 0, sizeof(*res));
-	stats_qlb_of(&r, res, frames, window_ns(app));
+	stats_qlb_of(&r, res, frames, window_ns(ql));
 	r.states = q->nstate;
 	if (arr == NULL)
 		return;
@@ -298,7 +297,7 @@ struct qlb_ctx {
 	struct qlb_acc *sum;
 	uint64_t frames;
 	struct rte_tel_data *d;      /* non-NULL: a row per stream too */
-	const struct ibv_app *app;
+	const struct ibv_ql *ql;
 };
 
 static void
@@ -314,7 +313,7 @@ qlb_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
 	if (c->d == NULL)
 		return;
 	stream_key(lc, k, key, sizeof(key));
-	tel_qlb_row(c->app, c->d, key, &lv->last, -1, lv->last_frames, &res);
+	tel_qlb_row(c->ql, c->d, key, &lv->last, -1, lv->last_frames, &res);
 }
 
 /* an array of n doubles x[i] * scale as integers (clamped to int) */
@@ -339,17 +338,17 @@ tel_ints(struct rte_tel_data *d, const char *key, const double *x, unsigned int 
 
 /* antenna a in detail: its row, the occupancy, its groups' and streams' rows */
 static void
-tel_bstate_ant(const struct ibv_app *app, unsigned int a, struct rte_tel_data *d,
+tel_bstate_ant(const struct ibv_ql *ql, unsigned int a, struct rte_tel_data *d,
 	       struct qlb_acc *sum)
 {
-	struct qlb_ctx c = { sum, 0, d, app };
+	struct qlb_ctx c = { sum, 0, d, ql };
 	struct qlb_result res;
 	double val[QLB_BINS];
 	unsigned int s, g;
 	char key[32];
 
-	ibv_ql_ant_each(app, a, qlb_one, &c);
-	tel_qlb_row(app, d, "antenna", sum, -1, c.frames, &res);
+	ibv_ql_ant_each(ql, a, qlb_one, &c);
+	tel_qlb_row(ql, d, "antenna", sum, -1, c.frames, &res);
 	rte_tel_data_add_dict_string(d, "verdict_name", qlb_verdict_name(res.verdict));
 	rte_tel_data_add_dict_int(d, "nbits", sum->e.nbits);
 	rte_tel_data_add_dict_int(d, "chan_per_group", (int)sum->chan_per_group);
@@ -362,23 +361,23 @@ tel_bstate_ant(const struct ibv_app *app, unsigned int a, struct rte_tel_data *d
 	tel_ints(d, "state_value", val, sum->nstate, 1e3);
 	for (g = 0; g < sum->ngroup; g++) {
 		snprintf(key, sizeof(key), "group%u", g);
-		tel_qlb_row(app, d, key, sum, (int)g, 0, &res);
+		tel_qlb_row(ql, d, key, sum, (int)g, 0, &res);
 	}
 }
 
 int
-ibv_ql_tel_bstate(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_ql_tel_bstate(struct ibv_ql *ql, const char *params, struct rte_tel_data *d)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &ql->cfg->layout;
 	struct rte_tel_data *names;
 	struct qlb_acc *sum;
 	struct qlb_result res;
 	unsigned int a;
 	int rc = 0;
 
-	if (!app->ql.on || app->ql.min == 0)
+	if (!ql->on || ql->min == 0)
 		return -ENOENT;
-	if (params != NULL && *params != '\0' && ant_of(app, params, &a) != 0)
+	if (params != NULL && *params != '\0' && ant_of(ql, params, &a) != 0)
 		return -EINVAL;
 	names = rte_tel_data_alloc();
 	sum = malloc(sizeof(*sum));
@@ -391,20 +390,20 @@ ibv_ql_tel_bstate(struct ibv_app *app, const char *params, struct rte_tel_data *
 	stats_tel_names(&stats_bstate, STATS_ANTENNA | STATS_LIVE, names);
 	if (rte_tel_data_add_dict_container(d, "fields", names, 0) != 0)
 		rte_tel_data_free(names);
-	pthread_mutex_lock(&app->ql.lock);
+	pthread_mutex_lock(&ql->lock);
 	if (params != NULL && *params != '\0') {
 		memset(sum, 0, sizeof(*sum));
-		tel_bstate_ant(app, a, d, sum);
+		tel_bstate_ant(ql, a, d, sum);
 	} else {
 		for (a = 0; a < l->nant; a++) {
-			struct qlb_ctx c = { sum, 0, NULL, app };
+			struct qlb_ctx c = { sum, 0, NULL, ql };
 
 			memset(sum, 0, sizeof(*sum));
-			ibv_ql_ant_each(app, a, qlb_one, &c);
-			tel_qlb_row(app, d, l->ant_name[a], sum, -1, c.frames, &res);
+			ibv_ql_ant_each(ql, a, qlb_one, &c);
+			tel_qlb_row(ql, d, l->ant_name[a], sum, -1, c.frames, &res);
 		}
 	}
-	pthread_mutex_unlock(&app->ql.lock);
+	pthread_mutex_unlock(&ql->lock);
 	free(sum);
 	return rc;
 }
@@ -469,7 +468,7 @@ spec_one(const struct ibv_lcore *lc, unsigned int k, void *ctx)
 
 /* "ANT[,NFFT]" -> a, nfft; an error reply (0) when they are wrong */
 static int
-spec_params(const struct ibv_app *app, const char *params, unsigned int *a, unsigned int *nfft,
+spec_params(const struct ibv_ql *ql, const char *params, unsigned int *a, unsigned int *nfft,
 	    struct rte_tel_data *d)
 {
 	char ant[64], why[160];
@@ -481,9 +480,9 @@ spec_params(const struct ibv_app *app, const char *params, unsigned int *a, unsi
 		goto refused;
 	}
 	snprintf(ant, sizeof(ant), "%.*s", comma ? (int)(comma - params) : 63, params);
-	if (ant_of(app, ant, a) != 0) {
+	if (ant_of(ql, ant, a) != 0) {
 		snprintf(why, sizeof(why), "antenna '%.60s': no such antenna (a name or "
-			 "0..%u)", ant, app->cfg.layout.nant - 1);
+			 "0..%u)", ant, ql->cfg->layout.nant - 1);
 		goto refused;
 	}
 	if (comma != NULL && (parse_u64("nfft", comma + 1, QLS_NFFT_MIN, SPEC_NFFT_MAX, &n,
@@ -502,22 +501,22 @@ refused:
 }
 
 int
-ibv_ql_tel_spectrum(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_ql_tel_spectrum(struct ibv_ql *ql, const char *params, struct rte_tel_data *d)
 {
 	struct spec_ctx c = { d, 0, 0, 0, false };
 	unsigned int a;
 
-	if (!app->ql.on || app->ql.min == 0)
+	if (!ql->on || ql->min == 0)
 		return -ENOENT;
-	if (spec_params(app, params, &a, &c.nfft, d) == 0)
+	if (spec_params(ql, params, &a, &c.nfft, d) == 0)
 		return 0;
-	pthread_mutex_lock(&app->ql.lock);
+	pthread_mutex_lock(&ql->lock);
 	/* the main lcore computes what was asked for last, from now on */
-	__atomic_store_n(&app->ql.spec_nfft, c.nfft, __ATOMIC_RELAXED);
-	__atomic_store_n(&app->ql.spec_ant, (int)a, __ATOMIC_RELEASE);
-	ibv_ql_ant_each(app, a, spec_one, &c);
+	__atomic_store_n(&ql->spec_nfft, c.nfft, __ATOMIC_RELAXED);
+	__atomic_store_n(&ql->spec_ant, (int)a, __ATOMIC_RELEASE);
+	ibv_ql_ant_each(ql, a, spec_one, &c);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "antenna", app->cfg.layout.ant_name[a]);
+	rte_tel_data_add_dict_string(d, "antenna", ql->cfg->layout.ant_name[a]);
 	rte_tel_data_add_dict_int(d, "nfft", (int)c.nfft);
 	if (c.streams == 0 || c.bytes > SPEC_REPLY_MAX) {
 		rte_tel_data_add_dict_string(d, "state", c.streams ? "refused" : "pending");
@@ -527,7 +526,7 @@ ibv_ql_tel_spectrum(struct ibv_app *app, const char *params, struct rte_tel_data
 		goto out;
 	}
 	rte_tel_data_add_dict_string(d, "state", "ready");
-	rte_tel_data_add_dict_u64(d, "window_ns", window_ns(app));
+	rte_tel_data_add_dict_u64(d, "window_ns", window_ns(ql));
 	{
 		struct rte_tel_data *f = rte_tel_data_alloc();
 		static const char *const cols[] = { "nchan", "nbin", "blocks", "sample_rate_hz",
@@ -544,8 +543,8 @@ ibv_ql_tel_spectrum(struct ibv_app *app, const char *params, struct rte_tel_data
 	}
 	c.fill = true;
 	c.streams = 0;
-	ibv_ql_ant_each(app, a, spec_one, &c);
+	ibv_ql_ant_each(ql, a, spec_one, &c);
 out:
-	pthread_mutex_unlock(&app->ql.lock);
+	pthread_mutex_unlock(&ql->lock);
 	return 0;
 }

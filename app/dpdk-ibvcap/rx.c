@@ -172,7 +172,8 @@ ibv_lcores_setup(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, char *err,
 
 			if (mapped[pi][k])
 				continue;
-			if (add_queue(lcs, d, arrival_off, workers[w], pi, (uint16_t)k, err, len) != 0)
+			if (add_queue(lcs, d, arrival_off, workers[w], pi, (uint16_t)k, err,
+				      len) != 0)
 				return -1;
 		}
 	mark_shared(lcs, c->layout.nant, d->rings);

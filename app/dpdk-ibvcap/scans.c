@@ -16,7 +16,8 @@
 
 #include "codif.h"
 #include "err.h"
-#include "ibvcap.h"
+#include "rings.h"
+#include "writers.h"
 #include "scans.h"
 #include "ledger.h"
 #include "refusal.h"
@@ -405,18 +406,19 @@ scan_state(const struct wr_scan *s, int64_t now)
 
 /* The schedule and each writer's state at now (status, and each reply). */
 static void
-status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
+status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 {
-	const struct wr_sched *sc = app->scans.sched;
+	const struct wr_sched *sc = scans->sched;
 	struct rte_tel_data *a[8];
 	const struct wr_scan *cur, *next;
 	unsigned int i, k;
 	char buf[128], ts[CODIF_TIMESTR_LEN];
-	unsigned int nw = app->writers.n ? app->cfg.nwrite : 0; /* schedule bits: one a --write */
+	/* schedule bits: one a --write */
+	unsigned int nw = scans->deps.writers->n ? scans->deps.cfg->nwrite : 0;
 	uint64_t all = (nw >= 64 ? ~0ULL : (1ULL << nw) - 1) | WR_SCHED_DUMPS;
 
 	ibv_scan_tel_time(d, "now_utc", now);
-	rte_tel_data_add_dict_string(d, "record", app->cfg.record == IBV_REC_IDLE ? "idle" :
+	rte_tel_data_add_dict_string(d, "record", scans->deps.cfg->record == IBV_REC_IDLE ? "idle" :
 				     "always");
 	rte_tel_data_add_dict_u64(d, "writers", nw);
 	wr_sched_current(sc, all, now, &cur, &next);
@@ -441,7 +443,7 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 					      codif_time_str(s->stop_ns, ts, sizeof(ts)));
 		rte_tel_data_add_array_string(a[3], scan_state(s, now));
 		rte_tel_data_add_array_string(a[4], mask_str(s->writers, nw,
-							     app->rings.ctl, buf, sizeof(buf)));
+							     scans->deps.rings->ctl, buf, sizeof(buf)));
 	}
 	/* each writer: recording SCAN, recording (no scan: free-running), idle */
 	for (i = 0; a[5] != NULL && i < nw; i++) {
@@ -452,9 +454,9 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 	for (i = 0; a[6] != NULL && a[7] != NULL && i < WR_SCHED_DUMP_SLOTS; i++) {
 		const struct shm_writer *w;
 
-		if (!dump_slot(app->rings.ctl, i))
+		if (!dump_slot(scans->deps.rings->ctl, i))
 			continue;
-		w = &app->rings.ctl->writer[i];
+		w = &scans->deps.rings->ctl->writer[i];
 		if (w->record == SHM_RECORD_ALWAYS)
 			snprintf(buf, sizeof(buf), "always (its --record always: scans ignored)");
 		else
@@ -463,7 +465,7 @@ status_tel(const struct ibv_app *app, int64_t now, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[6], ts);
 		rte_tel_data_add_array_string(a[7], buf);
 	}
-	ibv_ledger_tel(app, d);
+	ibv_ledger_tel(scans->deps.ledger, d);
 	{
 		static const char *const keys[] = { "scan_names", "scan_starts_utc",
 						    "scan_stops_utc", "scan_states",
@@ -489,7 +491,7 @@ refused(struct rte_tel_data *d, const char *verb, const struct err_refusal *why)
 /* record on: a scan added (named scanNNNN when not named). @return 0, or
  * -1 with why. */
 static int
-rec_on(struct ibv_app *app, struct rec_req *r, int64_t now, struct rte_tel_data *d, char *did,
+rec_on(struct ibv_scans *scans, struct rec_req *r, int64_t now, struct rte_tel_data *d, char *did,
        size_t dlen, struct err_refusal *why)
 {
 	char name[WR_SCAN_NAMELEN];
@@ -498,15 +500,15 @@ rec_on(struct ibv_app *app, struct rec_req *r, int64_t now, struct rte_tel_data 
 	int rc;
 
 	if (r->scan == NULL) {
-		snprintf(name, sizeof(name), "scan%04u", app->scans.sched->next_id);
+		snprintf(name, sizeof(name), "scan%04u", scans->sched->next_id);
 		r->scan = name;
 	}
-	rc = scan_make(&app->cfg, app->rings.ctl, &sc, r->scan, r->at, r->dur, r->until, r->writer,
-		       r->antenna, now, why);
+	rc = scan_make(scans->deps.cfg, scans->deps.rings->ctl, &sc, r->scan, r->at, r->dur,
+		       r->until, r->writer, r->antenna, now, why);
 	r->scan = NULL; /* not left pointing at name */
 	if (rc == 0) {
 		snprintf(sc.origin, sizeof(sc.origin), "command");
-		rc = wr_sched_add(app->scans.sched, &sc, now, &idx, why);
+		rc = wr_sched_add(scans->sched, &sc, now, &idx, why);
 	}
 	if (rc != 0)
 		return -1;
@@ -520,7 +522,7 @@ rec_on(struct ibv_app *app, struct rec_req *r, int64_t now, struct rte_tel_data 
 /* record off: a scan, or the writers' recording, stopped at at= (now when
  * not given). @return 0, or -1 with why. */
 static int
-rec_off(struct ibv_app *app, const struct rec_req *r, int64_t now, struct rte_tel_data *d,
+rec_off(struct ibv_scans *scans, const struct rec_req *r, int64_t now, struct rte_tel_data *d,
 	char *did, size_t dlen, struct err_refusal *why)
 {
 	int64_t stop = now;
@@ -534,8 +536,8 @@ rec_off(struct ibv_app *app, const struct rec_req *r, int64_t now, struct rte_te
 	if (r->at != NULL)
 		rc = time_parse("at", r->at, now, &stop, why);
 	if (rc == 0)
-		rc = writers_parse(&app->cfg, app->rings.ctl, r->writer != NULL ? r->writer : "all",
-				   &mask, why);
+		rc = writers_parse(scans->deps.cfg, scans->deps.rings->ctl,
+				   r->writer != NULL ? r->writer : "all", &mask, why);
 	if (rc == 0 && r->antenna != NULL)
 		rc = err_refuse(why, "antenna", r->antenna, "record off for whole writers "
 				"(scan or writer=)");
@@ -543,10 +545,11 @@ rec_off(struct ibv_app *app, const struct rec_req *r, int64_t now, struct rte_te
 		return -1;
 	/* the writers recording everything that this stops */
 	for (w = 0; w < WR_SCHED_MAX_WRITERS && r->scan == NULL; w++)
-		if ((mask >> w & 1) && app->scans.sched->ctl_from[w] > stop &&
-		    (w < app->cfg.nwrite || dump_slot(app->rings.ctl, w - WR_SCHED_DUMP_BASE)))
+		if ((mask >> w & 1) && scans->sched->ctl_from[w] > stop &&
+		    (w < scans->deps.cfg->nwrite ||
+		     dump_slot(scans->deps.rings->ctl, w - WR_SCHED_DUMP_BASE)))
 			nfree++;
-	rc = wr_sched_stop(app->scans.sched, r->scan, mask, stop, now, why);
+	rc = wr_sched_stop(scans->sched, r->scan, mask, stop, now, why);
 	if (rc < 0)
 		return -1;
 	snprintf(did, dlen, "%d scan%s stop%s, %u writer%s recording everything stop%s", rc,
@@ -558,19 +561,19 @@ rec_off(struct ibv_app *app, const struct rec_req *r, int64_t now, struct rte_te
 
 /* record cancel: a scan removed as if never asked. @return 0, or -1 with why. */
 static int
-rec_cancel(struct ibv_app *app, const struct rec_req *r, int64_t now, char *did, size_t dlen,
+rec_cancel(struct ibv_scans *scans, const struct rec_req *r, int64_t now, char *did, size_t dlen,
 	   struct err_refusal *why)
 {
 	if (r->scan == NULL)
 		return err_refuse(why, "scan", "(none)", "the name of the scan to cancel");
-	if (wr_sched_cancel(app->scans.sched, r->scan, now, why) != 0)
+	if (wr_sched_cancel(scans->sched, r->scan, now, why) != 0)
 		return -1;
 	snprintf(did, dlen, "scan %s cancelled", r->scan);
 	return 0;
 }
 
 int
-ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_rec_command(struct ibv_scans *scans, const char *params, struct rte_tel_data *d)
 {
 	char buf[1024], did[128];
 	struct err_refusal why;
@@ -592,15 +595,15 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	}
 	if (strcmp(r.verb, "status") == 0) {
 		rte_tel_data_add_dict_string(d, "result", "status");
-		status_tel(app, now, d);
+		status_tel(scans, now, d);
 		return 0;
 	}
 	if (strcmp(r.verb, "on") == 0)
-		rc = rec_on(app, &r, now, d, did, sizeof(did), &why);
+		rc = rec_on(scans, &r, now, d, did, sizeof(did), &why);
 	else if (strcmp(r.verb, "off") == 0)
-		rc = rec_off(app, &r, now, d, did, sizeof(did), &why);
+		rc = rec_off(scans, &r, now, d, did, sizeof(did), &why);
 	else
-		rc = rec_cancel(app, &r, now, did, sizeof(did), &why);
+		rc = rec_cancel(scans, &r, now, did, sizeof(did), &why);
 	if (rc != 0) {
 		refused(d, r.verb, &why);
 		return 0;
@@ -608,6 +611,6 @@ ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "result", "done");
 	rte_tel_data_add_dict_string(d, "command", r.verb);
 	rte_tel_data_add_dict_string(d, "did", did);
-	status_tel(app, now, d);
+	status_tel(scans, now, d);
 	return 0;
 }

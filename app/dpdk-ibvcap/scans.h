@@ -14,7 +14,18 @@
 #include "config.h"
 #include "wr_sched.h"
 
-struct ibv_app;
+struct ibv_ledger;
+struct ibv_rings;
+struct ibv_writers;
+
+/** What /ibvcap/record reads of the other components (main.c sets it up
+ * before telemetry opens). */
+struct ibv_scans_deps {
+	const struct ibv_config *cfg;
+	const struct ibv_rings *rings;     /**< the writer registry */
+	const struct ibv_writers *writers; /**< the --write writers */
+	const struct ibv_ledger *ledger;   /**< the ledgers of the scans ended */
+};
 
 
 /** The writers' scans: sched_own until the rings exist, then their memzone
@@ -24,6 +35,7 @@ struct ibv_scans {
 	struct wr_sched *sched;
 	struct wr_sched own;
 	const struct rte_memzone *mz;
+	struct ibv_scans_deps deps;
 };
 
 /** A schedule from c: --record, then --schedule FILE's scans, checked
@@ -37,5 +49,5 @@ int ibv_scans_share(struct ibv_scans *s, const char *name, char *err, size_t len
  * freed unless keep_memory (a secondary lingers). */
 void ibv_scans_unshare(struct ibv_scans *s, bool keep_memory);
 /** /ibvcap/record: on, off, cancel, status; answers what it did, or why not. */
-int ibv_rec_command(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_rec_command(struct ibv_scans *scans, const char *params, struct rte_tel_data *d);
 #endif /* IBV_SCANS_H */

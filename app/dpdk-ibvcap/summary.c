@@ -12,7 +12,11 @@
 #include <limits.h>
 
 #include "summary.h"
-#include "ibvcap.h"
+#include "payload.h"
+#include "ports.h"
+#include "rings.h"
+#include "run.h"
+#include "rx.h"
 #include "ledger.h"
 #include "totals.h"
 #include "scans.h"
@@ -24,10 +28,10 @@
 
 /* The original tool's lines, same words: the run's totals and rates. */
 static void
-summary_totals(const struct ibv_app *app, const struct ibv_totals *t, double el, FILE *f)
+summary_totals(const struct ibv_summary_src *sm, const struct ibv_totals *t, double el, FILE *f)
 {
 	fprintf(f, "\n=== dpdk-ibvcap summary (%.3f s, stopped by %s) ===\n", el,
-		app->run.stop_reason ? app->run.stop_reason : "?");
+		sm->run->stop_reason ? sm->run->stop_reason : "?");
 	fprintf(f, "Total bytes:                %" PRIu64 "\n", t->rx.bytes);
 	fprintf(f, "Total packets:              %" PRIu64 "\n", t->rx.pkts);
 	fprintf(f, "Busy wait:                  %" PRIu64 "\n", t->rx.empty_polls);
@@ -37,7 +41,7 @@ summary_totals(const struct ibv_app *app, const struct ibv_totals *t, double el,
 		t->rx.pkts ? (double)t->rx.empty_polls / (double)t->rx.pkts : 0.0);
 	fprintf(f, "Rx cycles / packet:         %.0f   (TSC %.3f GHz; polls that brought packets)\n",
 		t->rx.pkts ? (double)t->rx.busy_cycles / (double)t->rx.pkts : 0.0,
-		(double)app->run.tsc_hz / 1e9);
+		(double)sm->run->tsc_hz / 1e9);
 	fprintf(f, "Num mismatches:             %" PRIu64 "   (lost + late + duplicate frames)\n",
 		t->all.lost + t->all.late + t->all.duplicate);
 	fprintf(f, "Average rate:               %.3f Gb/s, %.4f Mpps\n",
@@ -152,10 +156,10 @@ summary_writers(const struct shm_ctl *ctl, FILE *f)
 /* The rings: their geometry, where the payload is, a row per antenna, then
  * the writers. */
 static void
-summary_rings(const struct ibv_app *app, FILE *f)
+summary_rings(const struct ibv_summary_src *sm, FILE *f)
 {
-	const struct acct_layout *l = &app->cfg.layout;
-	const struct ibv_rings *bf = &app->rings;
+	const struct acct_layout *l = &sm->cfg->layout;
+	const struct ibv_rings *bf = sm->rings;
 	static struct rows r;
 	char head[LEAD_LEN];
 	unsigned int a;
@@ -163,9 +167,9 @@ summary_rings(const struct ibv_app *app, FILE *f)
 	fprintf(f, "\nantenna buffers '%s': %u frames x %u streams x %u bytes, window %u\n",
 		bf->instance, bf->geom.nrows, bf->geom.nslots, bf->geom.data_bytes,
 		bf->geom.window);
-	if (app->cfg.gpu >= 0)
-		fprintf(f, "payload in GPU %d memory, %s\n", app->cfg.gpu,
-			app->pl.split ? "written there by the NIC (buffer split)" :
+	if (sm->cfg->gpu >= 0)
+		fprintf(f, "payload in GPU %d memory, %s\n", sm->cfg->gpu,
+			sm->pl->split ? "written there by the NIC (buffer split)" :
 					"copied there by the rx lcores");
 	r.n = 0;
 	for (a = 0; a < l->nant; a++)
@@ -234,17 +238,17 @@ summary_ports(const struct ibv_ports *ports, const struct acct_layout *l, FILE *
 }
 
 void
-ibv_summary(const struct ibv_app *app, FILE *f)
+ibv_summary(const struct ibv_summary_src *sm, FILE *f)
 {
 	struct ibv_totals t;
 
-	ibv_collect(app, &t);
-	summary_totals(app, &t, ibv_elapsed_s(app), f);
-	summary_antennas(&app->cfg.layout, &t, f);
-	if (app->rings.on)
-		summary_rings(app, f);
-	summary_ports(&app->ports, &app->cfg.layout, f);
-	ibv_rec_summary_text(app, f);
+	ibv_collect(sm->counts, &t);
+	summary_totals(sm, &t, ibv_elapsed_s(sm->run), f);
+	summary_antennas(&sm->cfg->layout, &t, f);
+	if (sm->rings->on)
+		summary_rings(sm, f);
+	summary_ports(sm->ports, &sm->cfg->layout, f);
+	ibv_rec_summary_text(sm->ledger, f);
 	fflush(f);
 }
 
@@ -260,13 +264,13 @@ causes_json(json_t *o, const char *key, const uint64_t *cause)
 }
 
 static void
-streams_json(const struct ibv_app *app, json_t *arr)
+streams_json(const struct ibv_summary_src *sm, json_t *arr)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &sm->cfg->layout;
 	unsigned int i, a, k;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = sm->lcores->lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -281,13 +285,13 @@ streams_json(const struct ibv_app *app, json_t *arr)
 }
 
 static void
-resyncs_json(const struct ibv_app *app, json_t *arr)
+resyncs_json(const struct ibv_summary_src *sm, json_t *arr)
 {
 	unsigned int i;
 
 	/* timeline resyncs, as kept by each lcore (the latest ACCT_EVENTS) */
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = sm->lcores->lc[i];
 		uint64_t e_i, n;
 
 		if (lc == NULL)
@@ -302,7 +306,7 @@ resyncs_json(const struct ibv_app *app, json_t *arr)
 				continue; /* lost frames, not a resync */
 			o = js_obj(arr, NULL);
 
-			js_str(o, "antenna", app->cfg.layout.ant_name[e->ant]);
+			js_str(o, "antenna", sm->cfg->layout.ant_name[e->ant]);
 			js_u64(o, "segment", e->r.seg);
 			js_str(o, "from_utc", codif_time_str(e->r.old_ns, ts, sizeof(ts)));
 			js_str(o, "to_utc", codif_time_str(e->r.new_ns, ts, sizeof(ts)));
@@ -313,13 +317,13 @@ resyncs_json(const struct ibv_app *app, json_t *arr)
 }
 
 static void
-ports_json(const struct ibv_app *app, const struct ibv_totals *t, json_t *arr)
+ports_json(const struct ibv_summary_src *sm, const struct ibv_totals *t, json_t *arr)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &sm->cfg->layout;
 	unsigned int i, q;
 
-	for (i = 0; i < app->ports.n; i++) {
-		const struct ibv_port *p = &app->ports.port[i];
+	for (i = 0; i < sm->ports->n; i++) {
+		const struct ibv_port *p = &sm->ports->port[i];
 		struct rte_eth_stats es;
 		json_t *o = js_obj(arr, NULL), *qs;
 
@@ -345,7 +349,7 @@ ports_json(const struct ibv_app *app, const struct ibv_totals *t, json_t *arr)
 			json_t *qo = js_obj(qs, NULL);
 
 			for (j = 0; j < RTE_MAX_LCORE; j++) {
-				const struct ibv_lcore *lc = app->lcores.lc[j];
+				const struct ibv_lcore *lc = sm->lcores->lc[j];
 
 				if (lc == NULL)
 					continue;
@@ -369,10 +373,10 @@ ports_json(const struct ibv_app *app, const struct ibv_totals *t, json_t *arr)
 }
 
 static void
-buffers_json(const struct ibv_app *app, json_t *root)
+buffers_json(const struct ibv_summary_src *sm, json_t *root)
 {
-	const struct ibv_rings *bf = &app->rings;
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct ibv_rings *bf = sm->rings;
+	const struct acct_layout *l = &sm->cfg->layout;
 	json_t *o = js_obj(root, "buffers"), *arr;
 	unsigned int a, i;
 
@@ -381,11 +385,11 @@ buffers_json(const struct ibv_app *app, json_t *root)
 	js_u64(o, "window", bf->geom.window);
 	js_u64(o, "slots", bf->geom.nslots);
 	js_u64(o, "data_bytes", bf->geom.data_bytes);
-	js_str(o, "memory", app->cfg.gpu >= 0 ? "gpu" : "hugepages");
-	if (app->cfg.gpu >= 0) {
+	js_str(o, "memory", sm->cfg->gpu >= 0 ? "gpu" : "hugepages");
+	if (sm->cfg->gpu >= 0) {
 		/* how payload reaches the GPU: NIC (buffer split) or CPU copy */
-		js_str(o, "gpu_payload", app->pl.split ? "buffer-split" : "cpu-copy");
-		js_str(o, "gpu_split_why", app->pl.split_why);
+		js_str(o, "gpu_payload", sm->pl->split ? "buffer-split" : "cpu-copy");
+		js_str(o, "gpu_split_why", sm->pl->split_why);
 	}
 	arr = js_arr(o, "antennas");
 	for (a = 0; a < l->nant; a++) {
@@ -410,21 +414,21 @@ buffers_json(const struct ibv_app *app, json_t *root)
 }
 
 int
-ibv_summary_json(const struct ibv_app *app, const char *path)
+ibv_summary_json(const struct ibv_summary_src *sm, const char *path)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &sm->cfg->layout;
 	struct ibv_totals t;
 	struct stats_rx r;
 	char ip[16], err[PATH_MAX + 128];
 	unsigned int a, i;
-	double el = ibv_elapsed_s(app);
+	double el = ibv_elapsed_s(sm->run);
 	json_t *root = json_object(), *o, *arr;
 	int rc;
 
-	ibv_collect(app, &t);
+	ibv_collect(sm->counts, &t);
 	js_str(root, "program", "dpdk-ibvcap");
 	js_dbl(root, "duration_s", el);
-	js_str(root, "stop_reason", app->run.stop_reason ? app->run.stop_reason : "");
+	js_str(root, "stop_reason", sm->run->stop_reason ? sm->run->stop_reason : "");
 	o = js_obj(root, "totals");
 	/* all antennas' counts, then the capture's: its packets and wire_bytes
 	 * (every packet, an antenna's or not) replace the antennas' sums */
@@ -433,7 +437,7 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 	js_dbl(o, "avg_bytes_per_packet", t.rx.pkts ? (double)t.rx.bytes / (double)t.rx.pkts : 0);
 	js_dbl(o, "busy_wait_per_packet", t.rx.pkts ? (double)t.rx.empty_polls / (double)t.rx.pkts : 0);
 	js_dbl(o, "cycles_per_packet", t.rx.pkts ? (double)t.rx.busy_cycles / (double)t.rx.pkts : 0);
-	js_u64(o, "tsc_hz", app->run.tsc_hz);
+	js_u64(o, "tsc_hz", sm->run->tsc_hz);
 	js_u64(o, "mismatches", t.all.lost + t.all.late + t.all.duplicate);
 	js_dbl(o, "gbps", el > 0 ? (double)t.rx.bytes * 8 / el / 1e9 : 0);
 	js_dbl(o, "mpps", el > 0 ? (double)t.rx.pkts / el / 1e6 : 0);
@@ -447,17 +451,17 @@ ibv_summary_json(const struct ibv_app *app, const char *path)
 		js_str(x, "src", ipv4_str(l->ant_ip[a], ip, sizeof(ip)));
 		stats_json(&stats_counts, &t.ant[a], STATS_ANTENNA, x);
 	}
-	streams_json(app, js_arr(root, "streams"));
+	streams_json(sm, js_arr(root, "streams"));
 	causes_json(root, "unattributed", t.cause);
-	resyncs_json(app, js_arr(root, "resyncs"));
-	ports_json(app, &t, js_arr(root, "ports"));
-	if (app->rings.on)
-		buffers_json(app, root);
-	ibv_ql_summary_json(app, root, el);
-	ibv_rec_summary_json(app, root);
+	resyncs_json(sm, js_arr(root, "resyncs"));
+	ports_json(sm, &t, js_arr(root, "ports"));
+	if (sm->rings->on)
+		buffers_json(sm, root);
+	ibv_ql_summary_json(sm->ql, root, el);
+	ibv_rec_summary_json(sm->ledger, root);
 	arr = js_arr(root, "lcores");
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = sm->lcores->lc[i];
 		json_t *x;
 
 		if (lc == NULL)

@@ -12,7 +12,10 @@
 
 #include "telemetry.h"
 #include "antenna.h"
-#include "ibvcap.h"
+#include "ports.h"
+#include "rings.h"
+#include "run.h"
+#include "rx.h"
 #include "ledger.h"
 #include "fringe.h"
 #include "quicklook_app.h"
@@ -24,42 +27,42 @@
 #include "stats_tel.h"
 
 static int
-tel_stats(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_stats(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	struct ibv_totals t;
 	struct rte_eth_stats nic;
 
 	(void)params;
-	ibv_collect(app, &t);
-	ibv_nic_totals(&app->ports, &nic);
+	ibv_collect(v->counts, &t);
+	ibv_nic_totals(v->ports, &nic);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(ibv_elapsed_s(app) * 1000));
+	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(ibv_elapsed_s(v->run) * 1000));
 	{ /* how long ago the main loop last turned (100 times a second when
 	   * well): clients call a capture whose loop stopped stale */
-		uint64_t l = __atomic_load_n(&app->run.loop_tsc, __ATOMIC_RELAXED), now = rte_rdtsc();
+		uint64_t l = __atomic_load_n(&v->run->loop_tsc, __ATOMIC_RELAXED), now = rte_rdtsc();
 
 		rte_tel_data_add_dict_u64(d, "loop_age_ms", l == 0 || now < l ? 0 :
-					  (now - l) * 1000 / app->run.tsc_hz);
+					  (now - l) * 1000 / v->run->tsc_hz);
 	}
-	rte_tel_data_add_dict_u64(d, "antennas", app->cfg.layout.nant);
+	rte_tel_data_add_dict_u64(d, "antennas", v->cfg->layout.nant);
 	stats_tel_dict(&stats_capture, &t.rx, STATS_LIVE, d);
 	stats_tel_dict(&stats_counts, &t.all, STATS_ANTENNA | STATS_LIVE, d);
 	rte_tel_data_add_dict_u64(d, "unattributed", ibv_unattributed(&t));
 	stats_tel_dict(&stats_port, &nic, STATS_LIVE, d);
-	rte_tel_data_add_dict_u64(d, "rate_mbps", (uint64_t)(app->rates.gbps * 1000));
-	rte_tel_data_add_dict_u64(d, "rate_pps", (uint64_t)(app->rates.mpps * 1e6));
+	rte_tel_data_add_dict_u64(d, "rate_mbps", (uint64_t)(v->rates->gbps * 1000));
+	rte_tel_data_add_dict_u64(d, "rate_pps", (uint64_t)(v->rates->mpps * 1e6));
 	return 0;
 }
 
 static int
-tel_antennas(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_antennas(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *names;
 	struct ibv_totals t;
 	unsigned int a;
 
 	(void)params;
-	ibv_collect(app, &t);
+	ibv_collect(v->counts, &t);
 	rte_tel_data_start_dict(d);
 	names = rte_tel_data_alloc();
 	if (names == NULL)
@@ -67,13 +70,13 @@ tel_antennas(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	/* every figure of an antenna (counters.md: all of them exported) */
 	stats_tel_names(&stats_counts, STATS_ANTENNA, names);
 	rte_tel_data_add_dict_container(d, "fields", names, 0);
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < v->cfg->layout.nant; a++) {
 		struct rte_tel_data *arr = rte_tel_data_alloc();
 
 		if (arr == NULL)
 			return -ENOMEM;
 		stats_tel_row(&stats_counts, &t.ant[a], STATS_ANTENNA, arr);
-		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], arr, 0) != 0)
+		if (rte_tel_data_add_dict_container(d, v->cfg->layout.ant_name[a], arr, 0) != 0)
 			rte_tel_data_free(arr);
 	}
 	return 0;
@@ -87,15 +90,15 @@ static const char *const stream_id_names[] = {
 /* /ibvcap/streams[,ANTENNA]: each stream's counts (per rx lcore that saw
  * it), its not_recorded by cause, and its identity; keyed a<ant>_s<k>_l<lcore> */
 static int
-tel_streams(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_streams(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = &v->cfg->layout;
 	struct rte_tel_data *names;
 	unsigned int i, a, k, c, a0 = 0, a1 = l->nant;
 	char key[64];
 
 	if (params != NULL && *params != '\0') {
-		int one = ibv_antenna_of(&app->cfg, params);
+		int one = ibv_antenna_of(v->cfg, params);
 
 		if (one < 0)
 			return -EINVAL;
@@ -123,7 +126,7 @@ tel_streams(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 		return -ENOSPC;
 	}
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = v->counts->lcores->lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -165,23 +168,23 @@ tel_streams(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_antenna(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_antenna(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	struct ibv_totals t;
 	unsigned int a;
 	int one;
 	char ip[16];
 
-	if (params == NULL || *params == '\0' || (one = ibv_antenna_of(&app->cfg, params)) < 0)
+	if (params == NULL || *params == '\0' || (one = ibv_antenna_of(v->cfg, params)) < 0)
 		return -EINVAL;
 	a = (unsigned int)one;
-	ibv_collect(app, &t);
+	ibv_collect(v->counts, &t);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "name", app->cfg.layout.ant_name[a]);
-	rte_tel_data_add_dict_string(d, "src", ipv4_str(app->cfg.layout.ant_ip[a], ip, sizeof(ip)));
+	rte_tel_data_add_dict_string(d, "name", v->cfg->layout.ant_name[a]);
+	rte_tel_data_add_dict_string(d, "src", ipv4_str(v->cfg->layout.ant_ip[a], ip, sizeof(ip)));
 	stats_tel_dict(&stats_counts, &t.ant[a], STATS_ANTENNA, d);
-	if (app->rings.on && app->rings.b[a] != NULL)
-		stats_tel_dict(&stats_buffer, app->rings.b[a], STATS_ANTENNA | STATS_LIVE, d);
+	if (v->rings->on && v->rings->b[a] != NULL)
+		stats_tel_dict(&stats_buffer, v->rings->b[a], STATS_ANTENNA | STATS_LIVE, d);
 	return 0;
 }
 
@@ -216,18 +219,18 @@ tel_row(struct rte_tel_data *d, const char *key, const struct stats_group *g,
 }
 
 static int
-tel_buffers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_buffers(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	unsigned int a;
 	int rc;
 
 	(void)params;
-	if (!app->rings.on)
+	if (!v->rings->on)
 		return -ENOENT;
 	rc = tel_rows_start(d, &stats_buffer, STATS_ANTENNA);
-	for (a = 0; rc == 0 && a < app->cfg.layout.nant; a++)
-		if (app->rings.b[a] != NULL)
-			tel_row(d, app->cfg.layout.ant_name[a], &stats_buffer, app->rings.b[a],
+	for (a = 0; rc == 0 && a < v->cfg->layout.nant; a++)
+		if (v->rings->b[a] != NULL)
+			tel_row(d, v->cfg->layout.ant_name[a], &stats_buffer, v->rings->b[a],
 				STATS_ANTENNA);
 	return rc;
 }
@@ -243,18 +246,18 @@ writer_key(unsigned int slot, const struct shm_writer *w, char *key, size_t len)
 }
 
 static int
-tel_writers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_writers(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	unsigned int i;
 	int rc;
 
 	(void)params;
-	if (!app->rings.on || app->rings.ctl == NULL)
+	if (!v->rings->on || v->rings->ctl == NULL)
 		return -ENOENT;
-	ibv_rings_writers_check(&app->rings, stdout); /* liveness as of now */
+	ibv_rings_writers_check(v->rings, stdout); /* liveness as of now */
 	rc = tel_rows_start(d, &stats_writer, STATS_LIVE);
 	for (i = 0; rc == 0 && i < SHM_MAX_WRITERS; i++) {
-		const struct shm_writer *w = &app->rings.ctl->writer[i];
+		const struct shm_writer *w = &v->rings->ctl->writer[i];
 		char key[64];
 
 		if (w->name[0] == '\0')
@@ -265,21 +268,21 @@ tel_writers(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_writer(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	const struct shm_writer *w;
 	char key[64];
 	unsigned int i;
 	uint64_t idx = SHM_MAX_WRITERS;
 
-	if (!app->rings.on || app->rings.ctl == NULL)
+	if (!v->rings->on || v->rings->ctl == NULL)
 		return -ENOENT;
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
-	ibv_rings_writers_check(&app->rings, stdout);
+	ibv_rings_writers_check(v->rings, stdout);
 	/* by its row's key, by the name it was given, or by slot */
 	for (i = 0; i < SHM_MAX_WRITERS && idx == SHM_MAX_WRITERS; i++) {
-		w = &app->rings.ctl->writer[i];
+		w = &v->rings->ctl->writer[i];
 		if (w->name[0] != '\0' && (strcmp(params, writer_key(i, w, key, sizeof(key))) == 0 ||
 					    strcmp(params, w->name) == 0))
 			idx = i;
@@ -287,7 +290,7 @@ tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 	if (idx == SHM_MAX_WRITERS &&
 	    parse_u64("writer", params, 0, SHM_MAX_WRITERS - 1, &idx, NULL, 0) != 0)
 		return -EINVAL;
-	w = &app->rings.ctl->writer[idx];
+	w = &v->rings->ctl->writer[idx];
 	if (w->name[0] == '\0')
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
@@ -302,11 +305,11 @@ tel_writer(struct ibv_app *app, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+tel_counters(const struct ibv_tel_view *v, const char *params, struct rte_tel_data *d)
 {
 	unsigned int k;
 
-	(void)app;
+	(void)v;
 	for (k = 0; k < stats_ngroups; k++)
 		if (params != NULL && strcmp(params, stats_groups[k]->name) == 0)
 			return stats_tel_describe(stats_groups[k], 0, d) == 0 ? 0 : -ENOMEM;
@@ -325,72 +328,109 @@ tel_counters(struct ibv_app *app, const char *params, struct rte_tel_data *d)
  * The lock keeps them apart: replies read the capture only between
  * ibv_telemetry_open and ibv_telemetry_close (else -EAGAIN), and a reply
  * runs whole before teardown goes on. No reply waits: a triggered dump is
- * a job of its own (trigger.c), /ibvcap/trigger answers its id at once.
+ * a job of its own (trigger_jobs.c), /ibvcap/trigger answers its id at
+ * once.
  *
- * DPDK 22.11's telemetry callbacks carry no argument: this context, the
- * component's whole state, is the one every command is registered against.
+ * This is the program's one file-static context, and the only one a
+ * component reaches without being handed it: DPDK 22.11's telemetry
+ * callbacks (telemetry_cb) take the command, its parameters and the reply
+ * only, with no argument of the caller's, so the dispatcher finds the
+ * contexts here. main.c hands them over at ibv_telemetry_open (copied);
+ * each command then runs with its own component's context only
+ * (tel_run), never with the others'.
  */
 static struct ibv_telemetry {
 	pthread_mutex_t lock;
-	struct ibv_app *app;      /* what replies read; NULL: closed (-EAGAIN) */
+	bool open;                /* false: closed, replies are -EAGAIN */
+	struct ibv_tel_ctx ctx;   /* what replies read */
 } tel = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static const struct {
+/* Which component's context a command runs with. */
+enum tel_of { OF_VIEW, OF_SCANS, OF_LEDGER, OF_QL, OF_TRIG, OF_FRINGE };
+
+struct tel_cmd {
 	const char *name;
-	int (*fn)(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+	enum tel_of of;
+	union {
+		int (*view)(const struct ibv_tel_view *v, const char *params,
+			    struct rte_tel_data *d);
+		int (*scans)(struct ibv_scans *s, const char *params, struct rte_tel_data *d);
+		int (*ledger)(struct ibv_ledger *lg, const char *params, struct rte_tel_data *d);
+		int (*ql)(struct ibv_ql *ql, const char *params, struct rte_tel_data *d);
+		int (*trig)(struct ibv_trig *jobs, const char *params, struct rte_tel_data *d);
+		int (*fringe)(struct ibv_fringe *fr, const char *params, struct rte_tel_data *d);
+	} fn;
 	const char *help;
-} tel_cmds[] = {
-	{ "/ibvcap/stats", tel_stats,
+};
+
+static const struct tel_cmd tel_cmds[] = {
+	{ "/ibvcap/stats", OF_VIEW, { .view = tel_stats },
 	  "dpdk-ibvcap totals: packets, frames received, lost, ... (described by "
 	  "/ibvcap/counters). No parameters." },
-	{ "/ibvcap/antennas", tel_antennas,
+	{ "/ibvcap/antennas", OF_VIEW, { .view = tel_antennas },
 	  "Per-antenna counters, every one: an array per antenna, names in 'fields'. No "
 	  "parameters." },
-	{ "/ibvcap/antenna", tel_antenna,
+	{ "/ibvcap/antenna", OF_VIEW, { .view = tel_antenna },
 	  "One antenna's counters. Parameter: antenna name or index." },
-	{ "/ibvcap/streams", tel_streams,
+	{ "/ibvcap/streams", OF_VIEW, { .view = tel_streams },
 	  "Each stream's counts, not recorded by cause, ids and slot, as rows. Parameter: "
 	  "an antenna (name or index), else all." },
-	{ "/ibvcap/buffers", tel_buffers,
+	{ "/ibvcap/buffers", OF_VIEW, { .view = tel_buffers },
 	  "Per-antenna buffer placement: an array per antenna, names in 'fields'." },
-	{ "/ibvcap/writers", tel_writers,
+	{ "/ibvcap/writers", OF_VIEW, { .view = tel_writers },
 	  "Writers' figures: an array per writer (key w<slot>_<format>), names in 'fields'." },
-	{ "/ibvcap/writer", tel_writer,
+	{ "/ibvcap/writer", OF_VIEW, { .view = tel_writer },
 	  "One writer: its name (--name), format, pid and figures. Parameter: its key in "
 	  "/ibvcap/writers, name or slot." },
-	{ "/ibvcap/trigger", ibv_trig_tel_start,
+	{ "/ibvcap/trigger", OF_TRIG, { .trig = ibv_trig_tel_start },
 	  "A window of the rings to files, as a job (its id at once): "
 	  "T0,T1,FORMAT,DIR[,ANTENNA...][,timeout=T][,prefix=P]" },
-	{ "/ibvcap/trigger/status", ibv_trig_tel_status,
+	{ "/ibvcap/trigger/status", OF_TRIG, { .trig = ibv_trig_tel_status },
 	  "A trigger's state and, once it ended, its result. Parameter: its id (none: every "
 	  "trigger kept)." },
-	{ "/ibvcap/record", ibv_rec_command,
+	{ "/ibvcap/record", OF_SCANS, { .scans = ibv_rec_command },
 	  "Scans of the --write writers. Parameters: on|off|cancel|status [scan=] [at=] [for=] "
 	  "[until=] [writer=] [antenna=]" },
-	{ "/ibvcap/scan", ibv_rec_tel_scan,
+	{ "/ibvcap/scan", OF_LEDGER, { .ledger = ibv_rec_tel_scan },
 	  "One scan's ledger: its writers' rows once ended. Parameters: SCAN[,WRITER] "
 	  "(WRITER: its rows per antenna)." },
-	{ "/ibvcap/quicklook", ibv_ql_tel_window,
+	{ "/ibvcap/quicklook", OF_QL, { .ql = ibv_ql_tel_window },
 	  "Quick look of the last --quicklook-window, a row per antenna. Parameter: "
 	  "antenna name or index." },
-	{ "/ibvcap/quicklook/run", ibv_ql_tel_run,
+	{ "/ibvcap/quicklook/run", OF_QL, { .ql = ibv_ql_tel_run },
 	  "Quick look of the whole run so far, a row per antenna. No parameters." },
-	{ "/ibvcap/fringe", ibv_fringe_tel_start,
+	{ "/ibvcap/fringe", OF_FRINGE, { .fringe = ibv_fringe_tel_start },
 	  "Fringe check of a baseline off the rx lcores, as a job: A,B[,SECONDS][,pairs=N]"
 	  "[,max_lag=N]" },
-	{ "/ibvcap/fringe/status", ibv_fringe_tel_status,
+	{ "/ibvcap/fringe/status", OF_FRINGE, { .fringe = ibv_fringe_tel_status },
 	  "The latest fringe check: its state, then per thread and channel lag and "
 	  "coefficient. No parameters." },
-	{ "/ibvcap/bstate", ibv_ql_tel_bstate,
+	{ "/ibvcap/bstate", OF_QL, { .ql = ibv_ql_tel_bstate },
 	  "Sampler statistics of the last --quicklook-window, a row per antenna. Parameter: "
 	  "antenna (its occupancy, groups, streams)." },
-	{ "/ibvcap/spectrum", ibv_ql_tel_spectrum,
+	{ "/ibvcap/spectrum", OF_QL, { .ql = ibv_ql_tel_spectrum },
 	  "Spectra of an antenna's streams over the last --quicklook-window (asking starts "
 	  "them). Parameters: ANTENNA[,NFFT]" },
-	{ "/ibvcap/counters", tel_counters,
+	{ "/ibvcap/counters", OF_VIEW, { .view = tel_counters },
 	  "What each counter means. No parameter: the groups; GROUP: name -> [unit, kind, "
 	  "help, merge, prometheus, scale]." },
 };
+
+/* Command c with its component's context. */
+static int
+tel_run(const struct tel_cmd *c, const struct ibv_tel_ctx *x, const char *params,
+	struct rte_tel_data *d)
+{
+	switch (c->of) {
+	case OF_VIEW: return c->fn.view(&x->view, params, d);
+	case OF_SCANS: return c->fn.scans(x->scans, params, d);
+	case OF_LEDGER: return c->fn.ledger(x->ledger, params, d);
+	case OF_QL: return c->fn.ql(x->ql, params, d);
+	case OF_TRIG: return c->fn.trig(x->trig, params, d);
+	case OF_FRINGE: return c->fn.fringe(x->fringe, params, d);
+	}
+	return -EINVAL;
+}
 
 static int
 tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -404,8 +444,8 @@ tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (k == RTE_DIM(tel_cmds))
 		return -EINVAL;
 	pthread_mutex_lock(&tel.lock);
-	if (tel.app != NULL)
-		rc = tel_cmds[k].fn(tel.app, params, d);
+	if (tel.open)
+		rc = tel_run(&tel_cmds[k], &tel.ctx, params, d);
 	pthread_mutex_unlock(&tel.lock);
 	return rc;
 }
@@ -427,26 +467,25 @@ ibv_telemetry_register(void)
 	return rc;
 }
 
-static void
-tel_set(struct ibv_app *app)
+void
+ibv_telemetry_open(const struct ibv_tel_ctx *ctx)
 {
 	pthread_mutex_lock(&tel.lock);
-	tel.app = app;
+	tel.ctx = *ctx;
+	tel.open = true;
 	pthread_mutex_unlock(&tel.lock);
-}
-
-void
-ibv_telemetry_open(struct ibv_app *app)
-{
-	tel_set(app);
 }
 
 void
 ibv_telemetry_close(void)
 {
 	/* triggers end (or are cancelled), their results read, while
-	 * telemetry still answers */
-	ibv_trig_jobs_end();
-	ibv_fringe_end();
-	tel_set(NULL);
+	 * telemetry still answers (the contexts are main.c's, set at open) */
+	if (tel.ctx.trig != NULL)
+		ibv_trig_jobs_end(tel.ctx.trig);
+	if (tel.ctx.fringe != NULL)
+		ibv_fringe_end(tel.ctx.fringe);
+	pthread_mutex_lock(&tel.lock);
+	tel.open = false;
+	pthread_mutex_unlock(&tel.lock);
 }

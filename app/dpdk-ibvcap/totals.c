@@ -11,7 +11,9 @@
 #include <rte_cycles.h>
 
 #include "totals.h"
-#include "ibvcap.h"
+#include "ports.h"
+#include "run.h"
+#include "rx.h"
 #include "parse.h"
 #include "stats.h"
 #include "stats_tel.h"
@@ -30,9 +32,9 @@ ibv_lcore_rx(const struct ibv_lcore *lc, struct stats_rx *r)
 }
 
 void
-ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
+ibv_collect(const struct ibv_counts_src *src, struct ibv_totals *t)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = src->layout;
 	unsigned int i, a, c, p;
 
 	memset(t, 0, sizeof(*t));
@@ -40,7 +42,7 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 	for (a = 0; a < l->nant; a++)
 		stats_zero(&stats_counts, &t->ant[a]);
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct ibv_lcore *lc = app->lcores.lc[i];
+		const struct ibv_lcore *lc = src->lcores->lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -52,7 +54,7 @@ ibv_collect(const struct ibv_app *app, struct ibv_totals *t)
 		t->rx.busy_cycles += lc->busy_cycles;
 		for (a = 0; a < l->nant; a++)
 			acct_ant_add(lc->acct, a, &t->ant[a]);
-		for (p = 0; p < app->ports.n; p++)
+		for (p = 0; p < src->ports->n; p++)
 			for (c = 1; c < ACCT_C__COUNT; c++) {
 				t->port_cause[p][c] += lc->acct->port[p].cause[c];
 				t->cause[c] += lc->acct->port[p].cause[c];
@@ -99,12 +101,12 @@ pairs(FILE *f, const struct stats_group *g, const void *rec, unsigned int scope)
 }
 
 void
-ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
+ibv_events_print(const struct ibv_counts_src *src, FILE *f, bool all)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = src->lcores->lc[i];
 		uint64_t n, k;
 
 		if (lc == NULL)
@@ -124,7 +126,7 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 				fprintf(f, "dpdk-ibvcap: antenna %s: outage: no frames after %s "
 					"until %s (%" PRId64 " frames lost; silent %.3f s by arrival "
 					"times, as long as the data time: not a clock step)\n",
-					app->cfg.layout.ant_name[e->ant],
+					src->layout->ant_name[e->ant],
 					codif_time_str(e->o.old_ns, t1, sizeof(t1)),
 					codif_time_str(e->o.new_ns, t2, sizeof(t2)), e->o.frames,
 					(double)e->o.arrival_gap_ns / 1e9);
@@ -132,7 +134,7 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 			}
 			fprintf(f, "dpdk-ibvcap: antenna %s: timeline resync %u: newest frame %s, "
 				"next %s (%s%" PRId64 " frames skipped); files start anew\n",
-				app->cfg.layout.ant_name[e->ant], e->r.seg,
+				src->layout->ant_name[e->ant], e->r.seg,
 				codif_time_str(e->r.old_ns, t1, sizeof(t1)),
 				codif_time_str(e->r.new_ns, t2, sizeof(t2)),
 				e->r.new_clock ? "another clock, " : "", e->r.skipped);
@@ -144,14 +146,14 @@ ibv_events_print(const struct ibv_app *app, FILE *f, bool all)
 }
 
 void
-ibv_unrecorded_print(struct ibv_app *app, FILE *f)
+ibv_unrecorded_print(const struct ibv_counts_src *src, FILE *f)
 {
-	const struct acct_layout *l = &app->cfg.layout;
+	const struct acct_layout *l = src->layout;
 	unsigned int i, a, k, c;
 	bool any = false;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct ibv_lcore *lc = app->lcores.lc[i];
+		struct ibv_lcore *lc = src->lcores->lc[i];
 
 		if (lc == NULL)
 			continue;
@@ -195,41 +197,42 @@ ibv_unrecorded_print(struct ibv_app *app, FILE *f)
 }
 
 void
-ibv_stats_line(struct ibv_app *app, FILE *f)
+ibv_stats_line(struct ibv_rates *r, const struct ibv_counts_src *src,
+	       const struct ibv_run *run, FILE *f)
 {
 	struct ibv_totals t;
 	struct rte_eth_stats nic;
 	uint64_t now = rte_rdtsc();
 	double dt;
 
-	ibv_collect(app, &t);
-	ibv_nic_totals(&app->ports, &nic);
-	dt = (double)(now - app->rates.last_tsc) / (double)app->run.tsc_hz;
+	ibv_collect(src, &t);
+	ibv_nic_totals(src->ports, &nic);
+	dt = (double)(now - r->last_tsc) / (double)run->tsc_hz;
 	if (dt > 0) {
-		app->rates.gbps = (double)(t.rx.bytes - app->rates.last_bytes) * 8 / dt / 1e9;
-		app->rates.mpps = (double)(t.rx.pkts - app->rates.last_pkts) / dt / 1e6;
+		r->gbps = (double)(t.rx.bytes - r->last_bytes) * 8 / dt / 1e9;
+		r->mpps = (double)(t.rx.pkts - r->last_pkts) / dt / 1e6;
 	}
-	if (app->rates.quiet_since_tsc == 0)
-		app->rates.quiet_since_tsc = app->run.start_tsc;
-	if (t.rx.pkts != app->rates.last_pkts)
-		app->rates.quiet_since_tsc = now;
-	app->rates.last_tsc = now;
-	app->rates.last_bytes = t.rx.bytes;
-	app->rates.last_pkts = t.rx.pkts;
+	if (r->quiet_since_tsc == 0)
+		r->quiet_since_tsc = run->start_tsc;
+	if (t.rx.pkts != r->last_pkts)
+		r->quiet_since_tsc = now;
+	r->last_tsc = now;
+	r->last_bytes = t.rx.bytes;
+	r->last_pkts = t.rx.pkts;
 	fprintf(f, "[%8.1fs] %7.3f Gb/s %7.4f Mpps |",
-		(double)(now - app->run.start_tsc) / (double)app->run.tsc_hz, app->rates.gbps,
-		app->rates.mpps);
+		(double)(now - run->start_tsc) / (double)run->tsc_hz, r->gbps,
+		r->mpps);
 	pairs(f, &stats_counts, &t.all, STATS_ANTENNA | STATS_BRIEF);
 	fprintf(f, " | unattributed %" PRIu64 " | nic", ibv_unattributed(&t));
 	pairs(f, &stats_port, &nic, STATS_LIVE);
 	/* silence is news: say it, and what may cause it */
-	if (now - app->rates.quiet_since_tsc >= 5 * app->run.tsc_hz) {
+	if (now - r->quiet_since_tsc >= 5 * run->tsc_hz) {
 		unsigned int i, down = 0;
 
-		for (i = 0; i < app->ports.n; i++)
-			down += !app->ports.port[i].link_up;
+		for (i = 0; i < src->ports->n; i++)
+			down += !src->ports->port[i].link_up;
 		fprintf(f, " | no packet for %.0f s%s",
-			(double)(now - app->rates.quiet_since_tsc) / (double)app->run.tsc_hz,
+			(double)(now - r->quiet_since_tsc) / (double)run->tsc_hz,
 			down ? " (a port's link is down)" :
 			nic.rx_nombuf ? " (rx_nombuf: no free mbufs, raise --mbufs)" :
 			" (senders, joins, cabling?)");
@@ -239,9 +242,9 @@ ibv_stats_line(struct ibv_app *app, FILE *f)
 }
 
 double
-ibv_elapsed_s(const struct ibv_app *app)
+ibv_elapsed_s(const struct ibv_run *run)
 {
-	uint64_t end = app->run.end_tsc ? app->run.end_tsc : rte_rdtsc();
+	uint64_t end = run->end_tsc ? run->end_tsc : rte_rdtsc();
 
-	return (double)(end - app->run.start_tsc) / (double)app->run.tsc_hz;
+	return (double)(end - run->start_tsc) / (double)run->tsc_hz;
 }

@@ -16,9 +16,18 @@
 #include "config.h"
 #include "stats.h"
 
-struct ibv_app;
 struct ibv_lcore;
+struct ibv_lcores;
 struct ibv_ports;
+struct ibv_run;
+
+/** Where the totals are summed from: the rx lcores' counters, and the
+ * antennas and ports they count for (main.c sets it up once). */
+struct ibv_counts_src {
+	const struct acct_layout *layout;
+	const struct ibv_lcores *lcores;
+	const struct ibv_ports *ports;
+};
 
 /** Totals over every lcore and antenna. */
 struct ibv_totals {
@@ -37,7 +46,7 @@ struct ibv_rates {
 	double gbps, mpps;
 };
 
-void ibv_collect(const struct ibv_app *app, struct ibv_totals *t);
+void ibv_collect(const struct ibv_counts_src *src, struct ibv_totals *t);
 /** An rx lcore's figures as lib/stats' lcore table has them. */
 void ibv_lcore_rx(const struct ibv_lcore *lc, struct stats_rx *r);
 /** The packets no antenna claimed, every cause summed. */
@@ -45,12 +54,14 @@ uint64_t ibv_unattributed(const struct ibv_totals *t);
 /** Every port's NIC figures summed. */
 void ibv_nic_totals(const struct ibv_ports *ports, struct rte_eth_stats *sum);
 /** Seconds since the capture started (to its end once it ended). */
-double ibv_elapsed_s(const struct ibv_app *app);
-void ibv_stats_line(struct ibv_app *app, FILE *f);
+double ibv_elapsed_s(const struct ibv_run *run);
+/** The periodic line on f, its rates kept in r. */
+void ibv_stats_line(struct ibv_rates *r, const struct ibv_counts_src *src,
+		    const struct ibv_run *run, FILE *f);
 /** Log the timeline resyncs not logged yet (all: every one kept). */
-void ibv_events_print(const struct ibv_app *app, FILE *f, bool all);
+void ibv_events_print(const struct ibv_counts_src *src, FILE *f, bool all);
 /** Streams with frames not recorded for a cause not yet logged: one line a
  * stream and cause (the main lcore's; the rx path only counts). */
-void ibv_unrecorded_print(struct ibv_app *app, FILE *f);
+void ibv_unrecorded_print(const struct ibv_counts_src *src, FILE *f);
 
 #endif /* IBV_TOTALS_H */

@@ -19,7 +19,9 @@
 #include <rte_telemetry.h>
 
 #include "fsprobe.h"
-#include "ibvcap.h"
+#include "payload.h"
+#include "rings.h"
+#include "totals.h"
 #include "trigger.h"
 #include "antenna.h"
 #include "opt.h"
@@ -298,9 +300,9 @@ file_done(void *ctx, const char *path, int ant, const struct fmt_tally *t)
 }
 
 static bool
-capture_stopped(const struct ibv_app *app)
+capture_stopped(const struct ibv_trig_deps *deps)
 {
-	return __atomic_load_n(&app->rings.ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
+	return __atomic_load_n(&deps->rings->ctl->state, __ATOMIC_ACQUIRE) == SHM_STOPPED;
 }
 
 /* What antenna a's part of the window was: written, already overwritten,
@@ -405,16 +407,16 @@ backlog(struct wr_writer *const *ws, const struct ibv_trig_result *res, unsigned
  * that cannot start blocks its antenna, with why. fctx: each file's note
  * back to res. */
 static void
-trig_open(const struct ibv_app *app, const struct ibv_trig_req *r, struct ibv_trig_result *res,
-	  struct wr_writer **ws, struct trig_file_ctx *fctx)
+trig_open(const struct ibv_trig_deps *deps, const struct ibv_trig_req *r,
+	  struct ibv_trig_result *res, struct wr_writer **ws, struct trig_file_ctx *fctx)
 {
 	unsigned int a;
 
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < deps->cfg->layout.nant; a++) {
 		struct ibv_trig_ant *ta = &res->ant[a];
 		struct wr_opts o = r->o;
-		const struct antbuf *b = app->rings.b[a];
-		uint8_t *pl = ibv_pl_base(&app->pl, a);
+		const struct antbuf *b = deps->rings->b[a];
+		uint8_t *pl = ibv_pl_base(deps->pl, a);
 		char err[sizeof(ta->why)];
 
 		if (!(r->ants >> a & 1))
@@ -473,7 +475,7 @@ trig_poll(struct wr_writer **ws, struct ibv_trig_result *res, unsigned int nant,
  * timeout passed without a new row of the window. Waits holding nothing
  * for rows that are not final yet. @return why it ended. */
 static enum ibv_trig_end
-trig_wait(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *closing,
+trig_wait(const struct ibv_trig_deps *deps, const struct ibv_trig_req *r, const bool *closing,
 	  struct wr_writer **ws, struct ibv_trig_result *res, unsigned int nant)
 {
 	int64_t deadline = mono_ns() + (int64_t)r->timeout_ns;
@@ -496,7 +498,7 @@ trig_wait(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *c
 			sched_yield();
 			continue;
 		}
-		if (capture_stopped(app) && backlog(ws, res, nant) == 0)
+		if (capture_stopped(deps) && backlog(ws, res, nant) == 0)
 			return IBV_TRIG_STOPPED;
 		if (mono_ns() >= deadline)
 			return IBV_TRIG_TIMEOUT;
@@ -508,7 +510,7 @@ trig_wait(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *c
  * and the capture's counts as they are now; the dump's outcome from them.
  * Frees the writers. */
 static void
-trig_settle(const struct ibv_app *app, const struct ibv_trig_req *r, struct wr_writer **ws,
+trig_settle(const struct ibv_trig_deps *deps, const struct ibv_trig_req *r, struct wr_writer **ws,
 	    struct ibv_trig_result *res, unsigned int nant)
 {
 	struct ibv_totals *tot = calloc(1, sizeof(*tot));
@@ -520,7 +522,7 @@ trig_settle(const struct ibv_app *app, const struct ibv_trig_req *r, struct wr_w
 		if (ws[a] != NULL && !res->ant[a].blocked && wr_finish(ws[a]) != 0)
 			block(ws[a], &res->ant[a]);
 	if (tot != NULL)
-		ibv_collect(app, tot);
+		ibv_collect(deps->counts, tot);
 	for (a = 0; a < nant; a++) {
 		struct ibv_trig_ant *ta = &res->ant[a];
 
@@ -543,17 +545,17 @@ trig_settle(const struct ibv_app *app, const struct ibv_trig_req *r, struct wr_w
 }
 
 void
-ibv_trig_run(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *closing,
+ibv_trig_run(const struct ibv_trig_deps *deps, const struct ibv_trig_req *r, const bool *closing,
 	     struct ibv_trig_result *res)
 {
 	struct wr_writer *ws[ACCT_MAX_ANTENNAS] = { NULL };
 	struct trig_file_ctx fctx[ACCT_MAX_ANTENNAS];
-	unsigned int nant = app->cfg.layout.nant;
+	unsigned int nant = deps->cfg->layout.nant;
 	int64_t t_start = mono_ns();
 
-	trig_open(app, r, res, ws, fctx);
-	res->end = trig_wait(app, r, closing, ws, res, nant);
-	trig_settle(app, r, ws, res, nant);
+	trig_open(deps, r, res, ws, fctx);
+	res->end = trig_wait(deps, r, closing, ws, res, nant);
+	trig_settle(deps, r, ws, res, nant);
 	res->wall_ns = mono_ns() - t_start;
 }
 

@@ -5,6 +5,7 @@
 #ifndef IBV_TRIGGER_H
 #define IBV_TRIGGER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -15,7 +16,10 @@
 #include "err.h"
 #include "writer.h"
 
-struct ibv_app;
+struct ibv_config;
+struct ibv_counts_src;
+struct ibv_pl;
+struct ibv_rings;
 
 #define IBV_TRIG_MAX_FILES 512 /* RTE_TEL_MAX_ARRAY_ENTRIES */
 #define IBV_TRIG_JOBS 64       /**< jobs kept (the oldest finished aged out) */
@@ -85,6 +89,42 @@ struct ibv_trig_result {
 	int64_t wall_ns;
 };
 
+/** What a dump reads of the other components (main.c sets it up once). */
+struct ibv_trig_deps {
+	const struct ibv_config *cfg;
+	const struct ibv_rings *rings;        /**< the rings a dump reads */
+	const struct ibv_pl *pl;              /**< their payload's CPU view */
+	const struct ibv_counts_src *counts;  /**< the totals (frames lost) */
+};
+
+/** A job: a dump on a control thread of its own (trigger_jobs.c's). */
+struct ibv_trig_job {
+	uint64_t id;               /**< 0: a free entry */
+	bool done;                 /**< ended, res final */
+	bool read;                 /**< res read since it ended */
+	bool joined;
+	int64_t polled_ns;         /**< monotonic: the last status read of it */
+	int64_t start_ns;          /**< monotonic */
+	pthread_t tid;
+	struct ibv_trig_req r;
+	struct ibv_trig_result *res;
+	struct ibv_trig *owner;    /**< its table */
+};
+
+/** The triggers (trigger_jobs.c): the jobs in a table under one lock;
+ * closing is read by the jobs without it. */
+struct ibv_trig {
+	struct ibv_trig_deps deps;
+	pthread_mutex_t lock;
+	struct ibv_trig_job job[IBV_TRIG_JOBS];
+	uint64_t next_id;
+	unsigned int running;
+	bool closing;              /**< running jobs end now */
+	bool closed;               /**< no new job */
+};
+
+/** An empty table, reading deps' components (before telemetry opens). */
+void ibv_trig_init(struct ibv_trig *jobs, const struct ibv_trig_deps *deps);
 void ibv_trig_defaults(struct ibv_trig_req *r);
 /**
  * Parse "T0,T1,FORMAT,DIR[,ANTENNA[+ANTENNA...]...][,timeout=T][,prefix=P]".
@@ -96,19 +136,19 @@ int ibv_trig_parse(const struct ibv_config *c, const char *params, struct ibv_tr
  * antenna reached T1 or was blocked, *closing (the teardown), the capture
  * stopped with nothing left to take, or r's timeout without a new row.
  * Blocks: the job's thread (trigger_jobs.c). */
-void ibv_trig_run(const struct ibv_app *app, const struct ibv_trig_req *r, const bool *closing,
-		  struct ibv_trig_result *res);
+void ibv_trig_run(const struct ibv_trig_deps *deps, const struct ibv_trig_req *r,
+		  const bool *closing, struct ibv_trig_result *res);
 const char *ibv_trig_end_name(enum ibv_trig_end e);
 const char *ibv_trig_outcome_name(enum ibv_trig_outcome o);
 /** /ibvcap/trigger: start a job (its id at once), or refuse (nothing
  * written). The telemetry thread. */
-int ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_trig_tel_start(struct ibv_trig *jobs, const char *params, struct rte_tel_data *d);
 /** /ibvcap/trigger/status[,ID]: one job's state and, once it ended, its
  * result; without ID every job kept. */
-int ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d);
+int ibv_trig_tel_status(struct ibv_trig *jobs, const char *params, struct rte_tel_data *d);
 /** Teardown, while telemetry still answers: running jobs end (those the
  * stop lets finish first, up to 2 s), the results a client is polling for
  * are read (up to 2 s), then new triggers are refused. Idempotent. */
-void ibv_trig_jobs_end(void);
+void ibv_trig_jobs_end(struct ibv_trig *jobs);
 
 #endif /* IBV_TRIGGER_H */

@@ -17,34 +17,21 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
-#include "ibvcap.h"
+#include "config.h"
+#include "rings.h"
 #include "trigger.h"
 #include "refusal.h"
 #include "parse.h"
 #include "tconv.h"
 
-/* the jobs: a table under one lock; closing read by the jobs without it */
-struct trig_job {
-	uint64_t id;               /* 0: a free entry */
-	bool done;                 /* ended, res final */
-	bool read;                 /* res read since it ended */
-	bool joined;
-	int64_t polled_ns;         /* monotonic: the last status read of it */
-	int64_t start_ns;          /* monotonic */
-	pthread_t tid;
-	struct ibv_app *app;
-	struct ibv_trig_req r;
-	struct ibv_trig_result *res;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	struct trig_job job[IBV_TRIG_JOBS];
-	uint64_t next_id;
-	unsigned int running;
-	bool closing;              /* running jobs end now */
-	bool closed;               /* no new job */
-} J = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = 1 };
+void
+ibv_trig_init(struct ibv_trig *jobs, const struct ibv_trig_deps *deps)
+{
+	memset(jobs, 0, sizeof(*jobs));
+	pthread_mutex_init(&jobs->lock, NULL);
+	jobs->next_id = 1;
+	jobs->deps = *deps;
+}
 
 /* ---- the reply and the log ----------------------------------------------- */
 
@@ -65,7 +52,7 @@ add_span(struct rte_tel_data *d, const char *what, int64_t from, int64_t to, uin
 
 /* What a job was asked: in every reply about it. */
 static void
-req_tel(const struct ibv_app *app, const struct trig_job *j, struct rte_tel_data *d)
+req_tel(const struct ibv_trig_job *j, struct rte_tel_data *d)
 {
 	const struct ibv_trig_req *r = &j->r;
 	char t[48];
@@ -78,11 +65,11 @@ req_tel(const struct ibv_app *app, const struct trig_job *j, struct rte_tel_data
 	rte_tel_data_add_dict_string(d, "dir", r->o.dir);
 	rte_tel_data_add_dict_string(d, "prefix", r->o.prefix);
 	rte_tel_data_add_dict_u64(d, "timeout_ms", r->timeout_ns / 1000000);
-	(void)app;
 }
 
 static void
-result_tel(const struct ibv_app *app, const struct ibv_trig_result *res, struct rte_tel_data *d)
+result_tel(const struct acct_layout *l, const struct ibv_trig_result *res,
+	   struct rte_tel_data *d)
 {
 	struct rte_tel_data *files;
 	uint64_t frames = 0, ph = 0, over = 0, before = 0, future = 0, blocked = 0, bytes = 0,
@@ -92,7 +79,7 @@ result_tel(const struct ibv_app *app, const struct ibv_trig_result *res, struct 
 
 	rte_tel_data_add_dict_string(d, "result", ibv_trig_outcome_name(res->outcome));
 	rte_tel_data_add_dict_string(d, "ended", ibv_trig_end_name(res->end));
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < l->nant; a++) {
 		const struct ibv_trig_ant *ta = &res->ant[a];
 
 		frames += ta->frames;
@@ -124,7 +111,7 @@ result_tel(const struct ibv_app *app, const struct ibv_trig_result *res, struct 
 		if (rte_tel_data_add_dict_container(d, "files", files, 0) != 0)
 			rte_tel_data_free(files);
 	}
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < l->nant; a++) {
 		const struct ibv_trig_ant *ta = &res->ant[a];
 		struct rte_tel_data *o;
 
@@ -155,7 +142,7 @@ result_tel(const struct ibv_app *app, const struct ibv_trig_result *res, struct 
 			rte_tel_data_add_dict_string(o, "blocked", ta->why);
 		}
 		rte_tel_data_add_dict_u64(o, "lost_while_dumping", ta->overrun);
-		if (rte_tel_data_add_dict_container(d, app->cfg.layout.ant_name[a], o, 0) != 0)
+		if (rte_tel_data_add_dict_container(d, l->ant_name[a], o, 0) != 0)
 			rte_tel_data_free(o);
 	}
 }
@@ -176,7 +163,7 @@ log_span(FILE *f, uint64_t id, const char *ant, const char *what, int64_t from, 
 /* The log's lines of a job's end, written at once (jobs end on their own
  * threads). */
 static void
-job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
+job_log(const struct acct_layout *l, const struct ibv_trig_job *j, FILE *out)
 {
 	const struct ibv_trig_req *r = &j->r;
 	const struct ibv_trig_result *res = j->res;
@@ -188,7 +175,7 @@ job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
 
 	if (f == NULL)
 		f = out;
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < l->nant; a++) {
 		frames += res->ant[a].frames;
 		ph += res->ant[a].placeholders;
 		nf += res->ant[a].files;
@@ -200,9 +187,9 @@ job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
 		wr_format_name(r->o.format), r->o.dir, ibv_trig_outcome_name(res->outcome),
 		ibv_trig_end_name(res->end), nf, frames, ph, res->overrun,
 		(double)res->wall_ns / 1e9);
-	for (a = 0; a < app->cfg.layout.nant; a++) {
+	for (a = 0; a < l->nant; a++) {
 		const struct ibv_trig_ant *ta = &res->ant[a];
-		const char *n = app->cfg.layout.ant_name[a];
+		const char *n = l->ant_name[a];
 
 		if (!ta->on)
 			continue;
@@ -237,21 +224,22 @@ job_log(const struct ibv_app *app, const struct trig_job *j, FILE *out)
 static void *
 job_main(void *arg)
 {
-	struct trig_job *j = arg;
+	struct ibv_trig_job *j = arg;
+	struct ibv_trig *jobs = j->owner;
 
-	ibv_trig_run(j->app, &j->r, &J.closing, j->res);
-	job_log(j->app, j, stdout);
-	pthread_mutex_lock(&J.lock);
+	ibv_trig_run(&jobs->deps, &j->r, &jobs->closing, j->res);
+	job_log(&jobs->deps.cfg->layout, j, stdout);
+	pthread_mutex_lock(&jobs->lock);
 	j->done = true;
-	J.running--;
-	pthread_mutex_unlock(&J.lock);
+	jobs->running--;
+	pthread_mutex_unlock(&jobs->lock);
 	return NULL;
 }
 
-/* A finished job's entry freed (J.lock held; its thread has returned or
+/* A finished job's entry freed (jobs->lock held; its thread has returned or
  * is returning: joined). */
 static void
-job_free(struct trig_job *j)
+job_free(struct ibv_trig_job *j)
 {
 	if (!j->joined)
 		pthread_join(j->tid, NULL);
@@ -260,18 +248,18 @@ job_free(struct trig_job *j)
 }
 
 /* An entry for a new job: a free one, else the oldest finished one (read
- * ones first). J.lock held. */
-static struct trig_job *
-job_slot(void)
+ * ones first). jobs->lock held. */
+static struct ibv_trig_job *
+job_slot(struct ibv_trig *jobs)
 {
-	struct trig_job *best = NULL;
+	struct ibv_trig_job *best = NULL;
 	unsigned int i;
 
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
-		if (J.job[i].id == 0)
-			return &J.job[i];
+		if (jobs->job[i].id == 0)
+			return &jobs->job[i];
 	for (i = 0; i < IBV_TRIG_JOBS; i++) {
-		struct trig_job *j = &J.job[i];
+		struct ibv_trig_job *j = &jobs->job[i];
 
 		if (!j->done)
 			continue;
@@ -285,43 +273,43 @@ job_slot(void)
 }
 
 int
-ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_trig_tel_start(struct ibv_trig *jobs, const char *params, struct rte_tel_data *d)
 {
 	struct err_refusal e;
 	struct ibv_trig_req r;
-	struct trig_job *j;
+	struct ibv_trig_job *j;
 	char name[RTE_MAX_THREAD_NAME_LEN], t0[48], t1[48];
 	uint64_t id;
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	if (!app->rings.on) {
+	if (!jobs->deps.rings->on) {
 		err_refuse(&e, "--no-buffers", "", "a capture with antenna buffers: this one keeps none");
 		goto refused;
 	}
-	if (ibv_trig_parse(&app->cfg, params, &r, &e) != 0)
+	if (ibv_trig_parse(jobs->deps.cfg, params, &r, &e) != 0)
 		goto refused;
-	pthread_mutex_lock(&J.lock);
-	if (J.closed || J.closing) {
-		pthread_mutex_unlock(&J.lock);
+	pthread_mutex_lock(&jobs->lock);
+	if (jobs->closed || jobs->closing) {
+		pthread_mutex_unlock(&jobs->lock);
 		err_refuse(&e, "trigger", "", "a capture that is not stopping");
 		goto refused;
 	}
-	if (J.running >= IBV_TRIG_RUNNING) {
-		pthread_mutex_unlock(&J.lock);
+	if (jobs->running >= IBV_TRIG_RUNNING) {
+		pthread_mutex_unlock(&jobs->lock);
 		err_refuse(&e, "trigger", "", "at most %u triggers running at once (%u are: "
 		       "/ibvcap/trigger/status lists them)", IBV_TRIG_RUNNING, IBV_TRIG_RUNNING);
 		goto refused;
 	}
-	j = job_slot(); /* never NULL: running < IBV_TRIG_RUNNING < IBV_TRIG_JOBS */
+	j = job_slot(jobs); /* never NULL: running < IBV_TRIG_RUNNING < IBV_TRIG_JOBS */
 	j->res = calloc(1, sizeof(*j->res));
 	if (j->res == NULL) {
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		err_refuse(&e, "trigger", "", "memory for its result");
 		goto refused;
 	}
-	j->id = id = J.next_id++;
-	j->app = app;
+	j->id = id = jobs->next_id++;
+	j->owner = jobs;
 	j->r = r;
 	j->start_ns = mono_ns();
 	snprintf(name, sizeof(name), "ibv-trig-%" PRIu64, id % 100000);
@@ -329,14 +317,14 @@ ibv_trig_tel_start(struct ibv_app *app, const char *params, struct rte_tel_data 
 	if (rc != 0) {
 		free(j->res);
 		memset(j, 0, sizeof(*j));
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		err_refuse(&e, "trigger", "", "a thread for it (%s)", strerror(rc < 0 ? -rc : rc));
 		goto refused;
 	}
-	J.running++;
+	jobs->running++;
 	rte_tel_data_start_dict(d);
-	req_tel(app, j, d);
-	pthread_mutex_unlock(&J.lock);
+	req_tel(j, d);
+	pthread_mutex_unlock(&jobs->lock);
 	printf("dpdk-ibvcap: trigger %" PRIu64 " started: [%s, %s) %s to %s\n", id,
 	       codif_time_str(r.t0, t0, sizeof(t0)), codif_time_str(r.t1, t1, sizeof(t1)),
 	       wr_format_name(r.o.format), r.o.dir);
@@ -350,20 +338,20 @@ refused:
 }
 
 int
-ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data *d)
+ibv_trig_tel_status(struct ibv_trig *jobs, const char *params, struct rte_tel_data *d)
 {
 	struct err_refusal e;
 	unsigned int i, running = 0, kept = 0;
 	uint64_t id, lo = UINT64_MAX, hi = 0;
 
 	memset(&e, 0, sizeof(e));
-	pthread_mutex_lock(&J.lock);
+	pthread_mutex_lock(&jobs->lock);
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
-		if (J.job[i].id != 0) {
+		if (jobs->job[i].id != 0) {
 			kept++;
-			running += !J.job[i].done;
-			lo = J.job[i].id < lo ? J.job[i].id : lo;
-			hi = J.job[i].id > hi ? J.job[i].id : hi;
+			running += !jobs->job[i].done;
+			lo = jobs->job[i].id < lo ? jobs->job[i].id : lo;
+			hi = jobs->job[i].id > hi ? jobs->job[i].id : hi;
 		}
 	if (params == NULL || *params == '\0') {
 		/* every job kept: id -> state (result once done) */
@@ -374,12 +362,12 @@ ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data
 		rte_tel_data_add_dict_u64(d, "max_kept", IBV_TRIG_JOBS);
 		/* in the order of their ids (those kept need not be consecutive) */
 		for (id = 0;;) {
-			const struct trig_job *next = NULL;
+			const struct ibv_trig_job *next = NULL;
 			char k[24];
 
 			for (i = 0; i < IBV_TRIG_JOBS; i++)
-				if (J.job[i].id > id && (next == NULL || J.job[i].id < next->id))
-					next = &J.job[i];
+				if (jobs->job[i].id > id && (next == NULL || jobs->job[i].id < next->id))
+					next = &jobs->job[i];
 			if (next == NULL)
 				break;
 			id = next->id;
@@ -387,24 +375,24 @@ ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data
 			rte_tel_data_add_dict_string(d, k, !next->done ? "running" :
 						     ibv_trig_outcome_name(next->res->outcome));
 		}
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		return 0;
 	}
 	if (parse_u64("id", params, 1, UINT64_MAX, &id, NULL, 0) != 0) {
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		err_refuse(&e, "id", params, "a trigger's id (a number that /ibvcap/trigger answered)");
 		rte_tel_data_start_dict(d);
 		ibv_refusal_tel(d, "trigger/status", &e);
 		return 0;
 	}
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
-		if (J.job[i].id == id)
+		if (jobs->job[i].id == id)
 			break;
 	if (i == IBV_TRIG_JOBS) {
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		if (kept == 0)
 			err_refuse(&e, "id", params, "a trigger's id: none is kept (%" PRIu64
-			       " started so far)", J.next_id - 1);
+			       " started so far)", jobs->next_id - 1);
 		else if (hi - lo + 1 == kept)
 			err_refuse(&e, "id", params, "a trigger's id: ids %" PRIu64 " .. %" PRIu64
 			       " are kept (the last %u; older finished ones aged out)", lo, hi,
@@ -418,51 +406,51 @@ ibv_trig_tel_status(struct ibv_app *app, const char *params, struct rte_tel_data
 		return 0;
 	}
 	{
-		struct trig_job *j = &J.job[i];
+		struct ibv_trig_job *j = &jobs->job[i];
 
 		rte_tel_data_start_dict(d);
-		req_tel(app, j, d);
+		req_tel(j, d);
 		j->polled_ns = mono_ns();
 		if (j->done) {
-			result_tel(app, j->res, d);
+			result_tel(&jobs->deps.cfg->layout, j->res, d);
 			j->read = true;
 		} else {
 			rte_tel_data_add_dict_u64(d, "elapsed_ms",
 						  (uint64_t)(mono_ns() - j->start_ns) / 1000000);
 		}
 	}
-	pthread_mutex_unlock(&J.lock);
+	pthread_mutex_unlock(&jobs->lock);
 	return 0;
 }
 
 #define JOBS_GRACE_NS (2LL * 1000000000LL)
 
 void
-ibv_trig_jobs_end(void)
+ibv_trig_jobs_end(struct ibv_trig *jobs)
 {
 	int64_t t0 = mono_ns();
 	unsigned int i;
 	bool wait;
 
-	pthread_mutex_lock(&J.lock);
-	if (J.closed) {
-		pthread_mutex_unlock(&J.lock);
+	pthread_mutex_lock(&jobs->lock);
+	if (jobs->closed) {
+		pthread_mutex_unlock(&jobs->lock);
 		return;
 	}
-	J.closed = true; /* no new job */
+	jobs->closed = true; /* no new job */
 	/* the stop made every row final: running jobs write them and end
 	 * (capture stopped), up to the grace; then the rest are cancelled */
-	while (J.running > 0 && mono_ns() - t0 < JOBS_GRACE_NS) {
-		pthread_mutex_unlock(&J.lock);
+	while (jobs->running > 0 && mono_ns() - t0 < JOBS_GRACE_NS) {
+		pthread_mutex_unlock(&jobs->lock);
 		rte_delay_us_sleep(10000);
-		pthread_mutex_lock(&J.lock);
+		pthread_mutex_lock(&jobs->lock);
 	}
-	__atomic_store_n(&J.closing, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&J.lock);
+	__atomic_store_n(&jobs->closing, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&jobs->lock);
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
-		if (J.job[i].id != 0 && !J.job[i].joined) {
-			pthread_join(J.job[i].tid, NULL);
-			J.job[i].joined = true;
+		if (jobs->job[i].id != 0 && !jobs->job[i].joined) {
+			pthread_join(jobs->job[i].tid, NULL);
+			jobs->job[i].joined = true;
 		}
 	/* results a client was polling for (read within the grace) and has
 	 * not read yet: read before telemetry closes, up to the grace */
@@ -471,21 +459,21 @@ ibv_trig_jobs_end(void)
 		int64_t now = mono_ns();
 
 		wait = false;
-		pthread_mutex_lock(&J.lock);
+		pthread_mutex_lock(&jobs->lock);
 		for (i = 0; i < IBV_TRIG_JOBS; i++) {
-			const struct trig_job *j = &J.job[i];
+			const struct ibv_trig_job *j = &jobs->job[i];
 
 			if (j->id != 0 && j->done && !j->read && j->polled_ns != 0 &&
 			    now - j->polled_ns < JOBS_GRACE_NS)
 				wait = true;
 		}
-		pthread_mutex_unlock(&J.lock);
+		pthread_mutex_unlock(&jobs->lock);
 		if (wait)
 			rte_delay_us_sleep(10000);
 	} while (wait && mono_ns() - t0 < JOBS_GRACE_NS);
-	pthread_mutex_lock(&J.lock);
+	pthread_mutex_lock(&jobs->lock);
 	for (i = 0; i < IBV_TRIG_JOBS; i++)
-		if (J.job[i].id != 0)
-			job_free(&J.job[i]);
-	pthread_mutex_unlock(&J.lock);
+		if (jobs->job[i].id != 0)
+			job_free(&jobs->job[i]);
+	pthread_mutex_unlock(&jobs->lock);
 }
