@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "codif.h"
 #include "consumer.h"
@@ -180,7 +181,7 @@ row_put(struct cons_ant *ca, const struct antbuf_view *v, uint32_t i, uint32_t T
 		uint8_t f = m->flags;
 		struct ibvcap_view *w = &ca->view[s];
 
-		ca->ptr[(size_t)s * T + i] = antbuf_payload_of(ca->b, NULL, v->pos, s);
+		ca->ptr[(size_t)s * T + i] = antbuf_payload_of(ca->b, ca->payload, v->pos, s);
 		if (w->data_bytes == 0 && antbuf_slot_started(v->run, s, v->index))
 			view_params(w, ca->hdr[s], v->run->ref[s]);
 		if (f & ANTBUF_F_VALID) {
@@ -599,4 +600,85 @@ cons_block_release(struct ibvcap *c, bool checked)
 		c->st.overrun += c->ant[k].cur.lost_frames;
 	c->blk.seq++;
 	return torn > 0 ? (int)(torn > INT32_MAX ? INT32_MAX : torn) : 0;
+}
+
+/* CLOCK_REALTIME in ns: the registry's heartbeats are Unix ns. */
+static int64_t
+cons_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void
+cons_publish(struct ibvcap *c)
+{
+	struct shm_writer *w;
+	uint64_t lag = 0, lag_ns = 0;
+	unsigned int k;
+
+	if (c->reg < 0)
+		return;
+	w = &c->v.ctl->writer[c->reg];
+	for (k = 0; k < c->nants; k++) {
+		uint64_t r, ns;
+
+		antbuf_lag(c->ant[k].b, &c->ant[k].cur, &r, &ns);
+		if (r > lag) {
+			lag = r;
+			lag_ns = ns;
+		}
+	}
+	/* plain stores of aligned words: the primary reads each whole */
+	w->written = c->st.frames;
+	w->placeholders = c->st.invalid;
+	w->overrun = c->st.overrun;
+	w->bytes = c->st.bytes;
+	w->lag_frames = lag;
+	w->lag_ns = lag_ns;
+	w->ants = c->ants;
+	__atomic_store_n(&w->heartbeat_ns, cons_now_ns(), __ATOMIC_RELEASE);
+}
+
+int
+cons_stream_info(const struct ibvcap *c, unsigned int a, unsigned int s,
+		 struct ibvcap_stream *out)
+{
+	const struct antbuf *b;
+	const struct antbuf_slot *sl;
+	const struct antbuf_run *run;
+	struct codif_hdr h;
+	uint32_t nruns;
+
+	if (a >= c->v.nant || s >= c->v.b[a]->g.nslots)
+		return -EINVAL;
+	b = c->v.b[a];
+	sl = &b->slot[s];
+	memset(out, 0, sizeof(*out));
+	if (!__atomic_load_n(&sl->assigned, __ATOMIC_ACQUIRE))
+		return 0;
+	out->dst_ip = sl->dst_ip;
+	out->dport = sl->dport;
+	out->stationid = sl->stationid;
+	out->groupid = sl->groupid;
+	out->secondaryid = sl->secondaryid;
+	out->threadid = sl->threadid;
+	nruns = __atomic_load_n(&b->nruns, __ATOMIC_ACQUIRE);
+	if (nruns == 0)
+		return 0;
+	run = &b->run[(nruns - 1) % ANTBUF_RUNS];
+	if (__atomic_load_n(&run->first[s], __ATOMIC_ACQUIRE) == INT64_MAX ||
+	    codif_decode(run->ref[s], CODIF_HDR_LEN, &h, NULL, 0) != 0)
+		return 0;
+	out->started = 1;
+	out->nchan = h.nchan;
+	out->nbits = h.nbits;
+	out->complex = h.complex;
+	out->data_bytes = (uint32_t)codif_data_bytes(&h);
+	out->samples = codif_samples_per_frame(&h);
+	out->frame_ns_num = run->clk.period_ns;
+	out->frame_ns_den = run->clk.fpp;
+	return 0;
 }

@@ -24,6 +24,10 @@ struct cons_ant {
 	int64_t peek;                /* the index of its next row, not taken
 					(INT64_MAX: none final yet) */
 	bool other;                  /* ... and it is on another clock */
+	uint8_t *payload;            /* the ring's payload base (antbuf_payload_of;
+					NULL: inline, or addresses; a device address
+					for the capture's in-process consumer with
+					the payload in GPU memory) */
 	struct antbuf_view *held;    /* rows taken for the block (T at most) */
 	uint32_t nheld;
 	uint32_t nslots;
@@ -89,7 +93,11 @@ int cons_payload_check(const struct shm_ctl *ctl, const char *instance, char *er
 /* decode.c: free the decoders of antenna ca. */
 void cons_dec_free(struct cons_ant *ca);
 
-/* ibvcap.c: the registry entry's figures and heartbeat, now. */
+/* block.c: the registry entry's figures and heartbeat, now (the library's
+ * handle and the capture's in-process consumer). */
 void cons_publish(struct ibvcap *c);
+/* block.c: ibvcap_stream_info's answer (also the in-process consumer's). */
+int cons_stream_info(const struct ibvcap *c, unsigned int a, unsigned int s,
+		     struct ibvcap_stream *out);
 
 #endif
