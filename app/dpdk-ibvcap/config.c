@@ -803,6 +803,11 @@ static const struct opt_def ibv_opts[] = {
 	 OPT_LIST_AT(C, write, nwrite), .kv = &wr_opts_kv,
 	 .help = "a writer on an lcore of its own: FORMAT raw, codif, pcap or pcapng into DIR, "
 		 "which must exist and take new files"},
+	{"consumer", .kind = OPT_STRING, .section = "writers", .metavar = "LIB.so[,key=value...]",
+	 .unset = "none", .example = "/usr/lib/beam.so,out=/tmp/beam", OPT_AT(C, consumer),
+	 .help = "an in-process consumer: LIB.so (include/ibvcap_plugin.h) on a thread of its "
+		 "own, given time-aligned blocks of the rings (name=, antennas=MASK, frames=T; "
+		 "the other keys are its own)"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "

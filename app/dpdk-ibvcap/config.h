@@ -117,6 +117,7 @@ struct ibv_config {
 	 * host checks, the writers and the scan commands take it from here. */
 	struct wr_opts wo[IBV_MAX_WRITERS];
 	unsigned int nwlcore;        /**< writer lcores: their sum */
+	char consumer[PATH_MAX + 256]; /**< --consumer LIB.so[,key=value...] ("": none) */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
 	int record;                  /**< enum ibv_record_mode: before any scan */
 	char schedule[PATH_MAX];     /**< --schedule: scans to record ("": none) */

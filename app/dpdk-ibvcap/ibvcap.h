@@ -14,6 +14,7 @@
 #include "fringe.h"
 #include "ledger.h"
 #include "payload.h"
+#include "plugin.h"
 #include "ports.h"
 #include "quicklook_app.h"
 #include "rings.h"
@@ -34,6 +35,7 @@ struct ibv_app {
 	struct ibv_pl pl;         /**< the payload-memory layer (payload.h) */
 	struct ibv_ql ql;
 	struct ibv_writers writers;
+	struct ibv_plugin *plugin; /**< --consumer (plugin.h; NULL: none) */
 	struct ibv_scans scans;
 	struct ibv_ledger ledger;
 	struct ibv_trig trig;

@@ -499,7 +499,8 @@ start_up(struct ibv_app *app, char **memory)
 		goto refused;
 	r = R_BUFS;
 	if (ibv_writers_setup(&app->writers, &app->cfg, &app->rings, &app->pl, app->scans.sched,
-			      err, sizeof(err)) != 0)
+			      err, sizeof(err)) != 0 ||
+	    ibv_plugin_setup(&app->plugin, &app->cfg, &app->rings, &app->pl, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_WRITERS;
 	if (ibv_ports_start(&app->ports, &app->cfg, err, sizeof(err)) != 0)
@@ -552,6 +553,7 @@ capture(struct ibv_app *app)
 	fflush(stdout);
 	ibv_ports_link_refresh(&app->ports);
 	ibv_writers_launch(&app->writers);
+	ibv_plugin_start(app->plugin);
 	RTE_LCORE_FOREACH_WORKER(l)
 		if (app->lcores.lc[l] != NULL)
 			rte_eal_remote_launch(ibv_rx_main, app->lcores.lc[l], l);
@@ -608,6 +610,8 @@ finish(struct ibv_app *app)
 	ibv_unrecorded_print(&app->counts, stdout);
 	ibv_rings_stop(&app->rings, app->cfg.layout.nant);
 	rc = ibv_writers_wait(&app->writers);
+	if (ibv_plugin_join(app->plugin) < 0)
+		rc = -1; /* said */
 	if (rc < 0)
 		status = 2;
 	else if (rc > 0)
@@ -644,8 +648,11 @@ teardown(struct ibv_app *app, enum reached r)
 		app->run.pdump = false;
 		ibv_ports_stop(&app->ports);
 	}
-	if (r >= R_BUFS)
+	if (r >= R_BUFS) {
+		ibv_plugin_close(app->plugin);
+		app->plugin = NULL;
 		ibv_writers_free(&app->writers, app->rings.ctl);
+	}
 	if (r >= R_PORTS)
 		ibv_rings_free(&app->rings, &app->pl, &app->scans, app->cfg.layout.nant);
 	if (r >= R_TAPS) {

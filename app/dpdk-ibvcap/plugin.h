@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* --consumer LIB.so[,key=value...]: an in-process consumer
+ * (include/ibvcap_plugin.h). plugin.c hands the capture's rings to
+ * plugin_run.c, which loads the plugin and runs it on a thread of its own
+ * (ibv_plugin_start, _join, _close there; each takes NULL: no plugin). */
+
+#ifndef IBV_PLUGIN_H
+#define IBV_PLUGIN_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "payload.h"
+#include "plugin_run.h"
+#include "rings.h"
+
+/** --consumer's plugin loaded and its init run, over the rings (after
+ * ibv_rings_create), its registry entry claimed; *out NULL without
+ * --consumer. @return 0, or -1 with the reason in err (naming the file;
+ * *out is then for ibv_plugin_close). */
+int ibv_plugin_setup(struct ibv_plugin **out, const struct ibv_config *c,
+		     const struct ibv_rings *rings, const struct ibv_pl *pl, char *err, size_t len);
+
+#endif /* IBV_PLUGIN_H */

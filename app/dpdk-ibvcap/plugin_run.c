@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* --consumer LIB.so[,key=value...]: an in-process consumer. The shared
+ * object is loaded (dlopen) and checked at start-up, then runs on a
+ * control thread of its own, fed lib/consumer's time-aligned blocks built
+ * over antbuf cursors of its own, like a writer's: the rx lcores never
+ * wait for it; what the rings overwrote before it took it is counted in
+ * its registry entry (format "plugin"), shown in status and the summary.
+ * (Not the capture's "ibvcap.h" here: consumer.h brings libibvcap's.) */
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+
+#include "codif.h"
+#include "consumer.h"
+#include "err.h"
+#include "ibvcap_plugin.h"
+#include "parse.h"
+#include "plugin_run.h"
+
+/* The registry's format column for a plugin (7 characters at most). */
+#define PLUGIN_FORMAT "plugin"
+#define PLUGIN_MAX_KV 32
+
+/* The loaded plugin, its blocks and its thread. */
+struct ibv_plugin {
+	void *dl;
+	ibvcap_plugin_block_fn block;
+	ibvcap_plugin_fini_fn fini;
+	void *state;
+	bool inited, running;
+	struct ibvcap *c;          /* the blocks: lib/consumer's handle, in-process */
+	struct ibvcap_plugin_args args;
+	struct ibvcap_plugin_kv kv[PLUGIN_MAX_KV];
+	struct ibvcap_antenna *ant;
+	char spec[PATH_MAX + 256]; /* --consumer, cut at its commas */
+	char name[SHM_NAMELEN];
+	char err[256];             /* init's refusal */
+	pthread_t tid;
+	volatile int quit;         /* teardown before the end: stop now */
+	int rc;                    /* the block rc that stopped it (0: none) */
+	int64_t beat_ns;
+};
+
+static int64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- the services a plugin calls (args->host is the handle) ------------ */
+
+static int
+host_stream_info(void *host, unsigned int a, unsigned int s, struct ibvcap_stream *out)
+{
+	return cons_stream_info(host, a, s, out);
+}
+
+static int
+host_decode(void *host, const struct ibvcap_block *blk, uint32_t k, uint32_t s, uint32_t i,
+	    float *out, size_t n)
+{
+	struct ibvcap *c = host;
+
+	if (c->v.ctl->payload_mem == IBV_PAYLOAD_GPU)
+		return -ENOTSUP; /* device pointers: decode on the device */
+	return ibvcap_decode(c, blk, k, s, i, out, n);
+}
+
+static int
+host_check(void *host, const struct ibvcap_block *blk)
+{
+	struct ibvcap *c = host;
+
+	if (!c->held || blk != &c->blk)
+		return -EINVAL;
+	c->checked = true;
+	return cons_block_check(c);
+}
+
+static int64_t
+host_frame_time_ns(void *host, const struct ibvcap_block *blk, uint32_t i)
+{
+	const struct ibvcap *c = host;
+
+	return codif_clock_time_ns(&c->clk, blk->index + i);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* --consumer's spec cut at its commas: the path, the capture's own keys
+ * (name, antennas, frames), the plugin's. */
+static int
+spec_parse(struct ibv_plugin *p, unsigned int nant, char *err, size_t len)
+{
+	char *save = NULL, *tok, *eq, *end;
+	unsigned long long v;
+
+	str_copy(p->spec, sizeof(p->spec), p->args.path);
+	p->args.path = strtok_r(p->spec, ",", &save);
+	if (p->args.path == NULL)
+		return err_set(err, len, -EINVAL, "--consumer: expected LIB.so[,key=value...]");
+	str_copy(p->name, sizeof(p->name), "plugin");
+	p->args.antennas = nant >= 64 ? UINT64_MAX : (1ULL << nant) - 1;
+	p->args.frames = 64;
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		eq = strchr(tok, '=');
+		if (eq == NULL || eq == tok)
+			return err_set(err, len, -EINVAL, "--consumer %s: '%s': expected key=value",
+				       p->args.path, tok);
+		*eq++ = '\0';
+		errno = 0;
+		if (strcmp(tok, "name") == 0) {
+			if (eq[0] == '\0' || strlen(eq) >= SHM_NAMELEN)
+				return err_set(err, len, -EINVAL, "--consumer %s: name '%s': expected "
+					       "1 to %d characters", p->args.path, eq, SHM_NAMELEN - 1);
+			str_copy(p->name, sizeof(p->name), eq);
+		} else if (strcmp(tok, "antennas") == 0 || strcmp(tok, "frames") == 0) {
+			v = strtoull(eq, &end, 0);
+			if (errno != 0 || end == eq || *end != '\0' || v == 0 ||
+			    (tok[0] == 'a' && nant < 64 && (v >> nant) != 0) ||
+			    (tok[0] == 'f' && v > 65536))
+				return err_set(err, len, -EINVAL, "--consumer %s: %s=%s: expected %s",
+					       p->args.path, tok, eq, tok[0] == 'a' ?
+					       "a mask of the capture's antennas (bit a: antenna a)" :
+					       "1 to 65536 frames per block");
+			if (tok[0] == 'a')
+				p->args.antennas = v;
+			else
+				p->args.frames = (uint32_t)v;
+		} else if (p->args.nkv == PLUGIN_MAX_KV) {
+			return err_set(err, len, -EINVAL, "--consumer %s: more than %d key=values",
+				       p->args.path, PLUGIN_MAX_KV);
+		} else {
+			p->kv[p->args.nkv++] = (struct ibvcap_plugin_kv){ .key = tok, .value = eq };
+		}
+	}
+	p->args.name = p->name;
+	p->args.kv = p->kv;
+	return 0;
+}
+
+/* dlopen and the four symbols, the ABI checked. */
+static int
+plugin_load(struct ibv_plugin *p, char *err, size_t len)
+{
+	static const char *const names[] = { "ibvcap_plugin_abi", "ibvcap_plugin_init",
+					     "ibvcap_plugin_block", "ibvcap_plugin_fini" };
+	void *sym[4];
+	unsigned int i;
+	const char *why;
+
+	p->dl = dlopen(p->args.path, RTLD_NOW | RTLD_LOCAL);
+	if (p->dl == NULL) {
+		why = dlerror();
+		return err_set(err, len, -ENOENT, "--consumer %s: cannot load it: %s", p->args.path,
+			       why ? why : "dlopen failed");
+	}
+	for (i = 0; i < 4; i++) {
+		sym[i] = dlsym(p->dl, names[i]);
+		if (sym[i] == NULL)
+			return err_set(err, len, -ENOENT, "--consumer %s: no symbol %s (a plugin "
+				       "exports ibvcap_plugin_abi, _init, _block and _fini: "
+				       "ibvcap_plugin.h)", p->args.path, names[i]);
+	}
+	if (*(const uint32_t *)sym[0] != IBVCAP_PLUGIN_ABI)
+		return err_set(err, len, -EPROTO, "--consumer %s: plugin ABI %u (its "
+			       "ibvcap_plugin_abi), this capture loads ABI %u: rebuild it against "
+			       "this capture's ibvcap_plugin.h", p->args.path,
+			       *(const uint32_t *)sym[0], IBVCAP_PLUGIN_ABI);
+	p->block = (ibvcap_plugin_block_fn)sym[2];
+	p->fini = (ibvcap_plugin_fini_fn)sym[3];
+	p->args.abi = IBVCAP_PLUGIN_ABI;
+	return 0;
+}
+
+/* lib/consumer's handle over the primary's own rings, its antennas and
+ * block length chosen, its registry entry claimed. */
+static int
+handle_make(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, size_t len)
+{
+	struct ibvcap *c = calloc(1, sizeof(*c));
+	unsigned int a, k;
+	int rc, holder = 0;
+
+	if (c == NULL)
+		return err_set(err, len, -ENOMEM, "--consumer: out of memory");
+	p->c = c;
+	c->reg = -1;
+	c->flags = IBVCAP_OPEN_OLDEST; /* it starts with the capture: every frame */
+	str_copy(c->v.instance, sizeof(c->v.instance), src->instance);
+	c->v.ctl = src->ctl;
+	c->v.nant = src->nant;
+	for (a = 0; a < c->v.nant && a < SHM_MAX_ANT; a++) {
+		c->v.b[a] = src->b[a];
+		if ((p->args.antennas >> a & 1) && p->args.frames > c->v.b[a]->g.nrows / 4)
+			return err_set(err, len, -EINVAL, "--consumer %s: frames=%u: more than a "
+				       "quarter of antenna %u's ring of %u frames (--ring)",
+				       p->args.path, p->args.frames, a, c->v.b[a]->g.nrows);
+	}
+	c->ants = p->args.antennas;
+	c->T = p->args.frames;
+	c->words = (c->T + 63) / 64;
+	rc = cons_select_alloc(c, err, len);
+	if (rc != 0)
+		return rc;
+	for (k = 0; k < c->nants; k++)
+		c->ant[k].payload = src->base[c->antno[k]];
+	c->selected = true;
+	rc = shm_writer_claim(c->v.ctl, (int)getpid(), p->name, PLUGIN_FORMAT, &holder);
+	if (rc < 0)
+		return err_set(err, len, rc, "--consumer %s: name '%s': %s", p->args.path,
+			       p->name, rc == -EEXIST ? "in use by another writer or consumer" :
+			       "no free entry in the writer registry");
+	c->reg = rc;
+	c->v.ctl->writer[rc].record = SHM_RECORD_ALWAYS; /* no scans: every row */
+	c->v.ctl->writer[rc].cpu = -1;
+	return 0;
+}
+
+int
+ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **out, char *err, size_t len)
+{
+	struct ibv_plugin *p = calloc(1, sizeof(*p));
+	ibvcap_plugin_init_fn init;
+	unsigned int a;
+	int rc;
+
+	*out = p;
+	if (p == NULL)
+		return err_set(err, len, -1, "--consumer: out of memory");
+	p->args.path = src->spec;
+	rc = spec_parse(p, src->nant, err, len);
+	if (rc == 0)
+		rc = plugin_load(p, err, len);
+	if (rc == 0)
+		rc = handle_make(src, p, err, len);
+	if (rc == 0 && (p->ant = calloc(src->nant, sizeof(*p->ant))) == NULL)
+		rc = err_set(err, len, -ENOMEM, "--consumer: out of memory");
+	if (rc != 0)
+		return -1;
+	for (a = 0; a < src->nant; a++) {
+		const struct antbuf *b = src->b[a];
+
+		str_copy(p->ant[a].name, sizeof(p->ant[a].name), src->ant_name[a]);
+		p->ant[a].src_ip = src->ctl->ant[a].src_ip;
+		p->ant[a].max_streams = b->g.nslots;
+		p->ant[a].slot_bytes = b->g.data_bytes;
+		p->ant[a].ring_frames = b->g.nrows;
+		p->ant[a].window = b->g.window;
+	}
+	p->args.gpu = src->ctl->payload_mem == IBV_PAYLOAD_GPU;
+	p->args.gpu_dev = p->args.gpu ? src->gpu_dev : -1;
+	p->args.instance = p->c->v.instance;
+	p->args.nant = src->nant;
+	p->args.ant = p->ant;
+	p->args.err = p->err;
+	p->args.errlen = sizeof(p->err);
+	p->args.host = p->c;
+	p->args.stream_info = host_stream_info;
+	p->args.decode = host_decode;
+	p->args.check = host_check;
+	p->args.frame_time_ns = host_frame_time_ns;
+	init = (ibvcap_plugin_init_fn)dlsym(p->dl, "ibvcap_plugin_init");
+	rc = init(&p->args, &p->state);
+	if (rc != 0)
+		return err_set(err, len, -1, "--consumer %s: its init refused (%d): %s",
+			       p->args.path, rc, p->err[0] ? p->err : "(it said nothing)");
+	p->inited = true;
+	cons_publish(p->c);
+	return 0;
+}
+
+/* ---- the thread ----------------------------------------------------------- */
+
+/* Blocks to the plugin until the capture stopped and every one was handed
+ * over (or the plugin stops, or teardown asks), then its fini. */
+static void *
+plugin_main(void *arg)
+{
+	struct ibv_plugin *p = arg;
+	struct ibvcap *c = p->c;
+	struct timespec nap = { .tv_sec = 0, .tv_nsec = 200000 };
+	int rc;
+
+	while (!p->quit) {
+		rc = cons_block_try(c);
+		if (rc == 0) {
+			c->held = true;
+			rc = p->block(p->state, &c->blk);
+			cons_block_release(c, c->checked);
+			c->held = c->checked = false;
+			cons_publish(p->c);
+			if (rc != 0) {
+				p->rc = rc;
+				break;
+			}
+			continue;
+		}
+		if (rc == -ENODATA)
+			break;
+		if (wall_ns() - p->beat_ns > 100000000) {
+			cons_publish(p->c);
+			p->beat_ns = wall_ns();
+		}
+		nanosleep(&nap, NULL);
+	}
+	cons_publish(p->c);
+	p->fini(p->state);
+	p->inited = false;
+	return NULL;
+}
+
+int
+ibv_plugin_start(struct ibv_plugin *p)
+{
+	int rc;
+
+	if (p == NULL)
+		return 0;
+	rc = rte_ctrl_thread_create(&p->tid, "ibv-consumer", NULL, plugin_main, p);
+	if (rc != 0) {
+		rc = rc < 0 ? -rc : rc;
+		fprintf(stderr, "dpdk-ibvcap: --consumer %s: cannot start its thread (%s): it "
+			"reads nothing\n", p->args.path, strerror(rc));
+		return rc;
+	}
+	p->running = true;
+	return 0;
+}
+
+int
+ibv_plugin_join(struct ibv_plugin *p)
+{
+	const struct ibvcap_stats *st;
+
+	if (p == NULL || !p->running)
+		return 0;
+	st = &p->c->st;
+	pthread_join(p->tid, NULL);
+	p->running = false;
+	printf("dpdk-ibvcap: --consumer %s: %llu blocks, %llu frames, %llu overrun%s\n",
+	       p->name, (unsigned long long)st->blocks, (unsigned long long)st->frames,
+	       (unsigned long long)st->overrun, p->rc ? " (it stopped itself)" : "");
+	if (p->rc != 0) {
+		fprintf(stderr, "dpdk-ibvcap: --consumer %s: its block call returned %d: it "
+			"stopped, the capture went on\n", p->args.path, p->rc);
+		return -1;
+	}
+	return 0;
+}
+
+void
+ibv_plugin_close(struct ibv_plugin *p)
+{
+	if (p == NULL)
+		return;
+	if (p->running) {
+		p->quit = 1;
+		pthread_join(p->tid, NULL);
+		p->running = false;
+	}
+	if (p->inited)
+		p->fini(p->state);
+	if (p->c != NULL) {
+		if (p->c->reg >= 0)
+			shm_writer_release(p->c->v.ctl, p->c->reg);
+		cons_select_free(p->c);
+		free(p->c);
+	}
+	free(p->ant);
+	if (p->dl != NULL)
+		dlclose(p->dl);
+	free(p);
+}

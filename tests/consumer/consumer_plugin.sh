@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# --consumer: examples/beam_plugin.so, the incoherent beam as an in-process
+# consumer, during a live capture of codifgen's faulty streams (6 antennas
+# x 2 streams of 2-bit complex samples, 4 channels), with examples/beam.py
+# (numpy, over libibvcap) and examples/ibvcap-beam (C) reading the same
+# capture from other processes: each beam equals the one check_beam.py
+# computes from the sent pcap, and the three are equal record for record;
+# the plugin's registry entry (format plugin) is in the summary with its
+# frames and no overrun. Then the refusals, each naming the file: no such
+# file, a .so without the symbols, another plugin ABI, init refusing.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+set -e
+python3 -c 'import numpy' 2>/dev/null || skip "needs Debian's python3-numpy (scripts/setup.sh)"
+export PYTHONPATH=$SRC/lib/consumer/python IBVCAP_LIB=$BUILD/lib/consumer/libibvcap.so.1
+PLUGIN=$BUILD/examples/beam_plugin.so
+SIG="--nchan 4 --nbits 2 --complex --period 1 --total-samples 128000"
+GENARGS="$LAYOUT $SIG --count 400 --seed 28 --loss 0.02 --reorder 0.03 --reorder-depth 6 \
+--duplicate 0.01 --invalid 0.02"
+cons_capture "$GENARGS" 1024 32 --consumer "$PLUGIN,out=$T/plbeam,frames=40,name=plbeam"
+python3 "$SRC/examples/beam.py" "$PREFIX" pybeam 0x3f 40 "$T/pybeam" 2> "$T/pybeam.log" &
+PBPID=$!
+CLEANUP_PIDS+=("$PBPID")
+wait_for_line "$T/pybeam.log" 30 'attached to' || { cat "$T/pybeam.log"; fail "beam.py did not attach"; }
+# the C example's pid is RPID, which cons_run waits for
+"$BUILD/examples/ibvcap-beam" -i "$PREFIX" -n cbeam -a 0x3f -T 40 -o "$T/cbeam" 2> "$T/cbeam.log" &
+RPID=$!
+CLEANUP_PIDS+=("$RPID")
+wait_for_line "$T/cbeam.log" 30 'attached to' || { cat "$T/cbeam.log"; fail "ibvcap-beam did not attach"; }
+cons_run "$GENARGS" 400
+wait "$PBPID" || { cat "$T"/*.log; fail "beam.py exited non-zero"; }
+ok "capture (with the plugin) and two consumers exited 0; capture counts = truth ($(tail -1 "$T/cmp"))"
+grep -qE -- '--consumer plbeam: [0-9]+ blocks, [0-9]+ frames, 0 overrun$' "$T/cap.log" ||
+	{ cat "$T/cap.log"; fail "the capture's line for the plugin"; }
+ok "$(grep -- '--consumer plbeam:' "$T/cap.log")"
+for b in plbeam pybeam cbeam; do
+	python3 "$SRC/tests/consumer/check_beam.py" "$T/$b" "$T/sent.pcap" > "$T/$b.check" ||
+		{ cat "$T/$b.check"; fail "$b differs from the beam computed from the sent pcap"; }
+	ok "$b: $(cat "$T/$b.check")"
+done
+cmp "$T/plbeam" "$T/cbeam" || fail "the plugin's beam file and the C example's differ"
+cmp "$T/plbeam" "$T/pybeam" || fail "the plugin's beam file and the numpy example's differ"
+ok "plugin, C and numpy beam files identical ($(stat -c %s "$T/plbeam") bytes each)"
+python3 - "$T/sum.json" "$T/cap.log" <<'PY' || fail "the plugin's registry entry in the summary"
+import json, re, sys
+w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] == "plbeam"]
+assert len(w) == 1, w
+w = w[0]
+m = re.search(r"--consumer plbeam: (\d+) blocks, (\d+) frames, (\d+) overrun", open(sys.argv[2]).read())
+assert w["format"] == "plugin" and w["written"] == int(m.group(2)) > 0 and w["overrun"] == 0, w
+print(w["written"])
+PY
+ok "summary: writer plbeam, format plugin, its frames as the capture's line says, overrun 0"
+
+# refusals: each a capture start that stops before any traffic, exit 1
+refuse() {
+	local what=$1 msg=$2 spec=$3
+	rm -f "$SOCK"
+	# shellcheck disable=SC2086
+	run_expect_fail "$what" 1 "$msg" "$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" \
+		--log-level=lib.eal:error --vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT \
+		--frame-rate "$FRAME_RATE" --ring 256 --consumer "$spec"
+}
+refuse "no such file" "--consumer $T/none.so: cannot load it: $T/none.so" "$T/none.so,out=$T/x"
+refuse "no symbols" "--consumer $BUILD/tests/consumer/plugin_nosym.so: no symbol ibvcap_plugin_block" \
+	"$BUILD/tests/consumer/plugin_nosym.so"
+refuse "another ABI" "--consumer $BUILD/tests/consumer/plugin_abi9.so: plugin ABI 9 (its ibvcap_plugin_abi), this capture loads ABI 1" \
+	"$BUILD/tests/consumer/plugin_abi9.so"
+refuse "init refusing" "--consumer $PLUGIN: its init refused (-22): out=FILE: where the beam goes, missing" \
+	"$PLUGIN,frames=8"
+refuse "a bad key" "--consumer $PLUGIN: 'frames': expected key=value" "$PLUGIN,frames"
