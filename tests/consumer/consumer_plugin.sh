@@ -7,14 +7,18 @@
 # capture from other processes: each beam equals the one check_beam.py
 # computes from the sent pcap, and the three are equal record for record;
 # the plugin's registry entry (format plugin) is in the summary with its
-# frames and no overrun. Then the refusals, each naming the file: no such
-# file, a .so without the symbols, another plugin ABI, init refusing.
+# frames and no overrun. A slow plugin (tests/consumer/plugin_slow.c)
+# behind a small ring: the capture loses nothing, the plugin's overrun =
+# received - frames it was handed, exactly. Then the refusals, each naming
+# the file: no such file, a .so without the symbols, another plugin ABI,
+# init refusing, a key without '='.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 set -e
 python3 -c 'import numpy' 2>/dev/null || skip "needs Debian's python3-numpy (scripts/setup.sh)"
 export PYTHONPATH=$SRC/lib/consumer/python IBVCAP_LIB=$BUILD/lib/consumer/libibvcap.so.1
 PLUGIN=$BUILD/examples/beam_plugin.so
+SLOWARGS="$LAYOUT $SIG --count 2000 --seed 25 --loss 0.01 --reorder 0.02 --reorder-depth 4 --invalid 0.01"
 SIG="--nchan 4 --nbits 2 --complex --period 1 --total-samples 128000"
 GENARGS="$LAYOUT $SIG --count 400 --seed 28 --loss 0.02 --reorder 0.03 --reorder-depth 6 \
 --duplicate 0.01 --invalid 0.02"
@@ -52,6 +56,36 @@ assert w["format"] == "plugin" and w["written"] == int(m.group(2)) > 0 and w["ov
 print(w["written"])
 PY
 ok "summary: writer plbeam, format plugin, its frames as the capture's line says, overrun 0"
+
+# a slow plugin (40 ms per block of 16 frames at 1000 frames/s, a ring of
+# 256): the capture loses nothing; the plugin's overrun (its registry
+# entry, the capture's line) = the frames the truth says received minus
+# the valid frames it was handed intact, exactly, and more than 0
+cons_capture "$SLOWARGS" 256 16 --consumer \
+	"$BUILD/tests/consumer/plugin_slow.so,out=$T/plslow.json,sleep_ms=40,frames=16,name=plslow"
+sleep 0 &
+RPID=$! # no consumer of another process this time
+cons_run "$SLOWARGS" 1000
+ok "the capture lost nothing beside a slow plugin: counts = truth ($(tail -1 "$T/cmp"))"
+python3 - "$T/sum.json" "$T/plslow.json" "$T/truth.json" "$T/cap.log" <<'PY' > "$T/slow.check" ||
+import json, re, sys
+w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] == "plslow"]
+p = json.load(open(sys.argv[2]))
+received = json.load(open(sys.argv[3]))["totals"]["received"]
+m = re.search(r"--consumer plslow: (\d+) blocks, (\d+) frames, (\d+) overrun$", open(sys.argv[4]).read(), re.M)
+assert len(w) == 1 and m, (w, m)
+w = w[0]
+blocks, frames, overrun = map(int, m.groups())
+assert w["format"] == "plugin" and w["written"] == frames == p["frames"], (w, p, m.groups())
+assert w["overrun"] == overrun > 0, (w, overrun)
+assert blocks == p["blocks"] and p["block_overrun"] <= overrun, (p, m.groups())
+assert frames + overrun == received, "handed %d + overrun %d != received %d" % (frames, overrun, received)
+print("slow plugin: %d blocks, %d valid frames handed intact + overrun %d = %d received, "
+      "exactly (the blocks' overrun fields sum to %d, the rest after its last block)" %
+      (blocks, frames, overrun, received, p["block_overrun"]))
+PY
+	{ cat "$T/slow.check" "$T/cap.log"; fail "the slow plugin's counts"; }
+ok "$(cat "$T/slow.check")"
 
 # refusals: each a capture start that stops before any traffic, exit 1
 refuse() {
