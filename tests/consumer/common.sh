@@ -44,8 +44,8 @@ cons_start() {
 }
 
 # cons_run GENARGS RATE: send (pcap sent.pcap, truth truth.json), wait for
-# the capture and the consumer RPID to end (both 0), stop the sender and
-# compare the capture's counts with the truth
+# the capture (exit status $CAP_STATUS, default 0) and the consumer RPID to
+# end (0), stop the sender and compare the capture's counts with the truth
 cons_run() {
 	# shellcheck disable=SC2086
 	"$GEN" -l 1 --no-pci --file-prefix="$GP" --log-level=lib.eal:error \
@@ -54,7 +54,10 @@ cons_run() {
 		> "$T/gen.log" 2>&1 &
 	GPID=$!
 	CLEANUP_PIDS+=("$GPID")
-	wait "$CPID" || { cat "$T/cap.log"; fail "primary exit status"; }
+	local st=0
+	wait "$CPID" || st=$?
+	[ "$st" = "${CAP_STATUS:-0}" ] ||
+		{ cat "$T/cap.log"; fail "primary exit status $st, expected ${CAP_STATUS:-0}"; }
 	wait "$RPID" || { cat "$T"/*.log; fail "consumer exit status"; }
 	kill -INT "$GPID" 2>/dev/null || true
 	wait "$GPID" 2>/dev/null || true

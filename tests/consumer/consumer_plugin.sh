@@ -9,7 +9,8 @@
 # the plugin's registry entry (format plugin) is in the summary with its
 # frames and no overrun. A slow plugin (tests/consumer/plugin_slow.c)
 # behind a small ring: the capture loses nothing, the plugin's overrun =
-# received - frames it was handed, exactly. Then the refusals, each naming
+# received - frames it was handed, exactly. One whose block call fails
+# stops alone: the capture exits 2, its counts = truth. Then the refusals, each naming
 # the file: no such file, a .so without the symbols, another plugin ABI,
 # init refusing, a key without '='.
 . "$(dirname "$0")/../lib.sh"
@@ -86,6 +87,21 @@ print("slow plugin: %d blocks, %d valid frames handed intact + overrun %d = %d r
 PY
 	{ cat "$T/slow.check" "$T/cap.log"; fail "the slow plugin's counts"; }
 ok "$(cat "$T/slow.check")"
+
+# a plugin whose 3rd block call fails: it stops (fini runs, its file says 3
+# blocks), the capture takes every frame (counts = truth) and exits 2,
+# saying so
+cons_capture "$SLOWARGS" 256 16 --consumer \
+	"$BUILD/tests/consumer/plugin_slow.so,out=$T/plfail.json,fail_after=3,name=plfail"
+sleep 0 &
+RPID=$!
+CAP_STATUS=2 cons_run "$SLOWARGS" 1000
+expect_eq "the failing plugin's blocks (its fini's file)" "$(json_get "$T/plfail.json" blocks)" 3
+for line in "--consumer plfail: 3 blocks, .* (it stopped itself)" \
+	"--consumer $BUILD/tests/consumer/plugin_slow.so: its block call returned -5: it stopped, the capture went on"; do
+	grep -q -- "$line" "$T/cap.log" || { cat "$T/cap.log"; fail "the capture's line: $line"; }
+done
+ok "a plugin's failing block call stops the plugin, not the capture: exit 2, counts = truth ($(tail -1 "$T/cmp"))"
 
 # refusals: each a capture start that stops before any traffic, exit 1
 refuse() {

@@ -3,7 +3,9 @@
  * sleep_ms=MS, then checks the block (args->check: rows the ring overwrote
  * meanwhile lose their valid bits) and counts what is still valid. At fini
  * it writes out=FILE: {"blocks": B, "frames": F, "block_overrun": O}, F
- * the valid frames it was handed intact, O the sum of the blocks' overrun. */
+ * the valid frames it was handed intact, O the sum of the blocks' overrun.
+ * fail_after=N: its Nth block call returns -EIO (the plugin stops, the
+ * capture goes on). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@ const uint32_t ibvcap_plugin_abi = IBVCAP_PLUGIN_ABI;
 struct slow {
 	const struct ibvcap_plugin_args *a;
 	char out[512];
-	long ms;
+	long ms, fail_after;
 	uint64_t blocks, frames, overrun;
 };
 
@@ -34,6 +36,8 @@ ibvcap_plugin_init(const struct ibvcap_plugin_args *a, void **state)
 	for (i = 0; i < a->nkv; i++) {
 		if (strcmp(a->kv[i].key, "sleep_ms") == 0)
 			s->ms = strtol(a->kv[i].value, NULL, 10);
+		else if (strcmp(a->kv[i].key, "fail_after") == 0)
+			s->fail_after = strtol(a->kv[i].value, NULL, 10);
 		else if (strcmp(a->kv[i].key, "out") == 0)
 			snprintf(s->out, sizeof(s->out), "%s", a->kv[i].value);
 	}
@@ -60,7 +64,7 @@ ibvcap_plugin_block(void *state, const struct ibvcap_block *blk)
 			s->frames += blk->view[k][v].nvalid;
 	s->blocks++;
 	s->overrun += blk->overrun;
-	return 0;
+	return s->fail_after > 0 && s->blocks == (uint64_t)s->fail_after ? -EIO : 0;
 }
 
 void
