@@ -129,7 +129,8 @@ ibv_ql_free(struct ibv_ql *ql)
 {
 	unsigned int i, k;
 
-	for (i = 0; i < RTE_MAX_LCORE; i++) {
+	/* NULL: ibv_ql_setup was never reached (the rx lcores failed first) */
+	for (i = 0; ql->lcores != NULL && i < RTE_MAX_LCORE; i++) {
 		struct ibv_lcore *lc = ql->lcores->lc[i];
 
 		if (lc == NULL || lc->ql == NULL)

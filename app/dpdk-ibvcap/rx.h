@@ -68,10 +68,10 @@ struct ibv_lcore {
 						 antenna (NULL: no rings) */
 	const struct hwclock_pub *host_clk; /**< the host clock's fit */
 	int ts_offset;                      /**< the NIC stamp's mbuf field, -1 none */
-	uint64_t ts_flag;
-	struct wr_sched *const *sched;      /**< the scans' schedule, as it moves */
 	int arrival_off;                    /**< a held frame's arrival time: an
 						 mbuf dynamic field */
+	uint64_t ts_flag;
+	struct wr_sched *const *sched;      /**< the scans' schedule, as it moves */
 
 	/* counters */
 	uint64_t pkts, bytes, polls, empty_polls, misdirected, segmented;
