@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -891,10 +892,31 @@ ibv_version(FILE *f)
 	opt_version(&ibv_cmd, f);
 }
 
+/* --consumer's file, where it is a path (a bare name is dlopen's to look
+ * for): readable, so that the start refuses it before EAL and
+ * --check-config says so. */
+static int
+check_consumer_file(const struct ibv_config *c, char *err, size_t errlen)
+{
+	size_t n = strcspn(c->consumer, ",");
+	char path[PATH_MAX];
+
+	if (n == 0 || n >= sizeof(path) || memchr(c->consumer, '/', n) == NULL)
+		return 0;
+	memcpy(path, c->consumer, n);
+	path[n] = '\0';
+	if (access(path, R_OK) != 0)
+		return err_set(err, errlen, -errno, "--consumer %s: %s (expected a plugin's shared "
+			       "object, include/ibvcap_plugin.h)", path, strerror(errno));
+	return 0;
+}
+
 int
 ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
 {
-	return opt_check_files(&ibv_cmd, c, err, errlen);
+	int rc = opt_check_files(&ibv_cmd, c, err, errlen);
+
+	return rc != 0 ? rc : check_consumer_file(c, err, errlen);
 }
 
 int

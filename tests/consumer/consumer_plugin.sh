@@ -112,7 +112,13 @@ refuse() {
 		--log-level=lib.eal:error --vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT \
 		--frame-rate "$FRAME_RATE" --ring 256 --consumer "$spec"
 }
-refuse "no such file" "--consumer $T/none.so: cannot load it: $T/none.so" "$T/none.so,out=$T/x"
+refuse "no such file" "--consumer $T/none.so: No such file or directory (expected a plugin's shared object" \
+	"$T/none.so,out=$T/x"
+# shellcheck disable=SC2086
+run_expect_fail "--check-config: no such file" 1 "--consumer $T/none.so: No such file or directory" \
+	"$CAP" --check-config -- $LAYOUT --frame-rate "$FRAME_RATE" --ring 256 --consumer "$T/none.so"
+echo "not ELF" > "$T/text.so"
+refuse "not a shared object" "--consumer $T/text.so: cannot load it: $T/text.so: " "$T/text.so"
 refuse "no symbols" "--consumer $BUILD/tests/consumer/plugin_nosym.so: no symbol ibvcap_plugin_block" \
 	"$BUILD/tests/consumer/plugin_nosym.so"
 refuse "another ABI" "--consumer $BUILD/tests/consumer/plugin_abi9.so: plugin ABI 9 (its ibvcap_plugin_abi), this capture loads ABI 1" \
