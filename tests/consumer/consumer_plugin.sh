@@ -5,14 +5,15 @@
 # x 2 streams of 2-bit complex samples, 4 channels), with examples/beam.py
 # (numpy, over libibvcap) and examples/ibvcap-beam (C) reading the same
 # capture from other processes: each beam equals the one check_beam.py
-# computes from the sent pcap, and the three are equal record for record;
-# the plugin's registry entry (format plugin) is in the summary with its
-# frames and no overrun. A slow plugin (tests/consumer/plugin_slow.c)
-# behind a small ring: the capture loses nothing, the plugin's overrun =
-# received - frames it was handed, exactly. One whose block call fails
-# stops alone: the capture exits 2, its counts = truth. Then the refusals, each naming
-# the file: no such file, a .so without the symbols, another plugin ABI,
-# init refusing, a key without '='.
+# computes from the sent pcap, and the three files are identical; the
+# plugin's registry entry (format plugin) is in telemetry while it runs and
+# in the summary with its frames and no overrun. A slow plugin
+# (tests/consumer/plugin_slow.c) behind a small ring: the capture loses
+# nothing, the plugin's overrun = received - frames it was handed, exactly.
+# One whose block call fails stops alone: the capture exits 2, its counts =
+# truth. Then the refusals, each naming the file: no such file (also by
+# --check-config), not a shared object, a .so without the symbols, another
+# plugin ABI, init refusing, a key without '='.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 set -e
@@ -24,6 +25,13 @@ SIG="--nchan 4 --nbits 2 --complex --period 1 --total-samples 128000"
 GENARGS="$LAYOUT $SIG --count 400 --seed 28 --loss 0.02 --reorder 0.03 --reorder-depth 6 \
 --duplicate 0.01 --invalid 0.02"
 cons_capture "$GENARGS" 1024 32 --consumer "$PLUGIN,out=$T/plbeam,frames=40,name=plbeam"
+dpdk-telemetry.py -f "$PREFIX" <<< "/ibvcap/writer,plbeam" 2>&1 | tail -1 > "$T/tel.json"
+python3 - "$T/tel.json" <<'PY' || { cat "$T/tel.json"; fail "/ibvcap/writer,plbeam"; }
+import json, sys
+w = json.load(open(sys.argv[1]))["/ibvcap/writer"]
+assert w["name"] == "plbeam" and w["format"] == "plugin" and w["active"] == 1 and not w["dead"], w
+PY
+ok "telemetry /ibvcap/writer,plbeam: the plugin's registry entry, format plugin, active"
 python3 "$SRC/examples/beam.py" "$PREFIX" pybeam 0x3f 40 "$T/pybeam" 2> "$T/pybeam.log" &
 PBPID=$!
 CLEANUP_PIDS+=("$PBPID")
