@@ -131,6 +131,14 @@ for k in sys.argv[2:]:
 print(v)' "$@"
 }
 
+# json_eval FILE EXPR: a Python expression over the JSON of FILE, bound to
+# j, printed: json_eval "$T/report.json" '(j["result"], j["frames"])'
+json_eval() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$@"
+}
+
 # packets_in N TRIES: ask this test's primary (--file-prefix $PREFIX) for
 # /ibvcap/stats every 0.1 s, at most TRIES times, until it counts N packets;
 # prints the last count (empty if it never answered) for the caller to

@@ -104,7 +104,6 @@ else:
 print(frames, gaps)
 PY
 }
-json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 # pcap sources (recpcap) to codif and raw: the window's packets as rows by
 # frame index, the lost frames as placeholders (the same outputs as rec's)
 for src in rec recraw recpcap; do
@@ -130,7 +129,7 @@ for i in glob.glob(sys.argv[1] + "/*.raw.json"):
 PY
 		fi
 		got=$(check "$d" $fmt 60 150) || fail "$src -> $fmt: not the window's frames as sent"
-		r=$(json "$o/codifcheck_extract.json" '(j["result"], j["frames"], j["placeholders"], j["inputs_read"], j["files_written"])')
+		r=$(json_eval "$o/codifcheck_extract.json" '(j["result"], j["frames"], j["placeholders"], j["inputs_read"], j["files_written"])')
 		set -- $got
 		# pcap, pcapng: gap frames are counted (the codif's), not written
 		[ "$fmt" = codif ] && GAPS=$2
@@ -147,7 +146,7 @@ mkdir -p "$o" "$o/ng"
 	{ cat "$o.log"; fail "extract pcap -> pcapng"; }
 check "$o" pcap 60 150 > /dev/null || fail "pcap -> pcap: not the window's packets"
 check "$o/ng" pcapng 60 150 > /dev/null || fail "pcap -> pcapng: not the window's packets"
-expect_eq "pcap sources: files read" "$(json "$o/codifcheck_extract.json" 'j["inputs_read"]')" 6
+expect_eq "pcap sources: files read" "$(json_eval "$o/codifcheck_extract.json" 'j["inputs_read"]')" 6
 ok "pcap sources -> pcap, pcapng: the packets sent in the window, no other"
 expect_eq "pcap sources to codif: no packet directory left" \
 	"$(find "$T" -name '.codifcheck_extract.*' | wc -l)" 0
@@ -159,14 +158,14 @@ mkdir -p "$o"
 	{ cat "$o.log"; fail "partial window"; }
 expect_eq "partial: files" "$(ls "$o" | tr '\n' ' ')" "codifcheck_extract.json ibvcap_ant1_20250101T000000.000000000Z.codif "
 expect_eq "partial: result, before the recording (ceil(10 ms / 432 us) = 24 rows x 4)" \
-	"$(json "$o/codifcheck_extract.json" '(j["result"], j["before_capture_frames"], j["antennas"]["ant1"]["before_capture_to"], j["inputs_read"])')" \
+	"$(json_eval "$o/codifcheck_extract.json" '(j["result"], j["before_capture_frames"], j["antennas"]["ant1"]["before_capture_to"], j["inputs_read"])')" \
 	"('partial', 96, '2025-01-01T00:00:00.000000000Z', 1)"
 # outside the recording: nothing written, said, exit 1
 o=$T/out_none
 mkdir -p "$o"
 run_expect_fail "a window after the recording" 1 "holds no frame of the sources" \
 	"$CC" extract --from "$(utc 1000)" --to "$(utc 1100)" --out "$o" "$T/rec"
-expect_eq "outside: result, files" "$(json "$o/codifcheck_extract.json" '(j["result"], j["files_written"])') $(ls "$o" | wc -l)" "('empty', 0) 1"
+expect_eq "outside: result, files" "$(json_eval "$o/codifcheck_extract.json" '(j["result"], j["files_written"])') $(ls "$o" | wc -l)" "('empty', 0) 1"
 run_expect_fail "a window before it" 1 "holds no frame of the sources" \
 	"$CC" extract --from "2024-01-01T00:00:00Z" --to "2024-01-02T00:00:00Z" --out "$o" "$T/rec"
 run_expect_fail "--to before --from" 2 "expected a time after --from" \

@@ -60,11 +60,10 @@ CPID=$!
 CLEANUP_PIDS+=("$CPID")
 wait_started "$T/cap.log" 30 "primary did not start"
 
-jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 $CTL status > "$T/st0.json" || fail "ctl status"
-expect_eq "status before any data: next scan" "$(jq_ "$T/st0.json" 'd["next_scan"], d["current_scan"]')" "('sched_a', '')"
-expect_eq "status: writers idle until their scans" "$(jq_ "$T/st0.json" 'd["writer_states"]')" \
+expect_eq "status before any data: next scan" "$(json_eval "$T/st0.json" 'j["next_scan"], j["current_scan"]')" "('sched_a', '')"
+expect_eq "status: writers idle until their scans" "$(json_eval "$T/st0.json" 'j["writer_states"]')" \
 	"['idle until sched_a', 'idle until sched_a']"
 
 # the status screen at 80 columns: the current and next scan, no line wider
@@ -78,12 +77,12 @@ ok "status screen (80 columns): $(grep 'next sched_a' "$T/screen.txt")"
 # commanded scans
 $CTL record on --scan cmd_a --at "$(utc 500)" --for 200ms --writer 0 > "$T/on1.json" ||
 	{ cat "$T/on1.json"; fail "record on cmd_a"; }
-expect_eq "record on: answer" "$(jq_ "$T/on1.json" 'd["result"], d["did"], d["stop_utc"]')" \
+expect_eq "record on: answer" "$(json_eval "$T/on1.json" 'j["result"], j["did"], j["stop_utc"]')" \
 	"('done', 'scan cmd_a added', '$(utc 700 | sed 's/Z$/000000Z/')')"
 $CTL record on --scan cmd_b --at "$(utc 450)" --until "$(utc 650)" --writer primary-1-codif \
 	--antenna 1 > "$T/on2.json" || { cat "$T/on2.json"; fail "record on cmd_b"; }
 $CTL record off --scan cmd_a --at "$(utc 650)" > "$T/off1.json" || { cat "$T/off1.json"; fail "record off cmd_a"; }
-expect_eq "record off --at: answer" "$(jq_ "$T/off1.json" 'd["result"], d["did"]')" \
+expect_eq "record off --at: answer" "$(json_eval "$T/off1.json" 'j["result"], j["did"]')" \
 	"('done', '1 scan stops, 0 writers recording everything stop')"
 
 $CTL status > "$T/st1.json"
@@ -108,7 +107,7 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 for k in ("scan_names", "scan_starts_utc", "scan_stops_utc", "scan_writers", "writer_states"):
     assert a[k] == b[k], (k, a[k], b[k])
 PY
-	ok "$what: refused ($input '$(jq_ "$T/r.json" 'd["value"]')': expected $(jq_ "$T/r.json" 'd["expected"]')), nothing changed"
+	ok "$what: refused ($input '$(json_eval "$T/r.json" 'j["value"]')': expected $(json_eval "$T/r.json" 'j["expected"]')), nothing changed"
 }
 refused "unknown writer" writer '^7$' record on --scan x1 --at "$(utc 2000)" --for 1s --writer 7
 refused "stop before start" until . record on --scan x2 --at "$(utc 2000)" --until "$(utc 1500)"
@@ -121,7 +120,7 @@ refused "a bad scan name" scan '^a/b$' record on --scan a/b --at "$(utc 3000)" -
 refused "unknown scan to stop" scan '^nope$' record off --scan nope
 refused "stop before the scan's start" at . record off --scan cmd_b --at "$(utc 400)"
 refused "zero duration" for '^0s$' record on --scan x7 --at "$(utc 3000)" --for 0s
-expect_eq "status: scans" "$(jq_ "$T/st1.json" 'd["scan_names"], d["scan_writers"]')" \
+expect_eq "status: scans" "$(json_eval "$T/st1.json" 'j["scan_names"], j["scan_writers"]')" \
 	"(['sched_a', 'sched_b', 'cmd_a', 'cmd_b'], ['0,1', '1', '0', '1'])"
 
 # the data, paced (2400 frames per stream at 1000 a second)
@@ -209,7 +208,7 @@ $CTL record off > "$T/off_rt.json" || { cat "$T/off_rt.json"; fail "record off n
 rc=0
 $CTL record off > "$T/off_rt2.json" 2>/dev/null || rc=$?
 expect_eq "record off again (nothing recording): exit, input" \
-	"$rc $(jq_ "$T/off_rt2.json" 'd["input"]')" "3 writer"
+	"$rc $(json_eval "$T/off_rt2.json" 'j["input"]')" "3 writer"
 wait "$CPID" || { cat "$T/cap_rt.log"; fail "capture (live) exit status"; }
 kill -INT "$GPID" 2>/dev/null || true
 wait "$GPID" 2>/dev/null || true
