@@ -21,6 +21,7 @@
 #include "totals.h"
 #include "writers.h"
 #include "ledger.h"
+#include "stats.h"
 #include "refusal.h"
 #include "json.h"
 #include "parse.h"
@@ -969,13 +970,18 @@ ibv_rec_summary_json(const struct ibv_ledger *lg, json_t *root)
 void
 ibv_rec_summary_text(const struct ibv_ledger *lg, FILE *f)
 {
+	/* the table's width; narrower (stats_text_columns: the terminal's or
+	 * $COLUMNS), a record of three lines a row */
+	bool narrow = stats_text_columns(f) != 0 && stats_text_columns(f) < 136;
 	unsigned int i, k;
 
 	if (lg->n == 0)
 		return;
 	fprintf(f, "\nscans (per --write writer: frames the span holds, recorded, missing by cause)\n");
-	fprintf(f, "%-16s %-22s %12s %12s %10s %10s %10s %8s %12s  %s\n", "scan", "writer",
-		"expected", "recorded", "lost", "not-rec", "overrun", "cut", "not-arrived", "reason");
+	if (!narrow)
+		fprintf(f, "%-16s %-22s %12s %12s %10s %10s %10s %8s %12s  %s\n", "scan", "writer",
+			"expected", "recorded", "lost", "not-rec", "overrun", "cut", "not-arrived",
+			"reason");
 	for (i = 0; i < lg->n; i++) {
 		const struct ibv_scan_watch *x = &lg->w[i];
 
@@ -986,12 +992,22 @@ ibv_rec_summary_text(const struct ibv_ledger *lg, FILE *f)
 		}
 		for (k = 0; k < x->nl; k++) {
 			const struct ibv_scan_ledger *g = &x->l[k];
+			const char *sh = g->recorded < g->expected ? "SHORT: " : "";
 
-			fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-				" %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s\n", x->sc.name,
-				g->writer, g->expected, g->recorded,
-				g->lost, g->not_recorded, g->overrun, g->cut, g->not_arrived,
-				g->recorded < g->expected ? "SHORT: " : "", g->reason);
+			if (narrow)
+				fprintf(f, "%s, writer %s: expected %" PRIu64 ", recorded %" PRIu64
+					"\n  lost %" PRIu64 ", not-rec %" PRIu64 ", overrun %" PRIu64
+					", cut %" PRIu64 ", not-arrived %" PRIu64 "\n%s%s%s%s",
+					x->sc.name, g->writer, g->expected, g->recorded, g->lost,
+					g->not_recorded, g->overrun, g->cut, g->not_arrived,
+					*sh || g->reason[0] ? "  " : "", sh, g->reason,
+					*sh || g->reason[0] ? "\n" : "");
+			else
+				fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10"
+					PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s\n",
+					x->sc.name, g->writer, g->expected, g->recorded, g->lost,
+					g->not_recorded, g->overrun, g->cut, g->not_arrived, sh,
+					g->reason);
 		}
 	}
 }

@@ -14,7 +14,8 @@
 #     of the host clock"; N = the frames of the 3 s for both streams, from
 #     the stream's frame period and its first frame (computed here); no
 #     directory s1; in the summary (text and JSON), telemetry and
-#     Prometheus (ibvcap_scan_short 1).
+#     Prometheus (ibvcap_scan_short 1); the summary's text at 80 columns
+#     (COLUMNS=80): each scan's row a record of lines that fit.
 #  3. A scan s2 placed in the data's time (2 s of it, a little ahead): its
 #     ledger expected = N2 (computed here), = recorded + lost + not_recorded
 #     + overrun + cut + not_arrived, recorded = the frames received in s2's
@@ -35,8 +36,10 @@ LAYOUT="--antennas 1 --groups 1 --threads 2"
 STREAMS=3 # the generator's threads 0-2; the third has no slot (--slots 2)
 STAT="python3 $BUILD/app/dpdk-ibvcap-stat --file-prefix $PREFIX"
 mkdir -p "$T/w" "$T/d"
+# COLUMNS=80: the summary's text as an 80-column terminal has it (the scans
+# as records of lines that fit)
 # shellcheck disable=SC2086
-"$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+COLUMNS=80 "$CAP" --lcores 0@0,1@1,2@0 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 	--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --slots 2 --stats-period 0 --ring 4096 \
 	--write "codif:$T/w" --record idle --duration 400s --summary-json "$T/sum.json" \
 	> "$T/cap.log" 2>&1 &
@@ -225,7 +228,15 @@ print("s2: expected %d = recorded %d + lost %d + not recorded %d + overrun %d + 
 PY
 ) || fail "the summary's ledgers: $res"
 ok "summary JSON: $res"
-grep -qE "^s1 +primary-0-codif +$N1 +0 +0 +0 +0 +0 +$N1  SHORT: data clock" "$T/cap.log" ||
-	{ grep -A4 '^scans' "$T/cap.log"; fail "the text summary's s1 row"; }
-ok "text summary: $(grep -E '^s1 ' "$T/cap.log")"
+grep -A2 -E "^s1, writer primary-0-codif: expected $N1, recorded 0$" "$T/cap.log" > "$T/s1.txt" || true
+python3 - "$T/s1.txt" "$N1" <<'PY' || { grep -A8 '^scans' "$T/cap.log"; fail "the text summary's s1 record"; }
+import sys
+l = open(sys.argv[1]).read().splitlines()
+n = sys.argv[2]
+assert len(l) == 3, l
+assert l[1] == "  lost 0, not-rec 0, overrun 0, cut 0, not-arrived %s" % n, l[1]
+assert l[2].startswith("  SHORT: data clock"), l[2]
+assert max(len(x) for x in l[:2]) <= 80, l
+PY
+ok "text summary at 80 columns: $(tr '\n' '|' < "$T/s1.txt")"
 echo "$CHECKS checks passed"
