@@ -17,6 +17,7 @@
 #include "fringe.h"
 #include "opt.h"
 #include "parse.h"
+#include "ql_bstate_opt.h"
 #include "ql_fringe.h"
 #include "scan.h"
 #include "spectrum.h"
@@ -315,6 +316,7 @@ static int help_cmd(const struct opt_arg *a, char *err, size_t errlen);
 static int fmt_values[4];
 
 #define O struct opts
+#define BS_CFG(f) bs.cfg.f /* the verdict thresholds' rows: ql_bstate_opt.h */
 static const struct opt_def info_opts[] = {
 	{"json", .kind = OPT_FLAG, OPT_AT(O, chk.json),
 	 .help = "one JSON object (for one file; else {\"files\": [...]}) whose "
@@ -393,16 +395,7 @@ static const struct opt_def bstate_opts[] = {
 	{"groups", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = QLB_MAX_GROUPS,
 	 OPT_AT(O, bs.groups), .help = "channel groups per stream (channels in groups of "
 		 "ceil(nchan / N))"},
-	{"under", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 0, .dmax = 1,
-	 OPT_AT(O, bs.cfg.under), .help = "under-driven below F x the optimal RMS"},
-	{"over", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1000,
-	 OPT_AT(O, bs.cfg.over), .help = "over-driven above F x the optimal RMS"},
-	{"dead", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
-	 OPT_AT(O, bs.cfg.dead), .help = "dead from this share of the zero code"},
-	{"saturated", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
-	 OPT_AT(O, bs.cfg.sat), .help = "saturated from this share of the extreme codes"},
-	{"min-samples", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
-	 OPT_AT(O, bs.cfg.min_samples), .help = "fewer samples: nodata"},
+	QLB_CFG_OPT_ROWS(O, BS_CFG),
 	{"plot", .kind = OPT_PATH, .metavar = "FILE.png", OPT_PTR(O, bs.plot),
 	 .help = "draw each stream's occupancy (of the last FILE; at most 8 streams) with the "
 		 "expected levels into FILE.png with gnuplot"},

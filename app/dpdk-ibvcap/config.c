@@ -18,6 +18,7 @@
 #include "opt_ini.h"
 #include "parse.h"
 #include "pkt.h"
+#include "ql_bstate_opt.h"
 #include "quicklook.h"
 #include "writer.h"
 
@@ -571,21 +572,12 @@ static const struct opt_section sections[] = {
 #define P struct pstate
 /* --sampler-levels' keys: the sampler verdict's thresholds (lib/quicklook
  * ql_bstate.h; codifcheck bstate's options of the same names). */
-#define Q struct qlb_cfg
+#define LEVEL(f) f
 static const struct opt_def sampler_level_keys[] = {
-	{"under", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 0, .dmax = 1, OPT_AT(Q, under),
-	 .help = "under-driven below F x the optimal RMS"},
-	{"over", .kind = OPT_DOUBLE, .metavar = "F", .dmin = 1, .dmax = 1000, OPT_AT(Q, over),
-	 .help = "over-driven above F x the optimal RMS"},
-	{"dead", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
-	 OPT_AT(Q, dead), .help = "dead from this share of the zero code"},
-	{"saturated", .kind = OPT_DOUBLE, .metavar = "FRACTION", .dmin = 0.5, .dmax = 1,
-	 OPT_AT(Q, sat), .help = "saturated from this share of the extreme codes"},
-	{"min-samples", .kind = OPT_UINT, .metavar = "N", .min = 1, .max = UINT64_MAX,
-	 OPT_AT(Q, min_samples), .help = "fewer samples in a window: nodata"},
+	QLB_CFG_OPT_ROWS(struct qlb_cfg, LEVEL),
 	{ .name = NULL },
 };
-#undef Q
+#undef LEVEL
 
 static void
 sampler_level_defaults(void *obj)

@@ -970,10 +970,10 @@ ibv_rec_summary_json(const struct ibv_ledger *lg, json_t *root)
 void
 ibv_rec_summary_text(const struct ibv_ledger *lg, FILE *f)
 {
-	/* the table's width; narrower (stats_text_columns: the terminal's or
-	 * $COLUMNS), a record of three lines a row */
-	bool narrow = stats_text_columns(f) != 0 && stats_text_columns(f) < 136;
-	unsigned int i, k;
+	/* the table's 136 columns; narrower (stats_text_columns: the
+	 * terminal's or $COLUMNS), a record of two or three lines a row */
+	unsigned int cols = stats_text_columns(f), i, k;
+	bool narrow = cols != 0 && cols < 136;
 
 	if (lg->n == 0)
 		return;
@@ -994,15 +994,15 @@ ibv_rec_summary_text(const struct ibv_ledger *lg, FILE *f)
 			const struct ibv_scan_ledger *g = &x->l[k];
 			const char *sh = g->recorded < g->expected ? "SHORT: " : "";
 
-			if (narrow)
+			if (narrow) {
 				fprintf(f, "%s, writer %s: expected %" PRIu64 ", recorded %" PRIu64
 					"\n  lost %" PRIu64 ", not-rec %" PRIu64 ", overrun %" PRIu64
-					", cut %" PRIu64 ", not-arrived %" PRIu64 "\n%s%s%s%s",
+					", cut %" PRIu64 ", not-arrived %" PRIu64 "\n",
 					x->sc.name, g->writer, g->expected, g->recorded, g->lost,
-					g->not_recorded, g->overrun, g->cut, g->not_arrived,
-					*sh || g->reason[0] ? "  " : "", sh, g->reason,
-					*sh || g->reason[0] ? "\n" : "");
-			else
+					g->not_recorded, g->overrun, g->cut, g->not_arrived);
+				if (*sh != '\0' || g->reason[0] != '\0')
+					fprintf(f, "  %s%s\n", sh, g->reason);
+			} else
 				fprintf(f, "%-16s %-22s %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10"
 					PRIu64 " %10" PRIu64 " %8" PRIu64 " %12" PRIu64 "  %s%s\n",
 					x->sc.name, g->writer, g->expected, g->recorded, g->lost,
