@@ -256,7 +256,7 @@ static void
 check_stop(struct ibv_app *app)
 {
 	const struct ibv_config *c = &app->cfg;
-	uint64_t now = rte_rdtsc(), pkts = 0, last_rx = 0;
+	uint64_t now = rte_rdtsc(), pkts = 0;
 	unsigned int i;
 
 	if (app->run.stop)
@@ -279,18 +279,20 @@ check_stop(struct ibv_app *app)
 		if (lc == NULL)
 			continue;
 		pkts += lc->pkts;
-		if (lc->last_rx_tsc > last_rx)
-			last_rx = lc->last_rx_tsc;
 	}
 	if (c->stop_packets && pkts >= c->stop_packets) {
 		app->run.stop_reason = "--count-packets";
 		app->run.stop = 1;
 		return;
 	}
-	/* TSCs of different CPUs may disagree a little (VMs): a last rx
-	 * "after" now is no idleness, not a huge one */
-	if (c->idle_timeout_ns && pkts > 0 && now > last_rx &&
-	    now - last_rx >= ns_to_cycles(c->idle_timeout_ns, app->run.tsc_hz)) {
+	/* idle: no new packet for the timeout, on this lcore's own clock (an
+	 * rx lcore's TSC, on another CPU, may disagree with it on a VM) */
+	if (pkts != app->run.idle_pkts) {
+		app->run.idle_pkts = pkts;
+		app->run.idle_since_tsc = now;
+	}
+	if (c->idle_timeout_ns && pkts > 0 &&
+	    now - app->run.idle_since_tsc >= ns_to_cycles(c->idle_timeout_ns, app->run.tsc_hz)) {
 		app->run.stop_reason = "--idle-timeout";
 		app->run.stop = 1;
 		return;

@@ -17,6 +17,8 @@ struct ibv_run {
 	uint64_t start_tsc, end_tsc;
 	int64_t start_unix_ns;
 	uint64_t loop_tsc;        /**< the main loop's last turn (telemetry: loop_age_ms) */
+	uint64_t idle_pkts;       /**< --idle-timeout: the packets last seen ... */
+	uint64_t idle_since_tsc;  /**< ... and when this lcore saw them change */
 	bool pdump;               /**< rte_pdump_init() succeeded */
 };
 

@@ -478,7 +478,6 @@ rx_poll(struct ibv_lcore *lc, unsigned int qi, ibv_pl_place_fn place_fn, bool pl
 	 * everything done with it (our path's cost) */
 	t1 = rte_rdtsc();
 	lc->busy_cycles += t1 - t0;
-	lc->last_rx_tsc = t1;
 }
 
 /* The rx loop of one lcore, place_fn its mode's place function: built

@@ -79,7 +79,6 @@ struct ibv_lcore {
 	uint64_t held;            /**< mbufs held for suspect frames now */
 	uint64_t ev_shown;        /**< resync events logged (main lcore) */
 	uint64_t q_pkts[IBV_MAX_MAP], q_bytes[IBV_MAX_MAP];
-	uint64_t last_rx_tsc;
 	volatile bool running;
 	/* frames not recorded by scan (cold path: rx.c scan_nr_count) */
 	struct ibv_scan_nr *scan_nr;  /**< IBV_SCAN_NR entries */
