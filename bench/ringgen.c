@@ -23,6 +23,10 @@
  *    source no antenna has (unknown), or from antenna 0's source to its
  *    first group with an 18-byte UDP payload, which cannot be CODIF
  *    (malformed); with --count 0 and --garbage-count N, N of them alone.
+ *  --rate R: at most R frames per second in all (paced by the TSC before
+ *    each burst of frames; 0, the default: as fast as it can), so that
+ *    runs compared with each other offer the same load whatever else
+ *    shares ringgen's CPU; it prints the rate it reached.
  *  --pool-of NAME: take mbufs from the primary's own ring-based mempool
  *    NAME (dpdk-testpmd's "mb_pool_0") through that pool's ring, never
  *    through mempool ops: a secondary's pool is driven by ops *index*, and
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -77,6 +82,23 @@ give(struct rte_ring *pr, struct rte_mbuf **m, unsigned int n)
 		rte_ring_enqueue_bulk(pr, (void **)m, n, NULL);
 }
 
+/* Sleeps until the TSC reads due (a late wake-up is made up by the next
+ * bursts: the schedule is cumulative). */
+static void
+pace_until(uint64_t due, uint64_t hz)
+{
+	uint64_t now = rte_rdtsc();
+	struct timespec ts;
+	double s;
+
+	if (now >= due)
+		return;
+	s = (double)(due - now) / (double)hz;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -86,6 +108,7 @@ main(int argc, char **argv)
 		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { "pool-of", 1, NULL, 'o' },
 		{ "garbage", 1, NULL, 'g' }, { "garbage-ratio", 1, NULL, 'G' },
 		{ "garbage-count", 1, NULL, 'N' }, { "groups", 1, NULL, 'R' },
+		{ "rate", 1, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ring = NULL, *pool_of = NULL;
@@ -93,6 +116,7 @@ main(int argc, char **argv)
 	int txport = -1;
 	unsigned int nant = 6, data = 8192, nq = 1, ngroup = 0, k, q;
 	uint64_t frames = 0, sent = 0, full = 0, garbage = 0, gsent = 0, nburst = 0;
+	uint64_t rate = 0, hz, tsc0, tsc1;
 	const char *gkind = NULL;
 	unsigned int gratio = 1;
 	uint8_t gtmpl[60];
@@ -132,10 +156,11 @@ main(int argc, char **argv)
 		case 'G': gratio = (unsigned int)atoi(optarg); break;
 		case 'N': garbage = strtoull(optarg, NULL, 10); break;
 		case 'R': ngroup = (unsigned int)atoi(optarg); break;
+		case 'x': rate = strtoull(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
-				"--pool-of NAME]\n");
+				"--pool-of NAME] [--rate FRAMES_PER_S]\n");
 			return 2;
 		}
 	}
@@ -291,6 +316,8 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	k = 0;
+	hz = rte_get_tsc_hz();
+	tsc0 = rte_rdtsc();
 	while (sent < frames || gsent < garbage) {
 		struct rte_mbuf *b[BURST];
 		unsigned int i, done, want = (unsigned int)RTE_MIN((uint64_t)BURST,
@@ -304,6 +331,10 @@ main(int argc, char **argv)
 			want = (unsigned int)RTE_MIN((uint64_t)BURST, garbage - gsent);
 		else
 			want = (unsigned int)RTE_MIN((uint64_t)BURST, frames - sent);
+		/* --rate: this burst's frames not before their time, asleep
+		 * until then (not spinning: what shares the CPU gets it) */
+		if (rate != 0 && !junk)
+			pace_until(tsc0 + (uint64_t)((double)sent * (double)hz / (double)rate), hz);
 		/* a burst of one antenna's streams in turn, as steering gives */
 		if (take(mp, pr, b, want) != 0)
 			continue; /* the capture still holds them: wait */
@@ -347,6 +378,7 @@ main(int argc, char **argv)
 		cur[ant] = (s0 + good) % spa;
 		k += !junk;
 	}
+	tsc1 = rte_rdtsc();
 	/* the receiver has taken every frame off its rings when ringgen ends */
 	for (q = 0; q < nq && ring != NULL; q++)
 		while (rte_ring_count(rx[q]) != 0)
@@ -354,6 +386,9 @@ main(int argc, char **argv)
 	printf("ringgen: %" PRIu64 " frames and %" PRIu64 " garbage packets sent (%s full %"
 	       PRIu64 " times: the receiver was the slower side)\n", sent, gsent,
 	       ring != NULL ? "ring" : "tx queue", full);
+	printf("ringgen: %.3f s, %.0f frames/s (--rate %" PRIu64 ")\n",
+	       (double)(tsc1 - tsc0) / (double)hz,
+	       tsc1 > tsc0 ? (double)sent * (double)hz / (double)(tsc1 - tsc0) : 0.0, rate);
 	if (txport >= 0) {
 		rte_delay_ms(500);
 		rte_eth_dev_stop((uint16_t)txport);
