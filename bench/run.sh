@@ -17,7 +17,9 @@
 #      dpdk-dumpcap, and the plot                              >= 2 flat out
 #   5. hardware timestamp conversion (lib/hwclock), ns and cycles per packet
 #   6. libibvcap's aligned blocks: read rate against memcpy of the same bytes,
-#      and the delay from a frame's arrival to its block's delivery
+#      and the delay from a frame's arrival to its block's delivery; the rx
+#      lcore's cycles per frame with a consumer attached (a libibvcap
+#      consumer, the --consumer plugin) against none, ABBA in one run
 # Results in bench/results/ (or $1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,3 +50,4 @@ echo "== 5. hwclock: device ticks -> Unix ns per packet"
 echo "== 6. libibvcap: aligned blocks vs memcpy of the same bytes"
 { machine; "$B/bench/consumer_bench" 8192 64 7; } | tee "$OUT/consumer.txt"
 BUILD=$B "$ROOT/bench/consumer_delay.sh" 1000 5 32 16 | tee -a "$OUT/consumer.txt"
+BUILD=$B "$ROOT/bench/consumer_rx_bench.sh" "$OUT" 3 3

@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Benchmark (not a test): what a consumer attached to a capture costs its rx
+# lcore. dpdk-ibvcap takes bench/ringgen's frames (a DPDK secondary putting
+# fresh, valid, in-order CODIF frames straight into the rx rings of the
+# capture's net_ring port, paced at RATE frames/s: the same offered load in
+# every run) on one rx lcore, in three set-ups:
+#   A  no consumer (the baseline);
+#   B  a libibvcap C consumer in a process of its own
+#      (tests/consumer/consumer_read: aligned blocks of T frames of every
+#      antenna, every valid frame's data copied out, written to /dev/null);
+#   C  the in-process plugin examples/beam_plugin.so (--consumer: the
+#      incoherent beam of every block of T frames, decoded and summed).
+# The figure is the capture's own: the rx lcore's TSC cycles in the polls
+# that brought packets, per packet (the summary's lcores[].busy_cycles /
+# packets of the rx lcore: rx.c's counters), as bench/capture_bench.sh's.
+# Runs alternate A B C C B A (ABBA) in each of ROUNDS rounds, so that the
+# machine's drift falls on all alike; printed: min / median / max cycles
+# per frame of each, and the ratios B/A and C/A (per round, the mean of
+# the round's two runs of each; and of the medians).
+#
+# CPUs: the rx lcore alone on CPU RX_CPU (1); the main lcore, ringgen, the
+# consumer of B and the plugin's thread (an EAL control thread: -l 0-1
+# leaves it the main lcore's CPU) on CPU OTHER_CPU (0). Everything runs
+# under chrt -r 10 (SCHED_RR), ringgen at 11 (it sleeps between its
+# paced bursts, so a consumer on its CPU cannot delay the offered load)
+# where the caller may set real-time priorities, else at normal priority
+# (said in the header).
+#
+# Each run checks its counts, else the bench fails (exit 1): the capture's
+# packets = received = placed = the frames ringgen sent (FRAMES), none
+# lost, duplicate, late or malformed; B: the consumer's frames handed out +
+# its overrun = placed; C: the capture's "--consumer" line and the
+# plugin's registry entry in the summary agree, and its frames + overrun =
+# placed. The rate ringgen reached is printed per set-up (it falls short
+# when its CPU is taken: then the runs did not offer the same load).
+#
+#   bench/consumer_rx_bench.sh [OUT] [ROUNDS (3)] [SECONDS (3)]
+#   env: RATE=250000 (frames/s, all antennas) MODE=zerocopy|copy SIZE=8192
+#        ANTENNAS=6 T=64 (frames per block) RX_CPU=1 OTHER_CPU=0
+#        SMOKE=1: one round of A B C, 0.4 s each (checks the counts;
+#        the figures mean nothing), as meson's benchmark consumer-rx-smoke
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-$ROOT/build}
+OUT=${1:-$ROOT/bench/results}
+ROUNDS=${2:-3}
+SECS=${3:-3}
+RATE=${RATE:-250000}
+MODE=${MODE:-zerocopy}
+SIZE=${SIZE:-8192}
+NANT=${ANTENNAS:-6}
+TB=${T:-64}
+RX_CPU=${RX_CPU:-1}
+OTHER_CPU=${OTHER_CPU:-0}
+ORDER="A B C C B A"
+if [ -n "${SMOKE:-}" ]; then
+	ROUNDS=1 SECS=0.4 ORDER="A B C"
+fi
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "FAIL: ROUNDS '$ROUNDS': expected a positive integer" >&2; exit 1; }
+[[ $RATE =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "FAIL: RATE=$RATE: expected frames per second, a positive integer" >&2; exit 1; }
+[[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	{ echo "FAIL: SECONDS '$SECS': expected a number of seconds" >&2; exit 1; }
+FRAMES=$(python3 -c "print(int($RATE * $SECS))")
+[ "$FRAMES" -ge 1 ] || { echo "FAIL: RATE x SECONDS = $FRAMES frames: expected at least 1" >&2; exit 1; }
+CAP=$B/app/dpdk-ibvcap
+GEN=$B/bench/ringgen
+CONS=$B/tests/consumer/consumer_read
+PLUGIN=$B/examples/beam_plugin.so
+for x in "$CAP" "$GEN" "$CONS" "$PLUGIN"; do
+	[ -e "$x" ] || { echo "FAIL: $x missing: build first (ninja -C $B)" >&2; exit 1; }
+done
+case $MODE in
+zerocopy) ZC=yes ;;
+copy) ZC=no ;;
+*) echo "FAIL: MODE=$MODE: expected zerocopy or copy" >&2; exit 1 ;;
+esac
+if ! [ "$NANT" -ge 1 ] 2>/dev/null || [ "$NANT" -gt 15 ]; then
+	echo "FAIL: ANTENNAS=$NANT: expected 1 to 15 (a net_ring queue each)" >&2
+	exit 1
+fi
+mkdir -p "$OUT"
+RES=$OUT/consumer_rx.txt
+W=$(mktemp -d /tmp/ibvcap-crxbench.XXXXXX)
+P=crx$$
+cleanup() {
+	local pid
+	for pid in ${CAP_PID:-} ${CONS_PID:-}; do kill "$pid" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -f /dev/hugepages/"$P"* 2>/dev/null || true
+	rm -rf /var/run/dpdk/"$P"*
+	if [ -n "${KEEP_W:-}" ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+
+# real-time priorities where allowed (root, or CAP_SYS_NICE)
+RT=() RTG=() prio="normal priority (chrt -r not allowed here)"
+if chrt -r 10 true 2>/dev/null; then
+	RT=(chrt -r 10) RTG=(chrt -r 11) prio="chrt -r 10, ringgen chrt -r 11"
+fi
+# ringgen's layout: 4 groups x 2 threads (capture_bench's up to 8 antennas)
+NG=4 ROWS=1024
+SPA=$((NG * 2))
+# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
+POOL=$((NANT * ROWS * SPA + 16384))
+MASK=$(python3 -c "print(hex((1 << $NANT) - 1))")
+machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+{
+	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so"
+	echo "# machine: $machine"
+	echo "# $MODE, $NANT antennas x $SPA streams, $SIZE data bytes, ring $ROWS rows; ringgen --rate $RATE: $FRAMES frames a run ($SECS s); blocks of $TB frames"
+	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen, consumer, plugin on CPU $OTHER_CPU; $prio; order per round: $ORDER; rounds: $ROUNDS"
+} | tee "$RES"
+
+# the capture of run r (set-up s) up: its log says so
+capture_start() { # setup run
+	local cons=()
+	[ "$1" = C ] && cons=(--consumer "$PLUGIN,out=$W/beam,frames=$TB,name=rxbplug")
+	rm -f "$W/cap.log" "$W/sum.json" "$W/gen.log" "$W/cons.json" "$W/cons.log" "$W/beam"
+	"${RT[@]}" "$CAP" -l "$OTHER_CPU,$RX_CPU" --main-lcore "$OTHER_CPU" --no-pci \
+		--file-prefix "$PFX" --vdev "net_ring0,nodeaction=$RING:0:CREATE" \
+		-- --antennas "$NANT" --groups "$NG" --ring "$ROWS" --data-bytes "$SIZE" \
+		--count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 --zero-copy "$ZC" \
+		"${cons[@]+"${cons[@]}"}" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
+	CAP_PID=$!
+	for _ in $(seq 300); do
+		grep -qs 'capturing on' "$W/cap.log" && return
+		kill -0 "$CAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$W/cap.log" >&2; echo "FAIL: the capture ($1) did not start" >&2; exit 1
+}
+
+# B's consumer on CPU OTHER_CPU, up when it says it attached
+consumer_start() {
+	"${RT[@]}" taskset -c "$OTHER_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
+		-o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
+	CONS_PID=$!
+	for _ in $(seq 300); do
+		grep -qs 'attached to' "$W/cons.log" && return
+		kill -0 "$CONS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$W/cons.log" >&2; echo "FAIL: the consumer did not attach" >&2; exit 1
+}
+
+# one run; prints "cycles_per_frame frames_per_s_offered"
+run_one() { # setup run
+	local s=$1 r=$2
+	PFX=$P$s$r RING=crxr$s$r
+	# (a subshell: the caller's trap cannot see what it starts)
+	# shellcheck disable=SC2086
+	trap 'kill ${CAP_PID:-} ${CONS_PID:-} 2>/dev/null || true' EXIT
+	capture_start "$s"
+	[ "$s" = B ] && consumer_start
+	"${RTG[@]}" timeout 120 "$GEN" -l "$OTHER_CPU" --proc-type secondary --file-prefix "$PFX" \
+		--log-level 3 -- --ring "$RING" --count "$FRAMES" --antennas "$NANT" \
+		--data-bytes "$SIZE" --queues $((NANT + 1)) --pool "$POOL" --groups "$NG" \
+		--rate "$RATE" > "$W/gen.log" 2>&1 ||
+		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen ($s)" >&2; exit 1; }
+	wait "$CAP_PID" || { cat "$W/cap.log" >&2; echo "FAIL: the capture ($s) failed" >&2; exit 1; }
+	CAP_PID=
+	if [ "$s" = B ]; then
+		wait "$CONS_PID" || { cat "$W/cons.log" >&2; echo "FAIL: the consumer failed" >&2; exit 1; }
+		CONS_PID=
+	fi
+	rm -f /dev/hugepages/"$PFX"* 2>/dev/null || true
+	python3 - "$s" "$W/sum.json" "$FRAMES" "$RX_CPU" "$W/gen.log" "$W/cons.json" \
+		"$W/cap.log" <<'PY' || { cat "$W/cap.log" >&2; exit 1; }
+import json, re, sys
+s, sumf, n, rx_cpu, genlog, consf, caplog = sys.argv[1:]
+n = int(n)
+su = json.load(open(sumf)); t = su["totals"]
+bad = []
+g = open(genlog).read()
+m = re.search(r"ringgen: (\d+) frames and 0 garbage", g)
+sent = int(m.group(1)) if m else -1
+r = re.search(r"ringgen: [0-9.]+ s, ([0-9.]+) frames/s", g)
+if sent != n:
+    bad.append("ringgen sent %d (expected %d)" % (sent, n))
+placed = sum(a["placed"] for a in su["buffers"]["antennas"])
+for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
+                ("malformed", 0), ("late", 0)):
+    if t.get(k) != want:
+        bad.append("%s %s (expected %s)" % (k, t.get(k), want))
+if placed != n:
+    bad.append("placed %d (expected %d)" % (placed, n))
+lc = [x for x in su["lcores"] if x["lcore"] == int(rx_cpu)]
+if len(lc) != 1 or lc[0]["packets"] != n:
+    bad.append("rx lcore %s: %s (expected one, with %d packets)" % (rx_cpu, lc, n))
+if s == "B":
+    c = json.load(open(consf))
+    if c["frames"] + c["overrun"] != placed:
+        bad.append("consumer: %d frames + %d overrun, %d placed"
+                   % (c["frames"], c["overrun"], placed))
+if s == "C":
+    m = re.search(r"--consumer rxbplug: (\d+) blocks, (\d+) frames, (\d+) overrun$",
+                  open(caplog).read(), re.M)
+    w = [x for x in su["buffers"].get("writers", []) if x["name"] == "rxbplug"]
+    if m is None or len(w) != 1:
+        bad.append("plugin: line %s, registry entries %s" % (m and m.group(0), w))
+    else:
+        blocks, fr, ov = map(int, m.groups())
+        w = w[0]
+        if w["written"] != fr or w["overrun"] != ov or fr + ov != placed or blocks == 0:
+            bad.append("plugin: %d blocks, %d frames + %d overrun (registry %d + %d), "
+                       "%d placed" % (blocks, fr, ov, w["written"], w["overrun"], placed))
+if bad:
+    sys.exit("FAIL: run %s: counts: %s" % (s, ", ".join(bad)))
+lc = lc[0]
+got = "-"
+if s == "B":
+    got = "consumer:%d+%d" % (c["frames"], c["overrun"])
+if s == "C":
+    got = "plugin:%d+%d" % (fr, ov)
+print("%.1f %s %s" % (lc["busy_cycles"] / lc["packets"], r.group(1) if r else "0", got))
+PY
+}
+
+declare -A cyc=() rate=()
+for r in $(seq "$ROUNDS"); do
+	k=0
+	for s in $ORDER; do
+		k=$((k + 1))
+		x=$(run_one "$s" "$r$k")
+		read -r c f got <<< "$x"
+		cyc[$s]="${cyc[$s]:-} $c"
+		rate[$s]="${rate[$s]:-} $f"
+		[ "$got" = - ] && got= || got=", $got (frames handed + overrun)"
+		echo "# round $r run $k: $s $c cycles/frame, ringgen $f frames/s$got" | tee -a "$RES"
+	done
+done
+python3 - "$ROUNDS" "${cyc[A]}" "${cyc[B]}" "${cyc[C]}" "${rate[A]}" "${rate[B]}" "${rate[C]}" \
+	"$(echo "$ORDER" | wc -w)" <<'PY' | tee -a "$RES"
+import statistics as st, sys
+rounds = int(sys.argv[1]); per = int(sys.argv[8])
+v = {k: list(map(float, sys.argv[2 + i].split())) for i, k in enumerate("ABC")}
+f = {k: list(map(float, sys.argv[5 + i].split())) for i, k in enumerate("ABC")}
+name = {"A": "A no consumer", "B": "B libibvcap consumer", "C": "C --consumer plugin"}
+print("%-22s %-26s %s" % ("set-up", "cycles/frame min/med/max", "ringgen frames/s (median)"))
+for k in "ABC":
+    x = sorted(v[k])
+    print("%-22s %-26s %.0f" % (name[k], "%.0f/%.0f/%.0f" % (x[0], st.median(x), x[-1]),
+                                st.median(f[k])))
+for k in "BC":
+    # per round: the mean of the round's runs of each set-up
+    n = len(v[k]) // rounds
+    rr = sorted(st.mean(v[k][i * n:(i + 1) * n]) / st.mean(v["A"][i * n:(i + 1) * n])
+                for i in range(rounds))
+    print("ratio %s/A: per round %.3f/%.3f/%.3f (min/med/max), of the medians %.3f, "
+          "of the minima %.3f" % (k, rr[0], st.median(rr), rr[-1],
+                                  st.median(v[k]) / st.median(v["A"]), min(v[k]) / min(v["A"])))
+PY
+echo "# every run: ringgen sent = packets = received = placed = the frames of a run, 0 lost, duplicate, late, malformed; B: consumer frames + overrun = placed; C: plugin frames + overrun = placed (its line = its registry entry)" | tee -a "$RES"
