@@ -114,6 +114,16 @@ machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen, consumer, plugin on CPU $OTHER_CPU; $prio; order per round: $ORDER; rounds: $ROUNDS"
 } | tee "$RES"
 
+# process pid is up when its log says pattern, within 30 s; else it failed
+up() { # pid log pattern what
+	for _ in $(seq 300); do
+		grep -qs "$3" "$2" && return
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$2" >&2; echo "FAIL: $4 did not start" >&2; exit 1
+}
+
 # the capture of run r (set-up s) up: its log says so
 capture_start() { # setup run
 	local cons=()
@@ -125,12 +135,7 @@ capture_start() { # setup run
 		--count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 --zero-copy "$ZC" \
 		"${cons[@]+"${cons[@]}"}" --summary-json "$W/sum.json" > "$W/cap.log" 2>&1 &
 	CAP_PID=$!
-	for _ in $(seq 300); do
-		grep -qs 'capturing on' "$W/cap.log" && return
-		kill -0 "$CAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$W/cap.log" >&2; echo "FAIL: the capture ($1) did not start" >&2; exit 1
+	up "$CAP_PID" "$W/cap.log" 'capturing on' "the capture ($1)"
 }
 
 # B's consumer on CPU OTHER_CPU, up when it says it attached
@@ -138,12 +143,7 @@ consumer_start() {
 	"${RT[@]}" taskset -c "$OTHER_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
 		-o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
 	CONS_PID=$!
-	for _ in $(seq 300); do
-		grep -qs 'attached to' "$W/cons.log" && return
-		kill -0 "$CONS_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$W/cons.log" >&2; echo "FAIL: the consumer did not attach" >&2; exit 1
+	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"
 }
 
 # one run; prints "cycles_per_frame frames_per_s_offered"
