@@ -33,7 +33,10 @@
 # its overrun = placed; C: the capture's "--consumer" line and the
 # plugin's registry entry in the summary agree, and its frames + overrun =
 # placed. The rate ringgen reached is printed per set-up (it falls short
-# when its CPU is taken: then the runs did not offer the same load).
+# when its CPU is taken: then the runs did not offer the same load), and
+# how long the rx thread waited for its CPU while another task of this
+# machine held it (its schedstat): a run with much of that measured the
+# sharing, not the consumer.
 #
 #   bench/consumer_rx_bench.sh [OUT] [ROUNDS (3)] [SECONDS (3)]
 #   env: RATE=250000 (frames/s, all antennas) MODE=zerocopy|copy SIZE=8192
@@ -146,7 +149,28 @@ consumer_start() {
 	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"
 }
 
-# one run; prints "cycles_per_frame frames_per_s_offered"
+# the rx thread's (rte-worker-RX_CPU) scheduler figures
+# (/proc/.../schedstat: ns on the CPU, ns runnable but waiting for it,
+# timeslices) now in sched.0 and, until the capture ends, every 0.1 s in
+# sched.1: their difference says how long another task of this machine
+# held the rx lcore's CPU during the run (not the hypervisor's steal,
+# which this VM does not report)
+rx_sched_start() {
+	local t f=
+	for t in /proc/"$CAP_PID"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "rte-worker-$RX_CPU" ] && f=$t/schedstat
+	done
+	rm -f "$W/sched.0" "$W/sched.1"
+	[ -n "$f" ] || { echo "FAIL: no thread rte-worker-$RX_CPU in the capture" >&2; exit 1; }
+	cp "$f" "$W/sched.0"
+	while cp "$f" "$W/sched.1.new" 2>/dev/null; do
+		mv "$W/sched.1.new" "$W/sched.1"
+		sleep 0.1
+	done &
+	SCHED_PID=$!
+}
+
+# one run; prints "cycles_per_frame ringgen_frames_per_s handed+overrun|- waited_ms capture_s"
 run_one() { # setup run
 	local s=$1 r=$2
 	PFX=$P$s$r RING=crxr$s$r
@@ -155,6 +179,7 @@ run_one() { # setup run
 	trap 'kill ${CAP_PID:-} ${CONS_PID:-} 2>/dev/null || true' EXIT
 	capture_start "$s"
 	[ "$s" = B ] && consumer_start
+	rx_sched_start
 	"${RTG[@]}" timeout 120 "$GEN" -l "$OTHER_CPU" --proc-type secondary --file-prefix "$PFX" \
 		--log-level 3 -- --ring "$RING" --count "$FRAMES" --antennas "$NANT" \
 		--data-bytes "$SIZE" --queues $((NANT + 1)) --pool "$POOL" --groups "$NG" \
@@ -166,11 +191,12 @@ run_one() { # setup run
 		wait "$CONS_PID" || { cat "$W/cons.log" >&2; echo "FAIL: the consumer failed" >&2; exit 1; }
 		CONS_PID=
 	fi
+	wait "$SCHED_PID" || true
 	rm -f /dev/hugepages/"$PFX"* 2>/dev/null || true
 	python3 - "$s" "$W/sum.json" "$FRAMES" "$RX_CPU" "$W/gen.log" "$W/cons.json" \
-		"$W/cap.log" <<'PY' || { cat "$W/cap.log" >&2; exit 1; }
+		"$W/cap.log" "$W/sched.0" "$W/sched.1" <<'PY' || { cat "$W/cap.log" >&2; exit 1; }
 import json, re, sys
-s, sumf, n, rx_cpu, genlog, consf, caplog = sys.argv[1:]
+s, sumf, n, rx_cpu, genlog, consf, caplog, sched0, sched1 = sys.argv[1:]
 n = int(n)
 su = json.load(open(sumf)); t = su["totals"]
 bad = []
@@ -215,35 +241,44 @@ if s == "B":
     got = "consumer:%d+%d" % (c["frames"], c["overrun"])
 if s == "C":
     got = "plugin:%d+%d" % (fr, ov)
-print("%.1f %s %s" % (lc["busy_cycles"] / lc["packets"], r.group(1) if r else "0", got))
+# the ms the rx thread was runnable but another task had its CPU
+try:
+    waited = (int(open(sched1).read().split()[1]) - int(open(sched0).read().split()[1])) / 1e6
+except (OSError, IndexError, ValueError):
+    waited = -1
+print("%.1f %s %s %.1f %.2f" % (lc["busy_cycles"] / lc["packets"], r.group(1) if r else "0", got,
+                                waited, su["duration_s"]))
 PY
 }
 
-declare -A cyc=() rate=()
+declare -A cyc=() rate=() wt=()
 for r in $(seq "$ROUNDS"); do
 	k=0
 	for s in $ORDER; do
 		k=$((k + 1))
 		x=$(run_one "$s" "$r$k")
-		read -r c f got <<< "$x"
+		read -r c f got waited dur <<< "$x"
 		cyc[$s]="${cyc[$s]:-} $c"
 		rate[$s]="${rate[$s]:-} $f"
+		wt[$s]="${wt[$s]:-} $waited"
 		[ "$got" = - ] && got= || got=", $got (frames handed + overrun)"
-		echo "# round $r run $k: $s $c cycles/frame, ringgen $f frames/s$got" | tee -a "$RES"
+		echo "# round $r run $k: $s $c cycles/frame, ringgen $f frames/s$got, rx thread waited $waited ms of the capture's $dur s for its CPU" | tee -a "$RES"
 	done
 done
 python3 - "$ROUNDS" "${cyc[A]}" "${cyc[B]}" "${cyc[C]}" "${rate[A]}" "${rate[B]}" "${rate[C]}" \
-	"$(echo "$ORDER" | wc -w)" <<'PY' | tee -a "$RES"
+	"${wt[A]}" "${wt[B]}" "${wt[C]}" <<'PY' | tee -a "$RES"
 import statistics as st, sys
-rounds = int(sys.argv[1]); per = int(sys.argv[8])
+rounds = int(sys.argv[1])
 v = {k: list(map(float, sys.argv[2 + i].split())) for i, k in enumerate("ABC")}
 f = {k: list(map(float, sys.argv[5 + i].split())) for i, k in enumerate("ABC")}
+w = {k: list(map(float, sys.argv[8 + i].split())) for i, k in enumerate("ABC")}
 name = {"A": "A no consumer", "B": "B libibvcap consumer", "C": "C --consumer plugin"}
-print("%-22s %-26s %s" % ("set-up", "cycles/frame min/med/max", "ringgen frames/s (median)"))
+print("%-22s %-26s %-26s %s" % ("set-up", "cycles/frame min/med/max",
+                                "ringgen frames/s (median)", "rx thread waited, ms min/med/max"))
 for k in "ABC":
-    x = sorted(v[k])
-    print("%-22s %-26s %.0f" % (name[k], "%.0f/%.0f/%.0f" % (x[0], st.median(x), x[-1]),
-                                st.median(f[k])))
+    x, y = sorted(v[k]), sorted(w[k])
+    print("%-22s %-26s %-26.0f %s" % (name[k], "%.0f/%.0f/%.0f" % (x[0], st.median(x), x[-1]),
+                                      st.median(f[k]), "%.0f/%.0f/%.0f" % (y[0], st.median(y), y[-1])))
 for k in "BC":
     # per round: the mean of the round's runs of each set-up
     n = len(v[k]) // rounds
