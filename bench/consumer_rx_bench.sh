@@ -170,7 +170,8 @@ rx_sched_start() {
 	SCHED_PID=$!
 }
 
-# one run; prints "cycles_per_frame ringgen_frames_per_s handed+overrun|- waited_ms capture_s"
+# one run; prints "cycles_per_frame ringgen_frames_per_s handed+overrun|- waited_ms capture_s
+# packets_per_busy_poll"
 run_one() { # setup run
 	local s=$1 r=$2
 	PFX=$P$s$r RING=crxr$s$r
@@ -246,8 +247,10 @@ try:
     waited = (int(open(sched1).read().split()[1]) - int(open(sched0).read().split()[1])) / 1e6
 except (OSError, IndexError, ValueError):
     waited = -1
-print("%.1f %s %s %.1f %.2f" % (lc["busy_cycles"] / lc["packets"], r.group(1) if r else "0", got,
-                                waited, su["duration_s"]))
+# packets per poll that brought any: a poll's own cost is shared by them
+busy = lc["polls"] - lc["busy_wait"]
+print("%.1f %s %s %.1f %.2f %.1f" % (lc["busy_cycles"] / lc["packets"], r.group(1) if r else "0",
+                                     got, waited, su["duration_s"], n / busy if busy else 0))
 PY
 }
 
@@ -257,12 +260,12 @@ for r in $(seq "$ROUNDS"); do
 	for s in $ORDER; do
 		k=$((k + 1))
 		x=$(run_one "$s" "$r$k")
-		read -r c f got waited dur <<< "$x"
+		read -r c f got waited dur pp <<< "$x"
 		cyc[$s]="${cyc[$s]:-} $c"
 		rate[$s]="${rate[$s]:-} $f"
 		wt[$s]="${wt[$s]:-} $waited"
 		[ "$got" = - ] && got= || got=", $got (frames handed + overrun)"
-		echo "# round $r run $k: $s $c cycles/frame, ringgen $f frames/s$got, rx thread waited $waited ms of the capture's $dur s for its CPU" | tee -a "$RES"
+		echo "# round $r run $k: $s $c cycles/frame ($pp packets/busy poll), ringgen $f frames/s$got, rx thread waited $waited ms of the capture's $dur s for its CPU" | tee -a "$RES"
 	done
 done
 python3 - "$ROUNDS" "${cyc[A]}" "${cyc[B]}" "${cyc[C]}" "${rate[A]}" "${rate[B]}" "${rate[C]}" \
