@@ -41,6 +41,9 @@
 #   bench/consumer_rx_bench.sh [OUT] [ROUNDS (3)] [SECONDS (3)]
 #   env: RATE=250000 (frames/s, all antennas) MODE=zerocopy|copy SIZE=8192
 #        ANTENNAS=6 T=64 (frames per block) RX_CPU=1 OTHER_CPU=0
+#        CONS_CPU=OTHER_CPU (B's consumer; on a host with more CPUs give
+#        it one of its own; C's plugin thread, an EAL control thread, then
+#        runs on the CPUs that are not the capture's lcores)
 #        SMOKE=1: one round of A B C, 0.4 s each (checks the counts;
 #        the figures mean nothing), as meson's benchmark consumer-rx-smoke
 set -euo pipefail
@@ -56,6 +59,7 @@ NANT=${ANTENNAS:-6}
 TB=${T:-64}
 RX_CPU=${RX_CPU:-1}
 OTHER_CPU=${OTHER_CPU:-0}
+CONS_CPU=${CONS_CPU:-$OTHER_CPU}
 ORDER="A B C C B A"
 if [ -n "${SMOKE:-}" ]; then
 	ROUNDS=1 SECS=0.4 ORDER="A B C"
@@ -114,7 +118,7 @@ machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so"
 	echo "# machine: $machine"
 	echo "# $MODE, $NANT antennas x $SPA streams, $SIZE data bytes, ring $ROWS rows; ringgen --rate $RATE: $FRAMES frames a run ($SECS s); blocks of $TB frames"
-	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen, consumer, plugin on CPU $OTHER_CPU; $prio; order per round: $ORDER; rounds: $ROUNDS"
+	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen on CPU $OTHER_CPU; consumer on CPU $CONS_CPU; plugin: EAL's control-thread CPUs; $prio; order per round: $ORDER; rounds: $ROUNDS"
 } | tee "$RES"
 
 # process pid is up when its log says pattern, within 30 s; else it failed
@@ -141,9 +145,9 @@ capture_start() { # setup run
 	up "$CAP_PID" "$W/cap.log" 'capturing on' "the capture ($1)"
 }
 
-# B's consumer on CPU OTHER_CPU, up when it says it attached
+# B's consumer on CPU CONS_CPU, up when it says it attached
 consumer_start() {
-	"${RT[@]}" taskset -c "$OTHER_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
+	"${RT[@]}" taskset -c "$CONS_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
 		-o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
 	CONS_PID=$!
 	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"
