@@ -35,7 +35,7 @@ mkdir -p "$T/codif"
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 \
 	--mtu 9000 --mbuf-size 9216 --mbufs 8191 --rx-desc 512 --burst 32 --link-timeout 2s \
 	--window 1024 --data-bytes 4096 --frame-rate 4629.62963 --ring 0.5s --reorder-window 20ms \
-	--write "codif:$T/codif,prefix=lay" --count-packets "$n" --idle-timeout 3s --stats-period 0 \
+	--write "codif:$T/codif,prefix=lay" --count-packets "$n" --idle-timeout 30s --stats-period 0 \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
 for want in 'port = net_pcap0' 'port = net_pcap1' 'antenna-ip = 10.1.0.13=ak03' \
 	'group = 239.5.0.2:40002@1' 'rx-desc = 512' 'burst = 32' \
@@ -70,7 +70,7 @@ MAP=0.0@1,0.1@1,0.2@1,0.3@1,0.4@1,1.0@2,1.1@2,1.2@2,1.3@2,1.4@2
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --port 0,1 --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 --data-bytes 4096 \
-	--lcore-map $MAP --count 20 --idle-timeout 3s --stats-period 0 --summary-json "$T/f.json" \
+	--lcore-map $MAP --count 20 --idle-timeout 30s --stats-period 0 --summary-json "$T/f.json" \
 	> "$T/f.log" 2>&1 || { cat "$T/f.log"; fail "--count run failed"; }
 python3 - "$T/f.json" <<'PY' || fail "--count"
 import json, sys
@@ -105,7 +105,7 @@ ok "SIGTERM: exit 0, summary written, counts = truth; --no-join reported"
 # shellcheck disable=SC2086
 "$CAP" $EAL --vdev "$V0" --vdev "$V1" -- --antenna-ip $IPS \
 	--group 239.5.0.1:40001@0 --group 239.5.0.2:40002@1 --threads 2 \
-	--no-buffers --count-packets "$n" --idle-timeout 3s --stats-period 0 --summary-json "$T/nb.json" \
+	--no-buffers --count-packets "$n" --idle-timeout 30s --stats-period 0 --summary-json "$T/nb.json" \
 	> "$T/nb.log" 2>&1 || { cat "$T/nb.log"; fail "--no-buffers run failed"; }
 python3 "$CMP" "$T/truth.json" "$T/nb.json" --unattributed > "$T/nb.cmp" ||
 	{ cat "$T/nb.cmp"; fail "--no-buffers: counts differ from the truth"; }

@@ -19,7 +19,7 @@ vdev=$VDEV n=$SENT
 mkdir -p "$T/codif" "$T/raw" "$T/pcap" "$T/all" "$T/rot"
 t_start=$(date +%s%N)
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
+"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 30s --stats-period 0 \
 	--ring 512 --reorder-window 32 \
 	--write "codif:$T/codif" --write "raw:$T/raw" --write "pcap:$T/pcap" \
 	--summary-json "$T/sum.json" > "$T/cap.log" 2>&1 || { cat "$T/cap.log"; fail "capture failed"; }
@@ -92,7 +92,7 @@ ok "raw indexes: gap runs = lost frames, invalid runs = invalid frames, per ante
 # (and by size for all=yes, by time for raw)
 mkdir -p "$T/allrot" "$T/rawrot"
 "$CAP" --lcores 0@0,1@1,2@0,3@1,4@0,5@1 $EAL_COMMON --no-huge -m 1024 --no-telemetry --vdev "$vdev" -- \
-	--count-packets "$n" --idle-timeout 3s --stats-period 0 --ring 512 --reorder-window 32 \
+	--count-packets "$n" --idle-timeout 30s --stats-period 0 --ring 512 --reorder-window 32 \
 	--write "codif:$T/rot,rotate-size=1M,prefix=rot" --write "pcap:$T/all,all=yes" \
 	--write "pcap:$T/allrot,all=yes,rotate-size=64K" --write "raw:$T/rawrot,rotate-time=20ms" \
 	--summary-json "$T/sum2.json" > "$T/cap2.log" 2>&1 || { cat "$T/cap2.log"; fail "second capture failed"; }
@@ -144,7 +144,7 @@ ok "raw,rotate-time=20ms: $nrot files, together: $(cat "$T/rawrot.ver")"
 # mbuf back in its pool at exit
 mkdir -p "$T/zc/codif" "$T/zc/raw" "$T/zc/pcap"
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
+"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 30s --stats-period 0 \
 	--ring 512 --reorder-window 32 --zero-copy yes \
 	--write "codif:$T/zc/codif" --write "raw:$T/zc/raw" --write "pcap:$T/zc/pcap" \
 	--summary-json "$T/zc/sum.json" > "$T/zc/cap.log" 2>&1 || { cat "$T/zc/cap.log"; fail "zero-copy capture failed"; }

@@ -26,7 +26,7 @@ vdev=$VDEV n=$SENT
 echo "all_of_it $(utc_ms "$T0" -1000) +1h" > "$T/scans.txt"
 for d in codif1 codif2 raw1 raw2 pcap1 pcap4; do mkdir -p "$T/$d"; done
 # shellcheck disable=SC2086
-"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 3s --stats-period 0 \
+"$CAP" $EAL --vdev "$vdev" -- --count-packets "$n" --idle-timeout 30s --stats-period 0 \
 	--ring 512 --reorder-window 32 --schedule "$T/scans.txt" \
 	--write "codif:$T/codif1" --write "codif:$T/codif2,lcores=2" \
 	--write "raw:$T/raw1" --write "raw:$T/raw2,lcores=2" \

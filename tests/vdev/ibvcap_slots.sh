@@ -36,7 +36,7 @@ capture() {
 	mkdir -p "$d/codif" "$d/raw" "$d/pcap"
 	# shellcheck disable=SC2086
 	"$CAP" $EAL --no-telemetry --vdev "net_pcap0,rx_pcap=$d/a0.pcap,rx_pcap=$T/empty.pcap" -- \
-		--antennas 1 --groups 1 --count-packets "$n" --idle-timeout 2s --stats-period 0 \
+		--antennas 1 --groups 1 --count-packets "$n" --idle-timeout 30s --stats-period 0 \
 		--ring 1024 --reorder-window 16 --write "codif:$d/codif" --write "raw:$d/raw" \
 		--write "pcap:$d/pcap" --summary-json "$d/sum.json" "$@" > "$d/cap.log" 2>&1 ||
 		{ cat "$d/cap.log"; fail "capture $d failed"; }
