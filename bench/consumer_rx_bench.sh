@@ -19,9 +19,12 @@
 # per frame of each, and the ratios B/A and C/A (per round, the mean of
 # the round's two runs of each; and of the medians).
 #
-# CPUs: the rx lcore alone on CPU RX_CPU (1); the main lcore, ringgen, the
-# consumer of B and the plugin's thread (an EAL control thread: -l 0-1
-# leaves it the main lcore's CPU) on CPU OTHER_CPU (0). Everything runs
+# CPUs: the rx lcore (EAL lcore 1) alone on CPU RX_CPU (1); the main
+# lcore (0), ringgen, the consumer of B and the plugin on CPU OTHER_CPU
+# (0): where --consumer runs a plugin on an EAL worker lcore of its own
+# (its help says lcore=N), C's capture has a third lcore, 2, on OTHER_CPU
+# and the plugin lcore=2; else its thread is an EAL control thread, which
+# EAL puts on the main lcore's CPU when the lcores take every CPU. Everything runs
 # under chrt -r 10 (SCHED_RR), ringgen at 11 (it sleeps between its
 # paced bursts, so a consumer on its CPU cannot delay the offered load)
 # where the caller may set real-time priorities, else at normal priority
@@ -107,6 +110,11 @@ RT=() RTG=() prio="normal priority (chrt -r not allowed here)"
 if chrt -r 10 true 2>/dev/null; then
 	RT=(chrt -r 10) RTG=(chrt -r 11) prio="chrt -r 10, ringgen chrt -r 11"
 fi
+# the plugin on a worker lcore of its own (lcore=N), or on a control thread
+PLUGIN_KEY='' plugin_where="an EAL control thread"
+if "$CAP" --help 2>&1 | grep -q 'lcore=N'; then
+	PLUGIN_KEY=,lcore=2 plugin_where="EAL lcore 2 on CPU $OTHER_CPU"
+fi
 # ringgen's layout: 4 groups x 2 threads (capture_bench's up to 8 antennas)
 NG=4 ROWS=1024
 SPA=$((NG * 2))
@@ -118,7 +126,7 @@ machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so"
 	echo "# machine: $machine"
 	echo "# $MODE, $NANT antennas x $SPA streams, $SIZE data bytes, ring $ROWS rows; ringgen --rate $RATE: $FRAMES frames a run ($SECS s); blocks of $TB frames"
-	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen on CPU $OTHER_CPU; consumer on CPU $CONS_CPU; plugin: EAL's control-thread CPUs; $prio; order per round: $ORDER; rounds: $ROUNDS"
+	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen on CPU $OTHER_CPU; consumer on CPU $CONS_CPU; plugin on $plugin_where; $prio; order per round: $ORDER; rounds: $ROUNDS"
 } | tee "$RES"
 
 # process pid is up when its log says pattern, within 30 s; else it failed
@@ -133,10 +141,13 @@ up() { # pid log pattern what
 
 # the capture of run r (set-up s) up: its log says so
 capture_start() { # setup run
-	local cons=()
-	[ "$1" = C ] && cons=(--consumer "$PLUGIN,out=$W/beam,frames=$TB,name=rxbplug")
+	local cons=() lcores=0@$OTHER_CPU,1@$RX_CPU
+	if [ "$1" = C ]; then
+		cons=(--consumer "$PLUGIN,out=$W/beam,frames=$TB,name=rxbplug$PLUGIN_KEY")
+		[ -n "$PLUGIN_KEY" ] && lcores=$lcores,2@$OTHER_CPU
+	fi
 	rm -f "$W/cap.log" "$W/sum.json" "$W/gen.log" "$W/cons.json" "$W/cons.log" "$W/beam"
-	"${RT[@]}" "$CAP" -l "$OTHER_CPU,$RX_CPU" --main-lcore "$OTHER_CPU" --no-pci \
+	"${RT[@]}" "$CAP" --lcores "$lcores" --main-lcore 0 --no-pci \
 		--file-prefix "$PFX" --vdev "net_ring0,nodeaction=$RING:0:CREATE" \
 		-- --antennas "$NANT" --groups "$NG" --ring "$ROWS" --data-bytes "$SIZE" \
 		--count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 --zero-copy "$ZC" \
@@ -153,7 +164,7 @@ consumer_start() {
 	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"
 }
 
-# the rx thread's (rte-worker-RX_CPU) scheduler figures
+# the rx thread's (rte-worker-1) scheduler figures
 # (/proc/.../schedstat: ns on the CPU, ns runnable but waiting for it,
 # timeslices) now in sched.0 and, until the capture ends, every 0.1 s in
 # sched.1: their difference says how long another task of this machine
@@ -162,10 +173,10 @@ consumer_start() {
 rx_sched_start() {
 	local t f=
 	for t in /proc/"$CAP_PID"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "rte-worker-$RX_CPU" ] && f=$t/schedstat
+		[ "$(cat "$t/comm" 2>/dev/null)" = "rte-worker-1" ] && f=$t/schedstat
 	done
 	rm -f "$W/sched.0" "$W/sched.1"
-	[ -n "$f" ] || { echo "FAIL: no thread rte-worker-$RX_CPU in the capture" >&2; exit 1; }
+	[ -n "$f" ] || { echo "FAIL: no thread rte-worker-1 (the rx lcore) in the capture" >&2; exit 1; }
 	cp "$f" "$W/sched.0"
 	while cp "$f" "$W/sched.1.new" 2>/dev/null; do
 		mv "$W/sched.1.new" "$W/sched.1"
@@ -198,10 +209,10 @@ run_one() { # setup run
 	fi
 	wait "$SCHED_PID" || true
 	rm -f /dev/hugepages/"$PFX"* 2>/dev/null || true
-	python3 - "$s" "$W/sum.json" "$FRAMES" "$RX_CPU" "$W/gen.log" "$W/cons.json" \
+	python3 - "$s" "$W/sum.json" "$FRAMES" "$W/gen.log" "$W/cons.json" \
 		"$W/cap.log" "$W/sched.0" "$W/sched.1" <<'PY' || { cat "$W/cap.log" >&2; exit 1; }
 import json, re, sys
-s, sumf, n, rx_cpu, genlog, consf, caplog, sched0, sched1 = sys.argv[1:]
+s, sumf, n, genlog, consf, caplog, sched0, sched1 = sys.argv[1:]
 n = int(n)
 su = json.load(open(sumf)); t = su["totals"]
 bad = []
@@ -218,22 +229,24 @@ for k, want in (("packets", n), ("received", n), ("lost", 0), ("duplicate", 0),
         bad.append("%s %s (expected %s)" % (k, t.get(k), want))
 if placed != n:
     bad.append("placed %d (expected %d)" % (placed, n))
-lc = [x for x in su["lcores"] if x["lcore"] == int(rx_cpu)]
-if len(lc) != 1 or lc[0]["packets"] != n:
-    bad.append("rx lcore %s: %s (expected one, with %d packets)" % (rx_cpu, lc, n))
+# the rx lcore is EAL lcore 1 (on CPU RX_CPU), the only one with packets
+lc = [x for x in su["lcores"] if x["lcore"] == 1]
+if len(lc) != 1 or lc[0]["packets"] != n or len(su["lcores"]) != 1:
+    bad.append("rx lcores %s (expected lcore 1 alone, with %d packets)" % (su["lcores"], n))
 if s == "B":
     c = json.load(open(consf))
     if c["frames"] + c["overrun"] != placed:
         bad.append("consumer: %d frames + %d overrun, %d placed"
                    % (c["frames"], c["overrun"], placed))
 if s == "C":
-    m = re.search(r"--consumer rxbplug: (\d+) blocks, (\d+) frames, (\d+) overrun$",
-                  open(caplog).read(), re.M)
+    # (where a plugin has an lcore of its own the line names it: lcore 2)
+    m = re.search(r"--consumer rxbplug(?: on lcore (2)\b)?: (\d+) blocks, (\d+) frames, "
+                  r"(\d+) overrun", open(caplog).read())
     w = [x for x in su["buffers"].get("writers", []) if x["name"] == "rxbplug"]
     if m is None or len(w) != 1:
         bad.append("plugin: line %s, registry entries %s" % (m and m.group(0), w))
     else:
-        blocks, fr, ov = map(int, m.groups())
+        blocks, fr, ov = map(int, m.groups()[1:])
         w = w[0]
         if w["written"] != fr or w["overrun"] != ov or fr + ov != placed or blocks == 0:
             bad.append("plugin: %d blocks, %d frames + %d overrun (registry %d + %d), "
