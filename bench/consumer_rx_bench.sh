@@ -47,8 +47,9 @@
 #        CONS_CPU=OTHER_CPU (B's consumer; on a host with more CPUs give
 #        it one of its own; C's plugin thread, an EAL control thread, then
 #        runs on the CPUs that are not the capture's lcores)
-#        SMOKE=1: one round of A B C, 0.4 s each (checks the counts;
-#        the figures mean nothing), as meson's benchmark consumer-rx-smoke
+#        SMOKE=1: one round of A B C, 0.4 s each, 1024-byte frames (unless
+#        SIZE says), rings of 256 rows (checks the counts; the figures
+#        mean nothing), as meson's benchmark consumer-rx-smoke
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-$ROOT/build}
@@ -57,7 +58,9 @@ ROUNDS=${2:-3}
 SECS=${3:-3}
 RATE=${RATE:-250000}
 MODE=${MODE:-zerocopy}
+SIZE_SET=${SIZE:-}
 SIZE=${SIZE:-8192}
+ROWS=1024
 NANT=${ANTENNAS:-6}
 TB=${T:-64}
 RX_CPU=${RX_CPU:-1}
@@ -65,7 +68,8 @@ OTHER_CPU=${OTHER_CPU:-0}
 CONS_CPU=${CONS_CPU:-$OTHER_CPU}
 ORDER="A B C C B A"
 if [ -n "${SMOKE:-}" ]; then
-	ROUNDS=1 SECS=0.4 ORDER="A B C"
+	# small frames and rings: the captures start fast, the memory is small
+	ROUNDS=1 SECS=0.4 ORDER="A B C" SIZE=${SIZE_SET:-1024} ROWS=256
 fi
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: ROUNDS '$ROUNDS': expected a positive integer" >&2; exit 1; }
@@ -116,7 +120,7 @@ if "$CAP" --help 2>&1 | grep -q 'lcore=N'; then
 	PLUGIN_KEY=,lcore=2 plugin_where="EAL lcore 2 on CPU $OTHER_CPU"
 fi
 # ringgen's layout: 4 groups x 2 threads (capture_bench's up to 8 antennas)
-NG=4 ROWS=1024
+NG=4
 SPA=$((NG * 2))
 # zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
 POOL=$((NANT * ROWS * SPA + 16384))
