@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An in-process consumer of dpdk-ibvcap: a shared object the capture loads
- * with `--consumer LIB.so[,key=value...]` and runs on a thread of its own,
+ * with `--consumer LIB.so[,key=value...]` and runs on an EAL lcore of its own,
  * handing it the same time-aligned blocks as libibvcap (<ibvcap.h>) gives
  * a consumer in another process.
  *
@@ -17,9 +17,11 @@
  * the capture's IBVCAP_PLUGIN_ABI, or ibvcap_plugin_init returns non-zero
  * (it then says why in args->err).
  *
- * Threading: init runs on the capture's main thread before the capture
- * starts; block and fini run on the consumer's own thread, one call at a
- * time. The capture never waits for the plugin: blocks the rings
+ * Threading: init, block and fini run on the plugin's own EAL worker lcore
+ * (lcore=N, else the last worker lcore free), one thread, one call at a
+ * time: init at start-up, block for each block, fini at the end. The
+ * plugin must not launch work on lcores, change its thread's affinity or
+ * signal handlers, or exit. The capture never waits for the plugin: blocks the rings
  * overwrote before the plugin took them are lost and counted (the block's
  * overrun, the registry entry's overrun), and rows overwritten while block
  * ran are found afterwards (args->check tells the plugin during the call).
@@ -51,7 +53,7 @@ extern "C" {
 #define IBVCAP_PLUGIN_ABI 1
 
 /** A key=value of --consumer LIB.so,key=value,... not the capture's own
- * (its own: name, antennas, frames). */
+ * (its own: name, antennas, frames, lcore). */
 struct ibvcap_plugin_kv {
 	const char *key;
 	const char *value;

@@ -796,11 +796,13 @@ static const struct opt_def ibv_opts[] = {
 	 OPT_LIST_AT(C, write, nwrite), .kv = &wr_opts_kv,
 	 .help = "a writer on an lcore of its own: FORMAT raw, codif, pcap or pcapng into DIR, "
 		 "which must exist and take new files"},
-	{"consumer", .kind = OPT_STRING, .section = "writers", .metavar = "LIB.so[,key=value...]",
-	 .unset = "none", .example = "/usr/lib/beam.so,out=/tmp/beam", OPT_AT(C, consumer),
-	 .help = "an in-process consumer: LIB.so (include/ibvcap_plugin.h) on a thread of its "
-		 "own, given time-aligned blocks of the rings (name=, antennas=MASK, frames=T; "
-		 "the other keys are its own)"},
+	{"consumer", .kind = OPT_LIST, .section = "writers", .metavar = "LIB.so[,key=value...]",
+	 .unit = "consumers", .unset = "none", .example = "/usr/lib/beam.so,out=/tmp/beam",
+	 OPT_LIST_AT(C, consumer, nconsumer),
+	 .help = "an in-process consumer: LIB.so (include/ibvcap_plugin.h) on a worker lcore of "
+		 "its own (lcore=N, else the last one free: give EAL one more), given "
+		 "time-aligned blocks of the rings (name=, antennas=MASK, frames=T; the other "
+		 "keys are its own)"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "
@@ -888,14 +890,14 @@ ibv_version(FILE *f)
  * for): readable, so that the start refuses it before EAL and
  * --check-config says so. */
 static int
-check_consumer_file(const struct ibv_config *c, char *err, size_t errlen)
+check_consumer_file(const char *spec, char *err, size_t errlen)
 {
-	size_t n = strcspn(c->consumer, ",");
+	size_t n = strcspn(spec, ",");
 	char path[PATH_MAX];
 
-	if (n == 0 || n >= sizeof(path) || memchr(c->consumer, '/', n) == NULL)
+	if (n == 0 || n >= sizeof(path) || memchr(spec, '/', n) == NULL)
 		return 0;
-	memcpy(path, c->consumer, n);
+	memcpy(path, spec, n);
 	path[n] = '\0';
 	if (access(path, R_OK) != 0)
 		return err_set(err, errlen, -errno, "--consumer %s: %s (expected a plugin's shared "
@@ -907,8 +909,11 @@ int
 ibv_config_check_files(const struct ibv_config *c, char *err, size_t errlen)
 {
 	int rc = opt_check_files(&ibv_cmd, c, err, errlen);
+	unsigned int i;
 
-	return rc != 0 ? rc : check_consumer_file(c, err, errlen);
+	for (i = 0; rc == 0 && i < c->nconsumer; i++)
+		rc = check_consumer_file(c->consumer[i], err, errlen);
+	return rc;
 }
 
 int

@@ -19,6 +19,7 @@
 #define IBV_MAX_MAP (IBV_MAX_PORTS * IBV_MAX_QUEUES)
 #define IBV_ERRLEN 1024
 #define IBV_MAX_WRITERS 8
+#define IBV_MAX_CONSUMERS 4 /* --consumer plugins, an lcore each */
 /** Writer lcores of the --write writers in all (lcores=N counts N): each
  * takes an entry of the writer table (lib/shm). */
 #define IBV_MAX_WLCORES 16
@@ -117,7 +118,8 @@ struct ibv_config {
 	 * host checks, the writers and the scan commands take it from here. */
 	struct wr_opts wo[IBV_MAX_WRITERS];
 	unsigned int nwlcore;        /**< writer lcores: their sum */
-	char consumer[PATH_MAX + 256]; /**< --consumer LIB.so[,key=value...] ("": none) */
+	unsigned int nconsumer;
+	char consumer[IBV_MAX_CONSUMERS][PATH_MAX + 256]; /**< --consumer LIB.so[,key=value...] */
 	uint64_t drain_ns;           /**< wait for writers to finish at exit */
 	int record;                  /**< enum ibv_record_mode: before any scan */
 	char schedule[PATH_MAX];     /**< --schedule: scans to record ("": none) */

@@ -168,7 +168,7 @@ check_payload_modes(const struct ibv_config *c, char *err, size_t len)
 {
 	if (c->nwrite > 0 && !c->buffers)
 		return err_set(err, len, -EINVAL, "--write needs the antenna buffers: it excludes --no-buffers");
-	if (c->consumer[0] != '\0' && !c->buffers)
+	if (c->nconsumer > 0 && !c->buffers)
 		return err_set(err, len, -EINVAL, "--consumer reads the antenna buffers: it excludes --no-buffers");
 	if (c->gpu >= 0 && !c->buffers)
 		return err_set(err, len, -EINVAL, "--gpu places payload in the antenna buffers: it excludes --no-buffers");

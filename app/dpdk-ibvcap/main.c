@@ -502,7 +502,8 @@ start_up(struct ibv_app *app, char **memory)
 	r = R_BUFS;
 	if (ibv_writers_setup(&app->writers, &app->cfg, &app->rings, &app->pl, app->scans.sched,
 			      err, sizeof(err)) != 0 ||
-	    ibv_plugin_setup(&app->plugin, &app->cfg, &app->rings, &app->pl, err, sizeof(err)) != 0)
+	    ibv_plugin_setup(&app->plugin, &app->cfg, &app->rings, &app->pl, &app->writers, err,
+			     sizeof(err)) != 0)
 		goto refused;
 	r = R_WRITERS;
 	if (ibv_ports_start(&app->ports, &app->cfg, err, sizeof(err)) != 0)
@@ -512,7 +513,8 @@ start_up(struct ibv_app *app, char **memory)
 				     .cfg = &app->cfg, .pl = &app->pl, .stop = &app->run.stop,
 				     .rings = &app->rings, .host_clk = &app->host_clk,
 				     .ports = &app->ports, .sched = &app->scans.sched,
-				     .writers = &app->writers }, err, sizeof(err)) != 0 ||
+				     .writers = &app->writers, .plugins = app->plugin }, err,
+			     sizeof(err)) != 0 ||
 	    ibv_ql_setup(&app->ql, &app->cfg, &app->lcores, &app->pl, &app->run, err,
 			 sizeof(err)) != 0)
 		goto refused;

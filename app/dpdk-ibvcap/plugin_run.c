@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --consumer LIB.so[,key=value...]: an in-process consumer. The shared
- * object is loaded (dlopen) and checked at start-up, then runs on a
- * control thread of its own, fed lib/consumer's time-aligned blocks built
- * over antbuf cursors of its own, like a writer's: the rx lcores never
- * wait for it; what the rings overwrote before it took it is counted in
- * its registry entry (format "plugin"), shown in status and the summary.
+/* --consumer LIB.so[,key=value...]: in-process consumers. Each shared
+ * object is loaded (dlopen) and checked at start-up and runs on an EAL
+ * worker lcore of its own (lcore=N, or the last one free), init, blocks
+ * and fini alike, fed lib/consumer's time-aligned blocks built over antbuf
+ * cursors of its own, like a writer's: the rx lcores never wait for it;
+ * what the rings overwrote before it took it is counted in its registry
+ * entry (format "plugin", its lcore), shown in telemetry and the summary.
  * (Not the capture's "ibvcap.h" here: consumer.h brings libibvcap's.) */
 
 #include <dlfcn.h>
 #include <limits.h>
-#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_launch.h>
 #include <rte_lcore.h>
 
 #include "codif.h"
@@ -30,8 +31,9 @@
 #define PLUGIN_FORMAT "plugin"
 #define PLUGIN_MAX_KV 32
 
-/* The loaded plugin, its blocks and its thread. */
+/* The loaded plugin, its blocks and its lcore. */
 struct ibv_plugin {
+	struct ibv_plugin *next;   /* the next --consumer */
 	void *dl;
 	ibvcap_plugin_block_fn block;
 	ibvcap_plugin_fini_fn fini;
@@ -44,7 +46,10 @@ struct ibv_plugin {
 	char spec[PATH_MAX + 256]; /* --consumer, cut at its commas */
 	char name[SHM_NAMELEN];
 	char err[256];             /* init's refusal */
-	pthread_t tid;
+	int lcore_want;            /* lcore=N; -1: the last free worker lcore */
+	unsigned int lcore;        /* the EAL lcore it runs on ... */
+	bool placed;               /* ... once chosen */
+	int init_rc;               /* init's return, on its lcore */
 	volatile int quit;         /* teardown before the end: stop now */
 	int rc;                    /* the block rc that stopped it (0: none) */
 	int64_t beat_ns;
@@ -112,6 +117,7 @@ spec_parse(struct ibv_plugin *p, unsigned int nant, char *err, size_t len)
 	if (p->args.path == NULL)
 		return err_set(err, len, -EINVAL, "--consumer: expected LIB.so[,key=value...]");
 	str_copy(p->name, sizeof(p->name), "plugin");
+	p->lcore_want = -1;
 	p->args.antennas = nant >= 64 ? UINT64_MAX : (1ULL << nant) - 1;
 	p->args.frames = 64;
 	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
@@ -139,6 +145,13 @@ spec_parse(struct ibv_plugin *p, unsigned int nant, char *err, size_t len)
 				p->args.antennas = v;
 			else
 				p->args.frames = (uint32_t)v;
+		} else if (strcmp(tok, "lcore") == 0) {
+			v = strtoull(eq, &end, 10);
+			if (errno != 0 || end == eq || *end != '\0' || v >= RTE_MAX_LCORE)
+				return err_set(err, len, -EINVAL, "--consumer %s: lcore=%s: expected "
+					       "an EAL lcore id, 0 to %d", p->args.path, eq,
+					       RTE_MAX_LCORE - 1);
+			p->lcore_want = (int)v;
 		} else if (p->args.nkv == PLUGIN_MAX_KV) {
 			return err_set(err, len, -EINVAL, "--consumer %s: more than %d key=values",
 				       p->args.path, PLUGIN_MAX_KV);
@@ -229,27 +242,126 @@ handle_make(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, s
 	return 0;
 }
 
-int
-ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **out, char *err, size_t len)
-{
-	struct ibv_plugin *p = calloc(1, sizeof(*p));
-	ibvcap_plugin_init_fn init;
-	unsigned int a;
-	int rc;
+/* ---- its lcore ------------------------------------------------------------ */
 
-	*out = p;
-	if (p == NULL)
-		return err_set(err, len, -1, "--consumer: out of memory");
-	p->args.path = src->spec;
-	rc = spec_parse(p, src->nant, err, len);
-	if (rc == 0)
-		rc = plugin_load(p, err, len);
-	if (rc == 0)
-		rc = handle_make(src, p, err, len);
-	if (rc == 0 && (p->ant = calloc(src->nant, sizeof(*p->ant))) == NULL)
-		rc = err_set(err, len, -ENOMEM, "--consumer: out of memory");
-	if (rc != 0)
-		return -1;
+/* Whether lcore l is taken: the main lcore's, a writer's, an --lcore-map
+ * rx lcore, or an earlier plugin's (list: those before p). */
+static bool
+lcore_taken(const struct ibv_plugin_src *src, const struct ibv_plugin *list,
+	    const struct ibv_plugin *p, unsigned int l)
+{
+	const struct ibv_plugin *q;
+
+	if (l == rte_get_main_lcore() || src->writer_lcore[l] || src->rx_lcore[l])
+		return true;
+	for (q = list; q != NULL && q != p; q = q->next)
+		if (q->placed && q->lcore == l)
+			return true;
+	return false;
+}
+
+/* lcores l (worker lcores with mark set, or every EAL lcore with mark
+ * NULL) as "1,2", "none" when there is none. */
+static const char *
+lcore_list(const bool *mark, char *buf, size_t len)
+{
+	unsigned int l;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	RTE_LCORE_FOREACH(l) {
+		if (mark != NULL && !mark[l])
+			continue;
+		int k = snprintf(buf + o, len - o, "%s%u", o ? "," : "", l);
+
+		if (k < 0 || (size_t)k >= len - o)
+			break;
+		o += (size_t)k;
+	}
+	return o ? buf : "none";
+}
+
+/* The lcore p runs on: lcore=N checked (an EAL worker lcore, not taken),
+ * else the last worker lcore free; either way one free worker lcore is
+ * left for rx (the rx lcores are every worker lcore not taken). */
+static int
+lcore_choose(const struct ibv_plugin_src *src, const struct ibv_plugin *list,
+	     struct ibv_plugin *p, char *err, size_t len)
+{
+	unsigned int l, nfree = 0, pick = RTE_MAX_LCORE;
+	bool theirs[RTE_MAX_LCORE] = { false };
+	const struct ibv_plugin *q;
+	char eal[256], wr[256], pl[256];
+
+	RTE_LCORE_FOREACH_WORKER(l)
+		if (!lcore_taken(src, list, p, l)) {
+			nfree++;
+			pick = l; /* the last free one */
+		}
+	for (q = list; q != NULL && q != p; q = q->next)
+		theirs[q->lcore] = q->placed;
+	lcore_list(NULL, eal, sizeof(eal));
+	if (p->lcore_want >= 0) {
+		l = (unsigned int)p->lcore_want;
+		if (!rte_lcore_is_enabled(l))
+			return err_set(err, len, -EINVAL, "--consumer %s: lcore=%u: not an EAL lcore "
+				       "of this process (its lcores: %s; -l or --lcores)",
+				       p->args.path, l, eal);
+		if (l == rte_get_main_lcore())
+			return err_set(err, len, -EINVAL, "--consumer %s: lcore=%u: the main lcore "
+				       "(it runs the capture's control loop): expected a worker "
+				       "lcore", p->args.path, l);
+		if (src->rx_lcore[l])
+			return err_set(err, len, -EINVAL, "--consumer %s: lcore=%u: an rx lcore "
+				       "(--lcore-map gives it a queue)", p->args.path, l);
+		if (src->writer_lcore[l] || theirs[l])
+			return err_set(err, len, -EINVAL, "--consumer %s: lcore=%u: taken by %s",
+				       p->args.path, l, theirs[l] ? "another --consumer" :
+				       "a --write writer");
+		pick = l;
+	}
+	if (nfree < 2 || pick == RTE_MAX_LCORE)
+		return err_set(err, len, -EINVAL, "--consumer %s: no free lcore among the EAL "
+			       "lcores %s (main %u, --write writers %s, other consumers %s; rx "
+			       "needs at least one): give EAL one more lcore (-l, or --lcores, "
+			       "e.g. --lcores 0@0,1@1,2@0), or lcore=N", p->args.path, eal,
+			       rte_get_main_lcore(), lcore_list(src->writer_lcore, wr, sizeof(wr)),
+			       lcore_list(theirs, pl, sizeof(pl)));
+	p->lcore = pick;
+	p->placed = true;
+	return 0;
+}
+
+/* init, on the plugin's lcore (a GPU context it makes is its thread's). */
+static int
+plugin_init_main(void *arg)
+{
+	struct ibv_plugin *p = arg;
+	ibvcap_plugin_init_fn init = (ibvcap_plugin_init_fn)dlsym(p->dl, "ibvcap_plugin_init");
+
+	p->init_rc = init(&p->args, &p->state);
+	return 0;
+}
+
+/* fini, on its lcore, when the capture ends before its loop ran. */
+static int
+plugin_fini_main(void *arg)
+{
+	struct ibv_plugin *p = arg;
+
+	p->fini(p->state);
+	return 0;
+}
+
+/* What init is given (args): the antennas, memory and services. */
+static int
+args_fill(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, size_t len)
+{
+	unsigned int a;
+
+	p->ant = calloc(src->nant, sizeof(*p->ant));
+	if (p->ant == NULL)
+		return err_set(err, len, -ENOMEM, "--consumer: out of memory");
 	for (a = 0; a < src->nant; a++) {
 		const struct antbuf *b = src->b[a];
 
@@ -272,21 +384,59 @@ ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **out, char 
 	p->args.decode = host_decode;
 	p->args.check = host_check;
 	p->args.frame_time_ns = host_frame_time_ns;
-	init = (ibvcap_plugin_init_fn)dlsym(p->dl, "ibvcap_plugin_init");
-	rc = init(&p->args, &p->state);
+	return 0;
+}
+
+int
+ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **list, char *err,
+		size_t len)
+{
+	struct ibv_plugin *p = calloc(1, sizeof(*p)), **tail = list;
+	int rc;
+
+	while (*tail != NULL)
+		tail = &(*tail)->next;
+	*tail = p; /* also on failure, for ibv_plugin_close */
+	if (p == NULL)
+		return err_set(err, len, -1, "--consumer: out of memory");
+	p->args.path = src->spec;
+	rc = spec_parse(p, src->nant, err, len);
+	if (rc == 0)
+		rc = lcore_choose(src, *list, p, err, len);
+	if (rc == 0)
+		rc = plugin_load(p, err, len);
+	if (rc == 0)
+		rc = handle_make(src, p, err, len);
+	if (rc == 0)
+		rc = args_fill(src, p, err, len);
 	if (rc != 0)
+		return -1;
+	p->c->v.ctl->writer[p->c->reg].lcore = (int32_t)p->lcore;
+	rte_eal_remote_launch(plugin_init_main, p, p->lcore);
+	rte_eal_wait_lcore(p->lcore);
+	if (p->init_rc != 0)
 		return err_set(err, len, -1, "--consumer %s: its init refused (%d): %s",
-			       p->args.path, rc, p->err[0] ? p->err : "(it said nothing)");
+			       p->args.path, p->init_rc, p->err[0] ? p->err : "(it said nothing)");
 	p->inited = true;
 	cons_publish(p->c);
 	return 0;
 }
 
-/* ---- the thread ----------------------------------------------------------- */
+bool
+ibv_plugin_on_lcore(const struct ibv_plugin *list, unsigned int lcore)
+{
+	for (; list != NULL; list = list->next)
+		if (list->placed && list->lcore == lcore)
+			return true;
+	return false;
+}
+
+/* ---- its loop ------------------------------------------------------------- */
 
 /* Blocks to the plugin until the capture stopped and every one was handed
- * over (or the plugin stops, or teardown asks), then its fini. */
-static void *
+ * over (or the plugin stops, or teardown asks), then its fini: on its own
+ * lcore. */
+static int
 plugin_main(void *arg)
 {
 	struct ibv_plugin *p = arg;
@@ -319,40 +469,33 @@ plugin_main(void *arg)
 	cons_publish(p->c);
 	p->fini(p->state);
 	p->inited = false;
-	return NULL;
-}
-
-int
-ibv_plugin_start(struct ibv_plugin *p)
-{
-	int rc;
-
-	if (p == NULL)
-		return 0;
-	rc = rte_ctrl_thread_create(&p->tid, "ibv-consumer", NULL, plugin_main, p);
-	if (rc != 0) {
-		rc = rc < 0 ? -rc : rc;
-		fprintf(stderr, "dpdk-ibvcap: --consumer %s: cannot start its thread (%s): it "
-			"reads nothing\n", p->args.path, strerror(rc));
-		return rc;
-	}
-	p->running = true;
 	return 0;
 }
 
-int
-ibv_plugin_join(struct ibv_plugin *p)
+void
+ibv_plugin_start(struct ibv_plugin *list)
 {
-	const struct ibvcap_stats *st;
+	struct ibv_plugin *p;
 
-	if (p == NULL || !p->running)
-		return 0;
-	st = &p->c->st;
-	pthread_join(p->tid, NULL);
+	for (p = list; p != NULL; p = p->next) {
+		rte_eal_remote_launch(plugin_main, p, p->lcore);
+		p->running = true;
+	}
+}
+
+/* Wait for p's lcore to end its loop, its line on stdout. @return 0, -1
+ * it stopped itself (said). */
+static int
+plugin_join(struct ibv_plugin *p)
+{
+	const struct ibvcap_stats *st = &p->c->st;
+
+	rte_eal_wait_lcore(p->lcore);
 	p->running = false;
-	printf("dpdk-ibvcap: --consumer %s: %llu blocks, %llu frames, %llu overrun%s\n",
-	       p->name, (unsigned long long)st->blocks, (unsigned long long)st->frames,
-	       (unsigned long long)st->overrun, p->rc ? " (it stopped itself)" : "");
+	printf("dpdk-ibvcap: --consumer %s on lcore %u: %llu blocks, %llu frames, %llu "
+	       "overrun%s\n", p->name, p->lcore, (unsigned long long)st->blocks,
+	       (unsigned long long)st->frames, (unsigned long long)st->overrun,
+	       p->rc ? " (it stopped itself)" : "");
 	if (p->rc != 0) {
 		fprintf(stderr, "dpdk-ibvcap: --consumer %s: its block call returned %d: it "
 			"stopped, the capture went on\n", p->args.path, p->rc);
@@ -361,26 +504,43 @@ ibv_plugin_join(struct ibv_plugin *p)
 	return 0;
 }
 
-void
-ibv_plugin_close(struct ibv_plugin *p)
+int
+ibv_plugin_join(struct ibv_plugin *list)
 {
-	if (p == NULL)
-		return;
-	if (p->running) {
-		p->quit = 1;
-		pthread_join(p->tid, NULL);
-		p->running = false;
+	struct ibv_plugin *p;
+	int rc = 0;
+
+	for (p = list; p != NULL; p = p->next)
+		if (p->running && plugin_join(p) < 0)
+			rc = -1;
+	return rc;
+}
+
+void
+ibv_plugin_close(struct ibv_plugin *list)
+{
+	struct ibv_plugin *p, *next;
+
+	for (p = list; p != NULL; p = next) {
+		next = p->next;
+		if (p->running) {
+			p->quit = 1;
+			rte_eal_wait_lcore(p->lcore);
+			p->running = false;
+		}
+		if (p->inited) {
+			rte_eal_remote_launch(plugin_fini_main, p, p->lcore);
+			rte_eal_wait_lcore(p->lcore);
+		}
+		if (p->c != NULL) {
+			if (p->c->reg >= 0)
+				shm_writer_release(p->c->v.ctl, p->c->reg);
+			cons_select_free(p->c);
+			free(p->c);
+		}
+		free(p->ant);
+		if (p->dl != NULL)
+			dlclose(p->dl);
+		free(p);
 	}
-	if (p->inited)
-		p->fini(p->state);
-	if (p->c != NULL) {
-		if (p->c->reg >= 0)
-			shm_writer_release(p->c->v.ctl, p->c->reg);
-		cons_select_free(p->c);
-		free(p->c);
-	}
-	free(p->ant);
-	if (p->dl != NULL)
-		dlclose(p->dl);
-	free(p);
 }

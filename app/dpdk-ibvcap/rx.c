@@ -14,6 +14,7 @@
 #include <rte_prefetch.h>
 
 #include "err.h"
+#include "plugin_run.h"
 #include "ports.h"
 #include "quicklook_app.h"
 #include "rings.h"
@@ -141,7 +142,8 @@ ibv_lcores_setup(struct ibv_lcores *lcs, const struct ibv_rx_deps *d, char *err,
 		return err_set(err, len, -rte_errno, "mbuf dynamic field for held frames: %s",
 			    rte_strerror(rte_errno));
 	RTE_LCORE_FOREACH_WORKER(lcore)
-		if (!ibv_is_writer_lcore(d->writers, lcore))
+		if (!ibv_is_writer_lcore(d->writers, lcore) &&
+		    !ibv_plugin_on_lcore(d->plugins, lcore))
 			workers[nw++] = lcore;
 	if (nw == 0)
 		return err_set(err, len, -EINVAL,

@@ -102,6 +102,7 @@ struct ibv_rx_deps {
 	const struct ibv_ports *ports;       /**< queues, link flags, NIC clocks */
 	struct wr_sched *const *sched;       /**< the scans' schedule, as it moves */
 	const struct ibv_writers *writers;   /**< their lcores are not rx lcores */
+	const struct ibv_plugin *plugins;    /**< nor the --consumer plugins' */
 };
 
 /** The rx lcores and their queues (after the ports, rings and writers are

@@ -136,7 +136,9 @@ summary_writers(const struct shm_ctl *ctl, FILE *f)
 		" (failed) (dead: its process died; figures as it last published them)",
 	};
 	static struct rows r;
+	static char lc_tail[SHM_MAX_WRITERS][160]; /* a plugin's: its lcore first */
 	char head[LEAD_LEN];
+	const char *tail;
 	unsigned int i;
 
 	r.n = 0;
@@ -145,8 +147,13 @@ summary_writers(const struct shm_ctl *ctl, FILE *f)
 
 		if (w->name[0] == '\0')
 			continue;
-		row_add(&r, w, tails[(w->error ? 1 : 0) | (w->dead ? 2 : 0)], "%-24s %-6s %8d",
-			w->name, w->format, w->pid);
+		tail = tails[(w->error ? 1 : 0) | (w->dead ? 2 : 0)];
+		if (w->lcore >= 0) {
+			snprintf(lc_tail[i], sizeof(lc_tail[i]), " (lcore %d)%s", w->lcore,
+				 tail ? tail : "");
+			tail = lc_tail[i];
+		}
+		row_add(&r, w, tail, "%-24s %-6s %8d", w->name, w->format, w->pid);
 	}
 	snprintf(head, sizeof(head), "%-24s %-6s %8s", "writer", "format", "pid");
 	if (r.n > 0)

@@ -202,6 +202,7 @@ shm_writer_claim(struct shm_ctl *c, int pid, const char *name,
 			w->io_uring = 0;
 			w->io_why[0] = '\0';
 			w->cpu = -1;
+			w->lcore = -1;
 			w->error = 0;
 			w->full = w->recycles = 0;
 			w->heartbeat_ns = 0;

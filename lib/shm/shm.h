@@ -12,7 +12,7 @@
 #include "antbuf.h"
 
 #define SHM_MAGIC 0x49425643u /* "IBVC" */
-#define SHM_VERSION 9
+#define SHM_VERSION 10
 #define SHM_MAX_ANT 64
 #define SHM_MAX_WRITERS 16
 #define SHM_NAMELEN 32    /* RTE_MEMZONE_NAMESIZE */
@@ -105,6 +105,8 @@ struct shm_writer {
 	/* its scans, refreshed at each publish (lib/writer's wr_publish) */
 	uint64_t ants;           /**< the antennas it writes: bit a */
 	struct shm_scan_tally scans[SHM_WRITER_SCANS];
+	int32_t lcore;           /**< the primary's EAL lcore it runs on (a
+				      --consumer plugin), -1 none said */
 };
 
 /** A writer whose heartbeat is older than this is hung (shm_writer_reap). */

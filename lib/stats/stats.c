@@ -400,6 +400,8 @@ stats_writer_json(const struct shm_writer *w, json_t *o)
 	js_str(o, "name", w->name);
 	js_str(o, "format", w->format);
 	js_i64(o, "pid", w->pid);
+	if (w->lcore >= 0) /* a --consumer plugin's lcore in the primary */
+		js_i64(o, "lcore", w->lcore);
 	stats_json(&stats_writer, w, STATS_ANTENNA, o);
 	js_str(o, "io", w->io_uring ? "uring" : "sync");
 	js_str(o, "io_why", w->io_why);

@@ -16,14 +16,14 @@ FRAME_RATE=1000   # frames per second per stream of data time (SIG's)
 
 # cons_capture GENARGS RING WINDOW [CAPTURE-OPTIONS...]: the frames GENARGS
 # will send in N, and the capture of exactly those (its pid CPID, log
-# cap.log, summary sum.json)
+# cap.log, summary sum.json); its EAL lcores $CAP_LCORES (default -l 0,1)
 cons_capture() {
 	# shellcheck disable=SC2086
 	"$GEN" $1 --pcap "$T/dry.pcap" --truth "$T/dry.json" --quiet
 	N=$(json_get "$T/dry.json" totals sent)
 	rm -f "$T/dry.pcap" "$SOCK" # a capture before this one left its socket
 	# shellcheck disable=SC2086
-	"$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
+	"$CAP" ${CAP_LCORES:--l 0,1} --no-pci --file-prefix="$PREFIX" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT --frame-rate "$FRAME_RATE" --stats-period 0 \
 		--count-packets "$N" --idle-timeout 30s --ring "$2" --reorder-window "$3" \
 		--summary-json "$T/sum.json" "${@:4}" > "$T/cap.log" 2>&1 &

@@ -7,7 +7,8 @@
 # capture from other processes: each beam equals the one check_beam.py
 # computes from the sent pcap, and the three files are identical; the
 # plugin's registry entry (format plugin) is in telemetry while it runs and
-# in the summary with its frames and no overrun. A slow plugin
+# in the summary with its frames and no overrun, on lcore 2 (EAL lcores
+# 0@0,1@1,2@0: main 0, rx 1, the plugin's the last free one). A slow plugin
 # (tests/consumer/plugin_slow.c) behind a small ring: the capture loses
 # nothing, the plugin's overrun = received - frames it was handed, exactly.
 # One whose block call fails stops alone: the capture exits 2, its counts =
@@ -20,6 +21,7 @@ set -e
 python3 -c 'import numpy' 2>/dev/null || skip "needs Debian's python3-numpy (scripts/setup.sh)"
 export PYTHONPATH=$SRC/lib/consumer/python IBVCAP_LIB=$BUILD/lib/consumer/libibvcap.so.1
 PLUGIN=$BUILD/examples/beam_plugin.so
+CAP_LCORES="--lcores=0@0,1@1,2@0" # lcore 2 for the plugin (CPU 0, with main)
 SLOWARGS="$LAYOUT $SIG --count 2000 --seed 25 --loss 0.01 --reorder 0.02 --reorder-depth 4 --invalid 0.01"
 SIG="--nchan 4 --nbits 2 --complex --period 1 --total-samples 128000"
 GENARGS="$LAYOUT $SIG --count 400 --seed 28 --loss 0.02 --reorder 0.03 --reorder-depth 6 \
@@ -30,8 +32,9 @@ python3 - "$T/tel.json" <<'PY' || { cat "$T/tel.json"; fail "/ibvcap/writer,plbe
 import json, sys
 w = json.load(open(sys.argv[1]))["/ibvcap/writer"]
 assert w["name"] == "plbeam" and w["format"] == "plugin" and w["active"] == 1 and not w["dead"], w
+assert w["lcore"] == 2, w
 PY
-ok "telemetry /ibvcap/writer,plbeam: the plugin's registry entry, format plugin, active"
+ok "telemetry /ibvcap/writer,plbeam: the plugin's registry entry, format plugin, active, lcore 2"
 python3 "$SRC/examples/beam.py" "$PREFIX" pybeam 0x3f 40 "$T/pybeam" 2> "$T/pybeam.log" &
 PBPID=$!
 CLEANUP_PIDS+=("$PBPID")
@@ -44,9 +47,9 @@ wait_for_line "$T/cbeam.log" 30 'attached to' || { cat "$T/cbeam.log"; fail "ibv
 cons_run "$GENARGS" 400
 wait "$PBPID" || { cat "$T"/*.log; fail "beam.py exited non-zero"; }
 ok "capture (with the plugin) and two consumers exited 0; capture counts = truth ($(tail -1 "$T/cmp"))"
-grep -qE -- '--consumer plbeam: [0-9]+ blocks, [0-9]+ frames, 0 overrun$' "$T/cap.log" ||
+grep -qE -- '--consumer plbeam on lcore 2: [0-9]+ blocks, [0-9]+ frames, 0 overrun$' "$T/cap.log" ||
 	{ cat "$T/cap.log"; fail "the capture's line for the plugin"; }
-ok "$(grep -- '--consumer plbeam:' "$T/cap.log")"
+ok "$(grep -- '--consumer plbeam on lcore' "$T/cap.log")"
 for b in plbeam pybeam cbeam; do
 	python3 "$SRC/tests/consumer/check_beam.py" "$T/$b" "$T/sent.pcap" > "$T/$b.check" ||
 		{ cat "$T/$b.check"; fail "$b differs from the beam computed from the sent pcap"; }
@@ -60,11 +63,14 @@ import json, re, sys
 w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] == "plbeam"]
 assert len(w) == 1, w
 w = w[0]
-m = re.search(r"--consumer plbeam: (\d+) blocks, (\d+) frames, (\d+) overrun", open(sys.argv[2]).read())
+log = open(sys.argv[2]).read()
+m = re.search(r"--consumer plbeam on lcore 2: (\d+) blocks, (\d+) frames, (\d+) overrun", log)
 assert w["format"] == "plugin" and w["written"] == int(m.group(2)) > 0 and w["overrun"] == 0, w
+assert w["lcore"] == 2, w
+assert re.search(r"^plbeam +plugin .* \(lcore 2\)$", log, re.M), "summary row of plbeam"
 print(w["written"])
 PY
-ok "summary: writer plbeam, format plugin, its frames as the capture's line says, overrun 0"
+ok "summary: writer plbeam, format plugin, lcore 2, its frames as the capture's line says, overrun 0"
 
 # a slow plugin (40 ms per block of 16 frames at 1000 frames/s, a ring of
 # 256): the capture loses nothing; the plugin's overrun (its registry
@@ -81,7 +87,7 @@ import json, re, sys
 w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] == "plslow"]
 p = json.load(open(sys.argv[2]))
 received = json.load(open(sys.argv[3]))["totals"]["received"]
-m = re.search(r"--consumer plslow: (\d+) blocks, (\d+) frames, (\d+) overrun$", open(sys.argv[4]).read(), re.M)
+m = re.search(r"--consumer plslow on lcore 2: (\d+) blocks, (\d+) frames, (\d+) overrun$", open(sys.argv[4]).read(), re.M)
 assert len(w) == 1 and m, (w, m)
 w = w[0]
 blocks, frames, overrun = map(int, m.groups())
@@ -89,6 +95,7 @@ assert w["format"] == "plugin" and w["written"] == frames == p["frames"], (w, p,
 assert w["overrun"] == overrun > 0, (w, overrun)
 assert blocks == p["blocks"] and p["block_overrun"] <= overrun, (p, m.groups())
 assert frames + overrun == received, "handed %d + overrun %d != received %d" % (frames, overrun, received)
+assert (p["thread"], p["same_thread"], p["main_thread"]) == ("rte-worker-2", 1, 0), p
 print("slow plugin: %d blocks, %d valid frames handed intact + overrun %d = %d received, "
       "exactly (the blocks' overrun fields sum to %d, the rest after its last block)" %
       (blocks, frames, overrun, received, p["block_overrun"]))
@@ -105,7 +112,7 @@ sleep 0 &
 RPID=$!
 CAP_STATUS=2 cons_run "$SLOWARGS" 1000
 expect_eq "the failing plugin's blocks (its fini's file)" "$(json_get "$T/plfail.json" blocks)" 3
-for line in "--consumer plfail: 3 blocks, .* (it stopped itself)" \
+for line in "--consumer plfail on lcore 2: 3 blocks, .* (it stopped itself)" \
 	"--consumer $BUILD/tests/consumer/plugin_slow.so: its block call returned -5: it stopped, the capture went on"; do
 	grep -q -- "$line" "$T/cap.log" || { cat "$T/cap.log"; fail "the capture's line: $line"; }
 done
@@ -116,7 +123,7 @@ refuse() {
 	local what=$1 msg=$2 spec=$3
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086
-	run_expect_fail "$what" 1 "$msg" "$CAP" -l 0,1 --no-pci --file-prefix="$PREFIX" \
+	run_expect_fail "$what" 1 "$msg" "$CAP" $CAP_LCORES --no-pci --file-prefix="$PREFIX" \
 		--log-level=lib.eal:error --vdev "net_memif0,role=server,$MEMIF" -- $LAYOUT \
 		--frame-rate "$FRAME_RATE" --ring 256 --consumer "$spec"
 }
