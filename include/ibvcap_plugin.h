@@ -53,7 +53,7 @@ extern "C" {
 #define IBVCAP_PLUGIN_ABI 1
 
 /** A key=value of --consumer LIB.so,key=value,... not the capture's own
- * (its own: name, antennas, frames, lcore). */
+ * (its own: name, antennas, frames, lcore, scans). */
 struct ibvcap_plugin_kv {
 	const char *key;
 	const char *value;

@@ -801,8 +801,8 @@ static const struct opt_def ibv_opts[] = {
 	 OPT_LIST_AT(C, consumer, nconsumer),
 	 .help = "an in-process consumer: LIB.so (include/ibvcap_plugin.h) on a worker lcore of "
 		 "its own (lcore=N, else the last one free: give EAL one more), given "
-		 "time-aligned blocks of the rings (name=, antennas=MASK, frames=T; the other "
-		 "keys are its own)"},
+		 "time-aligned blocks of the rings (name=, antennas=MASK, frames=T; scans=1: "
+		 "only the data of its scans, as a dump writer's; the other keys are its own)"},
 	{"writer-drain", .kind = OPT_DURATION, .section = "writers", .metavar = "T", .min = 0,
 	 .max = 3600ULL * NS_PER_S, OPT_AT(C, drain_ns),
 	 .help = "at exit, wait up to T for dpdk-ibvcap-dump writers to take the last frames "

@@ -502,8 +502,8 @@ start_up(struct ibv_app *app, char **memory)
 	r = R_BUFS;
 	if (ibv_writers_setup(&app->writers, &app->cfg, &app->rings, &app->pl, app->scans.sched,
 			      err, sizeof(err)) != 0 ||
-	    ibv_plugin_setup(&app->plugin, &app->cfg, &app->rings, &app->pl, &app->writers, err,
-			     sizeof(err)) != 0)
+	    ibv_plugin_setup(&app->plugin, &app->cfg, &app->rings, &app->pl, &app->writers,
+			     app->scans.sched, err, sizeof(err)) != 0)
 		goto refused;
 	r = R_WRITERS;
 	if (ibv_ports_start(&app->ports, &app->cfg, err, sizeof(err)) != 0)

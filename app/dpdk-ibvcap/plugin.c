@@ -20,7 +20,8 @@ payload_base(const struct ibv_rings *rings, const struct ibv_pl *pl, unsigned in
 int
 ibv_plugin_setup(struct ibv_plugin **out, const struct ibv_config *c,
 		 const struct ibv_rings *rings, const struct ibv_pl *pl,
-		 const struct ibv_writers *writers, char *err, size_t len)
+		 const struct ibv_writers *writers, struct wr_sched *sched, char *err,
+		 size_t len)
 {
 	static struct ibv_plugin_src src; /* two lcore tables: off the stack */
 	unsigned int a, i, l;
@@ -33,6 +34,7 @@ ibv_plugin_setup(struct ibv_plugin **out, const struct ibv_config *c,
 	src.ctl = rings->ctl;
 	src.nant = c->layout.nant;
 	src.gpu_dev = c->gpu;
+	src.sched = sched;
 	for (a = 0; a < src.nant && a < SHM_MAX_ANT; a++) {
 		src.b[a] = rings->b[a];
 		src.base[a] = payload_base(rings, pl, a);

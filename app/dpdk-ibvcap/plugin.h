@@ -19,10 +19,11 @@
 /** Each --consumer's plugin on its lcore (not the main lcore's, the
  * writers' (after ibv_writers_setup) or --lcore-map's), loaded, its init
  * run there, over the rings (after ibv_rings_create), its registry entry
- * claimed; *out NULL without --consumer. @return 0, or -1 with the reason
+ * claimed, following the schedule sched with scans=1 (the memzone's); *out NULL without --consumer. @return 0, or -1 with the reason
  * in err (naming the file; *out is then for ibv_plugin_close). */
 int ibv_plugin_setup(struct ibv_plugin **out, const struct ibv_config *c,
 		     const struct ibv_rings *rings, const struct ibv_pl *pl,
-		     const struct ibv_writers *writers, char *err, size_t len);
+		     const struct ibv_writers *writers, struct wr_sched *sched, char *err,
+		     size_t len);
 
 #endif /* IBV_PLUGIN_H */

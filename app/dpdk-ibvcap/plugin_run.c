@@ -47,6 +47,7 @@ struct ibv_plugin {
 	char name[SHM_NAMELEN];
 	char err[256];             /* init's refusal */
 	int lcore_want;            /* lcore=N; -1: the last free worker lcore */
+	bool scans;                /* scans=1: only the data of its scans */
 	unsigned int lcore;        /* the EAL lcore it runs on ... */
 	bool placed;               /* ... once chosen */
 	int init_rc;               /* init's return, on its lcore */
@@ -145,6 +146,12 @@ spec_parse(struct ibv_plugin *p, unsigned int nant, char *err, size_t len)
 				p->args.antennas = v;
 			else
 				p->args.frames = (uint32_t)v;
+		} else if (strcmp(tok, "scans") == 0) {
+			if (strcmp(eq, "0") != 0 && strcmp(eq, "1") != 0)
+				return err_set(err, len, -EINVAL, "--consumer %s: scans=%s: expected 1 "
+					       "(only the data of its scans, as IBVCAP_OPEN_SCANS) or 0 "
+					       "(every frame)", p->args.path, eq);
+			p->scans = eq[0] == '1';
 		} else if (strcmp(tok, "lcore") == 0) {
 			v = strtoull(eq, &end, 10);
 			if (errno != 0 || end == eq || *end != '\0' || v >= RTE_MAX_LCORE)
@@ -204,6 +211,7 @@ static int
 handle_make(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, size_t len)
 {
 	struct ibvcap *c = calloc(1, sizeof(*c));
+	char e[256];
 	unsigned int a, k;
 	int rc, holder = 0;
 
@@ -237,8 +245,15 @@ handle_make(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, s
 			       p->name, rc == -EEXIST ? "in use by another writer or consumer" :
 			       "no free entry in the writer registry");
 	c->reg = rc;
-	c->v.ctl->writer[rc].record = SHM_RECORD_ALWAYS; /* no scans: every row */
 	c->v.ctl->writer[rc].cpu = -1;
+	/* scans=1: the capture's schedule, followed as libibvcap's
+	 * IBVCAP_OPEN_SCANS follows it (lib/consumer's rule) */
+	c->flags |= p->scans ? IBVCAP_OPEN_SCANS : 0;
+	c->v.sched = src->sched;
+	c->v.sched_len = sizeof(*src->sched);
+	rc = cons_scans_attach(c, e, sizeof(e));
+	if (rc != 0)
+		return err_set(err, len, rc, "--consumer %s: scans=1: %s", p->args.path, e);
 	return 0;
 }
 
@@ -536,6 +551,7 @@ ibv_plugin_close(struct ibv_plugin *list)
 			if (p->c->reg >= 0)
 				shm_writer_release(p->c->v.ctl, p->c->reg);
 			cons_select_free(p->c);
+			free(p->c->snap);
 			free(p->c);
 		}
 		free(p->ant);

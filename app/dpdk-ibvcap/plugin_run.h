@@ -14,6 +14,7 @@
 
 #include "antbuf.h"
 #include "shm.h"
+#include "wr_sched.h"
 
 struct ibv_plugin;
 
@@ -28,6 +29,7 @@ struct ibv_plugin_src {
 					      addresses with payload_mem GPU) */
 	const char *ant_name[SHM_MAX_ANT];
 	int gpu_dev;                     /**< -1: host memory */
+	struct wr_sched *sched;          /**< the scans' schedule (scans=1) */
 	bool writer_lcore[RTE_MAX_LCORE]; /**< the --write writers' lcores */
 	bool rx_lcore[RTE_MAX_LCORE];    /**< the rx lcores --lcore-map names */
 };

@@ -300,6 +300,30 @@ anchor(struct ibvcap *c)
 	return true;
 }
 
+int
+cons_scans_attach(struct ibvcap *c, char *err, size_t len)
+{
+	struct shm_writer *w = &c->v.ctl->writer[c->reg];
+
+	w->record = SHM_RECORD_ALWAYS;
+	if (!(c->flags & IBVCAP_OPEN_SCANS) || c->v.sched == NULL)
+		return 0;
+	if (c->v.sched_len != sizeof(struct wr_sched))
+		return err_set(err, len, -EPROTO, "instance '%s': its schedule of scans is %zu "
+			       "bytes, this library expects %zu: the same dpdk-ibvcap build",
+			       c->v.instance, c->v.sched_len, sizeof(struct wr_sched));
+	if (c->reg >= WR_SCHED_DUMP_SLOTS)
+		return err_set(err, len, -ENOSPC, "instance '%s': registry entry %d has no bit in "
+			       "the schedule of scans", c->v.instance, c->reg);
+	c->snap = calloc(1, sizeof(*c->snap));
+	if (c->snap == NULL)
+		return err_set(err, len, -ENOMEM, "out of memory for the schedule of scans");
+	c->sched = c->v.sched;
+	c->sched_bit = WR_SCHED_DUMP_BASE + (unsigned int)c->reg;
+	w->record = SHM_RECORD_FOLLOW;
+	return 0;
+}
+
 /* Whether every chosen antenna has a final row, or one is a quarter ring
  * ahead (the others silent), or the capture stopped: time to anchor. */
 static bool

@@ -85,6 +85,15 @@ int cons_block_release(struct ibvcap *c, bool checked);
 int cons_select_alloc(struct ibvcap *c, char *err, size_t len);
 void cons_select_free(struct ibvcap *c);
 
+/* block.c: IBVCAP_OPEN_SCANS in c->flags: the schedule (c->v.sched, of
+ * c->v.sched_len bytes) read as a dump writer's, under writer bit
+ * WR_SCHED_DUMP_BASE + its registry entry c->reg (record follow); without
+ * it (or without a schedule) every frame, as dpdk-ibvcap-dump --record
+ * always (the registry says which). The one place of that rule: the
+ * library's handle and the capture's in-process consumer. @return 0, or a
+ * negative errno with err said. */
+int cons_scans_attach(struct ibvcap *c, char *err, size_t len);
+
 /* payload.c: 0 when this process can read the capture's payload memory,
  * else -ENOTSUP (GPU memory) or -EPROTO (a kind it does not know), err
  * saying so. */

@@ -109,33 +109,6 @@ name_check(const char *instance, const char *name, char *err, size_t len)
 	return 0;
 }
 
-/* IBVCAP_OPEN_SCANS: the capture's schedule, read as a dump writer's
- * (writer bit WR_SCHED_DUMP_BASE + its registry entry); without it every
- * frame, as dpdk-ibvcap-dump --record always (the registry says which). */
-static int
-scans_attach(struct ibvcap *c, char *err, size_t len)
-{
-	struct shm_writer *w = &c->v.ctl->writer[c->reg];
-
-	w->record = SHM_RECORD_ALWAYS;
-	if (!(c->flags & IBVCAP_OPEN_SCANS) || c->v.sched == NULL)
-		return 0;
-	if (c->v.sched_len != sizeof(struct wr_sched))
-		return err_set(err, len, -EPROTO, "instance '%s': its schedule of scans is %zu "
-			       "bytes, this library expects %zu: the same dpdk-ibvcap build",
-			       c->v.instance, c->v.sched_len, sizeof(struct wr_sched));
-	if (c->reg >= WR_SCHED_DUMP_SLOTS)
-		return err_set(err, len, -ENOSPC, "instance '%s': registry entry %d has no bit in "
-			       "the schedule of scans", c->v.instance, c->reg);
-	c->snap = calloc(1, sizeof(*c->snap));
-	if (c->snap == NULL)
-		return err_set(err, len, -ENOMEM, "out of memory for the schedule of scans");
-	c->sched = c->v.sched;
-	c->sched_bit = WR_SCHED_DUMP_BASE + (unsigned int)c->reg;
-	w->record = SHM_RECORD_FOLLOW;
-	return 0;
-}
-
 /* Attach to the control block and antenna rings, refuse GPU payloads and
  * claim the registry entry. */
 static int
@@ -167,7 +140,7 @@ attach(struct ibvcap *c, const char *instance, const char *name, char *err, size
 			       "of writers and consumers (%d)", c->v.instance, SHM_MAX_WRITERS);
 	c->reg = rc;
 	c->v.ctl->writer[rc].cpu = -1;
-	return scans_attach(c, err, len);
+	return cons_scans_attach(c, err, len);
 }
 
 IBVCAP_EXPORT struct ibvcap *

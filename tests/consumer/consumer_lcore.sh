@@ -10,7 +10,7 @@
 # overrun = the truth's received). Then the refusals of lcore=, each
 # naming the plugin, the value and what was expected: the main lcore, not
 # an EAL lcore, not a number, an --lcore-map rx lcore, one taken by
-# another --consumer, and no free lcore at all (-l 0,1).
+# another --consumer, no free lcore at all (-l 0,1); and scans= not 0/1.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 set -e
@@ -70,5 +70,7 @@ refuse "lcore=1 mapped" "--consumer $SLOW: lcore=1: an rx lcore (--lcore-map giv
 	"$CAP_LCORES" --lcore-map 0.0@1 --consumer "$SLOW,out=$T/x,lcore=1"
 refuse "lcore=2 twice" "--consumer $SLOW: lcore=2: taken by another --consumer" \
 	"$CAP_LCORES" --consumer "$SLOW,out=$T/x,lcore=2,name=p1" --consumer "$SLOW,out=$T/y,lcore=2,name=p2"
+refuse "scans=2" "--consumer $SLOW: scans=2: expected 1 (only the data of its scans, as IBVCAP_OPEN_SCANS) or 0 (every frame)" \
+	"$CAP_LCORES" --consumer "$SLOW,out=$T/x,scans=2"
 refuse "no free lcore" "--consumer $SLOW: no free lcore among the EAL lcores 0,1 (main 0, --write writers none, other consumers none; rx needs at least one): give EAL one more lcore (-l, or --lcores, e.g. --lcores 0@0,1@1,2@0), or lcore=N" \
 	"-l 0,1" --consumer "$SLOW,out=$T/x"
