@@ -434,6 +434,8 @@ ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **list, char
 			       p->args.path, p->init_rc, p->err[0] ? p->err : "(it said nothing)");
 	p->inited = true;
 	cons_publish(p->c);
+	printf("dpdk-ibvcap: --consumer %s on lcore %u%s: %s\n", p->name, p->lcore,
+	       p->scans ? ", following its scans" : "", p->args.path);
 	return 0;
 }
 
@@ -507,10 +509,9 @@ plugin_join(struct ibv_plugin *p)
 
 	rte_eal_wait_lcore(p->lcore);
 	p->running = false;
-	printf("dpdk-ibvcap: --consumer %s on lcore %u: %llu blocks, %llu frames, %llu "
-	       "overrun%s\n", p->name, p->lcore, (unsigned long long)st->blocks,
-	       (unsigned long long)st->frames, (unsigned long long)st->overrun,
-	       p->rc ? " (it stopped itself)" : "");
+	printf("dpdk-ibvcap: --consumer %s: %llu blocks, %llu frames, %llu overrun%s\n", p->name,
+	       (unsigned long long)st->blocks, (unsigned long long)st->frames,
+	       (unsigned long long)st->overrun, p->rc ? " (it stopped itself)" : "");
 	if (p->rc != 0) {
 		fprintf(stderr, "dpdk-ibvcap: --consumer %s: its block call returned %d: it "
 			"stopped, the capture went on\n", p->args.path, p->rc);

@@ -47,9 +47,11 @@ wait_for_line "$T/cbeam.log" 30 'attached to' || { cat "$T/cbeam.log"; fail "ibv
 cons_run "$GENARGS" 400
 wait "$PBPID" || { cat "$T"/*.log; fail "beam.py exited non-zero"; }
 ok "capture (with the plugin) and two consumers exited 0; capture counts = truth ($(tail -1 "$T/cmp"))"
-grep -qE -- '--consumer plbeam on lcore 2: [0-9]+ blocks, [0-9]+ frames, 0 overrun$' "$T/cap.log" ||
+grep -qE -- '--consumer plbeam: [0-9]+ blocks, [0-9]+ frames, 0 overrun$' "$T/cap.log" ||
 	{ cat "$T/cap.log"; fail "the capture's line for the plugin"; }
-ok "$(grep -- '--consumer plbeam on lcore' "$T/cap.log")"
+grep -qx -- "dpdk-ibvcap: --consumer plbeam on lcore 2: $PLUGIN" "$T/cap.log" ||
+	{ cat "$T/cap.log"; fail "the capture's start line for the plugin: on lcore 2"; }
+ok "$(grep -- '--consumer plbeam' "$T/cap.log" | tr '\n' ' ')"
 for b in plbeam pybeam cbeam; do
 	python3 "$SRC/tests/consumer/check_beam.py" "$T/$b" "$T/sent.pcap" > "$T/$b.check" ||
 		{ cat "$T/$b.check"; fail "$b differs from the beam computed from the sent pcap"; }
@@ -64,7 +66,7 @@ w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] 
 assert len(w) == 1, w
 w = w[0]
 log = open(sys.argv[2]).read()
-m = re.search(r"--consumer plbeam on lcore 2: (\d+) blocks, (\d+) frames, (\d+) overrun", log)
+m = re.search(r"--consumer plbeam: (\d+) blocks, (\d+) frames, (\d+) overrun", log)
 assert w["format"] == "plugin" and w["written"] == int(m.group(2)) > 0 and w["overrun"] == 0, w
 assert w["lcore"] == 2, w
 assert re.search(r"^plbeam +plugin .* \(lcore 2\)$", log, re.M), "summary row of plbeam"
@@ -87,7 +89,7 @@ import json, re, sys
 w = [x for x in json.load(open(sys.argv[1]))["buffers"]["writers"] if x["name"] == "plslow"]
 p = json.load(open(sys.argv[2]))
 received = json.load(open(sys.argv[3]))["totals"]["received"]
-m = re.search(r"--consumer plslow on lcore 2: (\d+) blocks, (\d+) frames, (\d+) overrun$", open(sys.argv[4]).read(), re.M)
+m = re.search(r"--consumer plslow: (\d+) blocks, (\d+) frames, (\d+) overrun$", open(sys.argv[4]).read(), re.M)
 assert len(w) == 1 and m, (w, m)
 w = w[0]
 blocks, frames, overrun = map(int, m.groups())
@@ -112,7 +114,7 @@ sleep 0 &
 RPID=$!
 CAP_STATUS=2 cons_run "$SLOWARGS" 1000
 expect_eq "the failing plugin's blocks (its fini's file)" "$(json_get "$T/plfail.json" blocks)" 3
-for line in "--consumer plfail on lcore 2: 3 blocks, .* (it stopped itself)" \
+for line in "--consumer plfail: 3 blocks, .* (it stopped itself)" \
 	"--consumer $BUILD/tests/consumer/plugin_slow.so: its block call returned -5: it stopped, the capture went on"; do
 	grep -q -- "$line" "$T/cap.log" || { cat "$T/cap.log"; fail "the capture's line: $line"; }
 done

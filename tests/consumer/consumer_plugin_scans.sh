@@ -24,6 +24,11 @@ sleep 0 &
 RPID=$! # no consumer of another process
 cons_run "$GENARGS" 1000
 ok "capture with the two plugins exited 0; counts = truth ($(tail -1 "$T/cmp"))"
+for line in "--consumer scanner on lcore 3, following its scans: $SLOW" \
+	"--consumer everything on lcore 2: $SLOW"; do
+	grep -qx -- "dpdk-ibvcap: $line" "$T/cap.log" || { cat "$T/cap.log"; fail "start line: $line"; }
+done
+ok "the capture's start lines: scanner on lcore 3 following its scans, everything on lcore 2"
 python3 - "$T/scanner.json" "$T/everything.json" "$T/sum.json" "$T0" "$FRAME_RATE" \
 	<<'PY' > "$T/sc.check" || { cat "$T/sc.check"; fail "the plugins' frames"; }
 import json, sys
