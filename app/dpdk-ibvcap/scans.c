@@ -28,14 +28,15 @@
 _Static_assert(WR_SCHED_DUMP_SLOTS == SHM_MAX_WRITERS, "a schedule bit per registry slot");
 _Static_assert(IBV_MAX_WRITERS <= WR_SCHED_DUMP_BASE, "--write writers' bits below the dumps'");
 
-/* Whether registry slot i holds a dpdk-ibvcap-dump writer (not one of
- * ours: those carry our pid). */
+/* Whether registry slot i holds a writer under a dump bit: another
+ * process's (dpdk-ibvcap-dump, a libibvcap consumer; the --write writers
+ * carry our pid) or a --consumer plugin of ours (its lcore set). */
 static bool
 dump_slot(const struct shm_ctl *reg, unsigned int i)
 {
 	return reg != NULL && i < WR_SCHED_DUMP_SLOTS &&
 	       __atomic_load_n(&reg->writer[i].in_use, __ATOMIC_ACQUIRE) &&
-	       reg->writer[i].pid != reg->primary_pid;
+	       (reg->writer[i].pid != reg->primary_pid || reg->writer[i].lcore >= 0);
 }
 
 /* A writer: its index among --write, its registry name (primary-I-FORMAT,
@@ -409,7 +410,7 @@ static void
 status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 {
 	const struct wr_sched *sc = scans->sched;
-	struct rte_tel_data *a[8];
+	struct rte_tel_data *a[8], *lc = rte_tel_data_alloc(); /* the dumps' lcores */
 	const struct wr_scan *cur, *next;
 	unsigned int i, k;
 	char buf[128], ts[CODIF_TIMESTR_LEN];
@@ -450,7 +451,11 @@ status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 		writer_state(sc, i, now, buf, sizeof(buf));
 		rte_tel_data_add_array_string(a[5], buf);
 	}
-	/* each dpdk-ibvcap-dump writer attached now: its --name and state */
+	/* each dpdk-ibvcap-dump writer or consumer attached now: its --name and
+	 * state, and its lcore in the capture (a --consumer plugin; -1 another
+	 * process) */
+	if (lc != NULL)
+		rte_tel_data_start_array(lc, RTE_TEL_INT_VAL);
 	for (i = 0; a[6] != NULL && a[7] != NULL && i < WR_SCHED_DUMP_SLOTS; i++) {
 		const struct shm_writer *w;
 
@@ -464,6 +469,9 @@ status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 		snprintf(ts, sizeof(ts), "%.*s", SHM_NAMELEN, w->name);
 		rte_tel_data_add_array_string(a[6], ts);
 		rte_tel_data_add_array_string(a[7], buf);
+		if (lc != NULL)
+			rte_tel_data_add_array_int(lc, w->pid == scans->deps.rings->ctl->primary_pid ?
+						   w->lcore : -1);
 	}
 	ibv_ledger_tel(scans->deps.ledger, d);
 	{
@@ -475,6 +483,8 @@ status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 		for (k = 0; k < RTE_DIM(a); k++)
 			if (a[k] != NULL && rte_tel_data_add_dict_container(d, keys[k], a[k], 0) != 0)
 				rte_tel_data_free(a[k]);
+		if (lc != NULL && rte_tel_data_add_dict_container(d, "dump_writer_lcores", lc, 0) != 0)
+			rte_tel_data_free(lc);
 	}
 }
 

@@ -9,6 +9,8 @@
 # was handed exactly the frames k = 100..299 (T0 + k ms, computed here
 # from the scan's start and stop and the frame rate), all 12 streams of
 # each; "everything" beside it, without scans=, every frame k = 0..599.
+# ctl status lists both, by name and lcore, scanner idle until the scan,
+# everything always.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 set -e
@@ -20,6 +22,16 @@ CAP_LCORES="--lcores=0@0,1@1,2@0,3@1"
 cons_capture "$GENARGS" 1024 32 --schedule "$T/scans.txt" \
 	--consumer "$SLOW,out=$T/scanner.json,times=1,name=scanner,scans=1,frames=32" \
 	--consumer "$SLOW,out=$T/everything.json,times=1,name=everything,frames=32"
+$CTL status > "$T/st.json" || fail "ctl status"
+python3 - "$T/st.json" <<'PY' || { cat "$T/st.json"; fail "status: the plugins among the writers following scans"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+names, states, lcores = d["dump_writer_names"], d["dump_writer_states"], d["dump_writer_lcores"]
+assert names == ["scanner", "everything"], names
+assert states[0] == "idle until sc_a" and states[1].startswith("always"), states
+assert lcores == [3, 2], lcores
+PY
+ok "ctl status: plugin scanner (lcore 3) idle until sc_a, plugin everything (lcore 2) always"
 sleep 0 &
 RPID=$! # no consumer of another process
 cons_run "$GENARGS" 1000
