@@ -3,7 +3,9 @@
  * beam_plugin.so: examples/beam.c's incoherent beam as an in-process
  * consumer (include/ibvcap_plugin.h), loaded by the capture itself:
  *
- *   dpdk-ibvcap ... -- ... --consumer beam_plugin.so,out=FILE[,frames=T,antennas=MASK]
+ *   dpdk-ibvcap -l 0-2 ... -- ... --consumer beam_plugin.so,out=FILE[,frames=T,antennas=MASK]
+ *
+ * (it runs on an EAL worker lcore of its own: here lcore 2, the last free)
  *
  * For every aligned block it sums, per beam stream (a CODIF thread id),
  * channel and frame, the antennas' powers (I^2 + Q^2, x^2 when real, over
