@@ -14,6 +14,12 @@ cd "$ROOT"
 
 logs=()
 build_failures=()
+stage_start=$SECONDS
+stage_done() { # what: its wall time, so a slow CI tells where it went
+	echo "=== $1: $((SECONDS - stage_start)) s (total $SECONDS s)"
+	stage_start=$SECONDS
+}
+stage_done "set-up and build"
 run_suite() { # builddir, meson test args...
 	local dir=$1
 	shift
@@ -22,6 +28,7 @@ run_suite() { # builddir, meson test args...
 	rm -f "$dir/meson-logs/testlog.json"
 	meson test -C "$dir" --print-errorlogs "$@" | grep -vE '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): '
 	logs+=("$dir/meson-logs/testlog.json")
+	stage_done "meson test -C $dir"
 }
 build() { # builddir: a failed build is a failed test
 	ninja -C "$1" >/dev/null 2>&1 || { ninja -C "$1"; build_failures+=("build of $1 failed"); }
@@ -38,6 +45,7 @@ else
 	meson configure build-asan --prefix=/usr --sysconfdir=/etc >/dev/null
 fi
 build build-asan
+stage_done "build-asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_suite build-asan --suite unit --suite fuzz --suite cli --suite codifcheck
 
@@ -45,7 +53,8 @@ if [ ! -f build-fuzz/build.ninja ]; then
 	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 		-Db_lundef=false >/dev/null
 fi
-build build-fuzz
+# only the fuzz targets: meson test builds what its tests need (the
+# whole tree is built twice above already)
 run_suite build-fuzz --suite fuzzer
 
 # the README's first command, as a newcomer runs it (its set-up is done)
@@ -62,6 +71,7 @@ else
 	tail -20 build/demo.log
 	demo="BUILD:README demo (scripts/demo.sh) failed: build/demo.log"
 fi
+stage_done "README demo"
 
 python3 - "$demo" "${build_failures[@]/#/BUILD:}" "${logs[@]}" <<'PY'
 import json, sys

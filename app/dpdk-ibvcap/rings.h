@@ -51,8 +51,9 @@ unsigned int ibv_rings_writers_check(const struct ibv_rings *rings, FILE *f);
 /** Wait up to drain_ns for other processes' writers to take the last
  * frames, then briefly for their processes to end (else keep_memory). */
 void ibv_rings_drain_external(struct ibv_rings *rings, uint64_t drain_ns);
-/** Free the rings (what they hold by reference back to pl) and take the
- * schedule back into scans (ibv_scans_unshare). */
+/** At the end of the process: what the rings hold by reference back to
+ * pl, the schedule back into scans (ibv_scans_unshare); the antenna
+ * buffers' memory left to the process exit (rings.c says why). */
 void ibv_rings_free(struct ibv_rings *bf, struct ibv_pl *pl, struct ibv_scans *scans,
 		    unsigned int nant);
 
