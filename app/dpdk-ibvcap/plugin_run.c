@@ -427,7 +427,10 @@ ibv_plugin_open(const struct ibv_plugin_src *src, struct ibv_plugin **list, char
 	if (rc != 0)
 		return -1;
 	p->c->v.ctl->writer[p->c->reg].lcore = (int32_t)p->lcore;
-	rte_eal_remote_launch(plugin_init_main, p, p->lcore);
+	rc = rte_eal_remote_launch(plugin_init_main, p, p->lcore);
+	if (rc != 0)
+		return err_set(err, len, rc, "--consumer %s: lcore %u: cannot launch its init "
+			       "there (%s)", p->args.path, p->lcore, strerror(-rc));
 	rte_eal_wait_lcore(p->lcore);
 	if (p->init_rc != 0)
 		return err_set(err, len, -1, "--consumer %s: its init refused (%d): %s",
@@ -495,8 +498,12 @@ ibv_plugin_start(struct ibv_plugin *list)
 	struct ibv_plugin *p;
 
 	for (p = list; p != NULL; p = p->next) {
-		rte_eal_remote_launch(plugin_main, p, p->lcore);
-		p->running = true;
+		int rc = rte_eal_remote_launch(plugin_main, p, p->lcore);
+
+		if (rc != 0) /* not expected: its lcore waited since its init */
+			fprintf(stderr, "dpdk-ibvcap: --consumer %s: lcore %u: cannot launch it "
+				"(%s): it reads nothing\n", p->args.path, p->lcore, strerror(-rc));
+		p->running = rc == 0;
 	}
 }
 
@@ -544,10 +551,8 @@ ibv_plugin_close(struct ibv_plugin *list)
 			rte_eal_wait_lcore(p->lcore);
 			p->running = false;
 		}
-		if (p->inited) {
-			rte_eal_remote_launch(plugin_fini_main, p, p->lcore);
+		if (p->inited && rte_eal_remote_launch(plugin_fini_main, p, p->lcore) == 0)
 			rte_eal_wait_lcore(p->lcore);
-		}
 		if (p->c != NULL) {
 			if (p->c->reg >= 0)
 				shm_writer_release(p->c->v.ctl, p->c->reg);
