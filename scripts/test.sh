@@ -14,7 +14,7 @@ cd "$ROOT"
 
 logs=()
 build_failures=()
-stage_start=$SECONDS
+stage_start=0
 stage_done() { # what: its wall time, so a slow CI tells where it went
 	echo "=== $1: $((SECONDS - stage_start)) s (total $SECONDS s)"
 	stage_start=$SECONDS

@@ -205,6 +205,10 @@ def plot_bstate(d, ant, b, row):
 def plot(tel, d, nfft):
     """--plot DIR: each antenna's bandpass and sampler-state figures, the data
     each one draws beside it (.dat). @return the files written."""
+    bad = [c for c in "'\"\\\n" if c in d]
+    if bad:  # gnuplot's script names the files in quotes
+        raise TelemetryError("--plot %r: expected a directory name without %s (gnuplot "
+                             "reads the file names in quotes)" % (d, " or ".join(map(repr, bad))))
     os.makedirs(d, exist_ok=True)
     tables = common.counter_tables(tel)
     desc = describe(tables)

@@ -3,8 +3,8 @@
  * (each declared in the component's own header), and the run's clock and
  * stop flag. */
 
-#ifndef IBVCAP_H
-#define IBVCAP_H
+#ifndef IBVCAP_APP_H
+#define IBVCAP_APP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,4 +44,4 @@ struct ibv_app {
 	struct ibv_counts_src counts; /**< where the totals are summed from */
 };
 
-#endif /* IBVCAP_H */
+#endif /* IBVCAP_APP_H */

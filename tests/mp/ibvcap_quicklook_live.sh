@@ -189,6 +189,13 @@ for c in range(4):
 print("ok")
 PY
 ok "stat --plot: bstate and bandpass PNGs of 4 antennas; the data: expected 16/34/34/16 %, ant2's outer states > 30 %, ant3's peaks at 0.3072 MHz of each channel"
+# a directory gnuplot could not be given (its script quotes the names)
+rc=0
+python3 "$STAT" --file-prefix "$PREFIX" --plot "$T/it's" > "$T/plotq.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && [ ! -e "$T/it's" ] &&
+	grep -qF "it's\": expected a directory name without \"'\" (gnuplot" "$T/plotq.out" ||
+	{ cat "$T/plotq.out"; fail "stat --plot DIR with a quote: exit $rc"; }
+ok "stat --plot DIR with a quote: refused, named, nothing created"
 # QL_FIGURES=DIR keeps the figures for a person to look at
 [ -z "${QL_FIGURES:-}" ] || cp -r "$T/fig/." "$QL_FIGURES/"
 kill -INT "$GPID" 2>/dev/null || true
