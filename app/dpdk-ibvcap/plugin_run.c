@@ -35,6 +35,7 @@
 struct ibv_plugin {
 	struct ibv_plugin *next;   /* the next --consumer */
 	void *dl;
+	ibvcap_plugin_init_fn init;
 	ibvcap_plugin_block_fn block;
 	ibvcap_plugin_fini_fn fini;
 	void *state;
@@ -199,6 +200,7 @@ plugin_load(struct ibv_plugin *p, char *err, size_t len)
 			       "ibvcap_plugin_abi), this capture loads ABI %u: rebuild it against "
 			       "this capture's ibvcap_plugin.h", p->args.path,
 			       *(const uint32_t *)sym[0], IBVCAP_PLUGIN_ABI);
+	p->init = (ibvcap_plugin_init_fn)sym[1];
 	p->block = (ibvcap_plugin_block_fn)sym[2];
 	p->fini = (ibvcap_plugin_fini_fn)sym[3];
 	p->args.abi = IBVCAP_PLUGIN_ABI;
@@ -352,9 +354,8 @@ static int
 plugin_init_main(void *arg)
 {
 	struct ibv_plugin *p = arg;
-	ibvcap_plugin_init_fn init = (ibvcap_plugin_init_fn)dlsym(p->dl, "ibvcap_plugin_init");
 
-	p->init_rc = init(&p->args, &p->state);
+	p->init_rc = p->init(&p->args, &p->state);
 	return 0;
 }
 
