@@ -63,9 +63,9 @@ skip() {
 	exit 77
 }
 
-ok() {
+ok() { # the test's seconds so far: a test meson killed at its limit tells where it was
 	CHECKS=$((CHECKS + 1))
-	echo "ok $CHECKS - $*"
+	echo "ok $CHECKS - $* [${SECONDS} s]"
 }
 
 # expect_eq WHAT GOT WANT

@@ -128,28 +128,57 @@ class Array:
             raise ArrayError("%sschema: %s: this tool knows schema %d only" %
                              (self.pre, v.decode(errors="replace"), SCHEMA))
 
-    def records(self, sub):
-        """{host: record} under PREFIX/sub/. A read that times out (etcd
-        slow for a moment: fsync on a loaded host) is tried twice more."""
+    def retried(self, f, *args):
+        """f(*args); a request that times out (etcd slow for a moment:
+        fsync on a loaded host) is tried twice more."""
         for tries in range(3):
             try:
-                got = list(self.client.get_prefix(self.pre + sub + "/"))
-                break
+                return f(*args)
             except self.etcd3.exceptions.ConnectionTimeoutError:
                 if tries == 2:
                     raise
+
+    def records(self, sub, metas=None):
+        """{host: record} under PREFIX/sub/ (each key's metadata into
+        metas, a dict, when given)."""
+        got = self.retried(lambda k: list(self.client.get_prefix(k)), self.pre + sub + "/")
         out = {}
         for v, meta in got:
             h = meta.key.decode().rsplit("/", 1)[-1]
+            if metas is not None:
+                metas[h] = meta
             try:
                 out[h] = json.loads(v)
             except ValueError:
                 out[h] = {"bad": v.decode(errors="replace")[:80]}
         return out
 
+    def alive(self):
+        """{host: liveness record} of the hosts whose lease is live. A key
+        stays until etcd's leader revokes its lapsed lease, which a loaded
+        etcd can put off for long (a revoke that timed out is retried
+        later, etcd-io/etcd#10686): the lease's remaining TTL, asked of
+        etcd, below 0 says the host is gone already. A lease etcd does not answer
+        for is taken as live (the key is there)."""
+        metas = {}
+        alive = self.records("alive", metas)
+        for h, meta in metas.items():
+            if not meta.lease_id:  # put without a lease: the key says
+                continue
+            try:
+                ttl = self.retried(self.client.get_lease_info, meta.lease_id).TTL
+            except Exception:  # grpc's and etcd3's: the key says alive
+                continue
+            # etcd's TTL is the remaining time in whole seconds, cut
+            # towards 0: 0 is a lease with under a second left, or lapsed
+            # under a second ago; below 0, lapsed (or revoked: -1)
+            if ttl < 0:
+                del alive[h]
+        return alive
+
     def hosts(self):
         """(alive hosts, every host known: alive, with a state or a configuration)."""
-        alive = self.records("alive")
+        alive = self.alive()
         known = set(alive) | set(self.records("state")) | set(self.records("config"))
         return alive, sorted(known)
 
