@@ -69,9 +69,36 @@ class Telemetry:
     TelemetryTimeout, and the connection is of no more use (a late reply
     would answer the next question)."""
 
+    # DPDK's telemetry serves at most 10 connections at once (22.11's
+    # MAX_CONNECTIONS); past them it accepts one and closes it at once
+    BUSY_WAIT_S = 10.0
+
     def __init__(self, prefix, timeout=None):
         self.path = os.path.join(RUNDIR, prefix, "dpdk_telemetry.v2")
         self.prefix, self.timeout, self.pid = prefix, timeout, self.pid_of(prefix)
+        # a connection closed before its greeting: every connection taken
+        # (tools run at once): tried again, for timeout (or BUSY_WAIT_S)
+        busy_end = time.monotonic() + (timeout or self.BUSY_WAIT_S)
+        pause = 0.02
+        while True:
+            greeting = self.connect(prefix, timeout)
+            if greeting:
+                break
+            self.sock.close()
+            if time.monotonic() >= busy_end:
+                raise TelemetryError(
+                    "the capture at --file-prefix %s (pid %s) closed every connection "
+                    "for %gs: its telemetry serves 10 at once (DPDK), all taken by "
+                    "other clients, or it is stopping"
+                    % (prefix, self.pid if self.pid else "?", timeout or self.BUSY_WAIT_S))
+            time.sleep(pause)
+            pause = min(pause * 2, 0.3)
+        hello = json.loads(greeting.decode())
+        self.maxlen = hello.get("max_output_len", 16384)
+        self.pid = hello.get("pid")
+
+    def connect(self, prefix, timeout):
+        """A connection and its greeting (b"": closed at once)."""
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock.settimeout(timeout)
         deadline = time.monotonic() + (timeout or 0)
@@ -93,11 +120,11 @@ class Telemetry:
                     "--file-prefix %s, without --no-telemetry, and may this user "
                     "read its runtime directory?" % (self.path, e.strerror, prefix))
         try:
-            hello = json.loads(self.sock.recv(16384).decode())
+            return self.sock.recv(16384)
         except socket.timeout:
             self.late("its greeting")
-        self.maxlen = hello.get("max_output_len", 16384)
-        self.pid = hello.get("pid")
+        except ConnectionResetError:
+            return b""
 
     @staticmethod
     def pid_of(prefix):

@@ -205,12 +205,12 @@ for name, a in t.items():
 assert all(s["labels"]["instance_prefix"] == sys.argv[3] for s in p)
 PY
 ok "dpdk-ibvcap-prom@.service's command: $promdir/dpdk-ibvcap-<inst>.prom with this capture's counts"
-# refreshing mode writes the file again and again; stop it after two rounds
-timeout 10 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --prom "$T/loop.prom" > /dev/null || true
+# refreshing mode writes the file again and again; stopped after rounds
+timeout 4 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 200ms --prom "$T/loop.prom" > /dev/null || true
 [ -s "$T/loop.prom" ] || fail "refreshing --prom wrote nothing"
 ok "refreshing --prom mode writes the file"
 # refreshing --json: one snapshot per line, each with the final counts
-timeout 10 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 500ms --json > "$T/loop.jsonl" || true
+timeout 4 dpdk-ibvcap-stat --file-prefix "$PREFIX" --interval 200ms --json > "$T/loop.jsonl" || true
 python3 - "$T/loop.jsonl" "$n" <<'PY' || fail "refreshing --json"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -218,6 +218,42 @@ assert len(lines) >= 2, len(lines)
 assert all(x["stats"]["packets"] == int(sys.argv[2]) for x in lines)
 PY
 ok "refreshing --json: one snapshot per line ($(wc -l < "$T/loop.jsonl") lines)"
+
+# DPDK's telemetry serves 10 connections at once and closes any past them
+# at once: a tool waits for one (10 held here for 2 s) and answers; with
+# every one held past its --timeout it says so (exit 1), never "gone"
+hold() { # seconds: 10 connections held that long
+	python3 - "/var/run/dpdk/$PREFIX/dpdk_telemetry.v2" "$1" > "$T/hold.out" <<'PY' &
+import socket, sys, time
+socks = []
+for _ in range(10):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    assert s.recv(16384), "a connection of the first 10 closed"
+    socks.append(s)
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+PY
+	HPID=$!
+	CLEANUP_PIDS+=("$HPID")
+	wait_for_line "$T/hold.out" 30 held || fail "10 telemetry connections not held"
+}
+hold 2
+t0=$(date +%s%N)
+got=$(dpdk-ibvcap-stat --file-prefix "$PREFIX" --query /ibvcap/stats 2> "$T/busy.err" | json_get - packets) ||
+	{ cat "$T/busy.err"; fail "stat with telemetry's 10 connections taken for 2 s"; }
+waited=$((($(date +%s%N) - t0) / 1000000))
+wait "$HPID"
+expect_eq "stat with telemetry's connections all taken for 2 s: packets" "$got" "$n"
+hold 8
+rc=0
+python3 "$BUILD/app/dpdk-ibvcap-ctl" --file-prefix "$PREFIX" --timeout 1s status > /dev/null 2> "$T/busy2.err" || rc=$?
+kill "$HPID"
+wait "$HPID" || true
+expect_eq "ctl --timeout 1s, every connection taken: exit" "$rc" 1
+grep -q "closed every connection for 1s: its telemetry serves 10 at once" "$T/busy2.err" ||
+	fail "ctl, every connection taken: $(cat "$T/busy2.err")"
+ok "telemetry's 10 connections taken: stat waited for one ($waited ms, the answer right); ctl --timeout 1s said: $(cat "$T/busy2.err")"
 
 echo "frames" > "$T/data/ibvcap_ant0_20250101T000000.000000000Z.codif"
 # the running capture's lab.ini, valid on this host, and a shipped file
