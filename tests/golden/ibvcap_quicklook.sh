@@ -27,16 +27,16 @@ run() {
 	"$GEN" --count 96 "$@" "${sig[@]}" --signal 3:dead --signal 4:saturated --pcap "$T/$name.pcap" \
 		--truth "$T/$name.json" --quiet
 	n=$(json_get "$T/$name.json" totals sent)
-	# telemetry on: the queries below; the first window ends 20 s after the
+	# telemetry on: the queries below; the first window ends 10 s after the
 	# start and holds the whole replay (net_pcap delivers it at once); the
-	# second, empty, ends at 40 s (its verdicts "no data": '-' on the
+	# second, empty, ends at 20 s (its verdicts "no data": '-' on the
 	# screen), so the checks of the first window below must end by then (a
 	# loaded host runs each query slowly); SIGINT stops the capture after
 	# them (--idle-timeout only if the test dies)
 	# shellcheck disable=SC2086
 	"$CAP" -l 0,1 $EAL_COMMON --no-huge -m 1024 --vdev "net_pcap0,rx_pcap=$T/$name.pcap" -- \
 		--steer software --idle-timeout 90s --stats-period 0 --quicklook $EVERY \
-		--quicklook-window 20s --quicklook-min off --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
+		--quicklook-window 10s --quicklook-min off --summary-json "$T/$name.sum.json" > "$T/$name.log" 2>&1 &
 	pid=$!
 	CLEANUP_PIDS+=("$pid")
 	wait_started "$T/$name.log" 60 "$name: no start"

@@ -167,7 +167,8 @@ expect_eq "pcapng trigger files" "$(find "$T/png" -name 'trigger_ant*.pcapng' -s
 # (c) the limits, on one connection: 33 triggers of a window that never
 # comes (15 s timeout: none ends before the 33rd is asked, however loaded
 # the machine): 32 run, the 33rd is refused; then 40 more that end
-# at once (timeout 0): 64 kept, the oldest aged out
+# at once (timeout 0; asked again once they have, where 32 were still
+# running): 64 kept, the oldest aged out
 python3 - "$STAT" "$PREFIX" "$T/lim" <<'PY' || fail "trigger limits"
 import importlib.machinery, importlib.util, sys, time
 loader = importlib.machinery.SourceFileLoader("st", sys.argv[1])
@@ -197,6 +198,11 @@ r = tel.query("/ibvcap/trigger/status,%d" % ids[0])
 assert r["result"] == "empty" and r["ended"] == "timeout", r
 for i in range(40):
     r = tel.query(spec % (sys.argv[3], "0s", 100 + i))
+    if r.get("expected", "").startswith("at most 32 triggers running at once"):
+        # each ends at once, but its thread must run first: on a loaded
+        # host 32 can be asked before any ended (a refusal takes no id)
+        idle()
+        r = tel.query(spec % (sys.argv[3], "0s", 100 + i))
     assert r.get("state") == "running", r
     ids.append(r["id"])
 r = idle()
