@@ -28,7 +28,6 @@
 #include "plugin_run.h"
 
 /* The registry's format column for a plugin (7 characters at most). */
-#define PLUGIN_FORMAT "plugin"
 #define PLUGIN_MAX_KV 32
 
 /* The loaded plugin, its blocks and its lcore. */
@@ -241,7 +240,7 @@ handle_make(const struct ibv_plugin_src *src, struct ibv_plugin *p, char *err, s
 	for (k = 0; k < c->nants; k++)
 		c->ant[k].payload = src->base[c->antno[k]];
 	c->selected = true;
-	rc = shm_writer_claim(c->v.ctl, (int)getpid(), p->name, PLUGIN_FORMAT, &holder);
+	rc = shm_writer_claim(c->v.ctl, (int)getpid(), p->name, SHM_FORMAT_PLUGIN, &holder);
 	if (rc < 0)
 		return err_set(err, len, rc, "--consumer %s: name '%s': %s", p->args.path,
 			       p->name, rc == -EEXIST ? "in use by another writer or consumer" :

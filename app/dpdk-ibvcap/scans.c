@@ -30,13 +30,16 @@ _Static_assert(IBV_MAX_WRITERS <= WR_SCHED_DUMP_BASE, "--write writers' bits bel
 
 /* Whether registry slot i holds a writer under a dump bit: another
  * process's (dpdk-ibvcap-dump, a libibvcap consumer; the --write writers
- * carry our pid) or a --consumer plugin of ours (its lcore set). */
+ * carry our pid and have bits of their own) or a --consumer plugin of
+ * ours (by its format). */
 static bool
 dump_slot(const struct shm_ctl *reg, unsigned int i)
 {
 	return reg != NULL && i < WR_SCHED_DUMP_SLOTS &&
 	       __atomic_load_n(&reg->writer[i].in_use, __ATOMIC_ACQUIRE) &&
-	       (reg->writer[i].pid != reg->primary_pid || reg->writer[i].lcore >= 0);
+	       (reg->writer[i].pid != reg->primary_pid ||
+		strncmp(reg->writer[i].format, SHM_FORMAT_PLUGIN,
+			sizeof(reg->writer[i].format)) == 0);
 }
 
 /* A writer: its index among --write, its registry name (primary-I-FORMAT,

@@ -24,7 +24,6 @@
 
 /* The registry's format column for a consumer (shm_writer.format holds 7
  * characters). */
-#define CONS_FORMAT "reader"
 
 static bool eal_done;
 static struct ibvcap *open_handle;
@@ -131,7 +130,7 @@ attach(struct ibvcap *c, const char *instance, const char *name, char *err, size
 	rc = cons_payload_check(c->v.ctl, c->v.instance, err, len);
 	if (rc != 0)
 		return rc;
-	rc = shm_writer_claim(c->v.ctl, (int)getpid(), name, CONS_FORMAT, &holder);
+	rc = shm_writer_claim(c->v.ctl, (int)getpid(), name, SHM_FORMAT_READER, &holder);
 	if (rc == -EEXIST)
 		return err_set(err, len, -EEXIST, "consumer name '%s': in use by a running writer "
 			       "or consumer, pid %d (one per name)", name, holder);

@@ -56,7 +56,9 @@ struct shm_writer {
 	uint32_t in_use;         /**< claimed with a CAS; 0 free */
 	int32_t pid;
 	char name[SHM_NAMELEN];
-	char format[8];
+	char format[8];          /**< its files' (wr_format_name), or what reads
+				      without files: SHM_FORMAT_READER,
+				      SHM_FORMAT_PLUGIN */
 	uint64_t written;        /**< valid frames in its files */
 	uint64_t placeholders;   /**< gap frames in its files (frames the capture lost) */
 	uint64_t bytes;          /**< bytes of its files */
@@ -108,6 +110,12 @@ struct shm_writer {
 	int32_t lcore;           /**< the primary's EAL lcore it runs on (a
 				      --consumer plugin), -1 none said */
 };
+
+/** The format of a registry entry that writes no files: a libibvcap
+ * consumer (another process), a --consumer plugin (in the primary, on an
+ * lcore of its own). */
+#define SHM_FORMAT_READER "reader"
+#define SHM_FORMAT_PLUGIN "plugin"
 
 /** A writer whose heartbeat is older than this is hung (shm_writer_reap). */
 #define SHM_WRITER_HUNG_NS 3000000000LL
