@@ -305,14 +305,18 @@ PY
 ok "the waiting trigger completed when the stop made its rows final ($(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["frames"], "frames,", r["placeholders"], "gap frames")' "$T/wait.json"))"
 
 # (c) the capture's counts are the truth's, triggers or not
-python3 "$VER" "$T/dry.pcap" --format codif "$T/full" > "$T/full.ver" || { cat "$T/full.ver"; fail "the full recording"; }
 python3 "$CMP" "$T/truth.json" "$T/sum.json" > "$T/cmp" || { head "$T/cmp"; fail "capture counts differ from the truth"; }
 ok "capture counts = truth with six triggers and a writer"
-python3 - "$T/sum.json" <<'PY' || fail "the full writer lost frames"
+# the writer's own account first: frames it lost to the ring (a writer
+# starved of CPU for the ring's 0.25 s on a loaded host) are counted
+# there, and a recording short of them is not a silent loss
+python3 - "$T/sum.json" <<'PY' || fail "the full writer lost frames (counted)"
 import json, sys
 w = json.load(open(sys.argv[1]))["buffers"]["writers"]
 assert len(w) == 1 and w[0]["overrun"] == 0 and w[0]["error"] == 0, w
 PY
+python3 "$VER" "$T/dry.pcap" --format codif "$T/full" > "$T/full.ver" ||
+	{ cat "$T/full.ver"; fail "the full recording (its writer counted no loss)"; }
 
 # (a, b) byte for byte: each trigger file = the full recording's frames in
 # the same window of CODIF time (b: from the oldest row the ring had)
