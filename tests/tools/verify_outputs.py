@@ -136,11 +136,24 @@ def abs_index(h):
 
 
 class Seg:
+    """A stretch of one stream on one clock: the indexes sent, their
+    bounds, and (once asked, kept until the next add) those missing."""
+
     def __init__(self, clock, h0):
         self.clock, self.hdr0, self.idx = clock, h0, set()
+        self.lo = self.hi = None
+        self._lost = None
+
+    def add(self, n):
+        self.idx.add(n)
+        self.lo = n if self.lo is None or n < self.lo else self.lo
+        self.hi = n if self.hi is None or n > self.hi else self.hi
+        self._lost = None
 
     def lost(self):
-        return set(range(min(self.idx), max(self.idx) + 1)) - self.idx
+        if self._lost is None:
+            self._lost = set(range(self.lo, self.hi + 1)) - self.idx
+        return self._lost
 
 
 class Ref:
@@ -180,17 +193,17 @@ class Ref:
             st = self.streams.setdefault(sk, {"dst": dst, "port": dport, "hdr0": h, "segs": []})
             segs, c, n = st["segs"], clock_of(h), abs_index(h)
             cur = segs[-1] if segs else None
-            if (cur is None or cur.clock != c or n > max(cur.idx) + 1 + max_gap or
-                    n <= max(cur.idx) - window):
+            if (cur is None or cur.clock != c or n > cur.hi + 1 + max_gap or
+                    n <= cur.hi - window):
                 cur = Seg(c, h)
                 segs.append(cur)
-            cur.idx.add(n)
+            cur.add(n)
 
     def seg(self, sk, h):
         """The segment of stream sk that a header (sent or a gap frame) is in."""
         c, n = clock_of(h), abs_index(h)
         for g in self.streams[sk]["segs"]:
-            if g.clock == c and min(g.idx) <= n <= max(g.idx):
+            if g.clock == c and g.lo <= n <= g.hi:
                 return g
         return None
 
