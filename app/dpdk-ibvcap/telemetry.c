@@ -298,7 +298,7 @@ tel_writer(const struct ibv_tel_view *v, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_string(d, "name", w->name);
 	rte_tel_data_add_dict_string(d, "format", w->format);
 	rte_tel_data_add_dict_int(d, "pid", w->pid);
-	if (w->lcore >= 0) /* a --consumer plugin's lcore */
+	if (w->lcore >= 0) /* a --write writer's or --consumer plugin's lcore */
 		rte_tel_data_add_dict_int(d, "lcore", w->lcore);
 	rte_tel_data_add_dict_string(d, "io", w->io_uring ? "uring" : "sync");
 	rte_tel_data_add_dict_string(d, "io_why", w->io_why);

@@ -100,6 +100,8 @@ ibv_writers_setup(struct ibv_writers *ws, const struct ibv_config *c, const stru
 			wl->reg = shm_writer_claim(rings->ctl, (int)getpid(), name,
 						   wr_format_name(o->format), NULL);
 			wl->regw = wl->reg >= 0 ? &rings->ctl->writer[wl->reg] : NULL;
+			if (wl->regw != NULL) /* status, telemetry, the summary say it */
+				wl->regw->lcore = (int32_t)wl->lcore;
 		}
 		/* one index per scan, with every antenna of its lcores, and one
 		 * min-free kept by all of them */

@@ -108,7 +108,8 @@ struct shm_writer {
 	uint64_t ants;           /**< the antennas it writes: bit a */
 	struct shm_scan_tally scans[SHM_WRITER_SCANS];
 	int32_t lcore;           /**< the primary's EAL lcore it runs on (a
-				      --consumer plugin), -1 none said */
+				      --write writer, a --consumer plugin), -1
+				      another process */
 };
 
 /** The format of a registry entry that writes no files: a libibvcap

@@ -400,7 +400,7 @@ stats_writer_json(const struct shm_writer *w, json_t *o)
 	js_str(o, "name", w->name);
 	js_str(o, "format", w->format);
 	js_i64(o, "pid", w->pid);
-	if (w->lcore >= 0) /* a --consumer plugin's lcore in the primary */
+	if (w->lcore >= 0) /* its lcore in the primary: --write, --consumer */
 		js_i64(o, "lcore", w->lcore);
 	stats_json(&stats_writer, w, STATS_ANTENNA, o);
 	js_str(o, "io", w->io_uring ? "uring" : "sync");

@@ -72,10 +72,13 @@ for one, parts in (("primary-0-codif", ["primary-1-codif-0", "primary-1-codif-1"
     assert [w[p]["files"] for p in parts] == [len(range(j, 6, n)) for j in range(n)], \
         [w[p]["files"] for p in parts]
     assert all(w[p]["overrun"] == 0 and w[p]["error"] == 0 for p in parts)
+# each entry's lcore: the last 11 worker lcores (2..12) are the writers',
+# in the order of --write and its parts
+assert [w[k].get("lcore") for k in want] == list(range(2, 13)), [w[k].get("lcore") for k in want]
 # the schedule's writers: one bit a --write, every part of it recording the scan
 rec = s["recording"]["writers"]
 assert [x["writer"] for x in rec] == [0, 1, 1, 2, 3, 3, 4, 5, 5, 5, 5], rec
 assert [x.get("part") for x in rec] == [None, 0, 1, None, 0, 1, None, 0, 1, 2, 3], rec
 print("entries: " + " ".join("%s=%d" % (k, w[k]["written"]) for k in want))
 PY
-ok "writer table: an entry per lcore (primary-W-FORMAT-J), antenna i on the (i mod N)th, the parts' figures add up to the single writer's"
+ok "writer table: an entry per lcore (primary-W-FORMAT-J, its lcore said), antenna i on the (i mod N)th, the parts' figures add up to the single writer's"
