@@ -10,11 +10,16 @@
 #      (tests/consumer/consumer_read: aligned blocks of T frames of every
 #      antenna, every valid frame's data copied out, written to /dev/null);
 #   C  the in-process plugin examples/beam_plugin.so (--consumer: the
-#      incoherent beam of every block of T frames, decoded and summed).
+#      incoherent beam of every block of T frames, decoded and summed);
+#   D  B's consumer attached but nearly idle (consumer_read -s IDLE_MS:
+#      one block, then asleep IDLE_MS, and so on): its registry entry,
+#      cursor and heartbeat without the CPU and memory traffic of reading,
+#      which tells what attaching costs the rx lcore from what a reading
+#      consumer's work on shared cores does.
 # The figure is the capture's own: the rx lcore's TSC cycles in the polls
 # that brought packets, per packet (the summary's lcores[].busy_cycles /
 # packets of the rx lcore: rx.c's counters), as bench/capture_bench.sh's.
-# Runs alternate A B C C B A (ABBA) in each of ROUNDS rounds, so that the
+# Runs alternate A B C D D C B A (ABBA) in each of ROUNDS rounds, so that the
 # machine's drift falls on all alike; printed: min / median / max cycles
 # per frame of each, and the ratios B/A and C/A (per round, the mean of
 # the round's two runs of each; and of the medians).
@@ -32,8 +37,8 @@
 #
 # Each run checks its counts, else the bench fails (exit 1): the capture's
 # packets = received = placed = the frames ringgen sent (FRAMES), none
-# lost, duplicate, late or malformed; B: the consumer's frames handed out +
-# its overrun = placed; C: the capture's "--consumer" line and the
+# lost, duplicate, late or malformed; B, D: the consumer's frames handed
+# out + its overrun = placed; C: the capture's "--consumer" line and the
 # plugin's registry entry in the summary agree, and its frames + overrun =
 # placed. The rate ringgen reached is printed per set-up (it falls short
 # when its CPU is taken: then the runs did not offer the same load), and
@@ -44,10 +49,11 @@
 #   bench/consumer_rx_bench.sh [OUT] [ROUNDS (3)] [SECONDS (3)]
 #   env: RATE=250000 (frames/s, all antennas) MODE=zerocopy|copy SIZE=8192
 #        ANTENNAS=6 T=64 (frames per block) RX_CPU=1 OTHER_CPU=0
-#        CONS_CPU=OTHER_CPU (B's consumer; on a host with more CPUs give
+#        IDLE_MS=200 (D's consumer's sleep between blocks; it reads what the ring still holds at the end so, too)
+#        CONS_CPU=OTHER_CPU (B's and D's consumer; on a host with more CPUs give
 #        it one of its own; C's plugin thread, an EAL control thread, then
 #        runs on the CPUs that are not the capture's lcores)
-#        SMOKE=1: one round of A B C, 0.4 s each, 1024-byte frames (unless
+#        SMOKE=1: one round of A B C D, 0.4 s each, 1024-byte frames (unless
 #        SIZE says), rings of 256 rows (checks the counts; the figures
 #        mean nothing), as meson's benchmark consumer-rx-smoke
 set -euo pipefail
@@ -66,15 +72,18 @@ TB=${T:-64}
 RX_CPU=${RX_CPU:-1}
 OTHER_CPU=${OTHER_CPU:-0}
 CONS_CPU=${CONS_CPU:-$OTHER_CPU}
-ORDER="A B C C B A"
+ORDER="A B C D D C B A"
+IDLE_MS=${IDLE_MS:-200}
 if [ -n "${SMOKE:-}" ]; then
 	# small frames and rings: the captures start fast, the memory is small
-	ROUNDS=1 SECS=0.4 ORDER="A B C" SIZE=${SIZE_SET:-1024} ROWS=256
+	ROUNDS=1 SECS=0.4 ORDER="A B C D" SIZE=${SIZE_SET:-1024} ROWS=256
 fi
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: ROUNDS '$ROUNDS': expected a positive integer" >&2; exit 1; }
 [[ $RATE =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: RATE=$RATE: expected frames per second, a positive integer" >&2; exit 1; }
+[[ $IDLE_MS =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "FAIL: IDLE_MS=$IDLE_MS: expected milliseconds, a positive integer" >&2; exit 1; }
 [[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
 	{ echo "FAIL: SECONDS '$SECS': expected a number of seconds" >&2; exit 1; }
 FRAMES=$(python3 -c "print(int($RATE * $SECS))")
@@ -127,7 +136,7 @@ POOL=$((NANT * ROWS * SPA + 16384))
 MASK=$(python3 -c "print(hex((1 << $NANT) - 1))")
 machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 {
-	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so"
+	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so, D B's consumer asleep $IDLE_MS ms between blocks"
 	echo "# machine: $machine"
 	echo "# $MODE, $NANT antennas x $SPA streams, $SIZE data bytes, ring $ROWS rows; ringgen --rate $RATE: $FRAMES frames a run ($SECS s); blocks of $TB frames"
 	echo "# rx lcore on CPU $RX_CPU; main lcore, ringgen on CPU $OTHER_CPU; consumer on CPU $CONS_CPU; plugin on $plugin_where; $prio; order per round: $ORDER; rounds: $ROUNDS"
@@ -160,10 +169,13 @@ capture_start() { # setup run
 	up "$CAP_PID" "$W/cap.log" 'capturing on' "the capture ($1)"
 }
 
-# B's consumer on CPU CONS_CPU, up when it says it attached
-consumer_start() {
+# B's (D's: asleep between blocks) consumer on CPU CONS_CPU, up when it
+# says it attached
+consumer_start() { # setup
+	local idle=()
+	[ "$1" = D ] && idle=(-s "$IDLE_MS")
 	"${RT[@]}" taskset -c "$CONS_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
-		-o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
+		"${idle[@]+"${idle[@]}"}" -o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
 	CONS_PID=$!
 	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"
 }
@@ -198,7 +210,7 @@ run_one() { # setup run
 	# shellcheck disable=SC2086
 	trap 'kill ${CAP_PID:-} ${CONS_PID:-} 2>/dev/null || true' EXIT
 	capture_start "$s"
-	[ "$s" = B ] && consumer_start
+	case $s in B | D) consumer_start "$s" ;; esac
 	rx_sched_start
 	"${RTG[@]}" timeout 120 "$GEN" -l "$OTHER_CPU" --proc-type secondary --file-prefix "$PFX" \
 		--log-level 3 -- --ring "$RING" --count "$FRAMES" --antennas "$NANT" \
@@ -207,7 +219,7 @@ run_one() { # setup run
 		{ cat "$W/gen.log" >&2; echo "FAIL: ringgen ($s)" >&2; exit 1; }
 	wait "$CAP_PID" || { cat "$W/cap.log" >&2; echo "FAIL: the capture ($s) failed" >&2; exit 1; }
 	CAP_PID=
-	if [ "$s" = B ]; then
+	if [ "$s" = B ] || [ "$s" = D ]; then
 		wait "$CONS_PID" || { cat "$W/cons.log" >&2; echo "FAIL: the consumer failed" >&2; exit 1; }
 		CONS_PID=
 	fi
@@ -237,7 +249,7 @@ if placed != n:
 lc = [x for x in su["lcores"] if x["lcore"] == 1]
 if len(lc) != 1 or lc[0]["packets"] != n or len(su["lcores"]) != 1:
     bad.append("rx lcores %s (expected lcore 1 alone, with %d packets)" % (su["lcores"], n))
-if s == "B":
+if s in "BD":
     c = json.load(open(consf))
     if c["frames"] + c["overrun"] != placed:
         bad.append("consumer: %d frames + %d overrun, %d placed"
@@ -259,7 +271,7 @@ if bad:
     sys.exit("FAIL: run %s: counts: %s" % (s, ", ".join(bad)))
 lc = lc[0]
 got = "-"
-if s == "B":
+if s in "BD":
     got = "consumer:%d+%d" % (c["frames"], c["overrun"])
 if s == "C":
     got = "plugin:%d+%d" % (fr, ov)
@@ -289,21 +301,22 @@ for r in $(seq "$ROUNDS"); do
 		echo "# round $r run $k: $s $c cycles/frame ($pp packets/busy poll), ringgen $f frames/s$got, rx thread waited $waited ms of the capture's $dur s for its CPU" | tee -a "$RES"
 	done
 done
-python3 - "$ROUNDS" "${cyc[A]}" "${cyc[B]}" "${cyc[C]}" "${rate[A]}" "${rate[B]}" "${rate[C]}" \
-	"${wt[A]}" "${wt[B]}" "${wt[C]}" <<'PY' | tee -a "$RES"
+python3 - "$ROUNDS" "${cyc[A]}" "${cyc[B]}" "${cyc[C]}" "${cyc[D]}" "${rate[A]}" "${rate[B]}" \
+	"${rate[C]}" "${rate[D]}" "${wt[A]}" "${wt[B]}" "${wt[C]}" "${wt[D]}" <<'PY' | tee -a "$RES"
 import statistics as st, sys
 rounds = int(sys.argv[1])
-v = {k: list(map(float, sys.argv[2 + i].split())) for i, k in enumerate("ABC")}
-f = {k: list(map(float, sys.argv[5 + i].split())) for i, k in enumerate("ABC")}
-w = {k: list(map(float, sys.argv[8 + i].split())) for i, k in enumerate("ABC")}
-name = {"A": "A no consumer", "B": "B libibvcap consumer", "C": "C --consumer plugin"}
+v = {k: list(map(float, sys.argv[2 + i].split())) for i, k in enumerate("ABCD")}
+f = {k: list(map(float, sys.argv[6 + i].split())) for i, k in enumerate("ABCD")}
+w = {k: list(map(float, sys.argv[10 + i].split())) for i, k in enumerate("ABCD")}
+name = {"A": "A no consumer", "B": "B libibvcap consumer", "C": "C --consumer plugin",
+        "D": "D consumer, asleep"}
 print("%-22s %-26s %-26s %s" % ("set-up", "cycles/frame min/med/max",
                                 "ringgen frames/s (median)", "rx thread waited, ms min/med/max"))
-for k in "ABC":
+for k in "ABCD":
     x, y = sorted(v[k]), sorted(w[k])
     print("%-22s %-26s %-26.0f %s" % (name[k], "%.0f/%.0f/%.0f" % (x[0], st.median(x), x[-1]),
                                       st.median(f[k]), "%.0f/%.0f/%.0f" % (y[0], st.median(y), y[-1])))
-for k in "BC":
+for k in "BCD":
     # per round: the mean of the round's runs of each set-up
     n = len(v[k]) // rounds
     rr = sorted(st.mean(v[k][i * n:(i + 1) * n]) / st.mean(v["A"][i * n:(i + 1) * n])
@@ -312,4 +325,4 @@ for k in "BC":
           "of the minima %.3f" % (k, rr[0], st.median(rr), rr[-1],
                                   st.median(v[k]) / st.median(v["A"]), min(v[k]) / min(v["A"])))
 PY
-echo "# every run: ringgen sent = packets = received = placed = the frames of a run, 0 lost, duplicate, late, malformed; B: consumer frames + overrun = placed; C: plugin frames + overrun = placed (its line = its registry entry)" | tee -a "$RES"
+echo "# every run: ringgen sent = packets = received = placed = the frames of a run, 0 lost, duplicate, late, malformed; B, D: consumer frames + overrun = placed; C: plugin frames + overrun = placed (its line = its registry entry)" | tee -a "$RES"
