@@ -662,8 +662,10 @@ def main():
         print("dpdk-ibvcap-array: cannot import etcd3 (%s): install Debian's python3-etcd3 "
               "and run with /usr/bin/python3" % e, file=sys.stderr)
         return 1
+    arr = None
     try:
-        return run(Array(a, etcd3), a, argv)
+        arr = Array(a, etcd3)
+        return run(arr, a, argv)
     except ArrayError as e:
         print("dpdk-ibvcap-array: %s" % e, file=sys.stderr)
         return 1
@@ -673,6 +675,10 @@ def main():
                   file=sys.stderr)
             return 1
         raise
+    finally:
+        # the gRPC channel closed here, not in the interpreter's teardown
+        if arr is not None and getattr(arr, "client", None) is not None:
+            arr.client.close()
 
 
 if __name__ == "__main__":
