@@ -315,8 +315,9 @@ def trigger(stat, a, cmd, limit):
                   "what it wrote)" % (e, jid), file=sys.stderr)
             return 1
         except (OSError, ValueError):
-            # a connection closed at once: telemetry's connections are all
-            # taken for a moment; the next poll tries again
+            # a reply cut short (the capture closed the connection while
+            # answering: stopping); the next poll tells (a connection closed
+            # before its greeting, all taken, the client itself tries again)
             r = None
         if isinstance(r, dict):
             if "input" in r:

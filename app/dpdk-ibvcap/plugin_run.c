@@ -27,7 +27,7 @@
 #include "parse.h"
 #include "plugin_run.h"
 
-/* The registry's format column for a plugin (7 characters at most). */
+/* The key=value pairs a --consumer passes to its plugin, at most. */
 #define PLUGIN_MAX_KV 32
 
 /* The loaded plugin, its blocks and its lcore. */

@@ -473,8 +473,7 @@ status_tel(const struct ibv_scans *scans, int64_t now, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[6], ts);
 		rte_tel_data_add_array_string(a[7], buf);
 		if (lc != NULL)
-			rte_tel_data_add_array_int(lc, w->pid == scans->deps.rings->ctl->primary_pid ?
-						   w->lcore : -1);
+			rte_tel_data_add_array_int(lc, w->lcore); /* -1: another process's */
 	}
 	ibv_ledger_tel(scans->deps.ledger, d);
 	{

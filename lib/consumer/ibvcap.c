@@ -22,9 +22,6 @@
 #include "err.h"
 #include "quirks.h"
 
-/* The registry's format column for a consumer (shm_writer.format holds 7
- * characters). */
-
 static bool eal_done;
 static struct ibvcap *open_handle;
 
