@@ -101,10 +101,35 @@ wl_of(const struct ibv_ledger *lg, unsigned int spec)
 	return NULL;
 }
 
+/* Whether registry entry r is a consumer's (a libibvcap reader or a
+ * --consumer plugin): it records nothing to disk, so it is no row of a
+ * scan's ledger; its figures (frames, invalid, outside, overrun) are its
+ * entry's. */
+static bool
+reg_consumer(const struct shm_writer *r)
+{
+	return strncmp(r->format, SHM_FORMAT_READER, sizeof(r->format)) == 0 ||
+	       strncmp(r->format, SHM_FORMAT_PLUGIN, sizeof(r->format)) == 0;
+}
+
+/* The registry entry of the consumer following scans with schedule bit
+ * `bit` (a dump slot), NULL none. */
+static const struct shm_writer *
+cons_of(const struct ibv_ledger *lg, unsigned int bit)
+{
+	const struct shm_writer *r;
+
+	if (lg->deps.rings->ctl == NULL || bit < WR_SCHED_DUMP_BASE ||
+	    bit - WR_SCHED_DUMP_BASE >= SHM_MAX_WRITERS)
+		return NULL;
+	r = &lg->deps.rings->ctl->writer[bit - WR_SCHED_DUMP_BASE];
+	return r->name[0] != '\0' && r->record == SHM_RECORD_FOLLOW && reg_consumer(r) ? r : NULL;
+}
+
 /* The registry entry of the writer with schedule bit `bit`: a --write
  * writer's first part, or a dpdk-ibvcap-dump's slot -- one that has been
  * claimed by a dump following scans (a slot's name stays when its writer
- * ends or dies) --, NULL none. */
+ * ends or dies; a consumer's is none: reg_consumer) --, NULL none. */
 static const struct shm_writer *
 reg_of(const struct ibv_ledger *lg, unsigned int bit)
 {
@@ -118,7 +143,7 @@ reg_of(const struct ibv_ledger *lg, unsigned int bit)
 			return NULL;
 		r = &lg->deps.rings->ctl->writer[bit - WR_SCHED_DUMP_BASE];
 		return r->name[0] != '\0' && r->pid != (int32_t)getpid() &&
-		       r->record == SHM_RECORD_FOLLOW ? r : NULL;
+		       r->record == SHM_RECORD_FOLLOW && !reg_consumer(r) ? r : NULL;
 	}
 	wl = wl_of(lg, bit);
 	return wl != NULL && wl->reg >= 0 ? &lg->deps.rings->ctl->writer[wl->reg] : NULL;
@@ -577,24 +602,34 @@ tick_schedule(struct ibv_ledger *lg, FILE *f)
 		const struct wr_scan *s = &lg->snap.s[i];
 		unsigned int xi = watch_of(lg, s->id);
 		struct ibv_scan_watch *x = xi < lg->n ? &lg->w[xi] : NULL;
-		char wn[256];
-		size_t o = 0;
+		char wn[256], cn[256];
+		size_t o = 0, oc = 0;
 		unsigned int k;
 
 		if (x == NULL) {
+			const struct shm_writer *c;
+
 			if ((x = watch_add(lg, s)) == NULL)
 				continue;
-			wn[0] = '\0';
+			wn[0] = cn[0] = '\0';
 			for (k = 0; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS && o < sizeof(wn); k++)
 				if ((s->writers >> k & 1) && (k < WR_SCHED_DUMP_BASE ?
 							      wl_of(lg, k) != NULL :
 							      reg_of(lg, k) != NULL))
 					o += (size_t)snprintf(wn + o, sizeof(wn) - o, "%s%s", o ? "," : "",
 							      bit_name(lg, k, n, sizeof(n)));
-			fprintf(f, "dpdk-ibvcap: scan %s added (%s): data time %s .. %s, writers %s\n",
+			/* consumers following it: said, no rows of its ledger */
+			for (k = WR_SCHED_DUMP_BASE; k < WR_SCHED_DUMP_BASE + WR_SCHED_DUMP_SLOTS &&
+			     oc < sizeof(cn); k++)
+				if ((s->writers >> k & 1) && (c = cons_of(lg, k)) != NULL)
+					oc += (size_t)snprintf(cn + oc, sizeof(cn) - oc, "%s%.*s",
+							       oc ? "," : "", (int)sizeof(c->name),
+							       c->name);
+			fprintf(f, "dpdk-ibvcap: scan %s added (%s): data time %s .. %s, writers %s%s%s\n",
 				s->name, s->origin, codif_time_str(s->start_ns, ts, sizeof(ts)),
 				s->stop_ns == WR_SCAN_OPEN ? "open" :
-				codif_time_str(s->stop_ns, ts2, sizeof(ts2)), wn);
+				codif_time_str(s->stop_ns, ts2, sizeof(ts2)), o ? wn : "none",
+				oc ? "; consumers following it (no ledger rows): " : "", cn);
 		}
 		x->sc = *s;
 		x->gone = false;

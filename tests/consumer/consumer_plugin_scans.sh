@@ -71,3 +71,10 @@ for name, got, want in (("scanner", scanner, expect(100, 300)),
           got["frames"], "the scan's start and stop" if name == "scanner" else "the sending"))
 PY
 while read -r line; do ok "$line"; done < "$T/sc.check"
+# a plugin records nothing to disk: named on the scan's line, no row of
+# its ledger (before, a plugin was on neither)
+grep -q "scan sc_a added (schedule): .*, writers none; consumers following it (no ledger rows): scanner$" \
+	"$T/cap.log" || { grep "scan sc_a" "$T/cap.log"; fail "the scan's line names plugin scanner"; }
+grep -q "scan sc_a ended (no --write writer of this capture records it)" "$T/cap.log" ||
+	{ grep "sc_a" "$T/cap.log"; fail "scan sc_a's end line"; }
+ok "scan sc_a: plugin scanner named on its line, no row of its ledger"

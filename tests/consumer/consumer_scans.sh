@@ -35,3 +35,14 @@ wait "$SPID" || { cat "$T/scanner.log"; fail "scanner exit status"; }
 ok "capture and both consumers exited 0; capture counts = truth ($(tail -1 "$T/cmp"))"
 cons_check scanner --window "$(ns 100)" "$(ns 300)"
 cons_check everything --full
+# a consumer records nothing to disk: no row of the scan's ledger (before,
+# its row said "0 of N frames recorded ... not arrived N: frames not
+# received" of frames it was handed), named on the scan's line instead
+grep -q "scan sc_a added (schedule): .*, writers none; consumers following it (no ledger rows): scanner$" \
+	"$T/cap.log" || { grep "scan sc_a" "$T/cap.log"; fail "the scan's line names consumer scanner"; }
+if grep -q "scan sc_a ended, scanner\|^sc_a  *scanner" "$T/cap.log"; then
+	grep "sc_a" "$T/cap.log"; fail "consumer scanner has a row of scan sc_a's ledger"
+fi
+grep -q "scan sc_a ended (no --write writer of this capture records it)" "$T/cap.log" ||
+	{ grep "sc_a" "$T/cap.log"; fail "scan sc_a's end line"; }
+ok "scan sc_a: consumer scanner named on its line, no row of its ledger (no false 'frames not received')"
