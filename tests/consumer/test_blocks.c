@@ -5,7 +5,7 @@
  * lost frame, the end; an antenna gone silent (partial blocks, its late
  * frames skipped); a block overwritten while held (torn, its bits
  * cleared); a consumer a ring behind (an exact overrun, the jump on the
- * grid); decoding 2-bit complex samples against levels worked out here;
+ * grid; a slow one resuming a quarter ring on, its blocks then intact); decoding 2-bit complex samples against levels worked out here;
  * the payload memories read and GPU memory refused. */
 
 #include <errno.h>
@@ -281,6 +281,56 @@ test_overrun(void)
 	rig_free(&r);
 }
 
+/* A slow consumer a ring behind resumes a quarter of the ring past the
+ * oldest row (block.c's catch_up, as lib/writer's writers): while it holds
+ * each block the producer writes a block's rows more, and none of its
+ * blocks is overwritten while held; from the oldest row every one would
+ * be (the overrun-forever of a consumer slower than a few rows a block).
+ * At the end delivered + overrun = every frame placed, exactly. */
+static void
+test_catch_up(void)
+{
+	struct rig r;
+	uint64_t frames, placed;
+	int64_t n = 200, first = 0, to;
+	int i;
+
+	rig_make(&r, 8, 0);
+	put_range(&r, 3, 0, 16);
+	CHECK_EQ_I(cons_block_try(&r.c), 0);
+	cons_block_release(&r.c, false);
+	put_range(&r, 3, 16, n); /* a ring and more behind */
+	/* where it resumes: a quarter of the ring past the oldest row still
+	 * there, the final row being n - WIN (rows of the window are not) */
+	to = n - WIN - (ROWS - WIN) * 3 / 4;
+	for (i = 0; i < 10; i++) {
+		CHECK_EQ_I(cons_block_try(&r.c), 0);
+		if (i == 0) {
+			/* the block on the grid holding that row, the rows before
+			 * it overrun (from the oldest row, first would be its
+			 * block and whole, and each next block torn while held) */
+			first = r.c.blk.index - IDX0;
+			CHECK_EQ_I(first, to / 8 * 8);
+			CHECK(r.c.blk.flags & IBVCAP_BLOCK_OVERRUN);
+			CHECK_EQ_U(r.c.blk.view[0][0].nvalid, first + 8 - to);
+		} else {
+			CHECK_EQ_I(r.c.blk.index - IDX0, first + 8 * i);
+		}
+		put_range(&r, 3, n, n + 8); /* the producer goes on meanwhile */
+		n += 8;
+		CHECK_EQ_I(cons_block_check(&r.c), 0);
+		CHECK_EQ_I(cons_block_release(&r.c, true), 0);
+	}
+	CHECK_EQ_U(r.c.st.torn, 0);
+	/* the first block, that part of the one it resumed in, 9 whole ones */
+	CHECK_EQ_U(r.c.st.frames, 2 * 2 * (8 + (first + 8 - to) + 9 * 8));
+	placed = (uint64_t)(2 * 2 * n);
+	stop(&r);
+	drain(&r, &frames);
+	CHECK_EQ_U(frames + r.c.st.overrun, placed);
+	rig_free(&r);
+}
+
 /* ibvcap_decode of 2-bit complex, 2 channels, two's complement: each byte
  * holds 4 components from its low bits up, levels -3/2, -1/2, 1/2, 3/2
  * for s = -2..1 (codes 2, 3, 0, 1). Worked out here for every byte. */
@@ -357,6 +407,7 @@ main(void)
 	test_silent();
 	test_torn();
 	test_overrun();
+	test_catch_up();
 	test_decode();
 	return check_report("consumer blocks");
 }
