@@ -33,11 +33,21 @@
  *    dpdk-testpmd's ops table is ordered differently from ours (the
  *    mempool-ops trap, dpdk-here.md), so testpmd could not free mbufs of a
  *    pool ringgen made. Its own pool and its frees are then testpmd's.
+ *  --start-ahead S: the first frame's CODIF time is the host's now + S
+ *    seconds (rounded down to a frame of its period), not the generator's
+ *    fixed default; each stream's data time then runs at --rate / streams
+ *    frames a second, faster or slower than the host's clock. Scans are
+ *    data time and start no earlier than the host's now: with data ahead
+ *    of it they can be recorded (bench/consumer_rx_paired.sh WHAT=plugin).
+ *  SIGINT or SIGTERM: it sends no more bursts, waits for the receiver as at
+ *    its end and prints what it sent (a run whose length a caller decides:
+ *    bench/consumer_rx_paired.sh).
  */
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +109,15 @@ pace_until(uint64_t due, uint64_t hz)
 	nanosleep(&ts, NULL);
 }
 
+/* SIGINT, SIGTERM: no more bursts (the loop looks before each) */
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_quit(int sig)
+{
+	quit_signal = sig;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -108,7 +127,7 @@ main(int argc, char **argv)
 		{ "tx-port", 1, NULL, 't' }, { "pool", 1, NULL, 'p' }, { "pool-of", 1, NULL, 'o' },
 		{ "garbage", 1, NULL, 'g' }, { "garbage-ratio", 1, NULL, 'G' },
 		{ "garbage-count", 1, NULL, 'N' }, { "groups", 1, NULL, 'R' },
-		{ "rate", 1, NULL, 'x' },
+		{ "rate", 1, NULL, 'x' }, { "start-ahead", 1, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ring = NULL, *pool_of = NULL;
@@ -117,6 +136,8 @@ main(int argc, char **argv)
 	unsigned int nant = 6, data = 8192, nq = 1, ngroup = 0, k, q;
 	uint64_t frames = 0, sent = 0, full = 0, garbage = 0, gsent = 0, nburst = 0;
 	uint64_t rate = 0, hz, tsc0, tsc1;
+	bool start_now = false;
+	double start_ahead = 0;
 	const char *gkind = NULL;
 	unsigned int gratio = 1;
 	uint8_t gtmpl[60];
@@ -157,10 +178,11 @@ main(int argc, char **argv)
 		case 'N': garbage = strtoull(optarg, NULL, 10); break;
 		case 'R': ngroup = (unsigned int)atoi(optarg); break;
 		case 'x': rate = strtoull(optarg, NULL, 10); break;
+		case 'S': start_ahead = strtod(optarg, NULL); start_now = true; break;
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
-				"--pool-of NAME] [--rate FRAMES_PER_S]\n");
+				"--pool-of NAME] [--rate FRAMES_PER_S] [--start-ahead S]\n");
 			return 2;
 		}
 	}
@@ -197,6 +219,13 @@ main(int argc, char **argv)
 	}
 	gc.tmpl.framelength8 = data / 8;
 	gc.frames = 2;
+	if (start_now) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gc.start_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec +
+			      (int64_t)(start_ahead * 1e9);
+	}
 	if (gen_init(&g, &gc) != 0) {
 		fprintf(stderr, "ringgen: %s\n", g.err);
 		return 1;
@@ -317,8 +346,16 @@ main(int argc, char **argv)
 
 	k = 0;
 	hz = rte_get_tsc_hz();
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_quit;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	tsc0 = rte_rdtsc();
-	while (sent < frames || gsent < garbage) {
+	while ((sent < frames || gsent < garbage) && !quit_signal) {
 		struct rte_mbuf *b[BURST];
 		unsigned int i, done, want = (unsigned int)RTE_MIN((uint64_t)BURST,
 								   frames - sent + garbage - gsent);
@@ -383,6 +420,9 @@ main(int argc, char **argv)
 	for (q = 0; q < nq && ring != NULL; q++)
 		while (rte_ring_count(rx[q]) != 0)
 			rte_pause();
+	if (quit_signal)
+		printf("ringgen: stopped by %s after %" PRIu64 " of %" PRIu64 " frames\n",
+		       quit_signal == SIGINT ? "SIGINT" : "SIGTERM", sent, frames);
 	printf("ringgen: %" PRIu64 " frames and %" PRIu64 " garbage packets sent (%s full %"
 	       PRIu64 " times: the receiver was the slower side)\n", sent, gsent,
 	       ring != NULL ? "ring" : "tx queue", full);

@@ -51,3 +51,9 @@ echo "== 6. libibvcap: aligned blocks vs memcpy of the same bytes"
 { machine; "$B/bench/consumer_bench" 8192 64 7; } | tee "$OUT/consumer.txt"
 BUILD=$B "$ROOT/bench/consumer_delay.sh" 1000 5 32 16 | tee -a "$OUT/consumer.txt"
 BUILD=$B "$ROOT/bench/consumer_rx_bench.sh" "$OUT" 3 3
+# the same inside one capture, in turns: a consumer, the plugin, nothing
+# (the method's own spread), a memory hog beside the rx lcore, a task on
+# its CPU (a cost the method must see)
+for what in consumer plugin none hog share; do
+	WHAT=$what BUILD=$B "$ROOT/bench/consumer_rx_paired.sh" "$OUT" 24 1
+done

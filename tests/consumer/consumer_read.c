@@ -11,6 +11,10 @@
  *                 [--oldest] [--scans] [-s MS_SLEEP_AFTER_EACH_BLOCK] [-k KILL_AFTER_BLOCKS]
  *                 [-d DELAYS]
  *
+ * SIGTERM or SIGINT: it stops after the block in hand, closes (its entry
+ * released) and prints its figures, "end": "terminated" (a consumer that
+ * comes and goes during a capture: bench/consumer_rx_paired.sh).
+ *
  * -d: each block's delay, one line each: the ns from the arrival of its
  * newest frame to the block's delivery (CLOCK_REALTIME, as the capture's
  * host clock stamps arrivals), for bench/consumer_delay.sh.
@@ -37,6 +41,15 @@ struct __attribute__((packed)) rec {
 	uint16_t pad;
 	uint32_t nbytes;         /* data bytes after it (valid frames only) */
 };
+
+/* SIGTERM, SIGINT: no more blocks */
+static volatile sig_atomic_t term_signal;
+
+static void
+on_term(int sig)
+{
+	term_signal = sig;
+}
 
 static int
 bit(const uint64_t *m, uint32_t i)
@@ -221,7 +234,7 @@ print_figures(const struct ibvcap *c, const struct reader *r, int rc)
 	       ", \"torn\": %" PRIu64 ", \"torn_seen\": %" PRIu64 ", \"block_overrun_sum\": %"
 	       PRIu64 ", \"skipped\": %" PRIu64 ", \"stat_blocks\": %" PRIu64 ", \"outside\": %"
 	       PRIu64 ", \"scan\": %u}\n",
-	       rc == -ENODATA ? "stopped" : strerror(-rc), r->blocks, r->partial, r->jumps,
+	       term_signal ? "terminated" : rc == -ENODATA ? "stopped" : strerror(-rc), r->blocks, r->partial, r->jumps,
 	       st.frames, st.invalid, st.overrun, st.torn, r->torn_sum, r->overrun_sum, st.skipped,
 	       st.blocks, st.outside, r->scan);
 }
@@ -239,7 +252,7 @@ main(int argc, char **argv)
 	const struct ibvcap_block *b;
 	struct ibvcap *c;
 	char err[512];
-	int opt, rc;
+	int opt, rc = 0;
 
 	while ((opt = getopt_long(argc, argv, "i:n:a:T:o:s:k:d:", lo, NULL)) != -1) {
 		switch (opt) {
@@ -278,7 +291,15 @@ main(int argc, char **argv)
 		ibvcap_antennas(c));
 	if (kill_after == 0)
 		raise(SIGKILL); /* a consumer dying with its entry held */
-	while ((rc = ibvcap_acquire(c, &b, 1000)) == 0 || rc == -EAGAIN) {
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_term;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
+	while (!term_signal && ((rc = ibvcap_acquire(c, &b, 100)) == 0 || rc == -EAGAIN)) {
 		if (rc == -EAGAIN)
 			continue;
 		if (take_block(c, b, &r) != 0)
@@ -298,5 +319,5 @@ main(int argc, char **argv)
 	print_figures(c, &r, rc);
 	ibvcap_close(c);
 	free(r.buf);
-	return rc == -ENODATA ? 0 : 1;
+	return term_signal || rc == -ENODATA ? 0 : 1;
 }
