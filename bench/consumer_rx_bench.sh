@@ -29,11 +29,15 @@
 # (0): where --consumer runs a plugin on an EAL worker lcore of its own
 # (its help says lcore=N), C's capture has a third lcore, 2, on OTHER_CPU
 # and the plugin lcore=2; else its thread is an EAL control thread, which
-# EAL puts on the main lcore's CPU when the lcores take every CPU. Everything runs
-# under chrt -r 10 (SCHED_RR), ringgen at 11 (it sleeps between its
-# paced bursts, so a consumer on its CPU cannot delay the offered load)
-# where the caller may set real-time priorities, else at normal priority
-# (said in the header).
+# EAL puts on the main lcore's CPU when the lcores take every CPU. The
+# capture and the consumer run at normal priority, ringgen under chrt -r 11
+# (SCHED_RR: it sleeps between its paced bursts, so a consumer on its CPU
+# cannot delay the offered load) where the caller may set real-time
+# priorities (said in the header). Until 2026-11-28 the capture ran under
+# chrt -r 10: the kernel's real-time limit (sched_rt_runtime_us, 950 ms of
+# each second) then stopped the busy-polling rx lcore 50 ms a second, and
+# a poll stopped so counts those ms in its busy cycles (the "waited"
+# figure below was that: 5-9 % of each run).
 #
 # Each run checks its counts, else the bench fails (exit 1): the capture's
 # packets = received = placed = the frames ringgen sent (FRAMES), none
@@ -119,9 +123,13 @@ cleanup() {
 trap cleanup EXIT
 
 # real-time priorities where allowed (root, or CAP_SYS_NICE)
-RT=() RTG=() prio="normal priority (chrt -r not allowed here)"
-if chrt -r 10 true 2>/dev/null; then
-	RT=(chrt -r 10) RTG=(chrt -r 11) prio="chrt -r 10, ringgen chrt -r 11"
+# this script and all it starts on OTHER_CPU (EAL moves the rx lcore to
+# RX_CPU): at normal priority, nothing of the bench's own may take the rx
+# lcore's CPU
+taskset -pc "$OTHER_CPU" $$ > /dev/null
+RTG=() prio="normal priority (chrt -r not allowed here)"
+if chrt -r 11 true 2>/dev/null; then
+	RTG=(chrt -r 11) prio="the capture and consumer at normal priority, ringgen chrt -r 11"
 fi
 # the plugin on a worker lcore of its own (lcore=N), or on a control thread
 PLUGIN_KEY='' plugin_where="an EAL control thread"
@@ -160,7 +168,7 @@ capture_start() { # setup run
 		[ -n "$PLUGIN_KEY" ] && lcores=$lcores,2@$OTHER_CPU
 	fi
 	rm -f "$W/cap.log" "$W/sum.json" "$W/gen.log" "$W/cons.json" "$W/cons.log" "$W/beam"
-	"${RT[@]}" "$CAP" --lcores "$lcores" --main-lcore 0 --no-pci \
+	"$CAP" --lcores "$lcores" --main-lcore 0 --no-pci \
 		--file-prefix "$PFX" --vdev "net_ring0,nodeaction=$RING:0:CREATE" \
 		-- --antennas "$NANT" --groups "$NG" --ring "$ROWS" --data-bytes "$SIZE" \
 		--count-packets "$FRAMES" --idle-timeout 60s --stats-period 0 --zero-copy "$ZC" \
@@ -174,7 +182,7 @@ capture_start() { # setup run
 consumer_start() { # setup
 	local idle=()
 	[ "$1" = D ] && idle=(-s "$IDLE_MS")
-	"${RT[@]}" taskset -c "$CONS_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
+	taskset -c "$CONS_CPU" "$CONS" -i "$PFX" -n rxbcons -a "$MASK" -T "$TB" \
 		"${idle[@]+"${idle[@]}"}" -o /dev/null > "$W/cons.json" 2> "$W/cons.log" &
 	CONS_PID=$!
 	up "$CONS_PID" "$W/cons.log" 'attached to' "the consumer"

@@ -55,5 +55,5 @@ BUILD=$B "$ROOT/bench/consumer_rx_bench.sh" "$OUT" 3 3
 # (the method's own spread), a memory hog beside the rx lcore, a task on
 # its CPU (a cost the method must see)
 for what in consumer plugin none hog share; do
-	WHAT=$what BUILD=$B "$ROOT/bench/consumer_rx_paired.sh" "$OUT" 24 1
+	WHAT=$what BUILD=$B "$ROOT/bench/consumer_rx_paired.sh" "$OUT" 24 1 # (plugin: at most 40)
 done
