@@ -66,15 +66,8 @@ B=${BUILD:-$ROOT/build}
 OUT=${1:-$ROOT/bench/results}
 ROUNDS=${2:-3}
 SECS=${3:-3}
-RATE=${RATE:-250000}
-MODE=${MODE:-zerocopy}
-SIZE_SET=${SIZE:-}
-SIZE=${SIZE:-8192}
-ROWS=1024
-NANT=${ANTENNAS:-6}
-TB=${T:-64}
-RX_CPU=${RX_CPU:-1}
-OTHER_CPU=${OTHER_CPU:-0}
+. "$ROOT/bench/consumer_rx_common.sh"
+rx_env
 CONS_CPU=${CONS_CPU:-$OTHER_CPU}
 ORDER="A B C D D C B A"
 IDLE_MS=${IDLE_MS:-200}
@@ -84,30 +77,13 @@ if [ -n "${SMOKE:-}" ]; then
 fi
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: ROUNDS '$ROUNDS': expected a positive integer" >&2; exit 1; }
-[[ $RATE =~ ^[1-9][0-9]*$ ]] ||
-	{ echo "FAIL: RATE=$RATE: expected frames per second, a positive integer" >&2; exit 1; }
 [[ $IDLE_MS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: IDLE_MS=$IDLE_MS: expected milliseconds, a positive integer" >&2; exit 1; }
 [[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
 	{ echo "FAIL: SECONDS '$SECS': expected a number of seconds" >&2; exit 1; }
 FRAMES=$(python3 -c "print(int($RATE * $SECS))")
 [ "$FRAMES" -ge 1 ] || { echo "FAIL: RATE x SECONDS = $FRAMES frames: expected at least 1" >&2; exit 1; }
-CAP=$B/app/dpdk-ibvcap
-GEN=$B/bench/ringgen
-CONS=$B/tests/consumer/consumer_read
-PLUGIN=$B/examples/beam_plugin.so
-for x in "$CAP" "$GEN" "$CONS" "$PLUGIN"; do
-	[ -e "$x" ] || { echo "FAIL: $x missing: build first (ninja -C $B)" >&2; exit 1; }
-done
-case $MODE in
-zerocopy) ZC=yes ;;
-copy) ZC=no ;;
-*) echo "FAIL: MODE=$MODE: expected zerocopy or copy" >&2; exit 1 ;;
-esac
-if ! [ "$NANT" -ge 1 ] 2>/dev/null || [ "$NANT" -gt 15 ]; then
-	echo "FAIL: ANTENNAS=$NANT: expected 1 to 15 (a net_ring queue each)" >&2
-	exit 1
-fi
+rx_check
 mkdir -p "$OUT"
 RES=$OUT/consumer_rx.txt
 W=$(mktemp -d /tmp/ibvcap-crxbench.XXXXXX)
@@ -122,27 +98,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# real-time priorities where allowed (root, or CAP_SYS_NICE)
 # this script and all it starts on OTHER_CPU (EAL moves the rx lcore to
 # RX_CPU): at normal priority, nothing of the bench's own may take the rx
 # lcore's CPU
 taskset -pc "$OTHER_CPU" $$ > /dev/null
-RTG=() prio="normal priority (chrt -r not allowed here)"
-if chrt -r 11 true 2>/dev/null; then
-	RTG=(chrt -r 11) prio="the capture and consumer at normal priority, ringgen chrt -r 11"
-fi
+prio="the capture and consumer at normal priority, $prio"
 # the plugin on a worker lcore of its own (lcore=N), or on a control thread
 PLUGIN_KEY='' plugin_where="an EAL control thread"
 if "$CAP" --help 2>&1 | grep -q 'lcore=N'; then
 	PLUGIN_KEY=,lcore=2 plugin_where="EAL lcore 2 on CPU $OTHER_CPU"
 fi
-# ringgen's layout: 4 groups x 2 threads (capture_bench's up to 8 antennas)
-NG=4
-SPA=$((NG * 2))
-# zero-copy keeps ringgen's mbufs in the rings: its pool must outlast them
-POOL=$((NANT * ROWS * SPA + 16384))
-MASK=$(python3 -c "print(hex((1 << $NANT) - 1))")
-machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+machine=$(rx_machine)
 {
 	echo "# consumer_rx_bench: the rx lcore's cycles per frame, A no consumer, B a libibvcap consumer (consumer_read, other process), C --consumer beam_plugin.so, D B's consumer asleep $IDLE_MS ms between blocks"
 	echo "# machine: $machine"

@@ -62,19 +62,12 @@ OUT=${1:-$ROOT/bench/results}
 QUADS=${2:-24}
 WIN=${3:-1}
 WHAT=${WHAT:-consumer}
-RATE=${RATE:-250000}
-MODE=${MODE:-zerocopy}
-SIZE_SET=${SIZE:-}
-SIZE=${SIZE:-8192}
-ROWS=1024
-NANT=${ANTENNAS:-6}
-TB=${T:-64}
+. "$ROOT/bench/consumer_rx_common.sh"
+rx_env
 # the beam plugin decodes every sample: at 8 KiB and 250,000 frames/s a
 # block of 64 frames takes it longer than the ring gives a consumer that
 # resumed after an overrun (a quarter of it), and each would be torn
 PT=${PLUGIN_T:-8}
-RX_CPU=${RX_CPU:-1}
-OTHER_CPU=${OTHER_CPU:-0}
 SETTLE=${SETTLE:-0.3}
 if [ -n "${SMOKE:-}" ]; then
 	QUADS=2 WIN=0.3 SETTLE=0.1 SIZE=${SIZE_SET:-1024} ROWS=256
@@ -84,12 +77,12 @@ if [ -n "${SMOKE:-}" ]; then
 fi
 [[ $QUADS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "FAIL: QUADS '$QUADS': expected a positive integer" >&2; exit 1; }
-[[ $WIN =~ ^[0-9]*\.?[0-9]+$ ]] && [ "$WIN" != 0 ] ||
-	{ echo "FAIL: WINDOW '$WIN': expected seconds, more than 0" >&2; exit 1; }
+if ! [[ $WIN =~ ^[0-9]*\.?[0-9]+$ ]] || [ "$(python3 -c "print($WIN > 0)")" != True ]; then
+	echo "FAIL: WINDOW '$WIN': expected seconds, more than 0" >&2
+	exit 1
+fi
 [[ $SETTLE =~ ^[0-9]*\.?[0-9]+$ ]] ||
 	{ echo "FAIL: SETTLE=$SETTLE: expected seconds" >&2; exit 1; }
-[[ $RATE =~ ^[1-9][0-9]*$ ]] ||
-	{ echo "FAIL: RATE=$RATE: expected frames per second, a positive integer" >&2; exit 1; }
 # the plugin's on windows are scans, 3 of every 2 quads; a capture keeps
 # 64, and forgets a finished one a minute after its stop by the host's
 # clock, which the data's (ahead of it, and faster) never lets pass
@@ -100,22 +93,7 @@ fi
 case $WHAT in consumer | plugin | none | hog | share) ;; *)
 	echo "FAIL: WHAT=$WHAT: expected consumer, plugin, none, hog or share" >&2; exit 1 ;;
 esac
-case $MODE in
-zerocopy) ZC=yes ;;
-copy) ZC=no ;;
-*) echo "FAIL: MODE=$MODE: expected zerocopy or copy" >&2; exit 1 ;;
-esac
-if ! [ "$NANT" -ge 1 ] 2>/dev/null || [ "$NANT" -gt 15 ]; then
-	echo "FAIL: ANTENNAS=$NANT: expected 1 to 15 (a net_ring queue each)" >&2
-	exit 1
-fi
-CAP=$B/app/dpdk-ibvcap
-GEN=$B/bench/ringgen
-CONS=$B/tests/consumer/consumer_read
-PLUGIN=$B/examples/beam_plugin.so
-for x in "$CAP" "$GEN" "$CONS" "$PLUGIN"; do
-	[ -e "$x" ] || { echo "FAIL: $x missing: build first (ninja -C $B)" >&2; exit 1; }
-done
+rx_check
 mkdir -p "$OUT"
 RES=$OUT/consumer_rx_paired.$WHAT.txt
 W=$(mktemp -d /tmp/ibvcap-crxpaired.XXXXXX)
@@ -131,12 +109,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-RTG=() prio="ringgen at normal priority (chrt -r not allowed here)"
-chrt -r 11 true 2>/dev/null && RTG=(chrt -r 11) prio="ringgen chrt -r 11"
-NG=4
-SPA=$((NG * 2))
-POOL=$((NANT * ROWS * SPA + 16384))
-MASK=$(python3 -c "print(hex((1 << $NANT) - 1))")
 case $WHAT in
 consumer) ON=(taskset -c "$OTHER_CPU" "$CONS" -i "$P" -n rxpaired -a "$MASK" -T "$TB" -o /dev/null) ;;
 hog) ON=(taskset -c "$OTHER_CPU" dd if=/dev/zero of=/dev/null bs=32M) ;;
@@ -153,7 +125,7 @@ if [ "$WHAT" = plugin ]; then
 	LCORES=$LCORES,2@$OTHER_CPU
 	CONSUMER=(--consumer "$PLUGIN,out=/dev/null,frames=$PT,name=rxpplug,scans=1,lcore=2")
 fi
-machine="$(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+machine=$(rx_machine)
 {
 	echo "# consumer_rx_paired: the rx lcore's cycles per frame inside one capture, with $WHAT on and off in turns"
 	echo "# machine: $machine"
