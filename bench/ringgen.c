@@ -136,8 +136,7 @@ main(int argc, char **argv)
 	unsigned int nant = 6, data = 8192, nq = 1, ngroup = 0, k, q;
 	uint64_t frames = 0, sent = 0, full = 0, garbage = 0, gsent = 0, nburst = 0;
 	uint64_t rate = 0, hz, tsc0, tsc1;
-	bool start_now = false;
-	double start_ahead = 0;
+	double start_ahead = -1; /* --start-ahead S; -1: not given */
 	const char *gkind = NULL;
 	unsigned int gratio = 1;
 	uint8_t gtmpl[60];
@@ -178,7 +177,17 @@ main(int argc, char **argv)
 		case 'N': garbage = strtoull(optarg, NULL, 10); break;
 		case 'R': ngroup = (unsigned int)atoi(optarg); break;
 		case 'x': rate = strtoull(optarg, NULL, 10); break;
-		case 'S': start_ahead = strtod(optarg, NULL); start_now = true; break;
+		case 'S': {
+			char *end;
+
+			start_ahead = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(start_ahead >= 0 && start_ahead < 1e6)) {
+				fprintf(stderr, "ringgen: --start-ahead '%s': expected seconds, 0 "
+					"to 999999\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		default:
 			fprintf(stderr, "usage: ringgen [EAL] -- --ring NAME --count N "
 				"[--antennas A] [--data-bytes D] [--queues Q] [--pool M | "
@@ -219,7 +228,7 @@ main(int argc, char **argv)
 	}
 	gc.tmpl.framelength8 = data / 8;
 	gc.frames = 2;
-	if (start_now) {
+	if (start_ahead >= 0) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);

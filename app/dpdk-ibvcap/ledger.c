@@ -101,19 +101,10 @@ wl_of(const struct ibv_ledger *lg, unsigned int spec)
 	return NULL;
 }
 
-/* Whether registry entry r is a consumer's (a libibvcap reader or a
- * --consumer plugin): it records nothing to disk, so it is no row of a
- * scan's ledger; its figures (frames, invalid, outside, overrun) are its
- * entry's. */
-static bool
-reg_consumer(const struct shm_writer *r)
-{
-	return strncmp(r->format, SHM_FORMAT_READER, sizeof(r->format)) == 0 ||
-	       strncmp(r->format, SHM_FORMAT_PLUGIN, sizeof(r->format)) == 0;
-}
-
 /* The registry entry of the consumer following scans with schedule bit
- * `bit` (a dump slot), NULL none. */
+ * `bit` (a dump slot), NULL none. A consumer (shm_writer_consumer)
+ * records nothing to disk, so it is no row of a scan's ledger; its
+ * figures (frames, invalid, outside, overrun) are its entry's. */
 static const struct shm_writer *
 cons_of(const struct ibv_ledger *lg, unsigned int bit)
 {
@@ -123,13 +114,13 @@ cons_of(const struct ibv_ledger *lg, unsigned int bit)
 	    bit - WR_SCHED_DUMP_BASE >= SHM_MAX_WRITERS)
 		return NULL;
 	r = &lg->deps.rings->ctl->writer[bit - WR_SCHED_DUMP_BASE];
-	return r->name[0] != '\0' && r->record == SHM_RECORD_FOLLOW && reg_consumer(r) ? r : NULL;
+	return r->name[0] != '\0' && r->record == SHM_RECORD_FOLLOW && shm_writer_consumer(r) ? r : NULL;
 }
 
 /* The registry entry of the writer with schedule bit `bit`: a --write
  * writer's first part, or a dpdk-ibvcap-dump's slot -- one that has been
  * claimed by a dump following scans (a slot's name stays when its writer
- * ends or dies; a consumer's is none: reg_consumer) --, NULL none. */
+ * ends or dies; a consumer's is none: cons_of) --, NULL none. */
 static const struct shm_writer *
 reg_of(const struct ibv_ledger *lg, unsigned int bit)
 {
@@ -143,7 +134,7 @@ reg_of(const struct ibv_ledger *lg, unsigned int bit)
 			return NULL;
 		r = &lg->deps.rings->ctl->writer[bit - WR_SCHED_DUMP_BASE];
 		return r->name[0] != '\0' && r->pid != (int32_t)getpid() &&
-		       r->record == SHM_RECORD_FOLLOW && !reg_consumer(r) ? r : NULL;
+		       r->record == SHM_RECORD_FOLLOW && !shm_writer_consumer(r) ? r : NULL;
 	}
 	wl = wl_of(lg, bit);
 	return wl != NULL && wl->reg >= 0 ? &lg->deps.rings->ctl->writer[wl->reg] : NULL;

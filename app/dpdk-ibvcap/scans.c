@@ -37,9 +37,7 @@ dump_slot(const struct shm_ctl *reg, unsigned int i)
 {
 	return reg != NULL && i < WR_SCHED_DUMP_SLOTS &&
 	       __atomic_load_n(&reg->writer[i].in_use, __ATOMIC_ACQUIRE) &&
-	       (reg->writer[i].pid != reg->primary_pid ||
-		strncmp(reg->writer[i].format, SHM_FORMAT_PLUGIN,
-			sizeof(reg->writer[i].format)) == 0);
+	       (reg->writer[i].pid != reg->primary_pid || shm_writer_plugin(&reg->writer[i]));
 }
 
 /* A writer: its index among --write, its registry name (primary-I-FORMAT,

@@ -467,6 +467,18 @@ void antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v);
 void antbuf_skip(struct antbuf_cursor *c, int64_t row);
 
 /**
+ * Where a reader the ring overran resumes (lib/writer's writers, libibvcap's
+ * consumers): a quarter of the ring past the oldest row still there. From
+ * that oldest row it would be overrun again after each row it takes (the
+ * producer overwrites the next one), and one that takes longer over a
+ * block than the producer takes to write a few rows would find every block
+ * overwritten while it held it; a quarter leaves it time to take rows
+ * while it loses little more than was overwritten. The caller moves on
+ * with antbuf_skip when the row is after the one in hand.
+ */
+int64_t antbuf_resume_row(const struct antbuf *b);
+
+/**
  * After the producer stopped (antbuf_flush) and the cursor took every
  * final row: count the frames of rows it skipped at the very end (their
  * count is otherwise settled at the next row taken, which never comes).

@@ -243,6 +243,14 @@ antbuf_lose(struct antbuf_cursor *c, const struct antbuf_view *v)
 	c->lost_frames += v->nvalid;
 }
 
+int64_t
+antbuf_resume_row(const struct antbuf *b)
+{
+	int64_t final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
+
+	return final - (int64_t)(b->g.nrows - b->g.window) * 3 / 4;
+}
+
 void
 antbuf_skip(struct antbuf_cursor *c, int64_t row)
 {

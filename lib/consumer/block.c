@@ -194,30 +194,27 @@ row_put(struct cons_ant *ca, const struct antbuf_view *v, uint32_t i, uint32_t T
 	}
 }
 
-/* Take antenna ca's final rows of the block [n, n + T): rows before n (or
- * on no clock of ours) are passed over and counted; a row at or after the
- * block's end stays, its index in peek; a row on another clock stays too
- * (the antenna's frames on our clock are over: runs come in order). */
-/* A consumer the ring overran resumes a quarter of the ring past the
- * oldest row still there, as lib/writer's writers do (catch_up): from
- * that oldest row, one that takes longer over a block than the producer
- * takes to write a few rows would find each block overwritten while it
- * held it, and lose every frame from then on. The rows passed over count
- * as overrun, exactly (the producer's running total, at the next row
- * taken). @return true: moved on (read the next row). */
+/* A consumer the ring overran resumes where the writers do
+ * (antbuf_resume_row): from the oldest row itself, one slower than a few
+ * rows a block would find every block overwritten while it held it and
+ * lose every frame from then on. The rows passed over count as overrun,
+ * exactly (the producer's running total, at the next row taken).
+ * @return true: moved on (read the next row). */
 static bool
 catch_up(struct cons_ant *ca, const struct antbuf_view *v)
 {
-	const struct antbuf *b = ca->b;
-	int64_t final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
-	int64_t to = final - (int64_t)(b->g.nrows - b->g.window) * 3 / 4;
+	int64_t to;
 
-	if (v->lost_rows == 0 || to <= v->row)
+	if (v->lost_rows == 0 || (to = antbuf_resume_row(ca->b)) <= v->row)
 		return false;
 	antbuf_skip(&ca->cur, to);
 	return true;
 }
 
+/* Take antenna ca's final rows of the block [n, n + T): rows before n (or
+ * on no clock of ours) are passed over and counted; a row at or after the
+ * block's end stays, its index in peek; a row on another clock stays too
+ * (the antenna's frames on our clock are over: runs come in order). */
 static void
 ant_fill(struct ibvcap *c, struct cons_ant *ca)
 {

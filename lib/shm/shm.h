@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "antbuf.h"
 
@@ -117,6 +118,22 @@ struct shm_writer {
  * lcore of its own). */
 #define SHM_FORMAT_READER "reader"
 #define SHM_FORMAT_PLUGIN "plugin"
+
+/** Whether registry entry w is a --consumer plugin's. */
+static inline bool
+shm_writer_plugin(const struct shm_writer *w)
+{
+	return strncmp(w->format, SHM_FORMAT_PLUGIN, sizeof(w->format)) == 0;
+}
+
+/** Whether registry entry w is a consumer's (a libibvcap reader or a
+ * --consumer plugin): it writes no files. */
+static inline bool
+shm_writer_consumer(const struct shm_writer *w)
+{
+	return shm_writer_plugin(w) ||
+	       strncmp(w->format, SHM_FORMAT_READER, sizeof(w->format)) == 0;
+}
 
 /** A writer whose heartbeat is older than this is hung (shm_writer_reap). */
 #define SHM_WRITER_HUNG_NS 3000000000LL

@@ -782,22 +782,18 @@ name_overrun(struct wr_writer *w, struct wr_src *s, struct wr_out *out)
 	s->ovr_rows = s->ovr_frames = 0;
 }
 
-/* A writer more than a ring behind resumes a quarter of the ring past the
- * oldest row still there: from that oldest row it would be overrun again
- * after each row it takes (the producer overwrites the next one); a
- * quarter leaves it time to take rows (and a raw writer's writes from the
- * ring, up to an eighth of it in flight, time to end) while it loses
- * little more than was overwritten. The rows passed over count as overrun,
- * exactly (antbuf_skip). A window's writer (a trigger) wants the oldest
- * rows and takes what is left of them. */
+/* A writer more than a ring behind resumes where lib/antbuf says
+ * (antbuf_resume_row: a quarter of the ring past the oldest row, which
+ * also leaves a raw writer's writes from the ring, up to an eighth of it
+ * in flight, time to end). The rows passed over count as overrun, exactly
+ * (antbuf_skip). A window's writer (a trigger) wants the oldest rows and
+ * takes what is left of them. */
 static bool
 catch_up(struct wr_writer *w, struct wr_src *s, const struct antbuf_view *v)
 {
-	const struct antbuf *b = s->b;
-	int64_t final = __atomic_load_n(&b->final_row, __ATOMIC_ACQUIRE);
-	int64_t to = final - (int64_t)(b->g.nrows - b->g.window) * 3 / 4;
+	int64_t to;
 
-	if (w->o.window || v->lost_rows == 0 || to <= v->row)
+	if (w->o.window || v->lost_rows == 0 || (to = antbuf_resume_row(s->b)) <= v->row)
 		return false;
 	s->ovr_rows += (uint64_t)(to - v->row);
 	antbuf_skip(&s->cur, to);
